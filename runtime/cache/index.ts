@@ -1,0 +1,2 @@
+// Placeholder: the cache package's public exports.
+export {};

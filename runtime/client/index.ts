@@ -1,0 +1,2 @@
+// Placeholder: the client package's public exports.
+export {};

@@ -1,0 +1,2 @@
+// Placeholder: the controller package's public exports.
+export {};

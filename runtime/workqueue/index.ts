@@ -1,0 +1,2 @@
+// Placeholder: the workqueue package's public exports.
+export {};
