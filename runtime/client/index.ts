@@ -1,2 +1,2 @@
-// Placeholder: the client package's public exports.
-export {};
+// The client package's public exports.
+export * from "./types.js";
