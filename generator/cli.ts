@@ -1,0 +1,58 @@
+// The crdgen command line: commander wiring only; the work happens in generate.ts.
+import { Command, Option } from "commander";
+import { generate } from "./generate.js";
+import { InputError, formatLocation } from "./load/input-error.js";
+import { generatorVersion } from "./emit/plan-files.js";
+
+const program = new Command("crdgen")
+  .description("Turn Kubernetes CustomResourceDefinitions into a TypeScript operator: types, typed clients, listers, informers, controller wiring and reconcile hooks.")
+  .version(generatorVersion)
+  .showHelpAfterError();
+
+program
+  .command("generate")
+  .description("Generate TypeScript from CRD YAML files (a folder means every *.yaml/*.yml in it; - reads stdin).")
+  .argument("<inputs...>", "CRD files, folders or - for stdin")
+  .requiredOption("-o, --out <dir>", "folder for generator-owned files (rewritten on every run)")
+  .option("--hooks <dir>", "folder for user-owned files: a <kind>.hooks.ts per controller and main.ts, created once and never overwritten")
+  .option("--templates <dir>", "folder with your own copies of crdgen's templates (<name>.ts.hbs) to use instead of the packaged ones")
+  .addOption(new Option("--versions <which>", "which CRD versions to generate").choices(["served", "storage", "all"]).default("served"))
+  .option("--check", "write nothing; exit 1 and list the files that would change (for CI)")
+  .option("--strict", "exit non-zero when a schema node had to be typed as unknown")
+  .action(async (inputs: string[], opts: { out: string; hooks?: string; templates?: string; versions: "served" | "storage" | "all"; check?: boolean; strict?: boolean }) => {
+    const result = await generate({
+      inputs,
+      outDir: opts.out,
+      ...(opts.hooks ? { hooksDir: opts.hooks } : {}),
+      ...(opts.templates ? { templatesDir: opts.templates } : {}),
+      versions: opts.versions,
+      check: opts.check ?? false,
+    });
+    for (const w of result.warnings) process.stderr.write(`warning: ${formatLocation(w)}: ${w.message}\n`);
+    for (const s of result.skipped) process.stderr.write(`skipped: ${s.file} (document ${s.documentIndex}): ${s.kind || "no kind"} ${s.apiVersion} is not a CustomResourceDefinition\n`);
+    for (const h of result.report.hookUpdates) {
+      process.stderr.write(`hooks changed: ${h.file} was left as it is (${h.details}); the new template is in ${h.newFile}\n`);
+    }
+    const versions = result.crds.reduce((n, c) => n + c.versions.length, 0);
+    if (opts.check) {
+      if (result.report.changed.length) {
+        process.stderr.write(`crdgen generate --check: ${result.report.changed.length} file(s) would change:\n${result.report.changed.map((f) => `  ${f}\n`).join("")}Run crdgen generate without --check to update them.\n`);
+        process.exitCode = 1;
+      } else {
+        process.stdout.write(`crdgen generate --check: up to date (${result.crds.length} CRD(s), ${versions} version(s)).\n`);
+      }
+    } else {
+      process.stdout.write(`crdgen: ${result.crds.length} CRD(s), ${versions} version(s): ${result.report.changed.length} file(s) written, ${result.report.unchanged.length} unchanged, ${result.report.userKept.length} user-owned kept.\n`);
+    }
+    if (opts.strict && result.warnings.length) {
+      process.stderr.write(`crdgen: --strict: ${result.warnings.length} warning(s)\n`);
+      process.exitCode = 1;
+    }
+  });
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  process.stderr.write(`crdgen: ${error instanceof InputError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+}

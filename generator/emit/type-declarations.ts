@@ -1,0 +1,132 @@
+// Emits the TypeScript declarations of one resource version's schema from the normalised model.
+import type { CrdModel, VersionModel } from "../model/resource-model.js";
+import type { Property, SchemaNode } from "../model/schema-node.js";
+import { assignTypeNames, rootEnvelopeKeys } from "../model/type-names.js";
+import { constraintTags, jsdoc } from "./jsdoc.js";
+
+const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+const simpleType = /^[A-Za-z_$][A-Za-z0-9_$<>, ]*$/;
+
+export interface TypeDeclarations {
+  /** Exported declarations (nested types and enum value arrays), root last. */
+  text: string;
+  /** The name given to the root's spec and status, if the schema has them. */
+  specType?: string;
+  statusType?: string;
+  /** Whether the text uses IntOrString (so the file imports it). */
+  usesIntOrString: boolean;
+  usesObjectMeta: boolean;
+}
+
+export function emitTypeDeclarations(crd: CrdModel, version: VersionModel): TypeDeclarations {
+  const root = version.schema;
+  const { nameOf, declarationOrder } = assignTypeNames(crd.kind, root);
+  let usesIntOrString = false;
+  let usesObjectMeta = false;
+
+  const typeExpr = (node: SchemaNode): string => {
+    const base = bareTypeExpr(node);
+    return node.nullable && base !== "unknown" ? `${base} | null` : base;
+  };
+  const bareTypeExpr = (node: SchemaNode): string => {
+    const named = nameOf.get(node);
+    if (named) return named;
+    switch (node.kind) {
+      case "string": return "string";
+      case "integer":
+      case "number": return "number";
+      case "boolean": return "boolean";
+      case "intOrString": usesIntOrString = true; return "IntOrString";
+      case "enum": return literalUnion(node.values);
+      case "array": {
+        const item = typeExpr(node.items);
+        return simpleType.test(item) ? `${item}[]` : `Array<${item}>`;
+      }
+      case "map": return `Record<string, ${typeExpr(node.values)}>`;
+      case "unknownRecord": return "Record<string, unknown>";
+      case "emptyObject": return "Record<string, never>";
+      case "unknown": return "unknown";
+      case "union": return node.members.map(typeExpr).join(" | ");
+      case "object": throw new Error(`internal: object at ${node.pointer} has no type name`);
+    }
+  };
+
+  const envelope = `  apiVersion: "${crd.group}/${version.name}";\n  kind: "${crd.kind}";\n  metadata: V1ObjectMeta;\n`;
+
+  const propertyLine = (p: Property, indent: string): string => {
+    const key = identifier.test(p.name) ? p.name : JSON.stringify(p.name);
+    return `${jsdoc(indent, p.node.description, constraintTags(p.node.constraints))}${indent}${key}${p.required ? "" : "?"}: ${typeExpr(p.node)};\n`;
+  };
+
+  const declare = (node: SchemaNode): string => {
+    const name = nameOf.get(node)!;
+    const isRoot = node === root;
+    const doc = jsdoc("", node.description, isRoot ? deprecationTags(crd, version) : constraintTags(node.constraints));
+    if (node.kind === "enum") {
+      const values = `export const ${name}Values = [${node.values.map((v) => JSON.stringify(v)).join(", ")}] as const;\n`;
+      if (node.values.every(isPrimitive)) return `${doc}export type ${name} = ${literalUnion(node.values)};\n${values}`;
+      return `${values}${doc}export type ${name} = (typeof ${name}Values)[number];\n`;
+    }
+    if (isRoot && node.kind !== "object") {
+      // A root without properties (preserve-unknown-fields at the top) still has the Kubernetes envelope.
+      usesObjectMeta = true;
+      return `${doc}export interface ${name} {\n${envelope}  [key: string]: unknown;\n}\n`;
+    }
+    if (node.kind !== "object") return `${doc}export type ${name} = ${aliasTarget(node)};\n`;
+    let body = "";
+    if (isRoot) {
+      usesObjectMeta = true;
+      body += envelope;
+    } else if (node.embeddedResource) {
+      usesObjectMeta = true;
+      const declared = new Set(node.properties.map((p) => p.name));
+      if (!declared.has("apiVersion")) body += "  apiVersion?: string;\n";
+      if (!declared.has("kind")) body += "  kind?: string;\n";
+      if (!declared.has("metadata")) body += "  metadata?: V1ObjectMeta;\n";
+    }
+    for (const p of node.properties) {
+      if (isRoot && rootEnvelopeKeys.has(p.name)) continue;
+      if (node.embeddedResource && p.name === "metadata") {
+        body += `${jsdoc("  ", p.node.description)}  metadata${p.required ? "" : "?"}: V1ObjectMeta;\n`;
+        continue;
+      }
+      body += propertyLine(p, "  ");
+    }
+    // Structural schemas prune unknown keys, so objects stay closed unless the schema preserves them.
+    if (node.openIndexSignature) body += "  [key: string]: unknown;\n";
+    return `${doc}export interface ${name} {\n${body}}\n`;
+  };
+
+  /** The right-hand side of `type X = ...` for a named non-object node (the root's spec or status). */
+  const aliasTarget = (node: SchemaNode): string => {
+    const saved = nameOf.get(node);
+    nameOf.delete(node);
+    const text = typeExpr(node);
+    if (saved) nameOf.set(node, saved);
+    return text;
+  };
+
+  const parts = declarationOrder.filter((n) => n !== root).map(declare);
+  const rootText = declare(root);
+  const spec = root.kind === "object" ? root.properties.find((p) => p.name === "spec") : undefined;
+  const status = root.kind === "object" ? root.properties.find((p) => p.name === "status") : undefined;
+  return {
+    text: [rootText, ...parts].join("\n"),
+    ...(spec ? { specType: nameOf.get(spec.node)! } : {}),
+    ...(status ? { statusType: nameOf.get(status.node)! } : {}),
+    usesIntOrString,
+    usesObjectMeta,
+  };
+}
+
+const isPrimitive = (v: unknown) => v === null || ["string", "number", "boolean"].includes(typeof v);
+
+function literalUnion(values: unknown[]): string {
+  if (values.length === 0) return "never";
+  return [...new Set(values.map((v) => JSON.stringify(v)))].join(" | ");
+}
+
+export function deprecationTags(crd: CrdModel, version: VersionModel): string[] {
+  if (!version.deprecated) return [];
+  return [`@deprecated ${version.deprecationWarning ?? `${crd.group}/${version.name} ${crd.kind} is deprecated`}`];
+}

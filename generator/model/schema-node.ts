@@ -1,0 +1,85 @@
+// The Kubernetes-aware schema model: every openAPIV3Schema node normalised into one explicit kind.
+
+/** Value validations and Kubernetes extensions kept for documentation and (later) runtime validation. */
+export interface Constraints {
+  default?: { value: unknown };
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: boolean;
+  exclusiveMaximum?: boolean;
+  multipleOf?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  format?: string;
+  minItems?: number;
+  maxItems?: number;
+  uniqueItems?: boolean;
+  minProperties?: number;
+  maxProperties?: number;
+  listType?: string;
+  listMapKeys?: string[];
+  mapType?: string;
+  /** CEL rules from x-kubernetes-validations. */
+  validations?: CelRule[];
+  /** oneOf/anyOf/allOf/not made only of `required` lists: constraints on which properties are set. */
+  requiredCombinators?: RequiredCombinator[];
+}
+
+export interface CelRule {
+  rule: string;
+  message?: string;
+  messageExpression?: string;
+  reason?: string;
+  fieldPath?: string;
+}
+
+export interface RequiredCombinator {
+  combinator: "oneOf" | "anyOf" | "allOf" | "not";
+  alternatives: string[][];
+}
+
+export interface Property {
+  /** The wire key, exactly as in the schema. */
+  name: string;
+  required: boolean;
+  node: SchemaNode;
+}
+
+interface NodeBase {
+  /** JSON pointer of this node inside its YAML document. */
+  pointer: string;
+  description?: string;
+  nullable: boolean;
+  constraints: Constraints;
+}
+
+export type SchemaNode = NodeBase &
+  (
+    | { kind: "string" }
+    | { kind: "number" }
+    | { kind: "integer" }
+    | { kind: "boolean" }
+    /** x-kubernetes-int-or-string, with or without its anyOf. */
+    | { kind: "intOrString" }
+    /** enum: any JSON values. */
+    | { kind: "enum"; values: unknown[] }
+    | { kind: "array"; items: SchemaNode }
+    /**
+     * An object with declared properties. Closed unless preserve-unknown-fields asks for an open one.
+     * embeddedResource adds apiVersion, kind and ObjectMeta metadata.
+     */
+    | { kind: "object"; properties: Property[]; openIndexSignature: boolean; embeddedResource: boolean }
+    /** additionalProperties with a schema (or `true`): a record. */
+    | { kind: "map"; values: SchemaNode }
+    /** preserve-unknown-fields without properties: Record<string, unknown>. */
+    | { kind: "unknownRecord" }
+    /** A `type: object` with no properties and nothing preserved: the server prunes every key. */
+    | { kind: "emptyObject" }
+    /** No type information at all (untyped preserve-unknown-fields, or a node degraded with a warning). */
+    | { kind: "unknown" }
+    /** oneOf/anyOf whose members carry types. */
+    | { kind: "union"; members: SchemaNode[] }
+  );
+
+export type NodeKind = SchemaNode["kind"];
