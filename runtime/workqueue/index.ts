@@ -1,2 +1,12 @@
-// Placeholder: the workqueue package's public exports.
-export {};
+// @crdgen/runtime workqueue: dedup, delays and rate limits between informer events and reconcile workers (client-go util/workqueue).
+export { type Clock, realClock, FakeClock } from "./clock.js";
+export { type GetResult, type Queue, newQueue } from "./queue.js";
+export { type DelayingQueue, type DelayingQueueOptions, newDelayingQueue } from "./delaying-queue.js";
+export {
+  type RateLimiter,
+  ItemExponentialFailureRateLimiter,
+  BucketRateLimiter,
+  MaxOfRateLimiter,
+  defaultControllerRateLimiter,
+} from "./rate-limiters.js";
+export { type RateLimitingQueue, type RateLimitingQueueOptions, newRateLimitingQueue } from "./rate-limiting-queue.js";

@@ -1,0 +1,48 @@
+// A delaying queue whose requeues wait as long as a RateLimiter says, as in client-go util/workqueue/rate_limiting_queue.go.
+
+import type { Clock } from "./clock.js";
+import { BasicDelayingQueue, type DelayingQueue } from "./delaying-queue.js";
+import { defaultControllerRateLimiter, type RateLimiter } from "./rate-limiters.js";
+
+export interface RateLimitingQueue<T> extends DelayingQueue<T> {
+  /** Adds item after the delay the rate limiter gives it (counting one more requeue). */
+  addRateLimited(item: T): void;
+  /** Resets the limiter's tracking of item; does not remove it from the queue. */
+  forget(item: T): void;
+  /** How many times item has been requeued through addRateLimited since the last forget. */
+  numRequeues(item: T): number;
+}
+
+export interface RateLimitingQueueOptions<T> {
+  /** For metrics and logs; not used by the queue itself. */
+  name?: string;
+  /** Defaults to defaultControllerRateLimiter on the same clock. */
+  rateLimiter?: RateLimiter<T>;
+  clock?: Clock;
+}
+
+class BasicRateLimitingQueue<T> extends BasicDelayingQueue<T> implements RateLimitingQueue<T> {
+  private readonly rateLimiter: RateLimiter<T>;
+
+  constructor(options: RateLimitingQueueOptions<T>) {
+    super({ name: options.name, clock: options.clock });
+    this.rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter<T>(this.clock);
+  }
+
+  addRateLimited(item: T): void {
+    this.addAfter(item, this.rateLimiter.when(item));
+  }
+
+  forget(item: T): void {
+    this.rateLimiter.forget(item);
+  }
+
+  numRequeues(item: T): number {
+    return this.rateLimiter.numRequeues(item);
+  }
+}
+
+/** A rate-limited work queue (client-go workqueue.NewRateLimitingQueueWithConfig). */
+export function newRateLimitingQueue<T>(options: RateLimitingQueueOptions<T> = {}): RateLimitingQueue<T> {
+  return new BasicRateLimitingQueue<T>(options);
+}
