@@ -1,2 +1,8 @@
 // The client package's public exports.
 export * from "./types.js";
+export * from "./api-error.js";
+export * from "./kube-client.js";
+export * from "./patch.js";
+export * from "./resource-client.js";
+export { LineSplitter } from "./ndjson.js";
+export * from "./bound-verbs.js";

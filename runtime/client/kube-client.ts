@@ -1,0 +1,416 @@
+// KubeClient: JSON requests and NDJSON watches against the API server, configured and authenticated by a KubeConfig.
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import http from "node:http";
+import https from "node:https";
+import path from "node:path";
+import { KubeConfig, findHomeDir } from "@kubernetes/client-node";
+import { ApiError, TransportError } from "./api-error.js";
+import { LineSplitter } from "./ndjson.js";
+import type { KubernetesObject, Status, WatchEvent } from "./types.js";
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+/** undefined/null are skipped, booleans and numbers stringified, arrays repeat the key (`dryRun=All&dryRun=...`). */
+export type QueryValue = string | number | boolean | undefined | null | ReadonlyArray<string | number | boolean>;
+export type Query = Readonly<Record<string, QueryValue>>;
+
+export interface RequestOptions {
+  method: HttpMethod;
+  /** Absolute API path, e.g. `/apis/apps/v1/namespaces/default/deployments`; appended to the server URL's path. */
+  path: string;
+  query?: Query;
+  /** Serialized with JSON.stringify. */
+  body?: unknown;
+  /** Defaults to application/json when there is a body. */
+  contentType?: string;
+  signal?: AbortSignal;
+}
+
+export interface WatchOptions {
+  path: string;
+  /** `watch=true` is added unless the query sets `watch` itself. */
+  query?: Query;
+  /** Aborting ends the iteration cleanly (no error). */
+  signal?: AbortSignal;
+  /**
+   * Longest silence tolerated on an open watch before it is treated as a dead connection and the iteration
+   * throws TransportError(code "IdleTimeout"). Default: the larger of 5 min and query.timeoutSeconds + 60 s,
+   * because the server stays silent on a quiet resource until timeoutSeconds (bookmarks are not guaranteed).
+   */
+  idleTimeoutMs?: number;
+}
+
+export interface KubeClientOptions {
+  /**
+   * Longest silence while waiting for (or reading) a non-watch response. It bounds half-open connections,
+   * not the request's total duration. Default 90 s: above the API server's own 60 s request timeout,
+   * so the server's 504 arrives first.
+   */
+  requestIdleTimeoutMs?: number;
+  userAgent?: string;
+}
+
+export interface LoadKubeClientOptions extends KubeClientOptions {
+  /** A context of the kubeconfig; default its current-context. */
+  context?: string;
+  /** A kubeconfig file; default $KUBECONFIG (which may list several files), then ~/.kube/config, then in-cluster. */
+  kubeconfig?: string;
+}
+
+const SERVICE_ACCOUNT_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+const DEFAULT_REQUEST_IDLE_MS = 90_000;
+// Node's agent closes a pooled socket idle this long (busy sockets, e.g. watches, are not affected). Kept under
+// the API server's 90 s idle timeout so a request rarely picks a socket the server is closing.
+const FREE_SOCKET_TIMEOUT_MS = 30_000;
+
+/**
+ * A thin, typed-by-caller HTTP client for the Kubernetes API. Authentication is re-applied from the KubeConfig
+ * on every request (service-account tokens and exec credentials rotate); connections are kept alive and reused.
+ */
+export class KubeClient {
+  readonly kubeConfig: KubeConfig;
+  private readonly requestIdleTimeoutMs: number;
+  private readonly userAgent: string;
+  // One keep-alive agent per TLS identity; a new one is made only when CA/cert/key/verification change.
+  private agent: { fingerprint: string; agent: http.Agent } | undefined;
+  private readonly retiredAgents: http.Agent[] = [];
+
+  private constructor(kc: KubeConfig, opts: KubeClientOptions) {
+    this.kubeConfig = kc;
+    this.requestIdleTimeoutMs = opts.requestIdleTimeoutMs ?? DEFAULT_REQUEST_IDLE_MS;
+    this.userAgent = opts.userAgent ?? `crdgen-runtime (node ${process.version})`;
+  }
+
+  static fromKubeConfig(kc: KubeConfig, opts: KubeClientOptions = {}): KubeClient {
+    const cluster = kc.getCurrentCluster();
+    if (!cluster) throw new Error(`kubeconfig: context "${kc.getCurrentContext()}" has no cluster`);
+    // Fail now rather than on the first request: a malformed URL, or plain http, which client-node only
+    // allows with insecure-skip-tls-verify (credentials would travel in clear text).
+    const url = new URL(cluster.server);
+    if (url.protocol === "http:" && !cluster.skipTLSVerify && !cluster.proxyUrl) {
+      throw new Error(`kubeconfig: cluster "${cluster.name}" uses http:// without insecure-skip-tls-verify, which client-node refuses`);
+    }
+    return new KubeClient(kc, opts);
+  }
+
+  /** The server URL of the current context. */
+  get server(): string {
+    return this.kubeConfig.getCurrentCluster()?.server ?? "";
+  }
+
+  /** The namespace set in the current context (in-cluster: the pod's namespace), if any. */
+  get defaultNamespace(): string | undefined {
+    return this.kubeConfig.getContextObject(this.kubeConfig.getCurrentContext())?.namespace?.trim() || undefined;
+  }
+
+  /** Sends one request; resolves with the decoded JSON body (undefined if empty). Non-2xx throws ApiError. */
+  async request<T>(opts: RequestOptions): Promise<T> {
+    const { method, path: apiPath, signal } = opts;
+    const ex = await this.open(method, apiPath, opts.query, opts.body, opts.contentType, signal, this.requestIdleTimeoutMs);
+    try {
+      const text = await readText(ex.res, ex.idle);
+      const status = ex.res.statusCode ?? 0;
+      if (status < 200 || status >= 300) throw apiError(method, apiPath, ex.res, text);
+      if (text.trim() === "") return undefined as T;
+      try {
+        return JSON.parse(text) as T;
+      } catch (cause) {
+        throw new TransportError(method, apiPath, "response body is not JSON", { cause, code: "MalformedResponse" });
+      }
+    } catch (e) {
+      if (signal?.aborted) throw abortReason(signal);
+      throw ex.idle.fired ?? toTransportError(method, apiPath, e);
+    } finally {
+      ex.dispose();
+    }
+  }
+
+  /**
+   * Streams a WATCH: one event per newline-delimited JSON line. A non-2xx answer throws ApiError;
+   * a clean server close or an abort ends the iteration; a broken or idle connection throws TransportError.
+   * ERROR events (e.g. 410 Expired) are yielded as they come; the server closes the stream after them.
+   */
+  async *watch<T extends KubernetesObject>(opts: WatchOptions): AsyncGenerator<WatchEvent<T>, void, undefined> {
+    const { path: apiPath, signal } = opts;
+    if (signal?.aborted) return;
+    const query: Query = { ...opts.query, watch: opts.query?.["watch"] ?? true };
+    const timeoutSeconds = Number(query["timeoutSeconds"] ?? 0) || 0;
+    const idleMs = opts.idleTimeoutMs ?? Math.max(300_000, timeoutSeconds * 1000 + 60_000);
+    let ex: Exchange;
+    try {
+      ex = await this.open("GET", apiPath, query, undefined, undefined, signal, idleMs);
+    } catch (e) {
+      if (signal?.aborted) return;
+      throw e;
+    }
+    try {
+      const status = ex.res.statusCode ?? 0;
+      if (status < 200 || status >= 300) throw apiError("GET", apiPath, ex.res, await readText(ex.res, ex.idle));
+      const lines = new LineSplitter();
+      for await (const chunk of ex.res as AsyncIterable<Buffer>) {
+        // The clock stops while the consumer handles events: a slow consumer is not a dead connection.
+        ex.idle.stop();
+        for (const line of lines.push(chunk)) yield parseEvent<T>(apiPath, line);
+        ex.idle.start();
+      }
+      for (const line of lines.end()) yield parseEvent<T>(apiPath, line);
+    } catch (e) {
+      if (signal?.aborted) return;
+      throw ex.idle.fired ?? toTransportError("GET", apiPath, e);
+    } finally {
+      ex.dispose();
+      // Early exit (break, abort, error): drop the connection rather than drain an endless stream.
+      if (!ex.res.complete) ex.req.destroy();
+    }
+  }
+
+  /** Closes pooled connections. In-flight requests are cut. */
+  close(): void {
+    this.agent?.agent.destroy();
+    this.agent = undefined;
+    for (const a of this.retiredAgents.splice(0)) a.destroy();
+  }
+
+  private async open(
+    method: HttpMethod,
+    apiPath: string,
+    query: Query | undefined,
+    body: unknown,
+    contentType: string | undefined,
+    signal: AbortSignal | undefined,
+    idleMs: number,
+  ): Promise<Exchange> {
+    if (signal?.aborted) throw abortReason(signal);
+    const cluster = this.kubeConfig.getCurrentCluster();
+    if (!cluster) throw new Error(`kubeconfig: context "${this.kubeConfig.getCurrentContext()}" has no cluster`);
+    const base = new URL(cluster.server);
+    const isHttps = base.protocol === "https:";
+
+    // Re-applied per request so rotated tokens and exec credentials are picked up.
+    const opts: https.RequestOptions = { headers: {} };
+    await this.kubeConfig.applyToHTTPSOptions(opts);
+    if (signal?.aborted) throw abortReason(signal); // aborted while credentials were being fetched
+    const agent = this.agentFor(isHttps, cluster.proxyUrl, opts);
+
+    const headers: http.OutgoingHttpHeaders = {
+      ...(opts.headers as http.OutgoingHttpHeaders),
+      Accept: "application/json",
+      "User-Agent": this.userAgent,
+    };
+    let payload: Buffer | undefined;
+    if (body !== undefined) {
+      payload = Buffer.from(JSON.stringify(body), "utf-8");
+      headers["Content-Type"] = contentType ?? "application/json";
+      headers["Content-Length"] = payload.length;
+    }
+    const reqPath = base.pathname.replace(/\/+$/, "") + apiPath + queryString(query);
+
+    const reqOpts: https.RequestOptions = {
+      protocol: base.protocol,
+      hostname: base.hostname.replace(/^\[(.*)\]$/, "$1"), // IPv6 literals come bracketed from URL
+      port: base.port || (isHttps ? 443 : 80),
+      path: reqPath,
+      method,
+      headers,
+      agent,
+      ...(opts.auth ? { auth: opts.auth } : {}),
+    };
+    try {
+      return await send(isHttps, reqOpts, payload, method, apiPath, signal, idleMs);
+    } catch (e) {
+      // A pooled connection the server closed while idle fails at once; like Go's transport, retry a GET once.
+      if (method !== "GET" || !staleConnectionErrors.has(e as object) || signal?.aborted) throw e;
+      return send(isHttps, reqOpts, payload, method, apiPath, signal, idleMs);
+    }
+  }
+
+  private agentFor(isHttps: boolean, proxyUrl: string | undefined, o: https.RequestOptions): http.Agent {
+    const fingerprint = tlsFingerprint(isHttps, proxyUrl, o);
+    if (this.agent?.fingerprint === fingerprint) return this.agent.agent;
+    if (this.agent) this.retiredAgents.push(this.agent.agent); // in-flight watches keep their sockets
+    let agent: http.Agent;
+    if (proxyUrl && o.agent instanceof http.Agent) {
+      agent = o.agent; // client-node built a proxy agent (http/https/socks); reuse it rather than reimplement
+    } else if (isHttps) {
+      const tls: https.AgentOptions = { keepAlive: true, timeout: FREE_SOCKET_TIMEOUT_MS };
+      if (o.ca !== undefined) tls.ca = o.ca;
+      if (o.cert !== undefined) tls.cert = o.cert;
+      if (o.key !== undefined) tls.key = o.key;
+      if (o.pfx !== undefined) tls.pfx = o.pfx;
+      if (o.passphrase !== undefined) tls.passphrase = o.passphrase;
+      if (o.rejectUnauthorized !== undefined) tls.rejectUnauthorized = o.rejectUnauthorized;
+      if (o.servername !== undefined) tls.servername = o.servername;
+      agent = new https.Agent(tls);
+    } else {
+      agent = new http.Agent({ keepAlive: true, timeout: FREE_SOCKET_TIMEOUT_MS });
+    }
+    this.agent = { fingerprint, agent };
+    return agent;
+  }
+}
+
+/**
+ * Loads a kubeconfig (explicit file, else $KUBECONFIG, else ~/.kube/config, else the pod's service account)
+ * and returns a client for the chosen context. Unlike KubeConfig.loadFromDefault, never silently falls back
+ * to http://localhost:8080.
+ */
+export function loadKubeClient(opts: LoadKubeClientOptions = {}): KubeClient {
+  const kc = new KubeConfig();
+  const home = findHomeDir();
+  if (opts.kubeconfig) {
+    kc.loadFromFile(opts.kubeconfig);
+  } else if (process.env["KUBECONFIG"] || (home && fs.existsSync(path.join(home, ".kube", "config")))) {
+    kc.loadFromDefault();
+  } else if (process.env["KUBERNETES_SERVICE_HOST"] && fs.existsSync(SERVICE_ACCOUNT_TOKEN)) {
+    kc.loadFromCluster();
+  } else {
+    throw new Error("no kubeconfig: set KUBECONFIG, create ~/.kube/config, or run in a pod with a service account");
+  }
+  if (opts.context !== undefined) {
+    if (!kc.getContextObject(opts.context)) throw new Error(`kubeconfig: no context named "${opts.context}"`);
+    kc.setCurrentContext(opts.context);
+  }
+  return KubeClient.fromKubeConfig(kc, opts);
+}
+
+// Errors from a reused keep-alive socket that died before any response: safe to retry for GET.
+const staleConnectionErrors = new WeakSet<object>();
+
+function send(
+  isHttps: boolean,
+  reqOpts: https.RequestOptions,
+  payload: Buffer | undefined,
+  method: HttpMethod,
+  apiPath: string,
+  signal: AbortSignal | undefined,
+  idleMs: number,
+): Promise<Exchange> {
+  return new Promise<Exchange>((resolve, reject) => {
+    const req = (isHttps ? https : http).request(reqOpts);
+    const idle = new IdleTimer(idleMs, () => {
+      // Kept on the timer: once the response has started, node reports the destroy as a generic "aborted".
+      idle.fired = new TransportError(method, apiPath, `no data from the server for ${idleMs} ms`, { code: "IdleTimeout" });
+      req.destroy(idle.fired);
+    });
+    const onAbort = (): void => {
+      const reason = abortReason(signal!);
+      req.destroy(reason instanceof Error ? reason : new DOMException("This operation was aborted", "AbortError"));
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const dispose = (): void => {
+      idle.stop();
+      signal?.removeEventListener("abort", onAbort);
+    };
+    req.on("response", (res) => {
+      idle.start();
+      resolve({ req, res, idle, dispose });
+    });
+    req.on("error", (err: NodeJS.ErrnoException) => {
+      dispose();
+      if (signal?.aborted) return reject(abortReason(signal));
+      const e = idle.fired ?? toTransportError(method, apiPath, err);
+      if (req.reusedSocket && (err.code === "ECONNRESET" || err.code === "EPIPE")) staleConnectionErrors.add(e);
+      reject(e);
+    });
+    idle.start();
+    req.end(payload);
+  });
+}
+
+interface Exchange {
+  req: http.ClientRequest;
+  res: http.IncomingMessage;
+  idle: IdleTimer;
+  dispose(): void;
+}
+
+/** A restartable inactivity timer. */
+class IdleTimer {
+  private timer: NodeJS.Timeout | undefined;
+  /** Set when the timer went off. */
+  fired: TransportError | undefined;
+  constructor(
+    private readonly ms: number,
+    private readonly onIdle: () => void,
+  ) {}
+  start(): void {
+    this.stop();
+    if (this.ms > 0 && Number.isFinite(this.ms)) this.timer = setTimeout(this.onIdle, this.ms);
+  }
+  stop(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
+
+export function queryString(query: Query | undefined): string {
+  if (!query) return "";
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue;
+    const values = Array.isArray(value) ? value : [value];
+    for (const v of values as Array<string | number | boolean>) params.append(key, String(v));
+  }
+  const s = params.toString();
+  return s ? `?${s}` : "";
+}
+
+async function readText(res: http.IncomingMessage, idle: IdleTimer): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of res as AsyncIterable<Buffer>) {
+    idle.start();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf-8");
+}
+
+function apiError(method: string, apiPath: string, res: http.IncomingMessage, text: string): ApiError {
+  let body: Status | string = text;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) body = parsed as Status;
+  } catch {
+    // Not JSON (a proxy's HTML page, plain text): keep the raw text as the body.
+  }
+  const retryAfter = res.headers["retry-after"];
+  return new ApiError({ status: res.statusCode ?? 0, method, path: apiPath, body, retryAfterHeader: retryAfter });
+}
+
+function parseEvent<T extends KubernetesObject>(apiPath: string, line: string): WatchEvent<T> {
+  let ev: unknown;
+  try {
+    ev = JSON.parse(line);
+  } catch (cause) {
+    // Unlike client-node, a corrupt line is an error, not silently skipped: the consumer must relist or rewatch.
+    throw new TransportError("GET", apiPath, `watch event is not JSON: ${line.slice(0, 200)}`, { cause, code: "MalformedResponse" });
+  }
+  const e = ev as { type?: unknown; object?: unknown } | null;
+  if (!e || typeof e.type !== "string" || !e.object || typeof e.object !== "object") {
+    throw new TransportError("GET", apiPath, `watch event lacks type or object: ${line.slice(0, 200)}`, { code: "MalformedResponse" });
+  }
+  return ev as WatchEvent<T>;
+}
+
+function toTransportError(method: string, apiPath: string, e: unknown): Error {
+  if (e instanceof ApiError || e instanceof TransportError) return e;
+  const msg = e instanceof Error ? e.message : String(e);
+  return new TransportError(method, apiPath, msg, { cause: e });
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
+}
+
+function tlsFingerprint(isHttps: boolean, proxyUrl: string | undefined, o: https.RequestOptions): string {
+  const h = createHash("sha256");
+  h.update(`${isHttps}|${proxyUrl ?? ""}|${o.rejectUnauthorized}|${o.servername ?? ""}|${o.passphrase ?? ""}`);
+  for (const v of [o.ca, o.cert, o.key, o.pfx]) {
+    h.update("|");
+    for (const part of Array.isArray(v) ? v : [v]) {
+      if (typeof part === "string" || Buffer.isBuffer(part)) h.update(part);
+      else if (part !== undefined) h.update(JSON.stringify(part));
+    }
+  }
+  return h.digest("hex");
+}
