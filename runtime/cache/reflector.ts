@@ -1,0 +1,287 @@
+// Keeps a DeltaSink in step with the API server: LIST, then WATCH from the list's resourceVersion, forever (client-go Reflector).
+import type { KubernetesObject, ListOptions, WatchEvent } from "../client/types.js";
+import {
+  type ListerWatcher,
+  WatchErrorEvent,
+  isResourceVersionTooLarge,
+  isResourceVersionTooOld,
+  isRetriableWatchError,
+} from "./listerwatcher.js";
+import type { DeltaSink } from "./sink.js";
+import { Backoff, type CacheClock, type ReflectorBackoffOptions, type SleepFunc, sleepOn, systemCacheClock } from "./timing.js";
+
+/** Where the cache writes diagnostics; console by default (debug is silent unless provided). */
+export interface CacheLogger {
+  error(message: string, err?: unknown): void;
+  warn?(message: string, err?: unknown): void;
+  debug?(message: string, err?: unknown): void;
+}
+
+export const consoleCacheLogger: CacheLogger = {
+  error: (m, e) => (e === undefined ? console.error(m) : console.error(m, e)),
+  warn: (m, e) => (e === undefined ? console.warn(m) : console.warn(m, e)),
+};
+
+export interface ReflectorOptions<T extends KubernetesObject> {
+  listerWatcher: ListerWatcher<T>;
+  sink: DeltaSink<T>;
+  /** Used in log lines, e.g. "mysqlclusters.example.com". */
+  name?: string;
+  /** LIST page size (tools/pager defaultPageSize). Default 500. */
+  pageSize?: number;
+  /** Watch timeoutSeconds is uniform in [min, 2·min). Default 300 (client-go defaultMinWatchTimeout). */
+  minWatchTimeoutSeconds?: number;
+  /**
+   * Extra seconds after timeoutSeconds before the reflector itself abandons a watch the server did not close
+   * (kube-rs WATCH_IDLE_TIMEOUT_MARGIN): guards against half-open connections. Default 5.
+   */
+  watchDeadlineMarginSeconds?: number;
+  backoff?: ReflectorBackoffOptions;
+  clock?: CacheClock;
+  /** Waits between retries; defaults to a sleep on clock. */
+  sleep?: SleepFunc;
+  /** Uniform [0,1) source for jitter and watch timeouts. Default Math.random. */
+  random?: () => number;
+  logger?: CacheLogger;
+}
+
+type WatchOutcome = "closed" | "expired";
+
+const ABORTED = Symbol("aborted");
+
+/**
+ * LIST + WATCH loop. Never gives up and never exits the process: every failure is logged and retried with
+ * backoff. run() resolves once signal aborts.
+ */
+export class Reflector<T extends KubernetesObject> {
+  private readonly lw: ListerWatcher<T>;
+  private readonly sink: DeltaSink<T>;
+  private readonly name: string;
+  private readonly pageSize: number;
+  private readonly minWatchTimeout: number;
+  private readonly deadlineMargin: number;
+  private readonly clock: CacheClock;
+  private readonly sleep: SleepFunc;
+  private readonly random: () => number;
+  private readonly logger: CacheLogger;
+  private readonly backoff: Backoff;
+
+  private lastRV = "";
+  /** Set after a 410/too-large LIST: the next LIST must be a quorum read (RV ""). */
+  private lastRVUnavailable = false;
+  /** The RV "0" LIST came back paginated, so the watch cache is off: keep paginating (client-go paginatedResult). */
+  private paginatedResult = false;
+  private running = false;
+
+  constructor(options: ReflectorOptions<T>) {
+    this.lw = options.listerWatcher;
+    this.sink = options.sink;
+    this.name = options.name ?? "reflector";
+    this.pageSize = options.pageSize ?? 500;
+    this.minWatchTimeout = options.minWatchTimeoutSeconds ?? 300;
+    this.deadlineMargin = options.watchDeadlineMarginSeconds ?? 5;
+    this.clock = options.clock ?? systemCacheClock;
+    this.sleep = options.sleep ?? sleepOn(this.clock);
+    this.random = options.random ?? Math.random;
+    this.logger = options.logger ?? consoleCacheLogger;
+    this.backoff = new Backoff(options.backoff ?? {}, this.clock, this.random);
+  }
+
+  /** The resourceVersion of the last LIST, watch event or bookmark applied ("" before the first LIST). */
+  lastSyncResourceVersion(): string {
+    return this.lastRV;
+  }
+
+  /** Runs LIST+WATCH until signal aborts. Calling it again while running is logged and ignored. */
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.running) {
+      this.logger.warn?.(`${this.name}: reflector is already running`);
+      return;
+    }
+    this.running = true;
+    try {
+      // Like wait.BackoffUntil(ListAndWatch, sliding): every return from listAndWatch costs one backoff step.
+      while (!signal.aborted) {
+        try {
+          await this.listAndWatch(signal);
+        } catch (err) {
+          if (signal.aborted) break;
+          this.logger.error(`${this.name}: list/watch failed, will retry: ${describe(err)}`, err);
+        }
+        if (signal.aborted) break;
+        await this.sleep(this.backoff.next(), signal);
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async listAndWatch(signal: AbortSignal): Promise<void> {
+    await this.list(signal);
+    while (!signal.aborted) {
+      let outcome: WatchOutcome;
+      try {
+        outcome = await this.watchOnce(signal);
+      } catch (err) {
+        if (signal.aborted) return;
+        if (!isRetriableWatchError(err)) throw err;
+        // 429 / connection refused: the server is alive but busy; keep the RV and watch again after backoff.
+        this.logger.warn?.(`${this.name}: watch refused, retrying: ${describe(err)}`);
+        await this.sleep(this.backoff.next(), signal);
+        continue;
+      }
+      if (outcome === "expired") {
+        // Relist at the last RV (LIST with RV means "not older than"), after the caller's backoff step.
+        this.logger.debug?.(`${this.name}: watch expired at resourceVersion ${this.lastRV}, relisting`);
+        return;
+      }
+      // Closed cleanly (server timeout or our deadline): watch again from the last RV, no relist, no backoff.
+    }
+  }
+
+  private relistResourceVersion(): string {
+    if (this.lastRVUnavailable) return "";
+    // Never synced: RV "0" lets the apiserver serve the LIST from its watch cache.
+    return this.lastRV === "" ? "0" : this.lastRV;
+  }
+
+  private async list(signal: AbortSignal): Promise<void> {
+    let rv = this.relistResourceVersion();
+    for (;;) {
+      let result: { items: T[]; resourceVersion: string };
+      try {
+        result = await this.listAllPages(rv, signal);
+      } catch (err) {
+        if (signal.aborted) throw err;
+        // 410 (also an expired continue token) or too-large RV: retry at once as a quorum read (RV "").
+        if (rv !== "" && (isResourceVersionTooOld(err) || isResourceVersionTooLarge(err))) {
+          this.logger.debug?.(`${this.name}: list at resourceVersion ${JSON.stringify(rv)} expired, listing with ""`);
+          this.lastRVUnavailable = true;
+          rv = "";
+          continue;
+        }
+        throw err;
+      }
+      if (signal.aborted) return;
+      this.sink.replace(result.items, result.resourceVersion);
+      this.lastRV = result.resourceVersion;
+      this.lastRVUnavailable = false;
+      return;
+    }
+  }
+
+  private async listAllPages(rv: string, signal: AbortSignal): Promise<{ items: T[]; resourceVersion: string }> {
+    // tools/pager page size rules: paginate RV "" and "0" lists; a list at a specific RV is unpaginated so the
+    // watch cache can serve it, unless the RV "0" list showed that the watch cache is off.
+    const limit = this.paginatedResult || rv === "" || rv === "0" ? this.pageSize : undefined;
+    const items: T[] = [];
+    let options: ListOptions = { resourceVersion: rv };
+    if (limit !== undefined) options.limit = limit;
+    let resourceVersion = "";
+    for (let page = 0; ; page++) {
+      const list = await this.lw.list(options, signal);
+      for (const item of list.items ?? []) items.push(item);
+      resourceVersion = list.metadata?.resourceVersion ?? resourceVersion;
+      // On the wire the field is "continue"; client-node's V1ListMeta type calls it "_continue".
+      const meta = list.metadata as { continue?: string; _continue?: string } | undefined;
+      const cont = meta?.continue ?? meta?._continue;
+      if (!cont || limit === undefined) break;
+      if (page === 0 && rv === "0") this.paginatedResult = true;
+      // The API server rejects resourceVersion together with continue: the token pins the snapshot.
+      options = { limit, continue: cont };
+    }
+    return { items, resourceVersion };
+  }
+
+  private async watchOnce(signal: AbortSignal): Promise<WatchOutcome> {
+    const timeoutSeconds = Math.min(
+      2 * this.minWatchTimeout - 1,
+      Math.floor(this.minWatchTimeout * (1 + this.random())),
+    );
+    const startRV = this.lastRV;
+    const options: ListOptions = { resourceVersion: startRV, timeoutSeconds, allowWatchBookmarks: true };
+    const ctrl = new AbortController();
+    const onParentAbort = (): void => ctrl.abort();
+    signal.addEventListener("abort", onParentAbort, { once: true });
+    let deadlineHit = false;
+    const deadline = this.clock.setTimeout(
+      () => {
+        deadlineHit = true;
+        ctrl.abort();
+      },
+      (timeoutSeconds + this.deadlineMargin) * 1000,
+    );
+    const aborted = new Promise<typeof ABORTED>((resolve) => {
+      if (ctrl.signal.aborted) resolve(ABORTED);
+      ctrl.signal.addEventListener("abort", () => resolve(ABORTED), { once: true });
+    });
+    // A watch started at RV ""/"0" begins with synthetic ADDED events in no RV order: don't track their RVs
+    // until the first other event (client-go propagateRVFromStart).
+    let propagateRV = startRV !== "" && startRV !== "0";
+    const started = this.clock.now();
+    let events = 0;
+    let iterator: AsyncIterator<WatchEvent<T>> | undefined;
+    try {
+      iterator = this.lw.watch(options, ctrl.signal)[Symbol.asyncIterator]();
+      for (;;) {
+        const nextP = iterator.next();
+        // If the abort wins the race, the pending next() may still reject later: keep that quiet.
+        nextP.catch(() => undefined);
+        const r = await Promise.race([nextP, aborted]);
+        if (r === ABORTED || r.done) break;
+        events++;
+        const ev = r.value;
+        if (ev.type === "ERROR") {
+          const err = new WatchErrorEvent(ev.object);
+          if (isResourceVersionTooOld(err)) return "expired";
+          throw err;
+        }
+        if (ev.type !== "ADDED") propagateRV = true;
+        this.apply(ev);
+        const rv = ev.object?.metadata?.resourceVersion;
+        if (propagateRV && rv) this.lastRV = rv;
+      }
+    } catch (err) {
+      if (ctrl.signal.aborted) return "closed";
+      if (isResourceVersionTooOld(err)) return "expired";
+      throw err;
+    } finally {
+      this.clock.clearTimeout(deadline);
+      signal.removeEventListener("abort", onParentAbort);
+      ctrl.abort();
+      if (iterator?.return) iterator.return().catch(() => undefined);
+    }
+    if (!deadlineHit && !signal.aborted && events === 0 && this.clock.now() - started < 1000) {
+      // client-go VeryShortWatchError: something between us and the server is closing watches; relist after backoff.
+      throw new Error(`very short watch: watch from resourceVersion ${startRV} closed within 1s without events`);
+    }
+    return "closed";
+  }
+
+  private apply(ev: WatchEvent<T>): void {
+    if (ev.type === "ERROR") return;
+    try {
+      switch (ev.type) {
+        case "ADDED":
+          this.sink.add(ev.object);
+          break;
+        case "MODIFIED":
+          this.sink.update(ev.object);
+          break;
+        case "DELETED":
+          this.sink.delete(ev.object);
+          break;
+        case "BOOKMARK":
+          // Carries only a resourceVersion; no object changed.
+          break;
+      }
+    } catch (err) {
+      // client-go logs store errors and keeps watching; one malformed object must not stop the stream.
+      this.logger.error(`${this.name}: unable to apply ${ev.type} event: ${describe(err)}`, err);
+    }
+  }
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
