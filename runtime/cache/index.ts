@@ -39,3 +39,4 @@ export {
 } from "./informer.js";
 export { type NamespaceLister, Lister, ClusterLister } from "./lister.js";
 export { SharedInformerFactory } from "./informer-factory.js";
+export * from "./resource-lister-watcher.js";

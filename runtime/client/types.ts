@@ -55,3 +55,6 @@ export interface ResourceDescriptor {
   kind: string;
   namespaced: boolean;
 }
+
+/** x-kubernetes-int-or-string: a plain number or string (a port number or name, a count or a percentage). */
+export type IntOrString = number | string;

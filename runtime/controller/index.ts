@@ -1,2 +1,7 @@
-// Placeholder: the controller package's public exports.
-export {};
+// The controller package's public exports: the loop, the reconcile contract, logging, events, finalizers.
+export * from "./controller.js";
+export * from "./reconcile.js";
+export * from "./logger.js";
+export * from "./event-recorder.js";
+export * from "./finalizer.js";
+export * from "./run-controllers.js";

@@ -1,0 +1,141 @@
+// The controller loop: start informers, wait for their caches, then workers take keys off the queue and reconcile.
+import type { KubeClient } from "../client/kube-client.js";
+import type { KubernetesObject, ResourceDescriptor } from "../client/types.js";
+import { ResourceClient } from "../client/resource-client.js";
+import type { SharedIndexInformer } from "../cache/informer.js";
+import { SharedInformerFactory } from "../cache/informer-factory.js";
+import { splitMetaNamespaceKey } from "../cache/keys.js";
+import type { RateLimitingQueue } from "../workqueue/index.js";
+import { newEventRecorder, type EventRecorder } from "./event-recorder.js";
+import { ensureFinalizer, removeFinalizer } from "./finalizer.js";
+import { newLogger, type Logger } from "./logger.js";
+import { TerminalError, type ReconcileContext, type ReconcileResult } from "./reconcile.js";
+
+/** Options a user passes to a generated new<Kind>Controller. */
+export interface ControllerOptions {
+  name?: string;
+  /** Concurrent reconciles; one key is never reconciled by two workers at once. Default 1, as controller-runtime. */
+  workers?: number;
+  /** Watch one namespace only (default: all). */
+  namespace?: string;
+  /** Share informers between controllers (one informer per resource, namespace and selector). */
+  informerFactory?: SharedInformerFactory;
+  /** How long to wait for the first LIST of every informer before giving up. Default 2 minutes, as controller-runtime. */
+  cacheSyncTimeoutMs?: number;
+  /** The finalizer the runtime holds while a finalize hook exists. Default `<group>/finalizer`. */
+  finalizerName?: string;
+  logger?: Logger;
+}
+
+export interface ControllerConfig<T extends KubernetesObject> extends ControllerOptions {
+  name: string;
+  resource: ResourceDescriptor;
+  kube: KubeClient;
+  informerFactory: SharedInformerFactory;
+  informer: SharedIndexInformer<T>;
+  queue: RateLimitingQueue<string>;
+  reconcile(ctx: ReconcileContext, obj: T): Promise<ReconcileResult | void>;
+  finalize?(ctx: ReconcileContext, obj: T): Promise<void>;
+}
+
+export class Controller<T extends KubernetesObject> {
+  readonly name: string;
+  readonly queue: RateLimitingQueue<string>;
+  readonly informer: SharedIndexInformer<T>;
+  private readonly log: Logger;
+  private readonly recorder: EventRecorder;
+  private readonly resourceClient: ResourceClient<T>;
+  private readonly finalizerName: string;
+
+  constructor(private readonly config: ControllerConfig<T>) {
+    this.name = config.name;
+    this.queue = config.queue;
+    this.informer = config.informer;
+    this.log = (config.logger ?? newLogger()).child({ controller: config.name });
+    this.recorder = newEventRecorder(config.kube, config.name, this.log);
+    this.resourceClient = new ResourceClient<T>(config.kube, config.resource);
+    this.finalizerName = config.finalizerName ?? `${config.resource.group || "core"}/finalizer`;
+  }
+
+  /** Runs until `signal` aborts, then lets in-flight reconciles finish (shutDownWithDrain) and resolves. */
+  async run(signal: AbortSignal): Promise<void> {
+    const factoryDone = this.config.informerFactory.start(signal);
+    const timeoutMs = this.config.cacheSyncTimeoutMs ?? 120_000;
+    const synced = await waitWithTimeout(this.config.informerFactory.waitForCacheSync(signal), timeoutMs);
+    if (!synced && !signal.aborted) {
+      throw new Error(`controller ${this.name}: informer caches did not sync within ${timeoutMs / 1000}s (is the CRD installed and is the API server reachable?)`);
+    }
+    const onAbort = () => void this.queue.shutDownWithDrain();
+    signal.addEventListener("abort", onAbort, { once: true });
+    if (signal.aborted) onAbort();
+    this.log.info("starting workers", { workers: this.config.workers ?? 1 });
+    const workers = Array.from({ length: this.config.workers ?? 1 }, () => this.worker(signal));
+    await Promise.all(workers);
+    await factoryDone;
+    this.log.info("stopped");
+  }
+
+  private async worker(signal: AbortSignal): Promise<void> {
+    while (await this.processNextWorkItem(signal));
+  }
+
+  /** One turn of a worker: get a key, reconcile it, then forget it or requeue it, then mark it done. False after shutdown. */
+  async processNextWorkItem(signal: AbortSignal): Promise<boolean> {
+    const { item: key, shutdown } = await this.queue.get();
+    if (shutdown) return false;
+    try {
+      const result = await this.reconcileKey(key, signal);
+      if (result?.requeueAfter !== undefined && result.requeueAfter > 0) {
+        // controller-runtime: RequeueAfter resets the failure count and schedules exactly one later run.
+        this.queue.forget(key);
+        this.queue.addAfter(key, result.requeueAfter);
+      } else {
+        this.queue.forget(key);
+      }
+    } catch (error) {
+      if (error instanceof TerminalError) {
+        this.log.error("reconcile failed terminally; not requeued", { key, error });
+        this.queue.forget(key);
+      } else {
+        this.log.error("reconcile failed; requeued with backoff", { key, error, requeues: this.queue.numRequeues(key) });
+        this.queue.addRateLimited(key);
+      }
+    } finally {
+      this.queue.done(key);
+    }
+    return true;
+  }
+
+  private async reconcileKey(key: string, signal: AbortSignal): Promise<ReconcileResult | void> {
+    // Level-triggered: the cache's current object for this key is the input, whatever event queued it.
+    const obj = this.informer.getIndexer().getByKey(key);
+    if (!obj) return; // deleted and gone: nothing left to reconcile (finalizers handle cleanup before this)
+    const { namespace, name } = splitMetaNamespaceKey(key);
+    const ctx: ReconcileContext = { key, namespace, name, log: this.log.child({ key }), recorder: this.recorder, kube: this.config.kube, signal };
+    const finalize = this.config.finalize;
+    if (!finalize) return this.config.reconcile(ctx, obj);
+    const finalizers = obj.metadata?.finalizers ?? [];
+    if (obj.metadata?.deletionTimestamp) {
+      if (!finalizers.includes(this.finalizerName)) return;
+      await finalize(ctx, obj);
+      await removeFinalizer(this.resourceClient, obj, this.finalizerName);
+      return;
+    }
+    if (!finalizers.includes(this.finalizerName)) {
+      // Add the finalizer before the first reconcile; the resulting update event queues the key again.
+      await ensureFinalizer(this.resourceClient, obj, this.finalizerName);
+      return;
+    }
+    return this.config.reconcile(ctx, obj);
+  }
+}
+
+async function waitWithTimeout(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

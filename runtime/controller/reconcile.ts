@@ -1,0 +1,33 @@
+// The reconcile contract (controller-runtime's Request/Result): what a hook returns and what it receives.
+import type { KubeClient } from "../client/kube-client.js";
+import type { EventRecorder } from "./event-recorder.js";
+import type { Logger } from "./logger.js";
+
+/** What reconcile returns. Nothing (or {}) means done until the next change; requeueAfter runs it again after that many ms. */
+export interface ReconcileResult {
+  requeueAfter?: number;
+}
+
+/** What every hook receives; the generated per-kind context adds the typed client and lister. */
+export interface ReconcileContext {
+  /** The workqueue key, `namespace/name` (or `name` for cluster-scoped kinds). */
+  key: string;
+  namespace: string | undefined;
+  name: string;
+  log: Logger;
+  recorder: EventRecorder;
+  kube: KubeClient;
+  /** Aborted when the controller shuts down: pass it to long calls. */
+  signal: AbortSignal;
+}
+
+/**
+ * Throw this from a hook for a failure that retrying cannot fix (invalid spec, say): the key is forgotten,
+ * not requeued, as controller-runtime does with reconcile.TerminalError.
+ */
+export class TerminalError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "TerminalError";
+  }
+}
