@@ -3,6 +3,7 @@ import { Command, Option } from "commander";
 import { generate } from "./generate.js";
 import { InputError, formatLocation } from "./load/input-error.js";
 import { generatorVersion } from "./emit/plan-files.js";
+import { WriteError } from "./write/apply-plan.js";
 
 const program = new Command("crdgen")
   .description("Turn Kubernetes CustomResourceDefinitions into a TypeScript operator: types, typed clients, listers, informers, controller wiring and reconcile hooks.")
@@ -29,20 +30,27 @@ program
       check: opts.check ?? false,
     });
     for (const w of result.warnings) process.stderr.write(`warning: ${formatLocation(w)}: ${w.message}\n`);
-    for (const s of result.skipped) process.stderr.write(`skipped: ${s.file} (document ${s.documentIndex}): ${s.kind || "no kind"} ${s.apiVersion} is not a CustomResourceDefinition\n`);
-    for (const h of result.report.hookUpdates) {
-      process.stderr.write(`hooks changed: ${h.file} was left as it is (${h.details}); the new template is in ${h.newFile}\n`);
+    for (const s of result.skipped) process.stderr.write(`skipped: ${formatLocation(s)}: ${s.kind || "no kind"} ${s.apiVersion} is not a CustomResourceDefinition\n`);
+    const { changed, removed, unchanged, userKept, hookUpdates } = result.report;
+    for (const h of hookUpdates) {
+      process.stderr.write(
+        `hooks changed: ${h.file} was left as it is (${h.details}); ${opts.check ? "without --check the new template would be written to" : "the new template is in"} ${h.newFile}\n`,
+      );
     }
     const versions = result.crds.reduce((n, c) => n + c.versions.length, 0);
     if (opts.check) {
-      if (result.report.changed.length) {
-        process.stderr.write(`crdgen generate --check: ${result.report.changed.length} file(s) would change:\n${result.report.changed.map((f) => `  ${f}\n`).join("")}Run crdgen generate without --check to update them.\n`);
+      if (changed.length || removed.length) {
+        const lines = [...changed.map((f) => `  ${f}\n`), ...removed.map((f) => `  ${f} (no longer generated: would be removed)\n`)];
+        process.stderr.write(`crdgen generate --check: ${lines.length} file(s) would change:\n${lines.join("")}Run crdgen generate without --check to update them.\n`);
         process.exitCode = 1;
       } else {
         process.stdout.write(`crdgen generate --check: up to date (${result.crds.length} CRD(s), ${versions} version(s)).\n`);
       }
     } else {
-      process.stdout.write(`crdgen: ${result.crds.length} CRD(s), ${versions} version(s): ${result.report.changed.length} file(s) written, ${result.report.unchanged.length} unchanged, ${result.report.userKept.length} user-owned kept.\n`);
+      for (const f of removed) process.stderr.write(`removed: ${f} (no longer generated)\n`);
+      process.stdout.write(
+        `crdgen: ${result.crds.length} CRD(s), ${versions} version(s): ${changed.length} file(s) written, ${unchanged.length} unchanged, ${removed.length} removed, ${userKept.length} user-owned kept.\n`,
+      );
     }
     if (opts.strict && result.warnings.length) {
       process.stderr.write(`crdgen: --strict: ${result.warnings.length} warning(s)\n`);
@@ -53,6 +61,6 @@ program
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  process.stderr.write(`crdgen: ${error instanceof InputError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(`crdgen: ${error instanceof InputError || error instanceof WriteError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = 1;
 }

@@ -36,6 +36,6 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     ...(options.hooksDir ? { hooksDir: path.normalize(options.hooksDir) } : {}),
     render: templateRenderer(options.templatesDir),
   });
-  const report = await applyPlan(files, { check: options.check ?? false });
+  const report = await applyPlan(files, { check: options.check ?? false, outDir: path.normalize(options.outDir) });
   return { crds, skipped, warnings, report };
 }

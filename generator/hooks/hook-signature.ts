@@ -1,5 +1,8 @@
 // Reads a user's hooks file with ts-morph (never regexes) to see whether its hook signatures still match the generator's.
-import { Project, SyntaxKind, type Node } from "ts-morph";
+// ts-morph takes most of a second to load: it is imported only when there is a user's hooks file to read.
+import type { Node } from "ts-morph";
+
+type TsMorph = typeof import("ts-morph");
 
 export interface SignatureMismatch {
   hook: string;
@@ -11,18 +14,21 @@ export interface SignatureMismatch {
  * Compares the parameter types of the exported `reconcile` (and `finalize`, when present) with what the
  * generated controller passes. A missing `reconcile` is a mismatch; a missing `finalize` is fine (it is optional).
  */
-export function checkHookSignatures(fileName: string, text: string, parameterTypes: string[]): SignatureMismatch[] {
+export async function checkHookSignatures(fileName: string, text: string, parameterTypes: string[]): Promise<SignatureMismatch[]> {
+  const tsMorph = await import("ts-morph");
+  const { Project } = tsMorph;
   const project = new Project({ useInMemoryFileSystem: true, skipLoadingLibFiles: true, compilerOptions: { noLib: true } });
   const source = project.createSourceFile(fileName, text, { overwrite: true });
   const expected = `(${parameterTypes.join(", ")})`;
   const mismatches: SignatureMismatch[] = [];
   for (const hook of ["reconcile", "finalize"]) {
     const declarations = source.getExportedDeclarations().get(hook) ?? [];
-    const fn = declarations.map(functionLike).find((f) => f !== undefined);
+    const fn = declarations.map((d) => functionLike(d, tsMorph)).find((f) => f !== undefined);
     if (!fn) {
       if (hook === "reconcile") mismatches.push({ hook, expected, found: "no exported function" });
       continue;
     }
+    if (fn === declaredByType) continue;
     const found = `(${fn.getParameters().map((p) => p.getTypeNode()?.getText() ?? "untyped").join(", ")})`;
     if (found !== expected) mismatches.push({ hook, expected, found });
   }
@@ -31,9 +37,14 @@ export function checkHookSignatures(fileName: string, text: string, parameterTyp
 
 type FunctionLike = { getParameters(): Array<{ getTypeNode(): Node | undefined }> };
 
-function functionLike(node: Node): FunctionLike | undefined {
+/** A `const reconcile: SomeHooks["reconcile"] = ...`: its type annotation (which the compiler checks) sets the signature. */
+const declaredByType: FunctionLike = { getParameters: () => [] };
+
+function functionLike(node: Node, { SyntaxKind }: TsMorph): FunctionLike | undefined {
   if (node.isKind(SyntaxKind.FunctionDeclaration)) return node;
   if (node.isKind(SyntaxKind.VariableDeclaration)) {
+    const annotation = node.getTypeNode();
+    if (annotation) return annotation.isKind(SyntaxKind.FunctionType) ? annotation : declaredByType;
     const init = node.getInitializer();
     if (init && (init.isKind(SyntaxKind.ArrowFunction) || init.isKind(SyntaxKind.FunctionExpression))) return init;
   }

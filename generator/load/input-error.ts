@@ -17,7 +17,7 @@ export class InputError extends Error {
 }
 
 export function formatLocation({ file, documentIndex, schemaPath }: InputLocation): string {
-  let where = file;
+  let where = file === "-" ? "stdin" : file;
   if (documentIndex !== undefined) where += ` (document ${documentIndex})`;
   if (schemaPath) where += ` at ${schemaPath}`;
   return where;

@@ -32,13 +32,15 @@ export function parseCrds(inputs: InputText[]): ParsedInputs {
   for (const input of inputs) {
     const fileSha256 = createHash("sha256").update(input.text).digest("hex");
     const documents = parseAllDocuments(input.text, { version: "1.2", uniqueKeys: true });
-    if (!Array.isArray(documents)) throw new InputError({ file: input.file }, "the file is empty: it holds no YAML document");
+    if (!Array.isArray(documents)) throw new InputError({ file: input.file, documentIndex: 0 }, "the file is empty: it holds no YAML document");
     let found = 0;
     documents.forEach((doc, documentIndex) => {
       const error = doc.errors[0];
       if (error) {
         const [line, col] = error.linePos?.[0] ? [error.linePos[0].line, error.linePos[0].col] : [0, 0];
-        throw new InputError({ file: input.file, documentIndex }, `invalid YAML at line ${line}, column ${col}: ${error.message.split("\n")[0]}`);
+        // The yaml package ends its first message line with " at line L, column C:"; the location is already said.
+        const message = (error.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "");
+        throw new InputError({ file: input.file, documentIndex }, `invalid YAML at line ${line}, column ${col}: ${message}`);
       }
       const value: unknown = doc.toJS({ maxAliasCount: 1000 });
       if (value === null || value === undefined) return; // an empty document between two "---" separators
@@ -62,7 +64,8 @@ export function parseCrds(inputs: InputText[]): ParsedInputs {
       crds.push({ file: input.file, documentIndex, fileSha256, crd: object });
     });
     if (documents.length === 0 || documents.every((d) => d.contents === null)) {
-      throw new InputError({ file: input.file }, "the file is empty: it holds no YAML document");
+      // No document at all (or only comments and separators): document 0 is the empty one.
+      throw new InputError({ file: input.file, documentIndex: 0 }, "the file is empty: it holds no YAML document");
     }
     if (found === 0) {
       throw new InputError({ file: input.file }, `no ${crdApiVersion} CustomResourceDefinition in the file (found: ${describeKinds(skipped, input.file)})`);

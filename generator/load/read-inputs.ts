@@ -23,17 +23,26 @@ export async function readInputs(args: string[], stdin: () => Promise<string> = 
     });
     if (info.isDirectory()) {
       // A folder means every YAML file directly in it, in a stable order so output never depends on readdir order.
-      const names = (await readdir(arg)).filter((n) => yamlFile.test(n)).sort();
+      const names = (await readdir(arg, { withFileTypes: true }))
+        .filter((entry) => !entry.isDirectory() && yamlFile.test(entry.name))
+        .map((entry) => entry.name)
+        .sort();
       if (names.length === 0) throw new InputError({ file: arg }, "the folder holds no *.yaml or *.yml file");
       for (const name of names) {
         const file = path.join(arg, name);
-        inputs.push({ file, text: await readFile(file, "utf8") });
+        inputs.push({ file, text: await readText(file) });
       }
     } else {
-      inputs.push({ file: arg, text: await readFile(arg, "utf8") });
+      inputs.push({ file: arg, text: await readText(arg) });
     }
   }
   return inputs;
+}
+
+async function readText(file: string): Promise<string> {
+  return readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+    throw new InputError({ file }, `cannot read it (${error.code ?? error.message})`);
+  });
 }
 
 async function readStdin(): Promise<string> {
