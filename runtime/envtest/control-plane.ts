@@ -1,0 +1,218 @@
+// A real local Kubernetes control plane (etcd + kube-apiserver, no kubelet) for tests, benchmarks and the demo, like controller-runtime's envtest.
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import https from "node:https";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { KubeConfig, loadAllYaml } from "@kubernetes/client-node";
+import { KubeClient } from "../client/kube-client.js";
+import { isAlreadyExists } from "../client/api-error.js";
+import { findBinary } from "./binaries.js";
+import { makeCerts, type ControlPlaneCerts } from "./certs.js";
+import { startProcess, type ManagedProcess } from "./process.js";
+
+export interface ControlPlaneOptions {
+  /** Folder holding etcd, kube-apiserver and kubectl (else TEST_ASSET_*, KUBEBUILDER_ASSETS, crdgen's build cache). */
+  assetsDir?: string;
+  /** CRD YAML files to install once the API server is ready; start resolves when discovery serves every served version. */
+  crdFiles?: string[];
+  /** Extra kube-apiserver flags, e.g. ["--feature-gates=..."]. */
+  apiServerArgs?: string[];
+  /** How long etcd and the apiserver may take to become ready. Default 60 s, or KUBEBUILDER_CONTROLPLANE_START_TIMEOUT (seconds). */
+  startTimeoutMs?: number;
+}
+
+export interface ControlPlane {
+  /** Folder with certificates, the kubeconfig, data and process logs (removed by stop). */
+  readonly dir: string;
+  readonly kubeconfigPath: string;
+  readonly apiServerUrl: string;
+  /** etcd's client URL, for tests that compact it to provoke 410 Gone. */
+  readonly etcdEndpoint: string;
+  /** A KubeConfig for the `admin` user (group system:masters). */
+  kubeConfig(): KubeConfig;
+  kubeClient(): KubeClient;
+  installCrds(files: string[]): Promise<void>;
+  /** Stops and starts kube-apiserver on the same port, keeping etcd (and so every object). */
+  restartApiServer(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const envStartTimeout = Number(process.env["KUBEBUILDER_CONTROLPLANE_START_TIMEOUT"] ?? "") * 1000;
+
+export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
+  const etcdBinary = findBinary("etcd", options.assetsDir);
+  const apiServerBinary = findBinary("kube-apiserver", options.assetsDir);
+  const startTimeoutMs = options.startTimeoutMs ?? (envStartTimeout > 0 ? envStartTimeout : 60_000);
+  const dir = await mkdtemp(path.join(os.tmpdir(), "crdgen-envtest-"));
+  const processes: ManagedProcess[] = [];
+  try {
+    const certs = await makeCerts(dir);
+    const [etcdClientPort, etcdPeerPort, apiPort] = await freePorts(3);
+    const etcdEndpoint = `http://127.0.0.1:${etcdClientPort}`;
+    const etcd = startProcess("etcd", etcdBinary, [
+      `--data-dir=${path.join(dir, "etcd-data")}`,
+      `--listen-client-urls=${etcdEndpoint}`,
+      `--advertise-client-urls=${etcdEndpoint}`,
+      `--listen-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
+      `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
+      `--initial-cluster=default=http://127.0.0.1:${etcdPeerPort}`,
+      "--unsafe-no-fsync=true",
+    ], path.join(dir, "etcd.log"));
+    processes.push(etcd);
+    await waitUntil(() => httpOk(`${etcdEndpoint}/health`), startTimeoutMs, "etcd /health", etcd, path.join(dir, "etcd.log"));
+
+    const apiServerUrl = `https://127.0.0.1:${apiPort}`;
+    const apiServerArgs = [
+      "--bind-address=127.0.0.1",
+      `--secure-port=${apiPort}`,
+      `--cert-dir=${dir}`,
+      `--tls-cert-file=${certs.servingCert}`,
+      `--tls-private-key-file=${certs.servingKey}`,
+      `--client-ca-file=${certs.caCert}`,
+      `--etcd-servers=${etcdEndpoint}`,
+      "--service-cluster-ip-range=10.0.0.0/24",
+      "--allow-privileged=true",
+      "--authorization-mode=RBAC",
+      "--disable-admission-plugins=ServiceAccount",
+      `--service-account-issuer=${apiServerUrl}/`,
+      `--service-account-key-file=${certs.serviceAccountPub}`,
+      `--service-account-signing-key-file=${certs.serviceAccountKey}`,
+      ...(options.apiServerArgs ?? []),
+    ];
+    const apiServerLog = path.join(dir, "kube-apiserver.log");
+    const startApiServer = async () => {
+      const p = startProcess("kube-apiserver", apiServerBinary, apiServerArgs, apiServerLog);
+      processes.push(p);
+      await waitUntil(() => httpsOk(`${apiServerUrl}/readyz`, certs), startTimeoutMs, "kube-apiserver /readyz", p, apiServerLog);
+      return p;
+    };
+    let apiServer = await startApiServer();
+
+    const kubeconfigPath = path.join(dir, "kubeconfig");
+    await writeFile(kubeconfigPath, await kubeconfigYaml(apiServerUrl, certs));
+    const kubeConfig = () => {
+      const kc = new KubeConfig();
+      kc.loadFromFile(kubeconfigPath);
+      return kc;
+    };
+    const client = KubeClient.fromKubeConfig(kubeConfig());
+    // The apiserver creates "default" shortly after it reports ready; tests expect it to exist.
+    await waitUntil(async () => (await client.request({ method: "GET", path: "/api/v1/namespaces/default" }).then(() => true, () => false)), startTimeoutMs, "namespace default");
+
+    const plane: ControlPlane = {
+      dir,
+      kubeconfigPath,
+      apiServerUrl,
+      etcdEndpoint,
+      kubeConfig,
+      kubeClient: () => KubeClient.fromKubeConfig(kubeConfig()),
+      installCrds: (files) => installCrds(client, files),
+      async restartApiServer() {
+        await apiServer.stop();
+        apiServer = await startApiServer();
+      },
+      async stop() {
+        client.close();
+        for (const p of [...processes].reverse()) await p.stop();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+    if (options.crdFiles?.length) await plane.installCrds(options.crdFiles);
+    return plane;
+  } catch (error) {
+    for (const p of processes.reverse()) await p.stop(2_000);
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Creates (or keeps) each CRD, then waits until discovery serves every served version, as envtest's WaitForCRDs. */
+async function installCrds(client: KubeClient, files: string[]): Promise<void> {
+  const wanted: Array<{ group: string; version: string; plural: string }> = [];
+  for (const file of files) {
+    for (const doc of loadAllYaml(await readFile(file, "utf8"))) {
+      if (!doc || doc.kind !== "CustomResourceDefinition") continue;
+      try {
+        await client.request({ method: "POST", path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", body: doc });
+      } catch (error) {
+        if (!isAlreadyExists(error)) throw new Error(`installing ${doc.metadata?.name} from ${file}: ${(error as Error).message}`);
+      }
+      for (const v of doc.spec.versions) if (v.served) wanted.push({ group: doc.spec.group, version: v.name, plural: doc.spec.names.plural });
+    }
+  }
+  for (const w of wanted) {
+    await waitUntil(async () => {
+      const list = await client.request<{ resources?: Array<{ name: string }> }>({ method: "GET", path: `/apis/${w.group}/${w.version}` }).catch(() => undefined);
+      return Boolean(list?.resources?.some((r) => r.name === w.plural));
+    }, 30_000, `discovery of ${w.plural}.${w.group}/${w.version}`);
+  }
+}
+
+async function kubeconfigYaml(server: string, certs: ControlPlaneCerts): Promise<string> {
+  const b64 = async (file: string) => (await readFile(file)).toString("base64");
+  return [
+    "apiVersion: v1",
+    "kind: Config",
+    "clusters:",
+    "- name: envtest",
+    "  cluster:",
+    `    server: ${server}`,
+    `    certificate-authority-data: ${await b64(certs.caCert)}`,
+    "users:",
+    "- name: admin",
+    "  user:",
+    `    client-certificate-data: ${await b64(certs.adminCert)}`,
+    `    client-key-data: ${await b64(certs.adminKey)}`,
+    "contexts:",
+    "- name: envtest",
+    "  context: {cluster: envtest, user: admin}",
+    "current-context: envtest",
+    "",
+  ].join("\n");
+}
+
+async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from({ length: count }, () => new Promise<net.Server>((resolve, reject) => {
+      const s = net.createServer();
+      s.once("error", reject);
+      s.listen(0, "127.0.0.1", () => resolve(s));
+    })),
+  );
+  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
+}
+
+function httpOk(url: string): Promise<boolean> {
+  return fetch(url).then((r) => r.ok, () => false);
+}
+
+function httpsOk(url: string, certs: ControlPlaneCerts): Promise<boolean> {
+  return Promise.all([readFile(certs.caCert), readFile(certs.adminCert), readFile(certs.adminKey)]).then(
+    ([ca, cert, key]) =>
+      new Promise<boolean>((resolve) => {
+        const req = https.get(url, { ca, cert, key, timeout: 2_000 }, (res) => {
+          res.resume();
+          resolve(res.statusCode === 200);
+        });
+        req.on("error", () => resolve(false));
+        req.on("timeout", () => req.destroy());
+      }),
+  );
+}
+
+/** Polls every 100 ms (envtest's interval); fails early, with the log's tail, when the process died. */
+async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string, proc?: ManagedProcess, logFile?: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    const dead = proc && (proc.child.exitCode !== null || proc.child.signalCode !== null);
+    if (dead || Date.now() > deadline) {
+      const tail = logFile ? (await readFile(logFile, "utf8").catch(() => "")).split("\n").slice(-15).join("\n") : "";
+      throw new Error(`control plane: ${what} ${dead ? `failed: ${proc!.name} exited` : `not ready after ${timeoutMs / 1000}s`}${tail ? `\n--- last lines of ${logFile}:\n${tail}` : ""}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

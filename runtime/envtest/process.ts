@@ -1,0 +1,79 @@
+// Starts and stops control plane processes so that none outlives the test run: own process group, exit handlers, SIGKILL after a grace period.
+import { spawn, type ChildProcess } from "node:child_process";
+import { createWriteStream } from "node:fs";
+
+export interface ManagedProcess {
+  readonly name: string;
+  readonly child: ChildProcess;
+  /** Resolves with the exit code (or signal) when the process ends. */
+  readonly exited: Promise<number | string>;
+  /** SIGTERM, then SIGKILL after `graceMs` (default 20 s, envtest's stop timeout). */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const live = new Set<ManagedProcess>();
+let handlersInstalled = false;
+
+/** Kill every live control plane process group; used on exit, so it must be synchronous. */
+function killAll(): void {
+  for (const p of live) {
+    try {
+      if (p.child.pid) process.kill(-p.child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+  live.clear();
+}
+
+function installExitHandlers(): void {
+  if (handlersInstalled) return;
+  handlersInstalled = true;
+  process.on("exit", killAll);
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.on(signal, () => {
+      killAll();
+      // Keep the usual meaning of the signal when nobody else handles it.
+      if (process.listenerCount(signal) === 1) process.exit(128 + ({ SIGINT: 2, SIGTERM: 15, SIGHUP: 1 } as const)[signal]);
+    });
+  }
+}
+
+export function startProcess(name: string, binary: string, args: string[], logFile: string): ManagedProcess {
+  installExitHandlers();
+  const log = createWriteStream(logFile, { flags: "a" });
+  // detached: the process leads its own group, so one kill(-pid) also ends anything it spawned.
+  const child = spawn(binary, args, { detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  const exited = new Promise<number | string>((resolve) => {
+    child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown"));
+    child.once("error", (error) => resolve(`failed to start: ${error.message}`));
+  });
+  const managed: ManagedProcess = {
+    name,
+    child,
+    exited,
+    async stop(graceMs = 20_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return void live.delete(managed);
+      try {
+        process.kill(-child.pid!, "SIGTERM");
+      } catch {
+        // already gone
+      }
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-child.pid!, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }, graceMs);
+      await exited;
+      clearTimeout(timer);
+      live.delete(managed);
+    },
+  };
+  live.add(managed);
+  void exited.then(() => live.delete(managed));
+  return managed;
+}
