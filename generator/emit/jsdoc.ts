@@ -1,10 +1,32 @@
-// Writes JSDoc blocks from descriptions and schema constraints; no description text can end the comment early.
+// Writes JSDoc blocks from descriptions and schema constraints; no description text can end the comment early or add a tag.
 import type { Constraints } from "../model/schema-node.js";
 
-/** Makes text safe inside a block comment: "*\/" would close it, so the slash is escaped. */
+/** Makes text safe inside a block comment: "*\/" would close it, so the slash is escaped; every line break becomes "\n". */
 export function commentSafe(text: string): string {
-  return text.replace(/\*\//g, "*\\/").replace(/\r\n?/g, "\n");
+  return text.replace(/\*\//g, "*\\/").replace(/\r\n?|[\u2028\u2029]/g, "\n");
 }
+
+/**
+ * A description line that starts with "@" (after indentation) would be read as a JSDoc tag, so a description could
+ * deprecate a field or invent a default; TSDoc's escape "\@" keeps it as text.
+ */
+function textLine(line: string): string {
+  return line.replace(/^(\s*)@/, "$1\\@");
+}
+
+const requiredMeaning = {
+  oneOf: "exactly one of these field sets must be set",
+  anyOf: "at least one of these field sets must be set",
+  allOf: "all of these field sets must be set",
+  not: "these fields must not all be set",
+} as const;
+
+const valueMeaning = {
+  oneOf: "exactly one of these must hold",
+  anyOf: "at least one of these must hold",
+  allOf: "all of these must hold",
+  not: "this must not hold",
+} as const;
 
 export function constraintTags(c: Constraints): string[] {
   const tags: string[] = [];
@@ -25,22 +47,38 @@ export function constraintTags(c: Constraints): string[] {
   if (c.mapType) tags.push(`@mapType ${c.mapType}`);
   for (const v of c.validations ?? []) {
     const message = v.message ?? (v.messageExpression ? `(messageExpression) ${v.messageExpression}` : undefined);
-    tags.push(`@validation ${v.rule.replace(/\s*\n\s*/g, " ")}${message ? ` — ${message}` : ""}`);
+    const where = [v.reason ? `reason ${v.reason}` : "", v.fieldPath ? `fieldPath ${v.fieldPath}` : ""].filter(Boolean).join(", ");
+    tags.push(`@validation ${v.rule.replace(/\s*\n\s*/g, " ")}${message ? ` — ${message}` : ""}${where ? ` (${where})` : ""}`);
   }
   for (const r of c.requiredCombinators ?? []) {
     const sets = r.alternatives.map((a) => `[${a.join(", ")}]`).join(" | ");
-    const meaning = { oneOf: "exactly one of", anyOf: "at least one of", allOf: "all of", not: "none of" }[r.combinator];
-    tags.push(`@remarks ${r.combinator}: ${meaning} these field sets must be set: ${sets}`);
+    tags.push(`@remarks ${r.combinator}: ${requiredMeaning[r.combinator]}: ${sets}`);
+  }
+  for (const v of c.valueCombinators ?? []) {
+    tags.push(`@remarks ${v.combinator}: ${valueMeaning[v.combinator]}: ${v.members.map(json).join(" | ")}`);
   }
   return tags;
+}
+
+/**
+ * The tags of an array's items or a map's values that have no declaration of their own (strings, numbers, ...),
+ * written on the property: "@pattern x" on the items becomes "@itemPattern x", on map values "@valuePattern x".
+ */
+export function nestedTags(prefix: string, tags: string[]): string[] {
+  return tags.map((t) => t.replace(/^@(\w)/, (_, first: string) => `@${prefix}${first.toUpperCase()}`));
 }
 
 /** A JSDoc block indented by `indent`, or "" when there is nothing to say. */
 export function jsdoc(indent: string, description: string | undefined, tags: string[] = []): string {
   const lines: string[] = [];
-  if (description) lines.push(...commentSafe(description).trim().split("\n").map((l) => l.trimEnd()));
-  if (description && tags.length) lines.push("");
-  for (const tag of tags) lines.push(...commentSafe(tag).split("\n"));
+  const text = description === undefined ? "" : commentSafe(description).trim();
+  if (text) lines.push(...text.split("\n").map((l) => textLine(l.trimEnd())));
+  if (text && tags.length) lines.push("");
+  for (const tag of tags) {
+    // Only a tag's first line is a tag; its continuation lines (a multi-line message) are text.
+    const [first = "", ...rest] = commentSafe(tag).split("\n");
+    lines.push(first, ...rest.map(textLine));
+  }
   if (lines.length === 0) return "";
   return `${indent}/**\n${lines.map((l) => (l ? `${indent} * ${l}` : `${indent} *`)).join("\n")}\n${indent} */\n`;
 }

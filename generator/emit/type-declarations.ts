@@ -2,7 +2,7 @@
 import type { CrdModel, VersionModel } from "../model/resource-model.js";
 import type { Property, SchemaNode } from "../model/schema-node.js";
 import { assignTypeNames, rootEnvelopeKeys } from "../model/type-names.js";
-import { constraintTags, jsdoc } from "./jsdoc.js";
+import { constraintTags, jsdoc, nestedTags } from "./jsdoc.js";
 
 const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const simpleType = /^[A-Za-z_$][A-Za-z0-9_$<>, ]*$/;
@@ -26,7 +26,9 @@ export function emitTypeDeclarations(crd: CrdModel, version: VersionModel): Type
 
   const typeExpr = (node: SchemaNode): string => {
     const base = bareTypeExpr(node);
-    return node.nullable && base !== "unknown" ? `${base} | null` : base;
+    // unknown already holds null, and so does an enum that lists it.
+    const holdsNull = base === "unknown" || (node.kind === "enum" && node.values.includes(null));
+    return node.nullable && !holdsNull ? `${base} | null` : base;
   };
   const bareTypeExpr = (node: SchemaNode): string => {
     const named = nameOf.get(node);
@@ -53,24 +55,33 @@ export function emitTypeDeclarations(crd: CrdModel, version: VersionModel): Type
 
   const envelope = `  apiVersion: "${crd.group}/${version.name}";\n  kind: "${crd.kind}";\n  metadata: V1ObjectMeta;\n`;
 
+  /** The constraints of a node, then those of its array items or map values that have no declaration of their own. */
+  const tagsOf = (node: SchemaNode): string[] => [...constraintTags(node.constraints), ...elementTags(node)];
+  const elementTags = (node: SchemaNode): string[] => {
+    if (node.kind === "array" && !nameOf.has(node.items)) return nestedTags("item", tagsOf(node.items));
+    if (node.kind === "map" && !nameOf.has(node.values)) return nestedTags("value", tagsOf(node.values));
+    return [];
+  };
+
   const propertyLine = (p: Property, indent: string): string => {
     const key = identifier.test(p.name) ? p.name : JSON.stringify(p.name);
-    return `${jsdoc(indent, p.node.description, constraintTags(p.node.constraints))}${indent}${key}${p.required ? "" : "?"}: ${typeExpr(p.node)};\n`;
+    return `${jsdoc(indent, p.node.description, tagsOf(p.node))}${indent}${key}${p.required ? "" : "?"}: ${typeExpr(p.node)};\n`;
   };
 
   const declare = (node: SchemaNode): string => {
     const name = nameOf.get(node)!;
     const isRoot = node === root;
-    const doc = jsdoc("", node.description, isRoot ? deprecationTags(crd, version) : constraintTags(node.constraints));
+    const doc = jsdoc("", node.description, [...(isRoot ? deprecationTags(crd, version) : []), ...tagsOf(node)]);
     if (node.kind === "enum") {
       const values = `export const ${name}Values = [${node.values.map((v) => JSON.stringify(v)).join(", ")}] as const;\n`;
       if (node.values.every(isPrimitive)) return `${doc}export type ${name} = ${literalUnion(node.values)};\n${values}`;
       return `${values}${doc}export type ${name} = (typeof ${name}Values)[number];\n`;
     }
     if (isRoot && node.kind !== "object") {
-      // A root without properties (preserve-unknown-fields at the top) still has the Kubernetes envelope.
+      // A root without properties still has the Kubernetes envelope; with preserve-unknown-fields it keeps every other
+      // key too, while a bare `type: object` root keeps nothing else (the API server prunes it).
       usesObjectMeta = true;
-      return `${doc}export interface ${name} {\n${envelope}  [key: string]: unknown;\n}\n`;
+      return `${doc}export interface ${name} {\n${envelope}${node.kind === "emptyObject" ? "" : "  [key: string]: unknown;\n"}}\n`;
     }
     if (node.kind !== "object") return `${doc}export type ${name} = ${aliasTarget(node)};\n`;
     let body = "";
@@ -79,9 +90,10 @@ export function emitTypeDeclarations(crd: CrdModel, version: VersionModel): Type
       body += envelope;
     } else if (node.embeddedResource) {
       usesObjectMeta = true;
+      // The API server rejects an embedded resource without apiVersion or kind (metadata may be left out).
       const declared = new Set(node.properties.map((p) => p.name));
-      if (!declared.has("apiVersion")) body += "  apiVersion?: string;\n";
-      if (!declared.has("kind")) body += "  kind?: string;\n";
+      if (!declared.has("apiVersion")) body += "  apiVersion: string;\n";
+      if (!declared.has("kind")) body += "  kind: string;\n";
       if (!declared.has("metadata")) body += "  metadata?: V1ObjectMeta;\n";
     }
     for (const p of node.properties) {
@@ -90,7 +102,7 @@ export function emitTypeDeclarations(crd: CrdModel, version: VersionModel): Type
         body += `${jsdoc("  ", p.node.description)}  metadata${p.required ? "" : "?"}: V1ObjectMeta;\n`;
         continue;
       }
-      body += propertyLine(p, "  ");
+      body += propertyLine(node.embeddedResource && (p.name === "apiVersion" || p.name === "kind") ? { ...p, required: true } : p, "  ");
     }
     // Structural schemas prune unknown keys, so objects stay closed unless the schema preserves them.
     if (node.openIndexSignature) body += "  [key: string]: unknown;\n";

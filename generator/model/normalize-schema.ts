@@ -1,6 +1,6 @@
 // Normalises a raw openAPIV3Schema into SchemaNodes, one explicit rule per Kubernetes extension and placement.
 import { InputError, pointer, type InputLocation } from "../load/input-error.js";
-import type { CelRule, Constraints, Property, RequiredCombinator, SchemaNode } from "./schema-node.js";
+import type { CelRule, Constraints, Property, RequiredCombinator, SchemaNode, ValueCombinator } from "./schema-node.js";
 
 export interface SchemaWarning extends InputLocation {
   message: string;
@@ -16,8 +16,18 @@ type Raw = Record<string, unknown>;
 
 const isRecord = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
 const combinators = ["oneOf", "anyOf", "allOf", "not"] as const;
-/** Keys a combinator member may hold and still be a pure "which fields are set" constraint. */
-const constraintOnlyKeys = new Set(["required", "description", "not", "anyOf", "oneOf", "allOf"]);
+type Combinator = (typeof combinators)[number];
+/** A combinator member that only says which properties are set (postgres-operator style): a constraint, never a type. */
+const isRequiredOnly = (m: unknown): boolean =>
+  isRecord(m) && Array.isArray(m["required"]) && Object.keys(m).every((k) => k === "required" || k === "description");
+/** Keys that give a member a shape of its own, so an untyped node's oneOf/anyOf of such members is a union of types. */
+const shapeKeys = ["type", "properties", "items", "additionalProperties", "x-kubernetes-int-or-string", "x-kubernetes-preserve-unknown-fields", "x-kubernetes-embedded-resource"];
+const hasShape = (m: unknown): boolean => isRecord(m) && shapeKeys.some((k) => k in m);
+const membersOf = (raw: Raw, name: Combinator): unknown[] => {
+  const value = raw[name];
+  if (name === "not") return isRecord(value) ? [value] : [];
+  return Array.isArray(value) ? value : [];
+};
 
 export function normalizeSchema(raw: unknown, at: string, ctx: NormalizeContext): SchemaNode {
   if (!isRecord(raw)) return degrade(at, ctx, `a schema must be a mapping, found ${JSON.stringify(raw)}`);
@@ -35,13 +45,13 @@ export function normalizeSchema(raw: unknown, at: string, ctx: NormalizeContext)
   if (raw["x-kubernetes-int-or-string"] === true) return { ...base, kind: "intOrString" };
   if (Array.isArray(raw["enum"])) return { ...base, kind: "enum", values: raw["enum"] };
 
-  const union = typedUnion(raw, at, ctx);
+  const unionOf = unionSource(raw);
+  if (unionOf) return { ...base, kind: "union", members: typedUnion(raw, unionOf, at, ctx) };
   const type = raw["type"];
   const preserveUnknown = raw["x-kubernetes-preserve-unknown-fields"] === true;
   const embeddedResource = raw["x-kubernetes-embedded-resource"] === true;
   const properties = isRecord(raw["properties"]) ? raw["properties"] : undefined;
 
-  if (union && type === undefined) return { ...base, kind: "union", members: union };
   switch (type) {
     case "string":
     case "integer":
@@ -91,19 +101,17 @@ function objectNode(
   return { ...base, kind: "emptyObject" };
 }
 
-/** oneOf/anyOf whose members carry their own types become a union; members that only list `required` do not. */
-function typedUnion(raw: Raw, at: string, ctx: NormalizeContext): SchemaNode[] | undefined {
-  for (const name of ["oneOf", "anyOf"] as const) {
-    const members = raw[name];
-    if (!Array.isArray(members) || members.every(isConstraintOnly)) continue;
-    return members.map((m, i) => normalizeSchema(m, pointer(at, name, i), ctx));
-  }
-  return undefined;
+/**
+ * The combinator that types an untyped node: its oneOf (else anyOf) when a member has a shape of its own (`type`,
+ * `properties`, ...). Under a node with a type, the structural-schema rules make every combinator a value validation.
+ */
+function unionSource(raw: Raw): "oneOf" | "anyOf" | undefined {
+  if (raw["type"] !== undefined || raw["x-kubernetes-int-or-string"] === true) return undefined;
+  return (["oneOf", "anyOf"] as const).find((name) => membersOf(raw, name).some(hasShape));
 }
 
-function isConstraintOnly(member: unknown): boolean {
-  return isRecord(member) && Object.keys(member).every((k) => constraintOnlyKeys.has(k)) &&
-    combinators.every((c) => member[c] === undefined || (Array.isArray(member[c]) ? (member[c] as unknown[]).every(isConstraintOnly) : isConstraintOnly(member[c])));
+function typedUnion(raw: Raw, name: "oneOf" | "anyOf", at: string, ctx: NormalizeContext): SchemaNode[] {
+  return membersOf(raw, name).map((m, i) => normalizeSchema(m, pointer(at, name, i), ctx));
 }
 
 function readConstraints(raw: Raw, at: string, ctx: NormalizeContext): Constraints {
@@ -129,17 +137,25 @@ function readConstraints(raw: Raw, at: string, ctx: NormalizeContext): Constrain
     });
   }
   const required: RequiredCombinator[] = [];
+  const values: ValueCombinator[] = [];
+  const union = unionSource(raw);
   for (const name of combinators) {
-    const value = raw[name];
-    const members = name === "not" ? (isRecord(value) ? [value] : []) : Array.isArray(value) ? value : [];
-    if (members.length === 0 || !members.every(isConstraintOnly)) continue;
-    const alternatives = members.map((m) => (Array.isArray((m as Raw)["required"]) ? ((m as Raw)["required"] as unknown[]).map(String) : []));
-    if (alternatives.some((a) => a.length > 0)) required.push({ combinator: name, alternatives });
+    const members = membersOf(raw, name);
+    if (members.length === 0 || name === union) continue;
+    // The anyOf kubebuilder writes next to x-kubernetes-int-or-string is the type itself, not a validation.
+    if (name === "anyOf" && raw["x-kubernetes-int-or-string"] === true) continue;
+    if (members.every(isRequiredOnly)) {
+      required.push({ combinator: name, alternatives: members.map((m) => ((m as Raw)["required"] as unknown[]).map(String)) });
+      continue;
+    }
+    values.push({ combinator: name, members });
+    if (members.some((m) => isRecord(m) && "type" in m)) {
+      // Structural schemas forbid `type` inside combinators; a typed node keeps its own type and the members are only documented.
+      ctx.warnings.push({ file: ctx.file, documentIndex: ctx.documentIndex, schemaPath: pointer(at, name), message: `${name} members with their own type are not merged into the type; only the node's own type is used` });
+    }
   }
   if (required.length) c.requiredCombinators = required;
-  if (raw["allOf"] !== undefined && !(Array.isArray(raw["allOf"]) && raw["allOf"].every(isConstraintOnly))) {
-    ctx.warnings.push({ file: ctx.file, documentIndex: ctx.documentIndex, schemaPath: pointer(at, "allOf"), message: "allOf with typed members is not merged into the type; only the node's own type is used" });
-  }
+  if (values.length) c.valueCombinators = values;
   return c;
 }
 

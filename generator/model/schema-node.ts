@@ -24,6 +24,8 @@ export interface Constraints {
   validations?: CelRule[];
   /** oneOf/anyOf/allOf/not made only of `required` lists: constraints on which properties are set. */
   requiredCombinators?: RequiredCombinator[];
+  /** Other oneOf/anyOf/allOf/not that only validate values (format, pattern, bounds, nested required): documented as given. */
+  valueCombinators?: ValueCombinator[];
 }
 
 export interface CelRule {
@@ -37,6 +39,12 @@ export interface CelRule {
 export interface RequiredCombinator {
   combinator: "oneOf" | "anyOf" | "allOf" | "not";
   alternatives: string[][];
+}
+
+export interface ValueCombinator {
+  combinator: "oneOf" | "anyOf" | "allOf" | "not";
+  /** The members exactly as in the schema (one for `not`). */
+  members: unknown[];
 }
 
 export interface Property {

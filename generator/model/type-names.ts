@@ -27,7 +27,9 @@ export interface TypeNames {
 
 interface Candidate {
   node: SchemaNode;
-  name: string;
+  /** The name of the parent path; name = prefix + segment. */
+  prefix: string;
+  segment: string;
   /** True when every path segment was already an identifier, so the name reads exactly like the wire keys. */
   lossless: boolean;
 }
@@ -35,43 +37,60 @@ interface Candidate {
 /** Root properties typed by the generator itself rather than from the schema. */
 export const rootEnvelopeKeys = new Set(["apiVersion", "kind", "metadata"]);
 
+/**
+ * Names come from paths only (kind, then one PascalCase segment per key), so adding a field never renames a type
+ * of another path. Keys that are not identifiers keep their word breaks as "_" (max_size -> Max_Size, foo-bar ->
+ * Foo_Bar), so they never take the name of their camelCase twin. The rare paths that still meet on one name are
+ * told apart readably: identifier paths first, in document order, keep the plain name; the next one gets "_" before
+ * its last segment (a.bC -> ABC, aB.c -> AB_C); only then a number.
+ */
 export function assignTypeNames(kind: string, root: SchemaNode): TypeNames {
   const candidates: Candidate[] = [];
-  const visit = (node: SchemaNode, name: string, lossless: boolean, forceNamed = false): void => {
-    if (node.kind === "array") return visit(node.items, name, lossless);
-    if (node.kind === "map") return visit(node.values, `${name}Value`, lossless);
-    if (node.kind === "union") return node.members.forEach((m, i) => visit(m, `${name}Option${i + 1}`, lossless));
-    if (node.kind === "object" || node.kind === "enum" || forceNamed) candidates.push({ node, name, lossless });
+  const visit = (node: SchemaNode, prefix: string, segment: string, lossless: boolean, forceNamed = false): void => {
+    const name = prefix + segment;
+    if (node.kind === "array") return visit(node.items, prefix, segment, lossless);
+    if (node.kind === "map") return visit(node.values, name, "Value", lossless);
+    if (node.kind === "union") return node.members.forEach((m, i) => visit(m, name, `Option${i + 1}`, lossless));
+    if (node.kind === "object" || node.kind === "enum" || forceNamed) candidates.push({ node, prefix, segment, lossless });
     if (node.kind === "object") {
       for (const p of node.properties) {
         if (node === root && rootEnvelopeKeys.has(p.name)) continue;
-        const segment = pascalSegment(p.name);
+        // An embedded resource's metadata is typed V1ObjectMeta, whatever its schema says.
+        if (node.embeddedResource && p.name === "metadata") continue;
+        const key = pascalSegment(p.name);
         const isRootPart = node === root && (p.name === "spec" || p.name === "status");
-        visit(p.node, name + segment.text, lossless && segment.lossless, isRootPart);
+        visit(p.node, name, key.text, lossless && key.lossless, isRootPart);
       }
     }
   };
-  visit(root, kind, true, true);
+  visit(root, "", kind, true, true);
 
+  // The root is the kind itself: every template refers to it by that name, even when it is a global's (Function).
   // Names of the generated list type, client, lister, informer and hooks are reserved first, so a root field called
   // "list" or "hooks" cannot take <Kind>List or <Kind>Hooks.
-  const taken = new Set(["List", "Client", "Verbs", "Lister", "Informer", "Context", "Hooks", "Controller"].map((suffix) => kind + suffix));
-  const nameOf = new Map<SchemaNode, string>();
+  const taken = new Set([kind, ...["List", "Client", "Verbs", "Lister", "Informer", "Context", "Hooks", "Controller"].map((suffix) => kind + suffix)]);
+  const nameOf = new Map<SchemaNode, string>([[root, kind]]);
   const claim = (c: Candidate) => {
-    let name = takenGlobally.has(c.name) ? `${c.name}_` : c.name;
-    for (let n = 2; taken.has(name); n++) name = `${c.name}_${n}`;
+    const plain = c.prefix + c.segment;
+    const free = (n: string) => !taken.has(n) && !takenGlobally.has(n);
+    let name = [plain, `${c.prefix}_${c.segment}`].find(free);
+    for (let n = 2; name === undefined; n++) if (free(`${plain}_${n}`)) name = `${plain}_${n}`;
     taken.add(name);
     nameOf.set(c.node, name);
   };
-  // Lossless names are claimed before lossy ones, so adding a key like "foo-bar" never renames the type of "fooBar".
-  candidates.filter((c) => c.lossless).forEach(claim);
-  candidates.filter((c) => !c.lossless).forEach(claim);
+  const nested = candidates.filter((c) => c.node !== root);
+  // Lossless names are claimed before lossy ones, so adding a key like "_id" or "$ref" never renames the type of "id" or "ref".
+  nested.filter((c) => c.lossless).forEach(claim);
+  nested.filter((c) => !c.lossless).forEach(claim);
   return { nameOf, declarationOrder: candidates.map((c) => c.node) };
 }
 
-/** "fooBar" -> FooBar (lossless); "foo-bar" or "x.y_z" -> FooBar / XYZ (lossy: word breaks at non-alphanumerics). */
+/**
+ * One path segment of a type name. "fooBar" -> FooBar (lossless). Other keys break into words at every
+ * non-alphanumeric run, joined by "_": "foo-bar" -> Foo_Bar, "s3_wal_path" -> S3_Wal_Path, "$ref" -> Ref (lossy).
+ */
 export function pascalSegment(key: string): { text: string; lossless: boolean } {
   const words = key.split(/[^A-Za-z0-9]+/).filter(Boolean);
-  const text = words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join("") || "Field";
+  const text = words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join("_") || "Field";
   return { text, lossless: /^[A-Za-z][A-Za-z0-9]*$/.test(key) };
 }
