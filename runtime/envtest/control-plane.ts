@@ -4,7 +4,8 @@ import https from "node:https";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { KubeConfig, loadAllYaml } from "@kubernetes/client-node";
+import { KubeConfig } from "@kubernetes/client-node";
+import { parseAllDocuments } from "yaml";
 import { KubeClient } from "../client/kube-client.js";
 import { isAlreadyExists } from "../client/api-error.js";
 import { findBinary } from "./binaries.js";
@@ -127,11 +128,18 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   }
 }
 
+interface CrdDocument {
+  kind?: string;
+  metadata?: { name?: string };
+  spec: { group: string; names: { plural: string }; versions: Array<{ name: string; served: boolean }> };
+}
+
 /** Creates (or keeps) each CRD, then waits until discovery serves every served version, as envtest's WaitForCRDs. */
 async function installCrds(client: KubeClient, files: string[]): Promise<void> {
   const wanted: Array<{ group: string; version: string; plural: string }> = [];
   for (const file of files) {
-    for (const doc of loadAllYaml(await readFile(file, "utf8"))) {
+    // Plain YAML parsing on purpose: client-node's loadAllYaml maps into its model classes, which rename `default` to `_default`.
+    for (const doc of parseAllDocuments(await readFile(file, "utf8")).map((d) => d.toJS() as CrdDocument | null)) {
       if (!doc || doc.kind !== "CustomResourceDefinition") continue;
       try {
         await client.request({ method: "POST", path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", body: doc });

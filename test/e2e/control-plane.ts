@@ -1,0 +1,23 @@
+// Test helper (not a test): starts one real control plane per test file with the sample CRD installed.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { startControlPlane, type ControlPlane } from "@crdgen/runtime/envtest";
+
+/** The repository root, from dist/test/e2e/ where this file runs. */
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+
+export async function startSampleControlPlane(): Promise<ControlPlane> {
+  // A missing binary fails the test with MissingBinaryError, which says what is missing and how to build it.
+  return startControlPlane({ crdFiles: [path.join(repoRoot, "samples/mysql/crd.yaml")] });
+}
+
+/** Polls `check` every 100 ms until it returns a value, or fails after `timeoutMs` naming what it waited for. */
+export async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
