@@ -6,3 +6,4 @@ export * from "./patch.js";
 export * from "./resource-client.js";
 export { LineSplitter } from "./ndjson.js";
 export * from "./bound-verbs.js";
+export * from "./builtin-resources.js";

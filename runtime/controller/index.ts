@@ -5,3 +5,4 @@ export * from "./logger.js";
 export * from "./event-recorder.js";
 export * from "./finalizer.js";
 export * from "./run-controllers.js";
+export * from "./owner-references.js";

@@ -2,7 +2,8 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import type { ControlPlane } from "@crdgen/runtime/envtest";
-import { newLogger, type KubeClient } from "@crdgen/runtime";
+import type { V1Service, V1StatefulSet } from "@kubernetes/client-node";
+import { ResourceClient, builtinResources, newLogger, type KubeClient } from "@crdgen/runtime";
 import { newMySQLClusterController } from "../../samples/mysql/generated/example.com/v1/mysqlcluster.controller.js";
 import { newMySQLClusterClient, type MySQLClusterVerbs } from "../../samples/mysql/generated/example.com/v1/mysqlcluster.client.js";
 import * as hooks from "../../samples/mysql/src/mysqlcluster.hooks.js";
@@ -33,8 +34,25 @@ const observedGeneration = (name: string, generation: number) => () =>
 test("a new MySQLCluster is reconciled: status.observedGeneration and phase are written through the status subresource", async () => {
   await clusters.create({ apiVersion: "example.com/v1", kind: "MySQLCluster", metadata: { name: "first" }, spec: { replicas: 3, version: "8.0.36" } });
   const db = await eventually("observedGeneration 1 on first", observedGeneration("first", 1));
-  assert.equal(db.status?.phase, "Pending");
+  assert.equal(db.status?.phase, "Provisioning", "no kubelet runs, so no instance becomes ready");
   assert.equal(db.spec?.replicas, 3, "the status write left spec alone");
+});
+
+test("a new MySQLCluster gets its StatefulSet and headless Service, each with a controller ownerReference to it", async () => {
+  const db = await clusters.create({ apiVersion: "example.com/v1", kind: "MySQLCluster", metadata: { name: "owned" }, spec: { replicas: 3, version: "8.0.36" } });
+  const statefulSets = new ResourceClient<V1StatefulSet>(kube, builtinResources.statefulSets);
+  const services = new ResourceClient<V1Service>(kube, builtinResources.services);
+  const sts = await eventually("StatefulSet owned", () => statefulSets.get("default", "owned"));
+  const svc = await eventually("Service owned", () => services.get("default", "owned"));
+  for (const child of [sts, svc]) {
+    assert.deepEqual(child.metadata?.ownerReferences, [
+      { apiVersion: "example.com/v1", kind: "MySQLCluster", name: "owned", uid: db.metadata.uid, controller: true, blockOwnerDeletion: true },
+    ]);
+  }
+  assert.equal(sts.spec?.replicas, 3);
+  assert.equal(sts.spec?.template.spec?.containers[0]?.image, "mysql:8.0.36");
+  assert.equal(svc.spec?.clusterIP, "None");
+  assert.ok(sts.metadata?.managedFields?.some((f) => f.manager === "mysql-operator" && f.operation === "Apply"), "written by server-side apply with the operator's field manager");
 });
 
 test("the API server applies the CRD's default and schema: replicas defaults to 1 and an out-of-range value is rejected", async () => {
@@ -52,6 +70,8 @@ test("a spec change is reconciled again (level-triggered by generation)", async 
   await clusters.patch("scaled", { type: "merge", body: { spec: { replicas: 5 } } });
   const db = await eventually("observedGeneration 2 on scaled", observedGeneration("scaled", 2));
   assert.equal(db.spec?.replicas, 5);
+  const sts = await new ResourceClient<V1StatefulSet>(kube, builtinResources.statefulSets).get("default", "scaled");
+  assert.equal(sts.spec?.replicas, 5, "the StatefulSet follows spec.replicas");
 });
 
 test("the reconcile hook records an Event on the MySQLCluster", async () => {

@@ -4,7 +4,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { MissingBinaryError, startControlPlane } from "@crdgen/runtime/envtest";
-import { isNotFound, newLogger } from "@crdgen/runtime";
+import type { V1StatefulSet } from "@kubernetes/client-node";
+import { ResourceClient, builtinResources, isNotFound, newLogger } from "@crdgen/runtime";
 import { newMySQLClusterController } from "../generated/example.com/v1/mysqlcluster.controller.js";
 import { newMySQLClusterClient } from "../generated/example.com/v1/mysqlcluster.client.js";
 import type { MySQLCluster } from "../generated/example.com/v1/mysqlcluster.types.js";
@@ -52,10 +53,18 @@ async function main(): Promise<number> {
         : undefined;
     };
 
+    const statefulSets = new ResourceClient<V1StatefulSet>(kube, builtinResources.statefulSets);
+    const children = async (replicas: number) => {
+      const sts = await statefulSets.get("default", "db").catch(() => undefined);
+      const owner = sts?.metadata?.ownerReferences?.find((r) => r.controller);
+      return sts?.spec?.replicas === replicas && owner ? `StatefulSet db (replicas ${replicas}, image ${sts.spec.template.spec?.containers[0]?.image}, owned by ${owner.kind} ${owner.name})` : undefined;
+    };
     await clusters.create(desired);
     await step(`apply samples/mysql/cluster.yaml (replicas ${desired.spec?.replicas}, version ${desired.spec?.version})`, "status.observedGeneration 1", observed(1));
+    await step("children created", "a StatefulSet db with 3 replicas owned by the MySQLCluster", () => children(3));
     await clusters.patch("db", { type: "merge", body: { spec: { replicas: 5 } } });
     await step("scale from 3 to 5 replicas", "status.observedGeneration 2", observed(2));
+    await step("StatefulSet scaled", "the StatefulSet at 5 replicas", () => children(5));
     await clusters.patch("db", { type: "merge", body: { spec: { version: "8.0.37" } } });
     await step("upgrade to 8.0.37", "status.observedGeneration 3", observed(3));
     await clusters.delete("db");
