@@ -11,6 +11,16 @@ export interface ManagedProcess {
   stop(graceMs?: number): Promise<void>;
 }
 
+/** Runs "$@" and waits; if the parent (argument 1) disappears first, stops it: SIGTERM, then SIGKILL after 5 s. */
+const watchdog = [
+  'parent="$1"; shift',
+  '"$@" & child=$!',
+  'trap \'kill -TERM "$child" 2>/dev/null; wait "$child"; exit $?\' TERM INT',
+  'while kill -0 "$parent" 2>/dev/null && kill -0 "$child" 2>/dev/null; do sleep 0.5 & wait $!; done',
+  'if kill -0 "$child" 2>/dev/null; then kill -TERM "$child"; for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$child" 2>/dev/null || break; sleep 0.5; done; kill -KILL "$child" 2>/dev/null; fi',
+  'wait "$child"',
+].join("\n");
+
 const live = new Set<ManagedProcess>();
 let handlersInstalled = false;
 
@@ -42,8 +52,9 @@ function installExitHandlers(): void {
 export function startProcess(name: string, binary: string, args: string[], logFile: string): ManagedProcess {
   installExitHandlers();
   const log = createWriteStream(logFile, { flags: "a" });
-  // detached: the process leads its own group, so one kill(-pid) also ends anything it spawned.
-  const child = spawn(binary, args, { detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  // detached: the process leads its own group, so one kill(-pid) also ends anything it spawned. The bash watchdog
+  // ends the binary when this Node process dies without running exit handlers (SIGKILL, OOM kill).
+  const child = spawn("bash", ["-c", watchdog, "crdgen-envtest-watchdog", String(process.pid), binary, ...args], { detached: true, stdio: ["ignore", "pipe", "pipe"] });
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
   const exited = new Promise<number | string>((resolve) => {
