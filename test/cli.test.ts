@@ -441,3 +441,31 @@ test("a write that fails part-way (a folder where a file goes) leaves the previo
   assert.match(run.stderr, /nothing was written/);
   assert.deepEqual(tree(root), before, "the previous output is intact: no new file, no temp file");
 });
+
+test("--templates replaces a packaged template with the downstream repo's copy and keeps the others", () => {
+  const templates = tempDir();
+  const packaged = readFileSync(path.join(repoRoot, "templates", "lister.ts.hbs"), "utf8");
+  writeFileSync(path.join(templates, "lister.ts.hbs"), packaged.replace("{{{header}}}\n", "{{{header}}}\n// our team's lister, with {{kind}} in it\n"));
+  const plain = tempDir();
+  const custom = tempDir();
+  assertOk(crdgen(["generate", sampleCrd, "--out", plain]));
+  assertOk(crdgen(["generate", sampleCrd, "--out", custom, "--templates", templates]));
+  const lister = "example.com/v1/mysqlcluster.lister.ts";
+  assert.match(readFileSync(path.join(custom, lister), "utf8"), /^\/\/ our team's lister, with MySQLCluster in it$/m);
+  const plainTree = tree(plain)!;
+  const customTree = tree(custom)!;
+  for (const file of Object.keys(plainTree)) {
+    if (file === lister) assert.notEqual(customTree[file], plainTree[file]);
+    else assert.equal(customTree[file], plainTree[file], `${file} still comes from the packaged template`);
+  }
+});
+
+test("a template override that names an unknown variable fails the run and writes nothing", () => {
+  const templates = tempDir();
+  writeFileSync(path.join(templates, "client.ts.hbs"), "{{{header}}}\n// {{noSuchVariable}}\n");
+  const out = path.join(tempDir(), "out");
+  const run = crdgen(["generate", sampleCrd, "--out", out, "--templates", templates]);
+  assert.notEqual(run.status, 0, describe(run));
+  assert.match(run.stderr, /client.ts.hbs: template client: "noSuchVariable" not defined \(line 2, column 5\); it can use: header, /);
+  assert.equal(existsSync(out), false);
+});

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import Handlebars from "handlebars";
+import { InputError } from "../load/input-error.js";
 
 export type TemplateName = "types" | "client" | "lister" | "informer" | "controller" | "hooks" | "main" | "version-index" | "index";
 
@@ -23,6 +24,7 @@ export function templateRenderer(overrideDir?: string): RenderTemplate {
   const handlebars = Handlebars.create();
   handlebars.registerHelper("json", (value: unknown) => JSON.stringify(value));
   const compiled = new Map<TemplateName, Handlebars.TemplateDelegate>();
+  const files = new Map<TemplateName, string>();
   return (name, data) => {
     let template = compiled.get(name);
     if (!template) {
@@ -31,7 +33,14 @@ export function templateRenderer(overrideDir?: string): RenderTemplate {
       // noEscape: the output is TypeScript, not HTML; strict: a misspelt variable is an error, not an empty string.
       template = handlebars.compile(readFileSync(file, "utf8"), { noEscape: true, strict: true });
       compiled.set(name, template);
+      files.set(name, file);
     }
-    return template(data);
+    try {
+      return template(data);
+    } catch (error) {
+      // Handlebars says "x not defined in [object Object] - line:col": name the template and what it can use instead.
+      const message = (error instanceof Error ? error.message : String(error)).replace(/ in \[object Object\]/, "").replace(/ - (\d+):(\d+)$/, " (line $1, column $2)");
+      throw new InputError({ file: files.get(name)! }, `template ${name}: ${message}; it can use: ${Object.keys(data).join(", ")}`);
+    }
   };
 }
