@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# Builds the local Kubernetes control plane used by the tests (envtest-style):
+# etcd, kube-apiserver and kubectl, compiled from Go modules with the local Go
+# toolchain (no prebuilt binaries are downloaded).
+#
+#   npm run controlplane:build          # or: bash controlplane/build.sh
+#
+# Binaries land in a cache outside the repo:
+#   ${CRDGEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/crdgen}/controlplane/<kube version>/{etcd,kube-apiserver,kubectl}
+# A binary that is already there and reports the wanted version is reused, so
+# a second run takes well under a second. The last line printed on stdout is
+# that folder, ready for KUBEBUILDER_ASSETS:
+#   export KUBEBUILDER_ASSETS="$(bash controlplane/build.sh)"
+# If KUBEBUILDER_ASSETS is already set to a folder, it is used and nothing is built.
+#
+# Environment:
+#   CRDGEN_KUBE_VERSION   kube-apiserver/kubectl release (k8s.io/kubernetes module), default below
+#   CRDGEN_ETCD_VERSION   etcd release (go.etcd.io/etcd/server/v3 module), default below
+#   CRDGEN_CACHE_DIR      cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/crdgen)
+#   CRDGEN_BUILD_VERBOSE  1 = stream the go command's output instead of keeping it for errors
+#   GOTOOLCHAIN           passed through; needed only if a module's go line is newer than the local Go
+#
+# Kubernetes 1.37 pins etcd client 3.7 and kubeadm's default etcd for 1.37 is
+# 3.7.0, so the etcd default follows that line (3.6.x also works with 1.37).
+set -euo pipefail
+
+KUBE_VERSION="${CRDGEN_KUBE_VERSION:-1.37.2}"
+ETCD_VERSION="${CRDGEN_ETCD_VERSION:-3.7.3}"
+
+KUBE_VERSION="${KUBE_VERSION#v}"
+ETCD_VERSION="${ETCD_VERSION#v}"
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+BINARIES=(etcd kube-apiserver kubectl)
+
+log() { printf 'controlplane:build: %s\n' "$*" >&2; }
+die() {
+  log "FAILED: $*"
+  exit 1
+}
+
+# Microseconds since the epoch (bash >= 5 has EPOCHREALTIME; fall back to date).
+now_us() {
+  if [[ -n "${EPOCHREALTIME:-}" ]]; then
+    local t="${EPOCHREALTIME/[.,]/}"
+    printf '%s' "$t"
+  else
+    printf '%s' "$(($(date +%s%N) / 1000))"
+  fi
+}
+fmt_since() { # $1 = start in microseconds
+  local us=$(($(now_us) - $1))
+  printf '%d.%01ds' $((us / 1000000)) $(((us % 1000000) / 100000))
+}
+
+# --- an existing KUBEBUILDER_ASSETS folder wins --------------------------------
+if [[ -n "${KUBEBUILDER_ASSETS:-}" ]]; then
+  if [[ ! -d "$KUBEBUILDER_ASSETS" ]]; then
+    die "KUBEBUILDER_ASSETS is set to '$KUBEBUILDER_ASSETS', which is not a folder (unset it to build the binaries)"
+  fi
+  log "KUBEBUILDER_ASSETS is set: using '$KUBEBUILDER_ASSETS', nothing to build"
+  for b in "${BINARIES[@]}"; do
+    [[ -x "$KUBEBUILDER_ASSETS/$b" ]] || log "warning: '$KUBEBUILDER_ASSETS/$b' is missing or not executable"
+  done
+  printf '%s\n' "$KUBEBUILDER_ASSETS"
+  exit 0
+fi
+
+CACHE_ROOT="${CRDGEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/crdgen}"
+OUT_DIR="$CACHE_ROOT/controlplane/$KUBE_VERSION"
+mkdir -p "$OUT_DIR" || die "cannot create the cache folder '$OUT_DIR'"
+OUT_DIR="$(cd "$OUT_DIR" && pwd)"
+
+# --- reuse what is cached --------------------------------------------------------
+# Prints the version a binary reports, or nothing.
+binary_version() {
+  local bin="$1" out=""
+  [[ -x "$OUT_DIR/$bin" ]] || return 0
+  case "$bin" in
+  etcd) out="$("$OUT_DIR/etcd" --version 2>/dev/null | sed -n 's/^etcd Version: *//p')" || true ;;
+  kube-apiserver) out="$("$OUT_DIR/kube-apiserver" --version 2>/dev/null | sed -n 's/^Kubernetes v//p')" || true ;;
+  kubectl) out="$("$OUT_DIR/kubectl" version --client 2>/dev/null | sed -n 's/^Client Version: v//p')" || true ;;
+  esac
+  printf '%s' "$out"
+}
+wanted_version() {
+  case "$1" in
+  etcd) printf '%s' "$ETCD_VERSION" ;;
+  *) printf '%s' "$KUBE_VERSION" ;;
+  esac
+}
+missing=()
+check_cache() {
+  missing=()
+  local b have
+  for b in "${BINARIES[@]}"; do
+    have="$(binary_version "$b")"
+    if [[ "$have" == "$(wanted_version "$b")" ]]; then
+      log "$b $have: cached"
+    else
+      [[ -e "$OUT_DIR/$b" ]] && log "$b: cached binary reports '${have:-nothing}', want $(wanted_version "$b"): rebuilding"
+      missing+=("$b")
+    fi
+  done
+}
+
+T_TOTAL="$(now_us)"
+log "kube $KUBE_VERSION, etcd $ETCD_VERSION, into $OUT_DIR"
+check_cache
+if ((${#missing[@]} > 0)) && command -v flock >/dev/null 2>&1; then
+  # Another build of the same version may be running: wait for it, then look again.
+  exec 9>"$OUT_DIR/.build.lock"
+  if ! flock -n 9; then
+    log "another controlplane build holds $OUT_DIR/.build.lock: waiting"
+    flock 9
+    check_cache
+  fi
+fi
+if ((${#missing[@]} == 0)); then
+  log "all binaries present ($(fmt_since "$T_TOTAL"))"
+  printf '%s\n' "$OUT_DIR"
+  exit 0
+fi
+needs() {
+  local b
+  for b in "${missing[@]}"; do [[ "$b" == "$1" ]] && return 0; done
+  return 1
+}
+
+# --- Go environment ----------------------------------------------------------------
+command -v go >/dev/null 2>&1 || die "the 'go' command is not on PATH: install Go (the modules need the version in their go line, 1.26 for kube 1.37)"
+log "using $(go version)${GOTOOLCHAIN:+ (GOTOOLCHAIN=$GOTOOLCHAIN)}"
+export GOWORK=off GO111MODULE=on CGO_ENABLED=0
+unset GOOS GOARCH || true # build for this machine
+
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/crdgen-controlplane.XXXXXX")" || die "cannot create a temporary folder"
+trap 'rm -rf "$WORK"' EXIT
+
+# run_step <label> <log name> <command...>: runs in the current folder, times it,
+# keeps the output in a log and prints its tail if the command fails.
+run_step() {
+  local label="$1" name="$2" start rc=0
+  shift 2
+  start="$(now_us)"
+  log "$label ..."
+  if [[ "${CRDGEN_BUILD_VERBOSE:-0}" == 1 ]]; then
+    "$@" >&2 || rc=$?
+  else
+    "$@" >"$WORK/$name.log" 2>&1 || rc=$?
+  fi
+  if ((rc != 0)); then
+    if [[ -s "$WORK/$name.log" ]]; then
+      log "last lines of the output of: $*"
+      tail -n 40 "$WORK/$name.log" | sed 's/^/    /' >&2
+    fi
+    die "$label (exit $rc)${HINT:+; $HINT}"
+  fi
+  log "$label: done in $(fmt_since "$start")"
+}
+
+# Field of `go list -m -json <module>@<version>` (fetches only .info and .mod).
+module_field() { # $1 module@version, $2 field
+  (cd "$WORK" && go list -m -json "$1") | sed -n "s/^[[:space:]]*\"$2\": \"\(.*\)\",\{0,1\}$/\1/p" | head -n 1
+}
+
+render() { # $1 template, $2 output, then sed expressions
+  local tmpl="$1" out="$2"
+  shift 2
+  grep -v '^//' "$tmpl" | sed "$@" >"$out"
+}
+
+# --- etcd ------------------------------------------------------------------------------
+if needs etcd; then
+  HINT="etcd $ETCD_VERSION could not be built; try another release with CRDGEN_ETCD_VERSION"
+  T="$(now_us)"
+  mkdir -p "$WORK/etcd"
+  etcd_gomod="$(module_field "go.etcd.io/etcd/server/v3@v$ETCD_VERSION" GoMod)" || true
+  [[ -n "$etcd_gomod" && -f "$etcd_gomod" ]] || die "cannot resolve go.etcd.io/etcd/server/v3@v$ETCD_VERSION from the Go module proxy (is it a released version?)"
+  etcd_go="$(grep -m1 -E '^go [0-9]' "$etcd_gomod")"
+  render "$SCRIPT_DIR/etcd.go.mod.tmpl" "$WORK/etcd/go.mod" \
+    -e "s|@GO_DIRECTIVE@|$etcd_go|" -e "s|@ETCD_VERSION@|$ETCD_VERSION|g"
+  (cd "$WORK/etcd" && run_step "etcd: resolve modules" etcd-tidy go mod tidy)
+  (cd "$WORK/etcd" && run_step "etcd: go build" etcd-build \
+    go build -trimpath -ldflags='-s -w' -o "$WORK/etcd/etcd" go.etcd.io/etcd/server/v3)
+  mv -f "$WORK/etcd/etcd" "$OUT_DIR/etcd.tmp.$$" && mv -f "$OUT_DIR/etcd.tmp.$$" "$OUT_DIR/etcd"
+  got="$(binary_version etcd)"
+  [[ "$got" == "$ETCD_VERSION" ]] || die "the built etcd reports version '${got:-nothing}', expected $ETCD_VERSION"
+  log "etcd $got: built in $(fmt_since "$T")"
+fi
+
+# --- kube-apiserver and kubectl ------------------------------------------------------------
+if needs kube-apiserver || needs kubectl; then
+  HINT="kube $KUBE_VERSION could not be built; an earlier release can be chosen with CRDGEN_KUBE_VERSION (e.g. 1.36.3)"
+  T="$(now_us)"
+  mkdir -p "$WORK/kube"
+  kube_gomod="$(module_field "k8s.io/kubernetes@v$KUBE_VERSION" GoMod)" || true
+  [[ -n "$kube_gomod" && -f "$kube_gomod" ]] || die "cannot resolve k8s.io/kubernetes@v$KUBE_VERSION from the Go module proxy (is it a released version?)"
+  kube_time="$(module_field "k8s.io/kubernetes@v$KUBE_VERSION" Time)" || true
+  kube_go="$(grep -m1 -E '^go [0-9]' "$kube_gomod")"
+  kube_godebug="$(grep -m1 -E '^godebug ' "$kube_gomod" || true)"
+  # Staging modules: k8s.io/<name> => ./staging/src/k8s.io/<name> in kubernetes' go.mod,
+  # published as k8s.io/<name> v0.<minor>.<patch>.
+  staging_version="0.${KUBE_VERSION#*.}"
+  replaces="$(sed -n -E 's#^[[:space:]]*(replace[[:space:]]+)?(k8s\.io/[A-Za-z0-9._/-]+)[[:space:]]+=>[[:space:]]+\./staging/src/.*$#\2#p' "$kube_gomod" |
+    awk -v v="$staging_version" '{ printf "\t%s => %s v%s\\n", $1, $1, v }')"
+  [[ -n "$replaces" ]] || die "found no staging replace directives in k8s.io/kubernetes@v$KUBE_VERSION's go.mod"
+  log "kube: pinning $(printf '%b' "$replaces" | grep -c .) staging modules to v$staging_version"
+  render "$SCRIPT_DIR/go.mod.tmpl" "$WORK/kube/go.mod" \
+    -e "s|@GO_DIRECTIVE@|$kube_go|" -e "s|@GODEBUG_DIRECTIVE@|$kube_godebug|" \
+    -e "s|@KUBE_VERSION@|$KUBE_VERSION|g" -e "s|@STAGING_REPLACES@|$replaces|"
+  (cd "$WORK/kube" && run_step "kube: resolve modules" kube-tidy go mod tidy)
+  log "kube: modules resolved in $(fmt_since "$T")"
+
+  # Version stamp, as kubernetes' hack/lib/version.sh does it.
+  minor="${KUBE_VERSION#*.}"
+  minor="${minor%%.*}"
+  build_date=""
+  if [[ -n "$kube_time" ]]; then # the release's module time, e.g. 2026-01-02T03:04:05Z
+    build_date="${kube_time%%.*}"
+    build_date="${build_date%Z}Z"
+  fi
+  ldflags="-s -w"
+  for pkg in k8s.io/client-go/pkg/version k8s.io/component-base/version; do
+    ldflags+=" -X $pkg.gitVersion=v$KUBE_VERSION -X $pkg.gitMajor=${KUBE_VERSION%%.*} -X $pkg.gitMinor=$minor"
+    ldflags+=" -X $pkg.gitTreeState=clean"
+    [[ -n "$build_date" ]] && ldflags+=" -X $pkg.buildDate=$build_date"
+  done
+  for b in kube-apiserver kubectl; do
+    needs "$b" || continue
+    TB="$(now_us)"
+    (cd "$WORK/kube" && run_step "$b: go build" "$b-build" \
+      go build -trimpath -ldflags="$ldflags" -o "$WORK/kube/$b" "k8s.io/kubernetes/cmd/$b")
+    mv -f "$WORK/kube/$b" "$OUT_DIR/$b.tmp.$$" && mv -f "$OUT_DIR/$b.tmp.$$" "$OUT_DIR/$b"
+    got="$(binary_version "$b")"
+    [[ "$got" == "$KUBE_VERSION" ]] || die "the built $b reports version '${got:-nothing}', expected $KUBE_VERSION"
+    log "$b v$got: built in $(fmt_since "$TB")"
+  done
+fi
+
+log "done in $(fmt_since "$T_TOTAL"): $OUT_DIR ($(du -sh "$OUT_DIR" | cut -f1))"
+printf '%s\n' "$OUT_DIR"
