@@ -168,13 +168,24 @@ render() { # $1 template, $2 output, then sed expressions
   grep -v '^//' "$tmpl" | sed "$@" >"$out"
 }
 
+# --- resolve the wanted releases first (cheap), so a bad version fails before any build ---
+T="$(now_us)"
+if needs etcd; then
+  etcd_gomod="$(module_field "go.etcd.io/etcd/server/v3@v$ETCD_VERSION" GoMod)" || true
+  [[ -n "$etcd_gomod" && -f "$etcd_gomod" ]] || die "cannot resolve go.etcd.io/etcd/server/v3@v$ETCD_VERSION from the Go module proxy (is it a released version? set CRDGEN_ETCD_VERSION)"
+fi
+if needs kube-apiserver || needs kubectl; then
+  kube_gomod="$(module_field "k8s.io/kubernetes@v$KUBE_VERSION" GoMod)" || true
+  [[ -n "$kube_gomod" && -f "$kube_gomod" ]] || die "cannot resolve k8s.io/kubernetes@v$KUBE_VERSION from the Go module proxy (is it a released version? set CRDGEN_KUBE_VERSION)"
+  kube_time="$(module_field "k8s.io/kubernetes@v$KUBE_VERSION" Time)" || true
+fi
+log "releases resolved in $(fmt_since "$T")"
+
 # --- etcd ------------------------------------------------------------------------------
 if needs etcd; then
   HINT="etcd $ETCD_VERSION could not be built; try another release with CRDGEN_ETCD_VERSION"
   T="$(now_us)"
   mkdir -p "$WORK/etcd"
-  etcd_gomod="$(module_field "go.etcd.io/etcd/server/v3@v$ETCD_VERSION" GoMod)" || true
-  [[ -n "$etcd_gomod" && -f "$etcd_gomod" ]] || die "cannot resolve go.etcd.io/etcd/server/v3@v$ETCD_VERSION from the Go module proxy (is it a released version?)"
   etcd_go="$(grep -m1 -E '^go [0-9]' "$etcd_gomod")"
   render "$SCRIPT_DIR/etcd.go.mod.tmpl" "$WORK/etcd/go.mod" \
     -e "s|@GO_DIRECTIVE@|$etcd_go|" -e "s|@ETCD_VERSION@|$ETCD_VERSION|g"
@@ -192,9 +203,6 @@ if needs kube-apiserver || needs kubectl; then
   HINT="kube $KUBE_VERSION could not be built; an earlier release can be chosen with CRDGEN_KUBE_VERSION (e.g. 1.36.3)"
   T="$(now_us)"
   mkdir -p "$WORK/kube"
-  kube_gomod="$(module_field "k8s.io/kubernetes@v$KUBE_VERSION" GoMod)" || true
-  [[ -n "$kube_gomod" && -f "$kube_gomod" ]] || die "cannot resolve k8s.io/kubernetes@v$KUBE_VERSION from the Go module proxy (is it a released version?)"
-  kube_time="$(module_field "k8s.io/kubernetes@v$KUBE_VERSION" Time)" || true
   kube_go="$(grep -m1 -E '^go [0-9]' "$kube_gomod")"
   kube_godebug="$(grep -m1 -E '^godebug ' "$kube_gomod" || true)"
   # Staging modules: k8s.io/<name> => ./staging/src/k8s.io/<name> in kubernetes' go.mod,
@@ -208,7 +216,6 @@ if needs kube-apiserver || needs kubectl; then
     -e "s|@GO_DIRECTIVE@|$kube_go|" -e "s|@GODEBUG_DIRECTIVE@|$kube_godebug|" \
     -e "s|@KUBE_VERSION@|$KUBE_VERSION|g" -e "s|@STAGING_REPLACES@|$replaces|"
   (cd "$WORK/kube" && run_step "kube: resolve modules" kube-tidy go mod tidy)
-  log "kube: modules resolved in $(fmt_since "$T")"
 
   # Version stamp, as kubernetes' hack/lib/version.sh does it.
   minor="${KUBE_VERSION#*.}"
