@@ -7,3 +7,4 @@ export * from "./resource-client.js";
 export { LineSplitter } from "./ndjson.js";
 export * from "./bound-verbs.js";
 export * from "./builtin-resources.js";
+export * from "./object-meta-dates.js";

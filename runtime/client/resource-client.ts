@@ -2,6 +2,7 @@
 import type { V1Scale } from "@kubernetes/client-node";
 import type { KubeClient, Query } from "./kube-client.js";
 import { PATCH_CONTENT_TYPES, type Patch } from "./patch.js";
+import { reviveListMeta, reviveObjectMeta, reviveWatchEvents } from "./object-meta-dates.js";
 import type { KubernetesList, KubernetesObject, ListOptions, ResourceDescriptor, Status, WatchEvent } from "./types.js";
 
 export type Subresource = "status" | "scale";
@@ -65,24 +66,24 @@ export class ResourceClient<T extends KubernetesObject, TList extends Kubernetes
   ) {}
 
   async get(namespace: string | undefined, name: string, signal?: AbortSignal): Promise<T> {
-    return this.client.request<T>({ method: "GET", path: this.itemPath(namespace, name), ...sig(signal) });
+    return reviveObjectMeta(await this.client.request<T>({ method: "GET", path: this.itemPath(namespace, name), ...sig(signal) }));
   }
 
   async list(namespace: string | undefined, opts: ListOptions = {}, signal?: AbortSignal): Promise<TList> {
-    return this.client.request<TList>({ method: "GET", path: this.collectionPath(namespace, true), query: listQuery(opts), ...sig(signal) });
+    return reviveListMeta(await this.client.request<TList>({ method: "GET", path: this.collectionPath(namespace, true), query: listQuery(opts), ...sig(signal) }));
   }
 
   async create(namespace: string | undefined, obj: T, opts: WriteOptions = {}): Promise<T> {
-    return this.client.request<T>({ method: "POST", path: this.collectionPath(namespace, false), query: writeQuery(opts), body: obj });
+    return reviveObjectMeta(await this.client.request<T>({ method: "POST", path: this.collectionPath(namespace, false), query: writeQuery(opts), body: obj }));
   }
 
   /** PUT; the name is taken from obj.metadata.name. Send metadata.resourceVersion to get optimistic concurrency (409 on conflict). */
   async update(namespace: string | undefined, obj: T, opts: WriteOptions = {}): Promise<T> {
-    return this.client.request<T>({ method: "PUT", path: this.itemPath(namespace, nameOf(obj)), query: writeQuery(opts), body: obj });
+    return reviveObjectMeta(await this.client.request<T>({ method: "PUT", path: this.itemPath(namespace, nameOf(obj)), query: writeQuery(opts), body: obj }));
   }
 
   async patch(namespace: string | undefined, name: string, patch: Patch<T>, opts: PatchOptions = {}): Promise<T> {
-    return this.client.request<T>({ method: "PATCH", path: this.itemPath(namespace, name), ...patchRequest(patch, opts) });
+    return reviveObjectMeta(await this.client.request<T>({ method: "PATCH", path: this.itemPath(namespace, name), ...patchRequest(patch, opts) }));
   }
 
   /** Returns the object (still present while finalizers run) or a Status, as the server chooses. */
@@ -109,30 +110,30 @@ export class ResourceClient<T extends KubernetesObject, TList extends Kubernetes
   /** WATCH from opts.resourceVersion; ends when the server closes the stream or the signal aborts. */
   watch(namespace: string | undefined, opts: WatchResourceOptions = {}, signal?: AbortSignal): AsyncIterable<WatchEvent<T>> {
     const { idleTimeoutMs, ...list } = opts;
-    return this.client.watch<T>({
+    return reviveWatchEvents(this.client.watch<T>({
       path: this.collectionPath(namespace, true),
       query: { ...listQuery(list), watch: true },
       ...sig(signal),
       ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}),
-    });
+    }));
   }
 
   /** PUT .../status: only status changes are kept (the main resource ignores status when the subresource is on). */
   async updateStatus(namespace: string | undefined, obj: T, opts: WriteOptions = {}): Promise<T> {
-    return this.client.request<T>({ method: "PUT", path: this.itemPath(namespace, nameOf(obj), "status"), query: writeQuery(opts), body: obj });
+    return reviveObjectMeta(await this.client.request<T>({ method: "PUT", path: this.itemPath(namespace, nameOf(obj), "status"), query: writeQuery(opts), body: obj }));
   }
 
   async patchStatus(namespace: string | undefined, name: string, patch: Patch<T>, opts: PatchOptions = {}): Promise<T> {
-    return this.client.request<T>({ method: "PATCH", path: this.itemPath(namespace, name, "status"), ...patchRequest(patch, opts) });
+    return reviveObjectMeta(await this.client.request<T>({ method: "PATCH", path: this.itemPath(namespace, name, "status"), ...patchRequest(patch, opts) }));
   }
 
   /** GET .../scale (autoscaling/v1 Scale), for kinds whose CRD enables the scale subresource. */
   async getScale(namespace: string | undefined, name: string): Promise<V1Scale> {
-    return this.client.request<V1Scale>({ method: "GET", path: this.itemPath(namespace, name, "scale") });
+    return reviveObjectMeta(await this.client.request<V1Scale>({ method: "GET", path: this.itemPath(namespace, name, "scale") }));
   }
 
   async updateScale(namespace: string | undefined, name: string, scale: V1Scale, opts: WriteOptions = {}): Promise<V1Scale> {
-    return this.client.request<V1Scale>({ method: "PUT", path: this.itemPath(namespace, name, "scale"), query: writeQuery(opts), body: scale });
+    return reviveObjectMeta(await this.client.request<V1Scale>({ method: "PUT", path: this.itemPath(namespace, name, "scale"), query: writeQuery(opts), body: scale }));
   }
 
   private itemPath(namespace: string | undefined, name: string, sub?: Subresource): string {
