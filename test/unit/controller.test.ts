@@ -139,12 +139,20 @@ test("one key is never reconciled by two workers at once; a re-add during reconc
   stop.abort();
 });
 
-test("run waits for the cache to sync before any worker reconciles, and stops on abort", async () => {
-  const lw = new FakeListerWatcher();
+test("run starts workers only after the cache has synced, then reconciles what the first LIST delivered", async () => {
+  let releaseList!: (l: ReturnType<typeof list>) => void;
+  const lw = new FakeListerWatcher().queueList(() => new Promise((resolve) => (releaseList = resolve)));
   const informer = new SharedIndexInformer<Obj>({ listerWatcher: lw });
   const informerFactory = new SharedInformerFactory();
   informerFactory.informerFor("things", () => informer);
   const queue = newRateLimitingQueue<string>();
+  // Record, for every queue.get() a worker makes, whether the cache had synced by then.
+  const getsSynced: boolean[] = [];
+  const get = queue.get.bind(queue);
+  queue.get = () => {
+    getsSynced.push(informer.hasSynced());
+    return get();
+  };
   const reconciled: string[] = [];
   informer.addEventHandler({ addFunc: (o) => queue.add(`${o.metadata!.namespace}/${o.metadata!.name}`) });
   const kube = KubeClient.fromKubeConfig(makeKubeConfig("http://127.0.0.1:9"));
@@ -152,14 +160,15 @@ test("run waits for the cache to sync before any worker reconciles, and stops on
   const stop = new AbortController();
   stops.push(stop);
   const running = controller.run(stop.signal);
-  await new Promise((r) => setImmediate(r));
-  assert.equal(informer.hasSynced(), false);
-  assert.deepEqual(reconciled, []);
-  lw.queueList(list([obj("a", "1", { ns: "ns" })], "5"));
-  // The first LIST was issued before we scripted it, so it is hanging: the reflector's retry picks up the scripted list.
+  await until(() => releaseList !== undefined, "the first LIST was issued");
+  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+  assert.deepEqual(getsSynced, [], "no worker asks the queue for work while the first LIST is pending");
+  releaseList(list([obj("a", "1", { ns: "ns" })], "5"));
+  await until(() => reconciled.length === 1, "the listed object is reconciled");
+  assert.deepEqual(reconciled, ["ns/a"]);
+  assert.ok(getsSynced.length > 0 && getsSynced.every(Boolean), "every get happened after the sync");
   stop.abort();
   await running;
-  assert.deepEqual(reconciled, [], "nothing is reconciled before the cache synced");
 });
 
 test("with a finalize hook, the finalizer is added by a JSON patch guarded by a test op before the first reconcile", async () => {
