@@ -5,3 +5,4 @@ export * from "./client/index.js";
 export * from "./cache/index.js";
 export * from "./workqueue/index.js";
 export * from "./controller/index.js";
+export * from "./manager/index.js";
