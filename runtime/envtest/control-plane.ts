@@ -36,6 +36,10 @@ export interface ControlPlane {
   installCrds(files: string[]): Promise<void>;
   /** Stops and starts kube-apiserver on the same port, keeping etcd (and so every object). */
   restartApiServer(): Promise<void>;
+  /** Stops kube-apiserver (etcd keeps running), so clients get connection refused until startApiServer. No-op if stopped. */
+  stopApiServer(): Promise<void>;
+  /** Starts kube-apiserver again on the same port and waits until /readyz is ok. No-op if it is running. */
+  startApiServer(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -88,7 +92,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       await waitUntil(() => httpsOk(`${apiServerUrl}/readyz`, certs), startTimeoutMs, "kube-apiserver /readyz", p, apiServerLog);
       return p;
     };
-    let apiServer = await startApiServer();
+    let apiServer: ManagedProcess | undefined = await startApiServer();
 
     const kubeconfigPath = path.join(dir, "kubeconfig");
     await writeFile(kubeconfigPath, await kubeconfigYaml(apiServerUrl, certs));
@@ -110,7 +114,16 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       kubeClient: () => KubeClient.fromKubeConfig(kubeConfig()),
       installCrds: (files) => installCrds(client, files),
       async restartApiServer() {
-        await apiServer.stop();
+        await plane.stopApiServer();
+        await plane.startApiServer();
+      },
+      async stopApiServer() {
+        const p = apiServer;
+        apiServer = undefined;
+        await p?.stop();
+      },
+      async startApiServer() {
+        if (apiServer !== undefined) return;
         apiServer = await startApiServer();
       },
       async stop() {
