@@ -6,6 +6,7 @@ import type { SharedIndexInformer } from "../cache/informer.js";
 import { SharedInformerFactory } from "../cache/informer-factory.js";
 import { splitMetaNamespaceKey } from "../cache/keys.js";
 import type { RateLimitingQueue } from "../workqueue/index.js";
+import { controllerMetrics, type ControllerMetrics, type Registry } from "../manager/metrics.js";
 import { newEventRecorder, type EventRecorder } from "./event-recorder.js";
 import { ensureFinalizer, removeFinalizer } from "./finalizer.js";
 import { newLogger, type Logger } from "./logger.js";
@@ -25,6 +26,8 @@ export interface ControllerOptions {
   /** The finalizer the runtime holds while a finalize hook exists. Default `<group>/finalizer`. */
   finalizerName?: string;
   logger?: Logger;
+  /** Where controller_runtime_* metrics go. Default: the crdgen registry (metricsRegistry). */
+  metricsRegistry?: Registry;
 }
 
 export interface ControllerConfig<T extends KubernetesObject> extends ControllerOptions {
@@ -46,6 +49,8 @@ export class Controller<T extends KubernetesObject> {
   private readonly recorder: EventRecorder;
   private readonly resourceClient: ResourceClient<T>;
   private readonly finalizerName: string;
+  private readonly metrics: ControllerMetrics;
+  private synced = false;
 
   constructor(private readonly config: ControllerConfig<T>) {
     this.name = config.name;
@@ -55,6 +60,13 @@ export class Controller<T extends KubernetesObject> {
     this.recorder = newEventRecorder(config.kube, config.name, this.log);
     this.resourceClient = new ResourceClient<T>(config.kube, config.resource);
     this.finalizerName = config.finalizerName ?? `${config.resource.group || "core"}/finalizer`;
+    this.metrics = controllerMetrics(config.metricsRegistry);
+    this.metrics.register(this.name, config.workers ?? 1);
+  }
+
+  /** True once run() has seen every informer cache sync (a readiness check for the probe server). */
+  hasSynced(): boolean {
+    return this.synced;
   }
 
   /** Runs until `signal` aborts, then lets in-flight reconciles finish (shutDownWithDrain) and resolves. */
@@ -65,6 +77,7 @@ export class Controller<T extends KubernetesObject> {
     if (!synced && !signal.aborted) {
       throw new Error(`controller ${this.name}: informer caches did not sync within ${timeoutMs / 1000}s (is the CRD installed and is the API server reachable?)`);
     }
+    if (synced && !signal.aborted) this.synced = true;
     const onAbort = () => void this.queue.shutDownWithDrain();
     signal.addEventListener("abort", onAbort, { once: true });
     if (signal.aborted) onAbort();
@@ -83,25 +96,33 @@ export class Controller<T extends KubernetesObject> {
   async processNextWorkItem(signal: AbortSignal): Promise<boolean> {
     const { item: key, shutdown } = await this.queue.get();
     if (shutdown) return false;
+    this.metrics.workerStarted(this.name);
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
     try {
       const result = await this.reconcileKey(key, signal);
       if (result?.requeueAfter !== undefined && result.requeueAfter > 0) {
         // controller-runtime: RequeueAfter resets the failure count and schedules exactly one later run.
         this.queue.forget(key);
         this.queue.addAfter(key, result.requeueAfter);
+        this.metrics.reconciled(this.name, "requeue_after", seconds());
       } else {
         this.queue.forget(key);
+        this.metrics.reconciled(this.name, "success", seconds());
       }
     } catch (error) {
       if (error instanceof TerminalError) {
         this.log.error("reconcile failed terminally; not requeued", { key, error });
         this.queue.forget(key);
+        this.metrics.reconciled(this.name, "error", seconds(), true);
       } else {
         this.log.error("reconcile failed; requeued with backoff", { key, error, requeues: this.queue.numRequeues(key) });
         this.queue.addRateLimited(key);
+        this.metrics.reconciled(this.name, "error", seconds());
       }
     } finally {
       this.queue.done(key);
+      this.metrics.workerFinished(this.name);
     }
     return true;
   }

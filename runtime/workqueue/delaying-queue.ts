@@ -1,6 +1,7 @@
 // A work queue that can add items after a delay, as in client-go util/workqueue/delaying_queue.go.
 
 import { realClock, type Clock } from "./clock.js";
+import { queueMetricsFor, type MetricsProvider } from "./metrics.js";
 import { BasicQueue, type Queue } from "./queue.js";
 import { WaitingHeap } from "./waiting-heap.js";
 
@@ -10,9 +11,11 @@ export interface DelayingQueue<T> extends Queue<T> {
 }
 
 export interface DelayingQueueOptions {
-  /** For metrics and logs; not used by the queue itself. */
+  /** Names the queue's metrics (label `name`); an unnamed queue records none, as client-go. */
   name?: string;
   clock?: Clock;
+  /** Where metrics go; default: the provider set by setDefaultMetricsProvider (the crdgen registry once @crdgen/runtime is imported). */
+  metricsProvider?: MetricsProvider;
 }
 
 // client-go re-checks at least this often (its heartbeat); it also keeps each timer far below
@@ -27,13 +30,16 @@ export class BasicDelayingQueue<T> extends BasicQueue<T> implements DelayingQueu
   private timerAt = Infinity;
 
   constructor(options: DelayingQueueOptions = {}) {
-    super();
+    const clock = options.clock ?? realClock;
+    super(queueMetricsFor<T>(options.name, options.metricsProvider, clock));
     this.name = options.name ?? "";
-    this.clock = options.clock ?? realClock;
+    this.clock = clock;
   }
 
   addAfter(item: T, delayMs: number): void {
     if (this.shuttingDown()) return;
+    // client-go counts every AddAfter as a retry, whatever the delay.
+    this.metrics?.retry();
     if (!(delayMs > 0)) {
       this.add(item);
       return;

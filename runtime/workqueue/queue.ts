@@ -1,5 +1,8 @@
 // The core work queue: FIFO order plus dirty/processing sets, as in client-go util/workqueue/queue.go.
 
+import type { Clock } from "./clock.js";
+import { queueMetricsFor, type MetricsProvider, type QueueMetrics } from "./metrics.js";
+
 /** What get() resolves to: an item to process, or shutdown once the queue is shut down and empty. */
 export type GetResult<T> = { item: T; shutdown: false } | { item: undefined; shutdown: true };
 
@@ -33,9 +36,13 @@ export class BasicQueue<T> implements Queue<T> {
   private drainWaiters: Array<() => void> = [];
   private shutting = false;
 
+  /** metrics: the queue's metrics (see queueMetricsFor); none when undefined. */
+  constructor(protected readonly metrics?: QueueMetrics<T>) {}
+
   add(item: T): void {
     if (this.shutting) return;
     if (this.dirty.has(item)) return;
+    this.metrics?.add(item);
     this.dirty.add(item);
     // client-go: an item being processed is only re-queued by done(), so it never runs twice at once.
     if (this.processing.has(item)) return;
@@ -55,6 +62,7 @@ export class BasicQueue<T> implements Queue<T> {
   done(item: T): void {
     // client-go assumes done() pairs with get(); ignoring strays keeps an item from being queued twice.
     if (!this.processing.delete(item)) return;
+    this.metrics?.done(item);
     if (this.dirty.has(item)) {
       this.push(item);
     } else if (this.processing.size === 0) {
@@ -64,6 +72,7 @@ export class BasicQueue<T> implements Queue<T> {
 
   shutDown(): void {
     this.shutting = true;
+    this.metrics?.shutDown();
     // client-go: ShutDown after ShutDownWithDrain stops the drain wait.
     this.releaseDrainWaiters();
     this.releaseGetters();
@@ -99,6 +108,7 @@ export class BasicQueue<T> implements Queue<T> {
     }
     this.dirty.delete(item);
     this.processing.add(item);
+    this.metrics?.get(item);
     return { item, shutdown: false };
   }
 
@@ -115,7 +125,16 @@ export class BasicQueue<T> implements Queue<T> {
   }
 }
 
-/** A plain work queue (client-go workqueue.New). */
-export function newQueue<T>(): Queue<T> {
-  return new BasicQueue<T>();
+export interface QueueOptions {
+  /** Names the queue's metrics (label `name`); an unnamed queue records none, as client-go. */
+  name?: string;
+  /** Where metrics go; default: the provider set by setDefaultMetricsProvider (the crdgen registry once @crdgen/runtime is imported). */
+  metricsProvider?: MetricsProvider;
+  /** Only used to time metrics. */
+  clock?: Clock;
+}
+
+/** A plain work queue (client-go workqueue.NewWithConfig). */
+export function newQueue<T>(options: QueueOptions = {}): Queue<T> {
+  return new BasicQueue<T>(queueMetricsFor<T>(options.name, options.metricsProvider, options.clock));
 }

@@ -2,6 +2,7 @@
 
 import type { Clock } from "./clock.js";
 import { BasicDelayingQueue, type DelayingQueue } from "./delaying-queue.js";
+import type { MetricsProvider } from "./metrics.js";
 import { defaultControllerRateLimiter, type RateLimiter } from "./rate-limiters.js";
 
 export interface RateLimitingQueue<T> extends DelayingQueue<T> {
@@ -14,8 +15,10 @@ export interface RateLimitingQueue<T> extends DelayingQueue<T> {
 }
 
 export interface RateLimitingQueueOptions<T> {
-  /** For metrics and logs; not used by the queue itself. */
+  /** Names the queue's metrics (label `name`); an unnamed queue records none, as client-go. */
   name?: string;
+  /** Where metrics go; default: the provider set by setDefaultMetricsProvider (the crdgen registry once @crdgen/runtime is imported). */
+  metricsProvider?: MetricsProvider;
   /** Defaults to defaultControllerRateLimiter on the same clock. */
   rateLimiter?: RateLimiter<T>;
   clock?: Clock;
@@ -25,7 +28,7 @@ class BasicRateLimitingQueue<T> extends BasicDelayingQueue<T> implements RateLim
   private readonly rateLimiter: RateLimiter<T>;
 
   constructor(options: RateLimitingQueueOptions<T>) {
-    super({ name: options.name, clock: options.clock });
+    super({ name: options.name, clock: options.clock, metricsProvider: options.metricsProvider });
     this.rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter<T>(this.clock);
   }
 

@@ -1,0 +1,140 @@
+// One HTTP server for /metrics, /healthz and /readyz (controller-runtime pkg/healthz/healthz.go and the manager's probe server).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Registry } from "prom-client";
+import { metricsRegistry } from "./metrics.js";
+
+/** A check passes when it returns true or nothing; it fails when it returns false, throws or rejects (the message is the reason). */
+export type CheckFn = () => boolean | void | Promise<boolean | void>;
+
+export interface HealthCheck {
+  /** Shown in the response body and reachable as /healthz/<name> or /readyz/<name>. */
+  name: string;
+  check: CheckFn;
+}
+
+export interface ProbeServerOptions {
+  /** 0 picks a free port (see ProbeServer.port). controller-runtime's usual probe port is 8081, metrics 8080. */
+  port: number;
+  /** Default: all interfaces. */
+  host?: string;
+  /** Served at /metrics. Default: the crdgen registry. */
+  registry?: Registry;
+  checks?: {
+    /** Liveness. Default: [ping]. */
+    healthz?: HealthCheck[];
+    /** Readiness, e.g. cacheSyncedCheck(controllers). Default: none (always ready). */
+    readyz?: HealthCheck[];
+  };
+  /** Closes the server when aborted. */
+  signal?: AbortSignal;
+}
+
+export interface ProbeServer {
+  readonly server: Server;
+  /** The port actually bound. */
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** Always passes: the process answers HTTP (controller-runtime healthz.Ping). */
+export const ping: HealthCheck = { name: "ping", check: () => true };
+
+/**
+ * Passes once every source reports its cache synced: Controllers (hasSynced after run() saw the caches sync)
+ * or SharedIndexInformers.
+ */
+export function cacheSyncedCheck(sources: ReadonlyArray<{ hasSynced(): boolean; readonly name?: string }>, name = "informer-sync"): HealthCheck {
+  return {
+    name,
+    check: () => {
+      const waiting = sources.filter((s) => !s.hasSynced());
+      if (waiting.length === 0) return true;
+      const names = waiting.map((s, i) => s.name ?? `#${i}`).join(", ");
+      throw new Error(`caches not synced yet: ${names}`);
+    },
+  };
+}
+
+interface CheckOutcome {
+  name: string;
+  ok: boolean;
+  reason?: string;
+}
+
+async function runCheck(c: HealthCheck): Promise<CheckOutcome> {
+  try {
+    const result = await c.check();
+    return result === false ? { name: c.name, ok: false, reason: "check returned false" } : { name: c.name, ok: true };
+  } catch (error) {
+    return { name: c.name, ok: false, reason: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** Answers /<endpoint>, /<endpoint>/<check>, ?exclude=<check> and ?verbose like controller-runtime's healthz handler. */
+async function serveChecks(endpoint: string, checks: HealthCheck[], sub: string, url: URL, res: ServerResponse): Promise<void> {
+  if (sub !== "") {
+    const one = checks.find((c) => c.name === sub);
+    if (one === undefined) return text(res, 404, `${endpoint}: no check named ${sub}\n`);
+    const outcome = await runCheck(one);
+    return outcome.ok ? text(res, 200, "ok") : text(res, 500, `internal server error: ${outcome.reason}\n`);
+  }
+  const excluded = new Set(url.searchParams.getAll("exclude"));
+  const outcomes = await Promise.all(checks.filter((c) => !excluded.has(c.name)).map(runCheck));
+  const failed = outcomes.some((o) => !o.ok);
+  if (!failed && !url.searchParams.has("verbose")) return text(res, 200, "ok");
+  const lines = outcomes.map((o) => (o.ok ? `[+]${o.name} ok` : `[-]${o.name} failed: ${o.reason}`));
+  for (const name of excluded) lines.push(`[+]${name} excluded: ok`);
+  lines.push(failed ? `${endpoint} check failed` : `${endpoint} check passed`);
+  text(res, failed ? 500 : 200, lines.join("\n") + "\n");
+}
+
+function text(res: ServerResponse, status: number, body: string, contentType = "text/plain; charset=utf-8"): void {
+  res.writeHead(status, { "Content-Type": contentType, "X-Content-Type-Options": "nosniff" });
+  res.end(body);
+}
+
+/** Starts the probe and metrics server; resolves once it listens. */
+export async function startProbeServer(options: ProbeServerOptions): Promise<ProbeServer> {
+  const registry = options.registry ?? metricsRegistry;
+  const healthz = options.checks?.healthz ?? [ping];
+  const readyz = options.checks?.readyz ?? [];
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    if (req.method !== "GET" && req.method !== "HEAD") return text(res, 405, "method not allowed\n");
+    const [, first = "", ...rest] = url.pathname.split("/");
+    const sub = rest.join("/");
+    if (first === "metrics" && sub === "") return text(res, 200, await registry.metrics(), registry.contentType);
+    if (first === "healthz") return serveChecks("healthz", healthz, sub, url, res);
+    if (first === "readyz") return serveChecks("readyz", readyz, sub, url, res);
+    text(res, 404, "not found\n");
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) text(res, 500, `internal server error: ${error instanceof Error ? error.message : String(error)}\n`);
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+    return closing;
+  };
+  if (options.signal !== undefined) {
+    if (options.signal.aborted) await close();
+    else options.signal.addEventListener("abort", () => void close(), { once: true });
+  }
+  return { server, port: (server.address() as AddressInfo).port, close };
+}

@@ -1,0 +1,161 @@
+// Workqueue metrics without a metrics library: the queue talks to a MetricsProvider (client-go util/workqueue/metrics.go).
+// runtime/manager/metrics.ts supplies the Prometheus implementation and installs it as the default provider.
+
+import { realClock, type Clock } from "./clock.js";
+
+export interface GaugeMetric {
+  inc(): void;
+  dec(): void;
+}
+export interface SettableGaugeMetric {
+  set(value: number): void;
+}
+export interface CounterMetric {
+  inc(): void;
+}
+export interface HistogramMetric {
+  observe(value: number): void;
+}
+
+/** Creates the metrics of the queue called `name` (client-go workqueue.MetricsProvider). Calling twice with one name must be allowed. */
+export interface MetricsProvider {
+  newDepthMetric(name: string): GaugeMetric;
+  newAddsMetric(name: string): CounterMetric;
+  /** Seconds from add to get. */
+  newLatencyMetric(name: string): HistogramMetric;
+  /** Seconds from get to done. */
+  newWorkDurationMetric(name: string): HistogramMetric;
+  /** Sum of the seconds every in-flight item has been processing so far. */
+  newUnfinishedWorkSecondsMetric(name: string): SettableGaugeMetric;
+  /** Seconds the longest-running in-flight item has been processing. */
+  newLongestRunningProcessorSecondsMetric(name: string): SettableGaugeMetric;
+  newRetriesMetric(name: string): CounterMetric;
+}
+
+const noop = { inc() {}, dec() {}, set() {}, observe() {} };
+
+/** Records nothing. */
+export const noopMetricsProvider: MetricsProvider = {
+  newDepthMetric: () => noop,
+  newAddsMetric: () => noop,
+  newLatencyMetric: () => noop,
+  newWorkDurationMetric: () => noop,
+  newUnfinishedWorkSecondsMetric: () => noop,
+  newLongestRunningProcessorSecondsMetric: () => noop,
+  newRetriesMetric: () => noop,
+};
+
+let globalProvider: MetricsProvider = noopMetricsProvider;
+
+/**
+ * Sets the provider used by queues created afterwards without an explicit one (client-go workqueue.SetProvider).
+ * Importing @crdgen/runtime installs the Prometheus provider on the crdgen registry.
+ */
+export function setDefaultMetricsProvider(provider: MetricsProvider): void {
+  globalProvider = provider;
+}
+
+export function defaultMetricsProvider(): MetricsProvider {
+  return globalProvider;
+}
+
+/** client-go's unfinished-work refresh period. */
+export const UNFINISHED_WORK_UPDATE_PERIOD_MS = 500;
+
+/** The queue's side of the metrics: timestamps per item (client-go defaultQueueMetrics). */
+export class QueueMetrics<T> {
+  private readonly depth: GaugeMetric;
+  private readonly adds: CounterMetric;
+  private readonly latency: HistogramMetric;
+  private readonly workDuration: HistogramMetric;
+  private readonly unfinished: SettableGaugeMetric;
+  private readonly longest: SettableGaugeMetric;
+  private readonly retries: CounterMetric;
+  private readonly addTimes = new Map<T, number>();
+  private readonly processingStartTimes = new Map<T, number>();
+  private readonly now: () => number;
+  private ticker: ReturnType<typeof setInterval> | undefined;
+
+  constructor(name: string, provider: MetricsProvider, clock: Clock = realClock) {
+    this.depth = provider.newDepthMetric(name);
+    this.adds = provider.newAddsMetric(name);
+    this.latency = provider.newLatencyMetric(name);
+    this.workDuration = provider.newWorkDurationMetric(name);
+    this.unfinished = provider.newUnfinishedWorkSecondsMetric(name);
+    this.longest = provider.newLongestRunningProcessorSecondsMetric(name);
+    this.retries = provider.newRetriesMetric(name);
+    // Date.now() only has millisecond resolution; most work items take less.
+    this.now = clock === realClock ? () => performance.now() : () => clock.now();
+  }
+
+  add(item: T): void {
+    this.adds.inc();
+    this.depth.inc();
+    if (!this.addTimes.has(item)) this.addTimes.set(item, this.now());
+  }
+
+  get(item: T): void {
+    const now = this.now();
+    this.depth.dec();
+    const added = this.addTimes.get(item);
+    if (added !== undefined) {
+      this.latency.observe((now - added) / 1000);
+      this.addTimes.delete(item);
+    }
+    this.processingStartTimes.set(item, now);
+    this.startTicker();
+  }
+
+  done(item: T): void {
+    const started = this.processingStartTimes.get(item);
+    if (started !== undefined) {
+      this.workDuration.observe((this.now() - started) / 1000);
+      this.processingStartTimes.delete(item);
+    }
+    this.updateUnfinishedWork();
+    if (this.processingStartTimes.size === 0) this.stopTicker();
+  }
+
+  retry(): void {
+    this.retries.inc();
+  }
+
+  /** Refreshes the unfinished-work gauges; runs every 500 ms while anything is processing, and on every done(). */
+  updateUnfinishedWork(): void {
+    const now = this.now();
+    let total = 0;
+    let longest = 0;
+    for (const started of this.processingStartTimes.values()) {
+      const seconds = (now - started) / 1000;
+      total += seconds;
+      if (seconds > longest) longest = seconds;
+    }
+    this.unfinished.set(total);
+    this.longest.set(longest);
+  }
+
+  shutDown(): void {
+    this.stopTicker();
+  }
+
+  // A real, unref'd timer (never the queue's clock): it must not keep the process alive nor show up on a FakeClock.
+  private startTicker(): void {
+    if (this.ticker !== undefined) return;
+    this.ticker = setInterval(() => this.updateUnfinishedWork(), UNFINISHED_WORK_UPDATE_PERIOD_MS);
+    this.ticker.unref();
+  }
+
+  private stopTicker(): void {
+    if (this.ticker === undefined) return;
+    clearInterval(this.ticker);
+    this.ticker = undefined;
+  }
+}
+
+/** Queue metrics for `name` from `provider` (default: the global provider); undefined (no metrics) for an unnamed queue, as client-go. */
+export function queueMetricsFor<T>(name: string | undefined, provider: MetricsProvider | undefined, clock?: Clock): QueueMetrics<T> | undefined {
+  if (!name) return undefined;
+  const p = provider ?? globalProvider;
+  if (p === noopMetricsProvider) return undefined;
+  return new QueueMetrics<T>(name, p, clock);
+}
