@@ -125,6 +125,16 @@ interface Recorded {
   tombstone: boolean;
 }
 
+/** The informer's distinct log lines (numbers masked), for the test output. */
+function logSummary(h: Harness): string {
+  const lines = new Map<string, number>();
+  for (const l of h.logs) {
+    const k = l.replace(/\d+/g, "N").slice(0, 160);
+    lines.set(k, (lines.get(k) ?? 0) + 1);
+  }
+  return [...lines].map(([l, n]) => `${n}x ${l}`).join(" | ");
+}
+
 interface Harness {
   informer: SharedIndexInformer<MySQLCluster>;
   lw: FaultyListerWatcher;
@@ -235,6 +245,13 @@ test("kube-apiserver killed mid-watch three times: after each restart creates, u
       await plane.stopApiServer();
       await plane.startApiServer();
       await waitServed(h);
+      if (!away) {
+        // Connected rounds: first make sure the informer is back (a probe written after the restart reached the
+        // cache), so the writes below must travel over its new watch and deletes arrive as real DELETED events.
+        await h.clusters.create(newCluster(`r${round}-probe`));
+        created.push(`r${round}-probe`);
+        await eventually(`r${round}-probe in the cache`, async () => (h.informer.getIndexer().list().some((o) => o.metadata.name === `r${round}-probe`) ? true : undefined), 120_000);
+      }
       const victims = away ? ["seed-a", "seed-b"] : round === 1 ? ["seed-c"] : ["r1-a"];
       for (const name of [`r${round}-a`, `r${round}-b`]) {
         await h.clusters.create(newCluster(name));
@@ -251,6 +268,9 @@ test("kube-apiserver killed mid-watch three times: after each restart creates, u
       await assertInSync(h, `cache equals the server after restart ${round}`);
       for (const name of victims) {
         await eventually(`deleteFunc for ${name} (round ${round})`, async () => (deletesOf(h, name).length > 0 ? true : undefined), 10_000);
+        // While away the delete can only come from a relist (a tombstone) or a replayed watch event; once connected it
+        // must be a watch DELETED event carrying the object, not a tombstone.
+        if (!away) assert.equal(deletesOf(h, name)[0]!.tombstone, false, `${name} deleted while connected: a real DELETED event`);
       }
     }
     for (const name of created) {
@@ -266,6 +286,7 @@ test("kube-apiserver killed mid-watch three times: after each restart creates, u
     assert.deepEqual(deletedWhileAway, ["seed-a", "seed-b"]);
     console.log(`# restarts: ${Date.now() - t0} ms, LIST ${h.lw.count("list")}, WATCH ${h.lw.count("watch")}, deletes ${JSON.stringify(h.events.filter((e) => e.type === "delete"))}`);
   } finally {
+    console.log(`# informer log: ${logSummary(h)}`);
     await plane.startApiServer();
     await h.stop();
   }
@@ -318,6 +339,7 @@ test("410 Gone: writes while the informer is away, etcd compacted past its resou
     assert.equal(deletesOf(h, "g-keep").length, 0);
     console.log(`# 410: ${Date.now() - t0} ms, compacted at ${compacted} > ${lastRV}, relists ${JSON.stringify(relists)}`);
   } finally {
+    console.log(`# informer log: ${logSummary(h)}`);
     h.lw.reconnect();
     await plane.startApiServer();
     await h.stop();
@@ -355,6 +377,7 @@ test("apiserver down for 60 s: reconnect attempts back off to about one per 30 s
     console.log(`# recovery: first attempt ${((firstAfter.at - up) / 1000).toFixed(1)} s after restart, cache caught up ${((recovered - up) / 1000).toFixed(1)} s after restart; calls ${all.join(" ")}`);
     assert.ok(burst <= 3, `at most 3 attempts in the first 5 s of recovery, got ${burst}: ${all.join(" ")}`);
   } finally {
+    console.log(`# informer log: ${logSummary(h)}`);
     await plane.startApiServer();
     await h.stop();
   }
