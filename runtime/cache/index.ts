@@ -26,6 +26,7 @@ export {
   isResourceVersionTooOld,
   isResourceVersionTooLarge,
   isRetriableWatchError,
+  isStreamInterrupted,
 } from "./listerwatcher.js";
 export { type CacheClock, type SleepFunc, type ReflectorBackoffOptions, systemCacheClock, sleepOn } from "./timing.js";
 export { type DeltaSink, type CacheNotification, IndexerSink } from "./sink.js";

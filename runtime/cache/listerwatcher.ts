@@ -69,3 +69,13 @@ export function isRetriableWatchError(err: unknown): boolean {
   const f = facts(err);
   return f.code === 429 || f.reason === "TooManyRequests" || f.errno === "ECONNREFUSED";
 }
+
+/**
+ * A watch stream that broke after it was established (connection reset, apiserver restart, proxy drop): client-go
+ * treats this like a closed watch and watches again from the last resourceVersion, without relisting.
+ * Connection refused (server down) and malformed responses are not interruptions.
+ */
+export function isStreamInterrupted(err: unknown): boolean {
+  const e = (err ?? {}) as { name?: unknown; code?: unknown };
+  return e.name === "TransportError" && e.code !== "ECONNREFUSED" && e.code !== "MalformedResponse";
+}

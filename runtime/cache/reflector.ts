@@ -6,6 +6,7 @@ import {
   isResourceVersionTooLarge,
   isResourceVersionTooOld,
   isRetriableWatchError,
+  isStreamInterrupted,
 } from "./listerwatcher.js";
 import type { DeltaSink } from "./sink.js";
 import { Backoff, type CacheClock, type ReflectorBackoffOptions, type SleepFunc, sleepOn, systemCacheClock } from "./timing.js";
@@ -244,6 +245,10 @@ export class Reflector<T extends KubernetesObject> {
     } catch (err) {
       if (ctrl.signal.aborted) return "closed";
       if (isResourceVersionTooOld(err)) return "expired";
+      if (isStreamInterrupted(err) && (events > 0 || this.clock.now() - started >= 1000)) {
+        this.logger.warn?.(`${this.name}: watch stream interrupted, watching again from resourceVersion ${this.lastRV}: ${describe(err)}`);
+        return "closed";
+      }
       throw err;
     } finally {
       this.clock.clearTimeout(deadline);

@@ -199,6 +199,19 @@ test("a non-410 watch error backs off and relists at the last resourceVersion", 
   await r.stop();
 });
 
+test("a watch stream cut after it was established rewatches from the last resourceVersion without relisting or backoff", async () => {
+  const lw = new FakeListerWatcher().queueList(list([obj("a", "10")], "100"));
+  const r = setup(lw, { random: () => 0 });
+  await until(() => lw.watches.length === 1, "watch");
+  lw.watches[0]!.push({ type: "MODIFIED", object: obj("a", "150") });
+  lw.watches[0]!.fail(Object.assign(new Error("GET /apis/example.com/v1/things: aborted"), { name: "TransportError", code: "ECONNRESET" }));
+  await until(() => lw.watches.length === 2, "second watch");
+  assert.equal(lw.watches[1]!.options.resourceVersion, "150");
+  assert.equal(lw.listCalls.length, 1, "no relist");
+  assert.deepEqual(r.sleep.delays, [], "no backoff");
+  await r.stop();
+});
+
 test("429 on the watch backs off and rewatches from the same resourceVersion without relisting", async () => {
   const lw = new FakeListerWatcher().queueList(list([obj("a", "10")], "100"));
   const r = setup(lw, { random: () => 0 });
