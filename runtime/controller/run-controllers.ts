@@ -66,10 +66,14 @@ async function runAll(controllers: Runnable[], signal: AbortSignal): Promise<voi
   signal.addEventListener("abort", onAbort, { once: true });
   try {
     // One failing controller stops the others: an operator that half-runs is worse than one that restarts.
-    await Promise.all(controllers.map((c) => c.run(stop.signal).catch((error: unknown) => {
+    // All of them finish (in-flight reconciles drain) before the first error is thrown, so a released Lease
+    // never lets a standby start while this process still reconciles.
+    const results = await Promise.allSettled(controllers.map((c) => c.run(stop.signal).catch((error: unknown) => {
       stop.abort();
       throw error;
     })));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw failed.reason;
   } finally {
     signal.removeEventListener("abort", onAbort);
   }

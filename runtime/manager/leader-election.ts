@@ -182,7 +182,7 @@ export class LeaderElector {
     for (;;) {
       if (this.stop.signal.aborted) return "stopped";
       const start = this.clock.now();
-      if (await this.tryAcquireOrRenew(this.timeoutSignal(this.renewDeadlineMs))) {
+      if (await this.withTimeout(this.renewDeadlineMs, (signal) => this.tryAcquireOrRenew(signal))) {
         lastRenewStart = start;
         break;
       }
@@ -217,7 +217,7 @@ export class LeaderElector {
           break;
         }
         const start = this.clock.now();
-        if (await this.tryAcquireOrRenew(this.timeoutSignal(deadline - start))) lastRenewStart = start;
+        if (await this.withTimeout(deadline - start, (signal) => this.tryAcquireOrRenew(signal))) lastRenewStart = start;
         if (wake.signal.aborted) break;
       }
     } finally {
@@ -316,11 +316,11 @@ export class LeaderElector {
       const stamp = formatMicroTime(this.clock.now());
       try {
         const spec: LeaseSpec = { holderIdentity: "", leaseDurationSeconds: 1, acquireTime: stamp, renewTime: stamp, leaseTransitions: lease.spec?.leaseTransitions ?? 0 };
-        this.setObserved(await this.lock.update({ ...lease, spec }, this.timeoutSignal(deadline - this.clock.now())));
+        this.setObserved(await this.withTimeout(deadline - this.clock.now(), (signal) => this.lock.update({ ...lease, spec }, signal)));
         return true;
       } catch (error) {
         this.debug("lease release failed", error);
-        const current = await this.lock.get(this.timeoutSignal(deadline - this.clock.now())).catch(() => undefined);
+        const current = await this.withTimeout(deadline - this.clock.now(), (signal) => this.lock.get(signal)).catch(() => undefined);
         if (current) this.setObserved(current);
         else await this.sleep(Math.min(this.retryPeriodMs, deadline - this.clock.now()));
       }
@@ -357,13 +357,15 @@ export class LeaderElector {
     this.options.logger?.debug(message, { lease: this.lock.description, identity: this.identity, error: String(error) });
   }
 
-  /** A signal that aborts after ms on the elector's clock (bounds one API request). */
-  private timeoutSignal(ms: number): AbortSignal {
+  /** Runs fn with a signal that aborts after ms on the elector's clock (bounds the API requests of one attempt). */
+  private async withTimeout<T>(ms: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const controller = new AbortController();
     const handle = this.clock.setTimeout(() => controller.abort(new Error("lease request timed out")), Math.max(0, ms));
-    // Unref real timers so a pending timeout never holds the process open.
-    (handle as { unref?: () => void } | undefined)?.unref?.();
-    return controller.signal;
+    try {
+      return await fn(controller.signal);
+    } finally {
+      this.clock.clearTimeout(handle);
+    }
   }
 
   private sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -1,7 +1,7 @@
 // Unit tests for LeaderElector on an in-memory Lease store and a fake clock: acquire, renew, expiry takeover, conflicts, release.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ApiError, FakeClock, LeaderElector, formatMicroTime, type Lease, type LeaseLock, type LeaseSpec } from "@crdgen/runtime";
+import { ApiError, FakeClock, LeaderElector, formatMicroTime, runControllers, type Lease, type LeaseLock, type LeaseSpec } from "@crdgen/runtime";
 
 /** One Lease with resourceVersion semantics, shared by several candidates. */
 class LeaseStore {
@@ -248,4 +248,15 @@ test("options are validated as in client-go", () => {
   assert.throws(() => new LeaderElector({ ...base, renewDeadlineMs: 2_000, retryPeriodMs: 2_000 }), /1.2 × retryPeriodMs/);
   assert.throws(() => new LeaderElector({ onStartedLeading: () => undefined, onStoppedLeading: () => undefined }), /either lock, or kube/);
   assert.match(new LeaderElector(base).identity, /_[0-9a-f-]{36}$/);
+});
+
+test("runControllers: a failing controller stops the others and rejects only after they finished draining", async () => {
+  const order: string[] = [];
+  const slow = {
+    name: "slow",
+    run: (signal: AbortSignal) => new Promise<void>((resolve) => signal.addEventListener("abort", () => setTimeout(() => { order.push("slow drained"); resolve(); }, 50))),
+  };
+  const failing = { name: "failing", run: async () => { throw new Error("boom"); } };
+  await assert.rejects(runControllers([slow, failing]).finally(() => order.push("rejected")), /boom/);
+  assert.deepEqual(order, ["slow drained", "rejected"]);
 });
