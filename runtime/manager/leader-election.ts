@@ -188,6 +188,11 @@ export class LeaderElector {
       }
       await this.sleep(this.retryPeriodMs * (1 + Math.random() * this.jitterFactor), this.stop.signal);
     }
+    if (this.stop.signal.aborted) {
+      // Stopped while the winning request was in flight: hand the Lease back without starting any work.
+      await this.releaseLease();
+      return "stopped";
+    }
     log?.info("acquired lease");
     // Lead.
     this.leading = true;
@@ -205,6 +210,7 @@ export class LeaderElector {
       );
     const onStop = () => wake.abort();
     this.stop.signal.addEventListener("abort", onStop, { once: true });
+    if (this.stop.signal.aborted) wake.abort();
     let lost = false;
     try {
       // Renew every retryPeriod; give up when renewDeadline passes since the start of the last successful renewal.

@@ -260,3 +260,26 @@ test("runControllers: a failing controller stops the others and rejects only aft
   await assert.rejects(runControllers([slow, failing]).finally(() => order.push("rejected")), /boom/);
   assert.deepEqual(order, ["slow drained", "rejected"]);
 });
+
+test("stopping while the winning request is in flight hands the Lease back without ever leading", async () => {
+  const clock = new FakeClock(START);
+  const store = new LeaseStore();
+  const lock = store.view();
+  let letCreate!: () => void;
+  const gate = new Promise<void>((r) => (letCreate = r));
+  const create = lock.create;
+  lock.create = async (spec) => {
+    await gate;
+    return create(spec);
+  };
+  let started = false;
+  const stop = new AbortController();
+  const elector = new LeaderElector({ lock, identity: "a", clock, onStartedLeading: () => void (started = true), onStoppedLeading: () => undefined });
+  const done = elector.run(stop.signal);
+  await flush();
+  stop.abort();
+  letCreate();
+  assert.equal(await done, "stopped");
+  assert.equal(started, false);
+  assert.equal(store.lease?.spec?.holderIdentity, "");
+});
