@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Builds the local Kubernetes control plane used by the tests (envtest-style):
-# etcd, kube-apiserver and kubectl, compiled from Go modules with the local Go
-# toolchain (no prebuilt binaries are downloaded).
+# etcd, kube-apiserver and kubectl, plus kube-controller-manager, kube-scheduler
+# and kwok for startControlPlane({ controllers: true }), compiled from Go modules
+# with the local Go toolchain (no prebuilt binaries are downloaded).
 #
 #   npm run controlplane:build          # or: bash controlplane/build.sh
 #
 # Binaries land in a cache outside the repo:
-#   ${CRDGEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/crdgen}/controlplane/<kube version>/{etcd,kube-apiserver,kubectl}
+#   ${CRDGEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/crdgen}/controlplane/<kube version>/
+#     etcd kube-apiserver kubectl kube-controller-manager kube-scheduler kwok
 # A binary that is already there and reports the wanted version is reused, so
 # a second run takes well under a second. The last line printed on stdout is
 # that folder, ready for KUBEBUILDER_ASSETS:
@@ -14,23 +16,34 @@
 # If KUBEBUILDER_ASSETS is already set to a folder, it is used and nothing is built.
 #
 # Environment:
-#   CRDGEN_KUBE_VERSION   kube-apiserver/kubectl release (k8s.io/kubernetes module), default below
+#   CRDGEN_KUBE_VERSION   kube-apiserver/kubectl/kube-controller-manager/kube-scheduler release
+#                         (k8s.io/kubernetes module), default below
 #   CRDGEN_ETCD_VERSION   etcd release (go.etcd.io/etcd/server/v3 module), default below
+#   CRDGEN_KWOK_VERSION   kwok release (sigs.k8s.io/kwok module), default below; "none" skips kwok.
+#                         kwok is optional: if it cannot be resolved or built, the script warns
+#                         and still succeeds (only fake-node tests need it).
 #   CRDGEN_CACHE_DIR      cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/crdgen)
 #   CRDGEN_BUILD_VERBOSE  1 = stream the go command's output instead of keeping it for errors
 #   GOTOOLCHAIN           passed through; needed only if a module's go line is newer than the local Go
 #
 # Kubernetes 1.37 pins etcd client 3.7 and kubeadm's default etcd for 1.37 is
 # 3.7.0, so the etcd default follows that line (3.6.x also works with 1.37).
+# kwok 0.8.0 is the newest release; it is built against client-go 0.36 and Go 1.26
+# in its own module (its dependency versions differ from kubernetes').
 set -euo pipefail
 
 KUBE_VERSION="${CRDGEN_KUBE_VERSION:-1.37.2}"
 ETCD_VERSION="${CRDGEN_ETCD_VERSION:-3.7.3}"
+KWOK_VERSION="${CRDGEN_KWOK_VERSION:-0.8.0}"
 
 KUBE_VERSION="${KUBE_VERSION#v}"
 ETCD_VERSION="${ETCD_VERSION#v}"
+KWOK_VERSION="${KWOK_VERSION#v}"
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-BINARIES=(etcd kube-apiserver kubectl)
+# Built by one `go build` from the k8s.io/kubernetes module, so they share compiled packages.
+KUBE_BINARIES=(kube-apiserver kubectl kube-controller-manager kube-scheduler)
+BINARIES=(etcd "${KUBE_BINARIES[@]}")
+[[ "$KWOK_VERSION" == none ]] || BINARIES+=(kwok)
 
 log() { printf 'controlplane:build: %s\n' "$*" >&2; }
 die() {
@@ -59,7 +72,10 @@ if [[ -n "${KUBEBUILDER_ASSETS:-}" ]]; then
   fi
   log "KUBEBUILDER_ASSETS is set: using '$KUBEBUILDER_ASSETS', nothing to build"
   for b in "${BINARIES[@]}"; do
-    [[ -x "$KUBEBUILDER_ASSETS/$b" ]] || log "warning: '$KUBEBUILDER_ASSETS/$b' is missing or not executable"
+    case "$b" in
+    etcd | kube-apiserver | kubectl) [[ -x "$KUBEBUILDER_ASSETS/$b" ]] || log "warning: '$KUBEBUILDER_ASSETS/$b' is missing or not executable" ;;
+    *) [[ -x "$KUBEBUILDER_ASSETS/$b" ]] || log "note: '$KUBEBUILDER_ASSETS/$b' is missing (needed only by startControlPlane({ controllers: true }))" ;;
+    esac
   done
   printf '%s\n' "$KUBEBUILDER_ASSETS"
   exit 0
@@ -79,12 +95,15 @@ binary_version() {
   etcd) out="$("$OUT_DIR/etcd" --version 2>/dev/null | sed -n 's/^etcd Version: *//p')" || true ;;
   kube-apiserver) out="$("$OUT_DIR/kube-apiserver" --version 2>/dev/null | sed -n 's/^Kubernetes v//p')" || true ;;
   kubectl) out="$("$OUT_DIR/kubectl" version --client 2>/dev/null | sed -n 's/^Client Version: v//p')" || true ;;
+  kube-controller-manager | kube-scheduler) out="$("$OUT_DIR/$bin" --version 2>/dev/null | sed -n 's/^Kubernetes v//p')" || true ;;
+  kwok) out="$("$OUT_DIR/kwok" --version 2>/dev/null | sed -n 's/^kwok version v\{0,1\}\([^ ]*\).*$/\1/p')" || true ;;
   esac
   printf '%s' "$out"
 }
 wanted_version() {
   case "$1" in
   etcd) printf '%s' "$ETCD_VERSION" ;;
+  kwok) printf '%s' "$KWOK_VERSION" ;;
   *) printf '%s' "$KUBE_VERSION" ;;
   esac
 }
@@ -104,7 +123,7 @@ check_cache() {
 }
 
 T_TOTAL="$(now_us)"
-log "kube $KUBE_VERSION, etcd $ETCD_VERSION, into $OUT_DIR"
+log "kube $KUBE_VERSION, etcd $ETCD_VERSION, kwok $KWOK_VERSION, into $OUT_DIR"
 check_cache
 if ((${#missing[@]} > 0)) && command -v flock >/dev/null 2>&1; then
   # Another build of the same version may be running: wait for it, then look again.
@@ -120,9 +139,11 @@ if ((${#missing[@]} == 0)); then
   printf '%s\n' "$OUT_DIR"
   exit 0
 fi
-needs() {
-  local b
-  for b in "${missing[@]}"; do [[ "$b" == "$1" ]] && return 0; done
+needs() { # true if any of the named binaries is missing
+  local b w
+  for b in "${missing[@]}"; do
+    for w in "$@"; do [[ "$b" == "$w" ]] && return 0; done
+  done
   return 1
 }
 
@@ -174,10 +195,18 @@ if needs etcd; then
   etcd_gomod="$(module_field "go.etcd.io/etcd/server/v3@v$ETCD_VERSION" GoMod)" || true
   [[ -n "$etcd_gomod" && -f "$etcd_gomod" ]] || die "cannot resolve go.etcd.io/etcd/server/v3@v$ETCD_VERSION from the Go module proxy (is it a released version? set CRDGEN_ETCD_VERSION)"
 fi
-if needs kube-apiserver || needs kubectl; then
+if needs "${KUBE_BINARIES[@]}"; then
   kube_gomod="$(module_field "k8s.io/kubernetes@v$KUBE_VERSION" GoMod)" || true
   [[ -n "$kube_gomod" && -f "$kube_gomod" ]] || die "cannot resolve k8s.io/kubernetes@v$KUBE_VERSION from the Go module proxy (is it a released version? set CRDGEN_KUBE_VERSION)"
   kube_time="$(module_field "k8s.io/kubernetes@v$KUBE_VERSION" Time)" || true
+fi
+kwok_gomod=""
+if needs kwok; then
+  kwok_gomod="$(module_field "sigs.k8s.io/kwok@v$KWOK_VERSION" GoMod)" || true
+  if [[ -z "$kwok_gomod" || ! -f "$kwok_gomod" ]]; then
+    log "warning: cannot resolve sigs.k8s.io/kwok@v$KWOK_VERSION from the Go module proxy: kwok is skipped (set CRDGEN_KWOK_VERSION to another release, or to none)"
+    kwok_gomod=""
+  fi
 fi
 log "releases resolved in $(fmt_since "$T")"
 
@@ -198,8 +227,8 @@ if needs etcd; then
   log "etcd $got: built in $(fmt_since "$T")"
 fi
 
-# --- kube-apiserver and kubectl ------------------------------------------------------------
-if needs kube-apiserver || needs kubectl; then
+# --- kube-apiserver, kubectl, kube-controller-manager and kube-scheduler ----------------------
+if needs "${KUBE_BINARIES[@]}"; then
   HINT="kube $KUBE_VERSION could not be built; an earlier release can be chosen with CRDGEN_KUBE_VERSION (e.g. 1.36.3)"
   T="$(now_us)"
   mkdir -p "$WORK/kube"
@@ -231,16 +260,47 @@ if needs kube-apiserver || needs kubectl; then
     ldflags+=" -X $pkg.gitTreeState=clean"
     [[ -n "$build_date" ]] && ldflags+=" -X $pkg.buildDate=$build_date"
   done
-  for b in kube-apiserver kubectl; do
-    needs "$b" || continue
-    TB="$(now_us)"
-    (cd "$WORK/kube" && run_step "$b: go build" "$b-build" \
-      go build -trimpath -ldflags="$ldflags" -o "$WORK/kube/$b" "k8s.io/kubernetes/cmd/$b")
-    mv -f "$WORK/kube/$b" "$OUT_DIR/$b.tmp.$$" && mv -f "$OUT_DIR/$b.tmp.$$" "$OUT_DIR/$b"
+  # One go build for every missing binary: shared packages are compiled once and the
+  # compile steps of all of them run in parallel.
+  kube_build=()
+  for b in "${KUBE_BINARIES[@]}"; do
+    needs "$b" && kube_build+=("$b")
+  done
+  TB="$(now_us)"
+  mkdir -p "$WORK/kube/bin"
+  (cd "$WORK/kube" && run_step "${kube_build[*]}: go build" kube-build \
+    go build -trimpath -ldflags="$ldflags" -o "$WORK/kube/bin/" "${kube_build[@]/#/k8s.io/kubernetes/cmd/}")
+  for b in "${kube_build[@]}"; do
+    mv -f "$WORK/kube/bin/$b" "$OUT_DIR/$b.tmp.$$" && mv -f "$OUT_DIR/$b.tmp.$$" "$OUT_DIR/$b"
     got="$(binary_version "$b")"
     [[ "$got" == "$KUBE_VERSION" ]] || die "the built $b reports version '${got:-nothing}', expected $KUBE_VERSION"
-    log "$b v$got: built in $(fmt_since "$TB")"
   done
+  log "${kube_build[*]} v$KUBE_VERSION: built in $(fmt_since "$TB")"
+fi
+
+# --- kwok (optional) --------------------------------------------------------------------------
+# Its own module like etcd. A failure is a warning: everything but fake nodes works without it.
+build_kwok() { # runs in a subshell, where set -e does not apply: every step says || exit 1
+  HINT="kwok $KWOK_VERSION could not be built; try another release with CRDGEN_KWOK_VERSION, or CRDGEN_KWOK_VERSION=none"
+  mkdir -p "$WORK/kwok" || exit 1
+  local kwok_go got
+  kwok_go="$(grep -m1 -E '^go [0-9]' "$kwok_gomod")" || exit 1
+  render "$SCRIPT_DIR/kwok.go.mod.tmpl" "$WORK/kwok/go.mod" \
+    -e "s|@GO_DIRECTIVE@|$kwok_go|" -e "s|@KWOK_VERSION@|$KWOK_VERSION|g" || exit 1
+  (cd "$WORK/kwok" && run_step "kwok: resolve modules" kwok-tidy go mod tidy) || exit 1
+  (cd "$WORK/kwok" && run_step "kwok: go build" kwok-build \
+    go build -trimpath -ldflags="-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=$KWOK_VERSION" -o "$WORK/kwok/kwok" sigs.k8s.io/kwok/cmd/kwok) || exit 1
+  mv -f "$WORK/kwok/kwok" "$OUT_DIR/kwok.tmp.$$" && mv -f "$OUT_DIR/kwok.tmp.$$" "$OUT_DIR/kwok" || exit 1
+  got="$(binary_version kwok)"
+  [[ "$got" == "$KWOK_VERSION" ]] || die "the built kwok reports version '${got:-nothing}', expected $KWOK_VERSION"
+}
+if needs kwok && [[ -n "$kwok_gomod" ]]; then
+  T="$(now_us)"
+  if (build_kwok); then
+    log "kwok $KWOK_VERSION: built in $(fmt_since "$T")"
+  else
+    log "warning: kwok $KWOK_VERSION was not built (see above); the control plane works without it, but pods stay Pending (no node)"
+  fi
 fi
 
 log "done in $(fmt_since "$T_TOTAL"): $OUT_DIR ($(du -sh "$OUT_DIR" | cut -f1))"

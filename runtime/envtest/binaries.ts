@@ -3,7 +3,10 @@ import { accessSync, constants } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-export type ControlPlaneBinary = "etcd" | "kube-apiserver" | "kubectl";
+export type ControlPlaneBinary = "etcd" | "kube-apiserver" | "kubectl" | "kube-controller-manager" | "kube-scheduler" | "kwok";
+
+/** Needed only by `startControlPlane({ controllers: true })`; setup-envtest's folders do not have them. */
+const controllerBinaries: ReadonlySet<ControlPlaneBinary> = new Set(["kube-controller-manager", "kube-scheduler", "kwok"]);
 
 /** The Kubernetes release `npm run controlplane:build` builds by default (keep in step with controlplane/build.sh). */
 export const defaultKubeVersion = "1.37.2";
@@ -18,14 +21,16 @@ export class MissingBinaryError extends Error {
   constructor(readonly binary: ControlPlaneBinary, readonly looked: string[]) {
     super(
       `the control plane binary ${binary} was not found (looked at: ${looked.join(", ")}). ` +
-        "Build it with `npm run controlplane:build`, or point KUBEBUILDER_ASSETS at a folder holding etcd, kube-apiserver and kubectl.",
+        (controllerBinaries.has(binary)
+          ? `startControlPlane({ controllers: true }) needs it; build it with \`npm run controlplane:build\` (setup-envtest's folders do not have it), or set TEST_ASSET_${envSuffix(binary)}.`
+          : "Build it with `npm run controlplane:build`, or point KUBEBUILDER_ASSETS at a folder holding etcd, kube-apiserver and kubectl."),
     );
     this.name = "MissingBinaryError";
   }
 }
 
 export function findBinary(binary: ControlPlaneBinary, assetsDir?: string): string {
-  const envName = `TEST_ASSET_${binary.toUpperCase().replace(/-/g, "_")}`;
+  const envName = `TEST_ASSET_${envSuffix(binary)}`;
   const candidates = [
     process.env[envName],
     assetsDir && path.join(assetsDir, binary),
@@ -41,4 +46,8 @@ export function findBinary(binary: ControlPlaneBinary, assetsDir?: string): stri
     }
   }
   throw new MissingBinaryError(binary, candidates);
+}
+
+function envSuffix(binary: ControlPlaneBinary): string {
+  return binary.toUpperCase().replace(/-/g, "_");
 }

@@ -1,7 +1,5 @@
 // A real local Kubernetes control plane (etcd + kube-apiserver, no kubelet) for tests, benchmarks and the demo, like controller-runtime's envtest.
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import https from "node:https";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
@@ -10,7 +8,9 @@ import { KubeClient } from "../client/kube-client.js";
 import { isAlreadyExists } from "../client/api-error.js";
 import { findBinary } from "./binaries.js";
 import { makeCerts, type ControlPlaneCerts } from "./certs.js";
+import { startControllers, type ControllersInfo } from "./controllers.js";
 import { startProcess, type ManagedProcess } from "./process.js";
+import { freePorts, httpOk, httpsOk, waitUntil } from "./util.js";
 
 export interface ControlPlaneOptions {
   /** Folder holding etcd, kube-apiserver and kubectl (else TEST_ASSET_*, KUBEBUILDER_ASSETS, crdgen's build cache). */
@@ -21,6 +21,13 @@ export interface ControlPlaneOptions {
   apiServerArgs?: string[];
   /** How long etcd and the apiserver may take to become ready. Default 60 s, or KUBEBUILDER_CONTROLPLANE_START_TIMEOUT (seconds). */
   startTimeoutMs?: number;
+  /**
+   * Also run kube-controller-manager (garbage collection, workload controllers: StatefulSet, Deployment, ...) and
+   * kube-scheduler, after the CRDs are installed; and, when the kwok binary is found, kwok with one fake Node
+   * (`fakeNodeName`) on which pods are scheduled and reported Running and Ready. Without kwok, pods stay Pending
+   * and `kwokUnavailable` says why. These binaries come from `npm run controlplane:build`. Default false.
+   */
+  controllers?: boolean;
 }
 
 export interface ControlPlane {
@@ -30,6 +37,10 @@ export interface ControlPlane {
   readonly apiServerUrl: string;
   /** etcd's client URL, for tests that compact it to provoke 410 Gone. */
   readonly etcdEndpoint: string;
+  /** With `controllers: true` and kwok running: the name of the kwok-managed fake Node (ready for pods). */
+  readonly fakeNodeName?: string;
+  /** With `controllers: true` but no kwok binary: why there is no fake node (names the binary and how to build it). */
+  readonly kwokUnavailable?: string;
   /** A KubeConfig for the `admin` user (group system:masters). */
   kubeConfig(): KubeConfig;
   kubeClient(): KubeClient;
@@ -105,11 +116,18 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     // The apiserver creates "default" shortly after it reports ready; tests expect it to exist.
     await waitUntil(async () => (await client.request({ method: "GET", path: "/api/v1/namespaces/default" }).then(() => true, () => false)), startTimeoutMs, "namespace default");
 
+    let controllers: ControllersInfo = {};
     const plane: ControlPlane = {
       dir,
       kubeconfigPath,
       apiServerUrl,
       etcdEndpoint,
+      get fakeNodeName() {
+        return controllers.fakeNodeName;
+      },
+      get kwokUnavailable() {
+        return controllers.kwokUnavailable;
+      },
       kubeConfig,
       kubeClient: () => KubeClient.fromKubeConfig(kubeConfig()),
       installCrds: (files) => installCrds(client, files),
@@ -133,6 +151,9 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       },
     };
     if (options.crdFiles?.length) await plane.installCrds(options.crdFiles);
+    if (options.controllers) {
+      controllers = await startControllers({ dir, kubeconfigPath, certs, client, assetsDir: options.assetsDir, startTimeoutMs, processes });
+    }
     return plane;
   } catch (error) {
     for (const p of processes.reverse()) await p.stop(2_000);
@@ -191,49 +212,4 @@ async function kubeconfigYaml(server: string, certs: ControlPlaneCerts): Promise
     "current-context: envtest",
     "",
   ].join("\n");
-}
-
-async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from({ length: count }, () => new Promise<net.Server>((resolve, reject) => {
-      const s = net.createServer();
-      s.once("error", reject);
-      s.listen(0, "127.0.0.1", () => resolve(s));
-    })),
-  );
-  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
-}
-
-function httpOk(url: string): Promise<boolean> {
-  return fetch(url).then((r) => r.ok, () => false);
-}
-
-function httpsOk(url: string, certs: ControlPlaneCerts): Promise<boolean> {
-  return Promise.all([readFile(certs.caCert), readFile(certs.adminCert), readFile(certs.adminKey)]).then(
-    ([ca, cert, key]) =>
-      new Promise<boolean>((resolve) => {
-        const req = https.get(url, { ca, cert, key, timeout: 2_000 }, (res) => {
-          res.resume();
-          resolve(res.statusCode === 200);
-        });
-        req.on("error", () => resolve(false));
-        req.on("timeout", () => req.destroy());
-      }),
-  );
-}
-
-/** Polls every 100 ms (envtest's interval); fails early, with the log's tail, when the process died. */
-async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string, proc?: ManagedProcess, logFile?: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    const dead = proc && (proc.child.exitCode !== null || proc.child.signalCode !== null);
-    if (dead || Date.now() > deadline) {
-      const tail = logFile ? (await readFile(logFile, "utf8").catch(() => "")).split("\n").slice(-15).join("\n") : "";
-      throw new Error(`control plane: ${what} ${dead ? `failed: ${proc!.name} exited` : `not ready after ${timeoutMs / 1000}s`}${tail ? `\n--- last lines of ${logFile}:\n${tail}` : ""}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }

@@ -49,12 +49,17 @@ function installExitHandlers(): void {
   }
 }
 
-export function startProcess(name: string, binary: string, args: string[], logFile: string): ManagedProcess {
+/** `env`: extra environment variables for the binary (on top of this process's environment). */
+export function startProcess(name: string, binary: string, args: string[], logFile: string, env?: Record<string, string>): ManagedProcess {
   installExitHandlers();
   const log = createWriteStream(logFile, { flags: "a" });
   // detached: the process leads its own group, so one kill(-pid) also ends anything it spawned. The bash watchdog
   // ends the binary when this Node process dies without running exit handlers (SIGKILL, OOM kill).
-  const child = spawn("bash", ["-c", watchdog, "crdgen-envtest-watchdog", String(process.pid), binary, ...args], { detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("bash", ["-c", watchdog, "crdgen-envtest-watchdog", String(process.pid), binary, ...args], {
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    ...(env ? { env: { ...process.env, ...env } } : {}),
+  });
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
   const exited = new Promise<number | string>((resolve) => {

@@ -1,0 +1,51 @@
+// Helpers shared by the control plane's start code: free ports, health probes, polling.
+import { readFile } from "node:fs/promises";
+import https from "node:https";
+import net from "node:net";
+import type { ControlPlaneCerts } from "./certs.js";
+import type { ManagedProcess } from "./process.js";
+
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from({ length: count }, () => new Promise<net.Server>((resolve, reject) => {
+      const s = net.createServer();
+      s.once("error", reject);
+      s.listen(0, "127.0.0.1", () => resolve(s));
+    })),
+  );
+  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
+}
+
+export function httpOk(url: string): Promise<boolean> {
+  return fetch(url).then((r) => r.ok, () => false);
+}
+
+export function httpsOk(url: string, certs: ControlPlaneCerts): Promise<boolean> {
+  return Promise.all([readFile(certs.caCert), readFile(certs.adminCert), readFile(certs.adminKey)]).then(
+    ([ca, cert, key]) =>
+      new Promise<boolean>((resolve) => {
+        const req = https.get(url, { ca, cert, key, timeout: 2_000 }, (res) => {
+          res.resume();
+          resolve(res.statusCode === 200);
+        });
+        req.on("error", () => resolve(false));
+        req.on("timeout", () => req.destroy());
+      }),
+  );
+}
+
+/** Polls every 100 ms (envtest's interval); fails early, with the log's tail, when the process died. */
+export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string, proc?: ManagedProcess, logFile?: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return;
+    const dead = proc && (proc.child.exitCode !== null || proc.child.signalCode !== null);
+    if (dead || Date.now() > deadline) {
+      const tail = logFile ? (await readFile(logFile, "utf8").catch(() => "")).split("\n").slice(-15).join("\n") : "";
+      throw new Error(`control plane: ${what} ${dead ? `failed: ${proc!.name} exited` : `not ready after ${timeoutMs / 1000}s`}${tail ? `\n--- last lines of ${logFile}:\n${tail}` : ""}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
