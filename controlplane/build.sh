@@ -113,6 +113,9 @@ check_cache() {
   local b have
   for b in "${BINARIES[@]}"; do
     have="$(binary_version "$b")"
+    if [[ "$b" == kwok && ! -s "$OUT_DIR/kwok-stages.yaml" ]]; then
+      have="" # kwok is useless without the stage definitions extracted beside it
+    fi
     if [[ "$have" == "$(wanted_version "$b")" ]]; then
       log "$b $have: cached"
     else
@@ -290,6 +293,20 @@ build_kwok() { # runs in a subshell, where set -e does not apply: every step say
   (cd "$WORK/kwok" && run_step "kwok: resolve modules" kwok-tidy go mod tidy) || exit 1
   (cd "$WORK/kwok" && run_step "kwok: go build" kwok-build \
     go build -trimpath -ldflags="-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=$KWOK_VERSION" -o "$WORK/kwok/kwok" sigs.k8s.io/kwok/cmd/kwok) || exit 1
+  # kwok acts only through Stage objects; kwokctl installs its default ones. Take the same defaults from the module
+  # (node initialisation, node heartbeat with a Lease, pods ready/complete/delete), so nothing of kwok is committed here.
+  local kwok_src
+  kwok_src="$(cd "$WORK/kwok" && go mod download -json "sigs.k8s.io/kwok@v$KWOK_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')" || exit 1
+  [[ -d "$kwok_src/kustomize/stage" ]] || { log "kwok $KWOK_VERSION: its module has no kustomize/stage folder"; exit 1; }
+  {
+    for stage_dir in node/fast node/heartbeat-with-lease pod/fast; do
+      for f in "$kwok_src/kustomize/stage/$stage_dir"/*.yaml; do
+        [[ "$(basename "$f")" == kustomization.yaml ]] && continue
+        printf -- '---\n'
+        cat "$f"
+      done
+    done
+  } >"$OUT_DIR/kwok-stages.yaml.tmp.$$" && mv -f "$OUT_DIR/kwok-stages.yaml.tmp.$$" "$OUT_DIR/kwok-stages.yaml" || exit 1
   mv -f "$WORK/kwok/kwok" "$OUT_DIR/kwok.tmp.$$" && mv -f "$OUT_DIR/kwok.tmp.$$" "$OUT_DIR/kwok" || exit 1
   got="$(binary_version kwok)"
   [[ "$got" == "$KWOK_VERSION" ]] || die "the built kwok reports version '${got:-nothing}', expected $KWOK_VERSION"

@@ -1,12 +1,12 @@
 // startControlPlane({ controllers: true }): kube-controller-manager, kube-scheduler and, when its binary exists, kwok
 // with one fake Node, so that workloads get pods, pods get scheduled, and kwok reports them Running and Ready.
-import { mkdir, writeFile } from "node:fs/promises";
+import { copyFile, mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { KubeClient } from "../client/kube-client.js";
 import { isAlreadyExists } from "../client/api-error.js";
 import { findBinary, MissingBinaryError } from "./binaries.js";
 import type { ControlPlaneCerts } from "./certs.js";
-import { kwokNode, kwokNodeAnnotation, kwokNodeAnnotationValue, kwokStagesYaml } from "./kwok.js";
+import { kwokNode, kwokNodeAnnotation, kwokNodeAnnotationValue, kwokStagesFile } from "./kwok.js";
 import { startProcess, type ManagedProcess } from "./process.js";
 import { freePorts, httpOk, httpsOk, waitUntil } from "./util.js";
 
@@ -41,8 +41,14 @@ export async function startControllers(ctx: ControllersContext): Promise<Control
   const schedulerBinary = findBinary("kube-scheduler", ctx.assetsDir);
   let kwokBinary: string | undefined;
   let kwokUnavailable: string | undefined;
+  let kwokStages: string | undefined;
   try {
     kwokBinary = findBinary("kwok", ctx.assetsDir);
+    kwokStages = kwokStagesFile(kwokBinary);
+    if (!kwokStages) {
+      kwokUnavailable = `kwok's stage definitions (kwok-stages.yaml) are missing beside ${kwokBinary}; run \`npm run controlplane:build\` to extract them from the kwok module`;
+      kwokBinary = undefined;
+    }
   } catch (error) {
     if (!(error instanceof MissingBinaryError)) throw error;
     kwokUnavailable = error.message;
@@ -88,7 +94,7 @@ export async function startControllers(ctx: ControllersContext): Promise<Control
     const kwokDir = path.join(dir, "kwok");
     await mkdir(kwokDir, { recursive: true });
     const kwokConfig = path.join(kwokDir, "kwok.yaml");
-    await writeFile(kwokConfig, kwokStagesYaml);
+    await copyFile(kwokStages!, kwokConfig);
     try {
       await ctx.client.request({ method: "POST", path: "/api/v1/nodes", body: kwokNode(fakeNodeName) });
     } catch (error) {
