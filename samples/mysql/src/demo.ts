@@ -15,15 +15,17 @@ const sampleDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 async function main(): Promise<number> {
-  say("== starting a local control plane (etcd + kube-apiserver) and installing samples/mysql/crd.yaml");
-  const plane = await startControlPlane({ crdFiles: [path.join(sampleDir, "crd.yaml")] }).catch((error: unknown) => {
+  say("== starting a local control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok) and installing samples/mysql/crd.yaml");
+  const plane = await startControlPlane({ crdFiles: [path.join(sampleDir, "crd.yaml")], controllers: true }).catch((error: unknown) => {
     if (error instanceof MissingBinaryError) say("   run `npm run controlplane:build` first (npm run demo does it for you)");
     throw error;
   });
   const stop = new AbortController();
   try {
     say(`   API server ${plane.apiServerUrl}; kubeconfig ${plane.kubeconfigPath}`);
-    say("   (no kube-controller-manager runs here, so nothing acts on child objects; the operator's own writes are what you see)");
+    say(plane.fakeNodeName
+      ? `   pods run on the kwok fake node ${plane.fakeNodeName}: kwok reports them Running and Ready (no real MySQL starts)`
+      : `   no kwok (${plane.kwokUnavailable}): pods stay Pending, so the cluster cannot become Ready`);
     const kube = plane.kubeClient();
     const controller = newMySQLClusterController(kube, hooks, { logger: newLogger({ level: "info" }) });
     const running = controller.run(stop.signal);
@@ -60,16 +62,28 @@ async function main(): Promise<number> {
       return sts?.spec?.replicas === replicas && owner ? `StatefulSet db (replicas ${replicas}, image ${sts.spec.template.spec?.containers[0]?.image}, owned by ${owner.kind} ${owner.name})` : undefined;
     };
     await clusters.create(desired);
+    const ready = (replicas: number, generation: number) => async () => {
+      const db = await clusters.get("db");
+      const s = db.status;
+      return s?.phase === "Ready" && s.readyReplicas === replicas && s.observedGeneration === generation
+        ? `phase Ready, readyReplicas ${s.readyReplicas}/${db.spec?.replicas}, observedGeneration ${s.observedGeneration}`
+        : undefined;
+    };
     await step(`apply samples/mysql/cluster.yaml (replicas ${desired.spec?.replicas}, version ${desired.spec?.version})`, "status.observedGeneration 1", observed(1));
     await step("children created", "a StatefulSet db with 3 replicas owned by the MySQLCluster", () => children(3));
+    await step("status moves to Ready", "phase Ready with 3 ready replicas", ready(3, 1));
     await clusters.patch("db", { type: "merge", body: { spec: { replicas: 5 } } });
     await step("scale from 3 to 5 replicas", "status.observedGeneration 2", observed(2));
     await step("StatefulSet scaled", "the StatefulSet at 5 replicas", () => children(5));
+    await step("Ready again with 5 instances", "phase Ready with 5 ready replicas", ready(5, 2));
     await clusters.patch("db", { type: "merge", body: { spec: { version: "8.0.37" } } });
     await step("upgrade to 8.0.37", "status.observedGeneration 3", observed(3));
     await clusters.delete("db");
     await step("delete the cluster", "the MySQLCluster to be gone", async () =>
       clusters.get("db").then(() => undefined, (error: unknown) => (isNotFound(error) ? "db is gone" : undefined)),
+    );
+    await step("children garbage-collected", "the StatefulSet to be deleted through its ownerReference", async () =>
+      statefulSets.get("default", "db").then(() => undefined, (error: unknown) => (isNotFound(error) ? "StatefulSet db deleted by the garbage collector" : undefined)),
     );
 
     stop.abort();
