@@ -1,4 +1,6 @@
-// A small structured logger: one line per entry, logfmt for people or JSON (CRDGEN_LOG_FORMAT=json) for machines.
+// Structured logging backed by pino: one JSON object per line (the default, for machines), or a logfmt-style
+// line for people (CRDGEN_LOG_FORMAT=text or { format: "text" }), rendered from the same pino record.
+import pino from "pino";
 
 export type LogFields = Record<string, unknown>;
 
@@ -11,41 +13,89 @@ export interface Logger {
   child(fields: LogFields): Logger;
 }
 
-type Level = "debug" | "info" | "warn" | "error";
-const order: Record<Level, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+export type LogLevel = "debug" | "info" | "warn" | "error";
+const levels: readonly LogLevel[] = ["debug", "info", "warn", "error"];
 
 export interface LoggerOptions {
-  level?: Level;
+  /** Default $CRDGEN_LOG_LEVEL, else info. */
+  level?: LogLevel;
+  /** Default $CRDGEN_LOG_FORMAT ("text" or "json"), else json. */
   format?: "text" | "json";
+  /** Receives each entry as one line without the trailing newline (tests); default: synchronous writes to stderr. */
   write?: (line: string) => void;
 }
 
+/** A pino-backed Logger. `bound` fields are added to every entry, as child(bound) would. */
 export function newLogger(options: LoggerOptions = {}, bound: LogFields = {}): Logger {
-  const level = options.level ?? ((process.env["CRDGEN_LOG_LEVEL"] as Level | undefined) ?? "info");
-  const format = options.format ?? (process.env["CRDGEN_LOG_FORMAT"] === "json" ? "json" : "text");
-  const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const emit = (at: Level, message: string, fields: LogFields = {}) => {
-    if (order[at] < order[level]) return;
-    const entry = { ...bound, ...fields };
-    if (format === "json") return write(JSON.stringify({ time: new Date().toISOString(), level: at, msg: message, ...entry }, errorReplacer));
-    const pairs = Object.entries(entry).map(([k, v]) => `${k}=${formatValue(v)}`);
-    write([new Date().toISOString(), at.toUpperCase().padEnd(5), message, ...pairs].join(" "));
+  const envLevel = process.env["CRDGEN_LOG_LEVEL"] as LogLevel | undefined;
+  const level = options.level ?? (envLevel && levels.includes(envLevel) ? envLevel : "info");
+  const format = options.format ?? (process.env["CRDGEN_LOG_FORMAT"] === "text" ? "text" : "json");
+  const base = pino(
+    {
+      level,
+      base: undefined, // no pid/hostname: the log collector knows the pod
+      messageKey: "msg",
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    destination(format, options.write),
+  );
+  return fromPino(Object.keys(bound).length > 0 ? base.child(prepare(bound, format)) : base, format);
+}
+
+/**
+ * Wraps an existing pino logger (to share its destination, level and transports with the rest of a program).
+ * Errors in fields are serialized with pino's err serializer (type, message, stack).
+ */
+export function fromPino(logger: pino.Logger, format: "text" | "json" = "json"): Logger {
+  const emit = (at: LogLevel) => (message: string, fields?: LogFields) => {
+    if (fields && Object.keys(fields).length > 0) logger[at](prepare(fields, format), message);
+    else logger[at](message);
   };
   return {
-    debug: (m, f) => emit("debug", m, f),
-    info: (m, f) => emit("info", m, f),
-    warn: (m, f) => emit("warn", m, f),
-    error: (m, f) => emit("error", m, f),
-    child: (fields) => newLogger(options, { ...bound, ...fields }),
+    debug: emit("debug"),
+    info: emit("info"),
+    warn: emit("warn"),
+    error: emit("error"),
+    child: (fields) => fromPino(logger.child(prepare(fields, format)), format),
   };
+}
+
+// pino serializes only keys named in `serializers`; fields here carry Errors under any key (error, cause, ...).
+function prepare(fields: LogFields, format: "text" | "json"): LogFields {
+  let out: LogFields | undefined;
+  for (const [k, v] of Object.entries(fields)) {
+    if (!(v instanceof Error)) continue;
+    out ??= { ...fields };
+    out[k] = format === "text" ? v.message : pino.stdSerializers.err(v);
+  }
+  return out ?? fields;
+}
+
+function destination(format: "text" | "json", write: ((line: string) => void) | undefined): pino.DestinationStream {
+  const sink = write ?? (format === "text" ? (line: string) => process.stderr.write(`${line}\n`) : undefined);
+  if (!sink) return pino.destination({ dest: 2, sync: true });
+  return {
+    write(chunk: string) {
+      for (const line of chunk.split("\n")) if (line) sink(format === "text" ? toText(line) : line);
+    },
+  };
+}
+
+/** `2026-01-02T03:04:05.678Z INFO  message key=value ...`, the pre-pino text layout. */
+function toText(line: string): string {
+  let record: LogFields;
+  try {
+    record = JSON.parse(line) as LogFields;
+  } catch {
+    return line;
+  }
+  const { time, level, msg, ...fields } = record;
+  const pairs = Object.entries(fields).map(([k, v]) => `${k}=${formatValue(v)}`);
+  return [String(time), String(level).toUpperCase().padEnd(5), String(msg ?? ""), ...pairs].join(" ");
 }
 
 function formatValue(v: unknown): string {
-  if (v instanceof Error) return JSON.stringify(v.message);
   const s = typeof v === "string" ? v : JSON.stringify(v);
   return s !== undefined && /^[^\s"=]+$/.test(s) ? s : JSON.stringify(s);
-}
-
-function errorReplacer(_key: string, value: unknown): unknown {
-  return value instanceof Error ? { name: value.name, message: value.message } : value;
 }
