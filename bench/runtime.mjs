@@ -1,0 +1,351 @@
+// Runtime benchmark: crdgen's informer and controller against @kubernetes/client-node's informer, on one real
+// local control plane (etcd + kube-apiserver from @crdgen/runtime/envtest).
+//
+//   npm run bench:runtime                    (builds first; BENCH_OBJECTS=1000 for a quick run)
+//
+// The parent process starts the control plane and creates BENCH_OBJECTS MySQLClusters (default 10,000, concurrency
+// 50). Each measurement then runs in a fresh child process (node --expose-gc) so heaps and JIT state don't mix:
+//   informer-crdgen       crdgen SharedIndexInformer (generated mySQLClusterInformerFor), default transform
+//   informer-crdgen-raw   the same, but keeping managedFields (transform: identity) -- like for like with client-node
+//   informer-client-node  client-node makeInformer over CustomObjectsApi.listNamespacedCustomObject
+//   controller            generated newMySQLClusterController with a no-op counting reconcile; 1 update per object
+// Results: a table on stdout, and bench/results/<date>.{json,md}.
+import { spawn } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { setImmediate as tick } from "node:timers/promises";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "..");
+const GROUP = "example.com";
+const VERSION = "v1";
+const PLURAL = "mysqlclusters";
+const NAMESPACE = "bench";
+const N = Number(process.env["BENCH_OBJECTS"] ?? 10_000);
+const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? 50);
+const WORKERS = Number(process.env["BENCH_WORKERS"] ?? 4);
+const collectionPath = `/apis/${GROUP}/${VERSION}/namespaces/${NAMESPACE}/${PLURAL}`;
+const name = (i) => `mysql-${String(i).padStart(5, "0")}`;
+
+/** Runs fn(i) for i in [0, n) with at most `limit` in flight. */
+async function pool(n, limit, fn) {
+  let next = 0;
+  const run = async () => {
+    while (next < n) await fn(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, n) }, run));
+}
+
+async function retrying(fn, attempts = 5) {
+  for (let a = 1; ; a++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (a >= attempts) throw e;
+      await new Promise((r) => setTimeout(r, 100 * a));
+    }
+  }
+}
+
+async function settleHeap() {
+  for (let i = 0; i < 4; i++) {
+    globalThis.gc();
+    await tick();
+  }
+  return process.memoryUsage().heapUsed;
+}
+
+async function until(cond, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
+
+async function loadKubeConfig(kubeconfigPath) {
+  const { KubeConfig } = await import("@kubernetes/client-node");
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfigPath);
+  return kc;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Children
+
+async function informerCrdgen(kubeconfigPath, keepManagedFields) {
+  const { KubeClient, SharedInformerFactory } = await import("@crdgen/runtime");
+  const { mySQLClusterInformerFor } = await import(path.join(root, "dist/samples/mysql/generated/example.com/v1/index.js"));
+  const kube = KubeClient.fromKubeConfig(await loadKubeConfig(kubeconfigPath));
+  const factory = new SharedInformerFactory();
+  const controller = new AbortController();
+  const before = await settleHeap();
+
+  const started = performance.now();
+  const { informer } = mySQLClusterInformerFor(factory, kube, { namespace: NAMESPACE, ...(keepManagedFields ? { transform: (o) => o } : {}) });
+  let adds = 0;
+  informer.addEventHandler({ addFunc: () => void adds++ });
+  factory.start(controller.signal);
+  await informer.waitForCacheSync(controller.signal);
+  const listedMs = performance.now() - started;
+  await until(() => adds >= N, 120_000, "initial add events");
+  const syncMs = performance.now() - started;
+
+  const after = await settleHeap();
+  const cached = informer.getIndexer().list().length;
+  controller.abort();
+  kube.close?.();
+  return { runtime: keepManagedFields ? "crdgen (managedFields kept)" : "crdgen", cached, adds, listedMs, syncMs, heapBefore: before, heapAfter: after, heapPerObject: (after - before) / cached };
+}
+
+async function informerClientNode(kubeconfigPath) {
+  const k8s = await import("@kubernetes/client-node");
+  const kc = await loadKubeConfig(kubeconfigPath);
+  const api = kc.makeApiClient(k8s.CustomObjectsApi);
+  const before = await settleHeap();
+
+  const started = performance.now();
+  let listResolved = false;
+  const listFn = async () => {
+    const list = await api.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: NAMESPACE, plural: PLURAL });
+    listResolved = true;
+    return list;
+  };
+  const informer = k8s.makeInformer(kc, collectionPath, listFn);
+  let adds = 0;
+  let connected = false;
+  informer.on("add", () => void adds++);
+  informer.on("connect", () => void (connected = true));
+  let stopping = false;
+  informer.on("error", (e) => void (stopping || console.error("client-node informer error", e)));
+  await informer.start();
+  // start() resolves once the list is applied and the watch is open; the add count confirms every object arrived.
+  const listedMs = performance.now() - started;
+  await until(() => connected && listResolved && adds >= N, 120_000, "client-node list");
+  const syncMs = performance.now() - started;
+
+  const after = await settleHeap();
+  const cached = informer.list().length;
+  stopping = true;
+  await informer.stop();
+  return { runtime: "@kubernetes/client-node", cached, adds, listedMs, syncMs, heapBefore: before, heapAfter: after, heapPerObject: (after - before) / cached };
+}
+
+async function controllerRun(kubeconfigPath) {
+  const { KubeClient } = await import("@crdgen/runtime");
+  const { newMySQLClusterController } = await import(path.join(root, "dist/samples/mysql/generated/example.com/v1/index.js"));
+  const kube = KubeClient.fromKubeConfig(await loadKubeConfig(kubeconfigPath));
+  const writer = KubeClient.fromKubeConfig(await loadKubeConfig(kubeconfigPath));
+  const seen = new Map(); // key -> newest generation reconciled
+  const target = new Map(); // key -> generation the update produced
+  let reconciles = 0;
+  let behind = -1; // keys whose final generation is not reconciled yet; -1 until the updates are done
+  let doneAt = 0;
+  const hooks = {
+    async reconcile(ctx, obj) {
+      reconciles++;
+      const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
+      const gen = obj.metadata.generation ?? 0;
+      const prev = seen.get(key) ?? 0;
+      if (gen > prev) {
+        seen.set(key, gen);
+        const want = target.get(key);
+        if (behind > 0 && want !== undefined && prev < want && gen >= want && --behind === 0) doneAt = performance.now();
+      }
+    },
+  };
+  const controller = newMySQLClusterController(kube, hooks, { namespace: NAMESPACE, workers: WORKERS });
+  const abort = new AbortController();
+  const running = controller.run(abort.signal);
+
+  const started = performance.now();
+  await until(() => seen.size >= N && controller.queue.len() === 0, 300_000, "initial reconciles");
+  const initialMs = performance.now() - started;
+  const initialReconciles = reconciles;
+  await new Promise((r) => setTimeout(r, 500));
+  const reconcilesBefore = reconciles;
+
+  const updStart = performance.now();
+  await pool(N, CONCURRENCY, async (i) => {
+    const obj = await retrying(() =>
+      writer.request({ method: "PATCH", path: `${collectionPath}/${name(i)}`, body: { spec: { replicas: 2 } }, contentType: "application/merge-patch+json" }),
+    );
+    target.set(`${NAMESPACE}/${name(i)}`, obj.metadata.generation);
+  });
+  const updatesMs = performance.now() - updStart;
+  behind = 0;
+  for (const [key, want] of target) if ((seen.get(key) ?? 0) < want) behind++;
+  if (behind === 0) doneAt = performance.now();
+  await until(() => behind === 0, 300_000, "reconciles of every final generation");
+  const reconciledMs = doneAt - updStart;
+  await new Promise((r) => setTimeout(r, 1000)); // count stragglers, if any
+  const updateReconciles = reconciles - reconcilesBefore;
+  let missing = 0;
+  for (const [key, want] of target) if ((seen.get(key) ?? 0) < want) missing++;
+  abort.abort();
+  await running;
+  kube.close();
+  writer.close();
+  return { runtime: "crdgen controller", workers: WORKERS, initialMs, initialReconciles, updates: target.size, updatesMs, reconciledMs, updateReconciles, missing };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Parent
+
+function child(mode, kubeconfigPath) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), `--child=${mode}`, kubeconfigPath], {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: { ...process.env, CRDGEN_LOG_LEVEL: process.env["CRDGEN_LOG_LEVEL"] ?? "warn" },
+    });
+    let out = "";
+    p.stdout.on("data", (d) => (out += d));
+    p.on("error", reject);
+    p.on("exit", (code) => {
+      const line = out.trim().split("\n").pop() ?? "";
+      if (code !== 0) return reject(new Error(`${mode} exited ${code}: ${out}`));
+      try {
+        resolve(JSON.parse(line));
+      } catch {
+        reject(new Error(`${mode}: no result line in ${JSON.stringify(out)}`));
+      }
+    });
+  });
+}
+
+const fmtMs = (ms) => `${(ms / 1000).toFixed(2)} s`;
+const fmtB = (b) => `${Math.round(b).toLocaleString("en-US")} B`;
+const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
+
+function markdown(r) {
+  const [c, raw, k] = [r.informers.crdgen, r.informers.crdgenManagedFields, r.informers.clientNode];
+  const ctl = r.controller;
+  const lines = [
+    `# crdgen runtime benchmark — ${r.date}`,
+    "",
+    `${r.objects.toLocaleString("en-US")} MySQLCluster objects in one namespace of a local kube-apiserver ${r.env.apiServer}; node ${r.env.node}, ${r.env.cpus} CPUs (${r.env.cpuModel}). ` +
+      `Created in ${fmtMs(r.createMs)} at concurrency ${r.concurrency}. Each row below ran in a fresh \`node --expose-gc\` process.`,
+    "",
+    "## Informer: time to sync and heap per cached object",
+    "",
+    "| runtime | cached | time to sync | heap / object |",
+    "|---|---:|---:|---:|",
+    ...[c, raw, k].map((x) => `| ${x.runtime} | ${x.cached.toLocaleString("en-US")} | ${fmtMs(x.syncMs)} | ${fmtB(x.heapPerObject)} |`),
+    `| **ratio crdgen / client-node** | | **${ratio(c.syncMs, k.syncMs)}** | **${ratio(c.heapPerObject, k.heapPerObject)}** |`,
+    `| ratio crdgen (managedFields kept) / client-node | | ${ratio(raw.syncMs, k.syncMs)} | ${ratio(raw.heapPerObject, k.heapPerObject)} |`,
+    "",
+    "Time to sync: from creating the informer until it reports synced (crdgen: `waitForCacheSync`; client-node: `start()` resolved, list applied) and its add handler has seen every object. " +
+      "Heap / object: `heapUsed` after sync minus `heapUsed` before creating the informer, both after `global.gc()`, divided by the cached count. " +
+      "crdgen drops `metadata.managedFields` by default (its default transform); client-node keeps them, hence the like-for-like row.",
+    "",
+    "## Controller: every update reconciled",
+    "",
+    "| runtime | workers | updates | time to write updates | time until every final generation reconciled | reconciles for the updates | keys missing final generation |",
+    "|---|---:|---:|---:|---:|---:|---:|",
+    `| ${ctl.runtime} | ${ctl.workers} | ${ctl.updates.toLocaleString("en-US")} | ${fmtMs(ctl.updatesMs)} | ${fmtMs(ctl.reconciledMs)} | ${ctl.updateReconciles.toLocaleString("en-US")} | ${ctl.missing} |`,
+    "",
+    `Initial sync and reconcile of all ${r.objects.toLocaleString("en-US")} objects took ${fmtMs(ctl.initialMs)} (${ctl.initialReconciles.toLocaleString("en-US")} reconciles). ` +
+      `Then one merge patch per object (spec.replicas 1 → 2, concurrency ${r.concurrency}) from the same process; time runs from the first patch until the reconciler has seen each object's generation from its patch.`,
+    "",
+    "## Targets",
+    "",
+    ...r.targets.map((t) => `- ${t.met ? "✅" : "❌"} ${t.name}: ${t.value}`),
+    "",
+  ];
+  return lines.join("\n");
+}
+
+async function parent() {
+  const { startControlPlane } = await import("@crdgen/runtime/envtest");
+  const plane = await startControlPlane({
+    crdFiles: [path.join(root, "samples/mysql/crd.yaml")],
+    apiServerArgs: ["--max-requests-inflight=1000", "--max-mutating-requests-inflight=500"],
+  });
+  try {
+    const kube = plane.kubeClient();
+    await kube.request({ method: "POST", path: "/api/v1/namespaces", body: { apiVersion: "v1", kind: "Namespace", metadata: { name: NAMESPACE } } });
+    console.error(`creating ${N} MySQLClusters (concurrency ${CONCURRENCY}) ...`);
+    const createStart = performance.now();
+    await pool(N, CONCURRENCY, (i) =>
+      retrying(() =>
+        kube.request({
+          method: "POST",
+          path: collectionPath,
+          body: {
+            apiVersion: `${GROUP}/${VERSION}`,
+            kind: "MySQLCluster",
+            metadata: { name: name(i), namespace: NAMESPACE, labels: { app: "mysql", shard: String(i % 16) } },
+            spec: { replicas: 1, version: "8.0.36" },
+          },
+        }),
+      ),
+    );
+    const createMs = performance.now() - createStart;
+    kube.close();
+    console.error(`created in ${fmtMs(createMs)}`);
+
+    const informers = {};
+    console.error("informer: crdgen ...");
+    informers.crdgen = await child("informer-crdgen", plane.kubeconfigPath);
+    console.error("informer: @kubernetes/client-node ...");
+    informers.clientNode = await child("informer-client-node", plane.kubeconfigPath);
+    console.error("informer: crdgen, managedFields kept ...");
+    informers.crdgenManagedFields = await child("informer-crdgen-raw", plane.kubeconfigPath);
+    console.error("controller: crdgen ...");
+    const controller = await child("controller", plane.kubeconfigPath);
+
+    const c = informers.crdgen;
+    const k = informers.clientNode;
+    const heapRatio = c.heapPerObject / k.heapPerObject;
+    const syncRatio = c.syncMs / k.syncMs;
+    const version = await plane.kubeClient().request({ method: "GET", path: "/version" }).catch(() => ({}));
+    const date = new Date().toISOString().slice(0, 10);
+    const result = {
+      date,
+      objects: N,
+      concurrency: CONCURRENCY,
+      env: { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? "", apiServer: version.gitVersion ?? "" },
+      createMs,
+      informers,
+      ratios: { heapPerObjectCrdgenOverClientNode: heapRatio, syncTimeCrdgenOverClientNode: syncRatio },
+      controller,
+      targets: [
+        { name: "heap per object ≤ 0.5× client-node", met: heapRatio <= 0.5, value: `${heapRatio.toFixed(2)}× (${fmtB(c.heapPerObject)} vs ${fmtB(k.heapPerObject)})` },
+        { name: "time to sync ≤ client-node", met: syncRatio <= 1, value: `${syncRatio.toFixed(2)}× (${fmtMs(c.syncMs)} vs ${fmtMs(k.syncMs)})` },
+        {
+          name: "every update reconciled (reconciles ≤ updates)",
+          met: controller.missing === 0 && controller.updateReconciles <= controller.updates,
+          value: `${controller.missing} missing, ${controller.updateReconciles} reconciles for ${controller.updates} updates`,
+        },
+      ],
+    };
+    const md = markdown(result);
+    console.log(md);
+    const outDir = path.join(here, "results");
+    await mkdir(outDir, { recursive: true });
+    await writeFile(path.join(outDir, `${date}.json`), `${JSON.stringify(result, null, 2)}\n`);
+    await writeFile(path.join(outDir, `${date}.md`), md);
+    console.error(`wrote bench/results/${date}.json and .md`);
+  } finally {
+    await plane.stop();
+  }
+}
+
+const mode = process.argv.find((a) => a.startsWith("--child="))?.slice("--child=".length);
+if (mode) {
+  const kubeconfigPath = process.argv[process.argv.length - 1];
+  const run = {
+    "informer-crdgen": () => informerCrdgen(kubeconfigPath, false),
+    "informer-crdgen-raw": () => informerCrdgen(kubeconfigPath, true),
+    "informer-client-node": () => informerClientNode(kubeconfigPath),
+    controller: () => controllerRun(kubeconfigPath),
+  }[mode];
+  if (!run) throw new Error(`unknown child mode ${mode}`);
+  const result = await run();
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.exit(0);
+} else {
+  await parent();
+}
