@@ -226,7 +226,7 @@ function markdown(r) {
     `# crdgen runtime benchmark — ${r.date}`,
     "",
     `${r.objects.toLocaleString("en-US")} MySQLCluster objects in one namespace of a local kube-apiserver ${r.env.apiServer}; node ${r.env.node}, ${r.env.cpus} CPUs (${r.env.cpuModel}). ` +
-      `Created in ${fmtMs(r.createMs)} at concurrency ${r.concurrency}. Each row below ran in a fresh \`node --expose-gc\` process.`,
+      `Created in ${fmtMs(r.createMs)} at concurrency ${r.concurrency}. Each informer ran ${r.runs}× (interleaved), each time in a fresh \`node --expose-gc\` process; medians shown.`,
     "",
     "## Informer: time to sync and heap per cached object",
     "",
@@ -286,13 +286,20 @@ async function parent() {
     kube.close();
     console.error(`created in ${fmtMs(createMs)}`);
 
+    // Informer runs are interleaved and repeated (BENCH_RUNS, default 3); the table shows each runtime's median run.
+    const RUNS = Number(process.env["BENCH_RUNS"] ?? 3);
+    const runs = { crdgen: [], clientNode: [], crdgenManagedFields: [] };
+    for (let r = 1; r <= RUNS; r++) {
+      console.error(`informers, run ${r}/${RUNS}: crdgen, @kubernetes/client-node, crdgen with managedFields ...`);
+      runs.crdgen.push(await child("informer-crdgen", plane.kubeconfigPath));
+      runs.clientNode.push(await child("informer-client-node", plane.kubeconfigPath));
+      runs.crdgenManagedFields.push(await child("informer-crdgen-raw", plane.kubeconfigPath));
+    }
+    const median = (xs, f) => [...xs].sort((a, b) => f(a) - f(b))[Math.floor(xs.length / 2)];
     const informers = {};
-    console.error("informer: crdgen ...");
-    informers.crdgen = await child("informer-crdgen", plane.kubeconfigPath);
-    console.error("informer: @kubernetes/client-node ...");
-    informers.clientNode = await child("informer-client-node", plane.kubeconfigPath);
-    console.error("informer: crdgen, managedFields kept ...");
-    informers.crdgenManagedFields = await child("informer-crdgen-raw", plane.kubeconfigPath);
+    for (const [k, xs] of Object.entries(runs)) {
+      informers[k] = { ...xs[0], syncMs: median(xs, (x) => x.syncMs).syncMs, heapPerObject: median(xs, (x) => x.heapPerObject).heapPerObject, runs: xs };
+    }
     console.error("controller: crdgen ...");
     const controller = await child("controller", plane.kubeconfigPath);
 
@@ -306,6 +313,7 @@ async function parent() {
       date,
       objects: N,
       concurrency: CONCURRENCY,
+      runs: RUNS,
       env: { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? "", apiServer: version.gitVersion ?? "" },
       createMs,
       informers,

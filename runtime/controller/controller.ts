@@ -132,7 +132,7 @@ export class Controller<T extends KubernetesObject> {
     const obj = this.informer.getIndexer().getByKey(key);
     if (!obj) return; // deleted and gone: nothing left to reconcile (finalizers handle cleanup before this)
     const { namespace, name } = splitMetaNamespaceKey(key);
-    const ctx: ReconcileContext = { key, namespace, name, log: this.log.child({ key }), recorder: this.recorder, kube: this.config.kube, signal };
+    const ctx: ReconcileContext = { key, namespace, name, log: this.log.child({ key, reconcileID: crypto.randomUUID() }), recorder: this.recorder, kube: this.config.kube, signal };
     const finalize = this.config.finalize;
     if (!finalize) return this.config.reconcile(ctx, obj);
     const finalizers = obj.metadata?.finalizers ?? [];
