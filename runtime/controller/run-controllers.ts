@@ -1,4 +1,5 @@
-// Runs controllers until SIGINT or SIGTERM, then shuts them down gracefully (in-flight reconciles finish first).
+// Runs controllers until SIGINT or SIGTERM, then shuts them down gracefully: no new keys are taken, in-flight
+// reconciles finish (within gracefulShutdownTimeoutMs), the Lease is released, and runControllers resolves.
 import type { KubeClient } from "../client/kube-client.js";
 import { LeaderElector } from "../manager/leader-election.js";
 import type { Logger } from "./logger.js";
@@ -6,6 +7,19 @@ import type { Logger } from "./logger.js";
 export interface Runnable {
   readonly name: string;
   run(signal: AbortSignal): Promise<void>;
+  /** What it is still busy with (a Controller: the keys being reconciled), named when the graceful shutdown times out. */
+  inFlightKeys?(): string[];
+}
+
+/** The graceful shutdown took longer than allowed; `running` names what was still busy (`<controller> <key>`). */
+export class GracefulShutdownTimeoutError extends Error {
+  constructor(readonly timeoutMs: number, readonly running: string[]) {
+    super(
+      `graceful shutdown timed out after ${timeoutMs / 1000}s; ` +
+        (running.length > 0 ? `reconciles still running: ${running.join(", ")}` : "controllers still running"),
+    );
+    this.name = "GracefulShutdownTimeoutError";
+  }
 }
 
 /** Only the holder of the Lease `namespace/name` runs the controllers (controller-runtime's LeaderElection). */
@@ -30,12 +44,20 @@ export interface RunControllersOptions {
    * runControllers reject ("leader election lost") so the process exits; SIGINT/SIGTERM stop them, then release the Lease.
    */
   leaderElection?: LeaderElectionConfig;
+  /**
+   * How long in-flight reconciles may take to finish once the controllers are told to stop (signal, lost Lease, a
+   * failed controller). Past it runControllers gives up waiting and rejects with GracefulShutdownTimeoutError naming
+   * the keys still running, so the process can exit non-zero. Default 30 s (controller-runtime's GracefulShutdownTimeout).
+   */
+  gracefulShutdownTimeoutMs?: number;
 }
 
 export async function runControllers(controllers: Runnable[], options: RunControllersOptions = {}): Promise<void> {
   const stop = new AbortController();
+  const graceMs = options.gracefulShutdownTimeoutMs ?? 30_000;
   const onSignal = (name: string) => {
-    process.stderr.write(`received ${name}: stopping ${controllers.length} controller(s)\n`);
+    // process.once: a second SIGINT/SIGTERM during the drain gets the default action and ends the process at once.
+    process.stderr.write(`received ${name}: stopping ${controllers.length} controller(s); in-flight reconciles get up to ${graceMs / 1000}s\n`);
     stop.abort();
   };
   const onInt = () => onSignal("SIGINT");
@@ -45,10 +67,10 @@ export async function runControllers(controllers: Runnable[], options: RunContro
   options.signal?.addEventListener("abort", () => stop.abort(), { once: true });
   try {
     const le = options.leaderElection;
-    if (!le) return await runAll(controllers, stop.signal);
+    if (!le) return await runAll(controllers, stop.signal, graceMs);
     const elector = new LeaderElector({
       ...le,
-      onStartedLeading: (signal) => runAll(controllers, signal),
+      onStartedLeading: (signal) => runAll(controllers, signal, graceMs),
       onStoppedLeading: () => undefined,
     });
     const outcome = await elector.run(stop.signal);
@@ -59,22 +81,35 @@ export async function runControllers(controllers: Runnable[], options: RunContro
   }
 }
 
-async function runAll(controllers: Runnable[], signal: AbortSignal): Promise<void> {
+async function runAll(controllers: Runnable[], signal: AbortSignal, graceMs: number): Promise<void> {
   const stop = new AbortController();
   const onAbort = () => stop.abort();
+  // The grace period starts when the controllers are told to stop, whatever the reason.
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<"timeout">((resolve) => {
+    const arm = () => (timer = setTimeout(() => resolve("timeout"), graceMs));
+    if (stop.signal.aborted) arm();
+    else stop.signal.addEventListener("abort", arm, { once: true });
+  });
   if (signal.aborted) stop.abort();
   signal.addEventListener("abort", onAbort, { once: true });
   try {
     // One failing controller stops the others: an operator that half-runs is worse than one that restarts.
     // All of them finish (in-flight reconciles drain) before the first error is thrown, so a released Lease
     // never lets a standby start while this process still reconciles.
-    const results = await Promise.allSettled(controllers.map((c) => c.run(stop.signal).catch((error: unknown) => {
+    const settled = Promise.allSettled(controllers.map((c) => c.run(stop.signal).catch((error: unknown) => {
       stop.abort();
       throw error;
     })));
+    const results = await Promise.race([settled, timedOut]);
+    if (results === "timeout") {
+      const running = controllers.flatMap((c) => (c.inFlightKeys?.() ?? []).map((key) => `${c.name} ${key}`));
+      throw new GracefulShutdownTimeoutError(graceMs, running);
+    }
     const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failed) throw failed.reason;
   } finally {
+    clearTimeout(timer);
     signal.removeEventListener("abort", onAbort);
   }
 }
