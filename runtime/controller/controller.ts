@@ -4,6 +4,8 @@ import type { KubernetesObject, ResourceDescriptor } from "../client/types.js";
 import { ResourceClient } from "../client/resource-client.js";
 import type { SharedIndexInformer } from "../cache/informer.js";
 import { SharedInformerFactory } from "../cache/informer-factory.js";
+import { informerKey, listerWatcherFor } from "../cache/resource-lister-watcher.js";
+import { SharedIndexInformer as Informer } from "../cache/informer.js";
 import { splitMetaNamespaceKey } from "../cache/keys.js";
 import type { RateLimitingQueue } from "../workqueue/index.js";
 import { controllerMetrics, type ControllerMetrics, type Registry } from "../manager/metrics.js";
@@ -11,9 +13,10 @@ import { newEventRecorder, type EventRecorder } from "./event-recorder.js";
 import { ensureFinalizer, removeFinalizer } from "./finalizer.js";
 import { newLogger, type Logger } from "./logger.js";
 import { TerminalError, type ReconcileContext, type ReconcileResult } from "./reconcile.js";
+import { enqueueRequestForOwner, type PrimaryWatchOptions } from "./watches.js";
 
 /** Options a user passes to a generated new<Kind>Controller. */
-export interface ControllerOptions {
+export interface ControllerOptions extends PrimaryWatchOptions {
   name?: string;
   /** Concurrent reconciles; one key is never reconciled by two workers at once. Default 1, as controller-runtime. */
   workers?: number;
@@ -28,6 +31,12 @@ export interface ControllerOptions {
   logger?: Logger;
   /** Where controller_runtime_* metrics go. Default: the crdgen registry (metricsRegistry). */
   metricsRegistry?: Registry;
+  /**
+   * Kinds this controller creates and owns (controller-runtime's Owns()): one informer each (shared through the
+   * informer factory, in `namespace` if set) whose events enqueue the key of the child's controller owner of this
+   * controller's kind, e.g. `[builtinResources.statefulSets, builtinResources.services]`. Same as calling owns().
+   */
+  owns?: readonly ResourceDescriptor[];
 }
 
 export interface ControllerConfig<T extends KubernetesObject> extends ControllerOptions {
@@ -50,9 +59,10 @@ export class Controller<T extends KubernetesObject> {
   private readonly resourceClient: ResourceClient<T>;
   private readonly finalizerName: string;
   private readonly metrics: ControllerMetrics;
-  /** Keys a worker is reconciling right now (for the shutdown report). */
-  private readonly inFlight = new Set<string>();
   private synced = false;
+  /** Owned-kind informers by informer key (owns()). */
+  private readonly owned = new Map<string, SharedIndexInformer<KubernetesObject>>();
+  private started = false;
 
   constructor(private readonly config: ControllerConfig<T>) {
     this.name = config.name;
@@ -64,6 +74,31 @@ export class Controller<T extends KubernetesObject> {
     this.finalizerName = config.finalizerName ?? `${config.resource.group || "core"}/finalizer`;
     this.metrics = controllerMetrics(config.metricsRegistry);
     this.metrics.register(this.name, config.workers ?? 1);
+    for (const owned of config.owns ?? []) this.owns(owned);
+  }
+
+  /**
+   * Watches `child` objects (controller-runtime's Owns()): their add, update and delete events enqueue the key of the
+   * controller owner (the ownerReference with controller: true whose group and kind are this controller's resource).
+   * The informer comes from the informer factory and must sync before workers start, so call this before run().
+   * Returns the informer (its indexer is a cache of the owned objects).
+   */
+  owns<C extends KubernetesObject = KubernetesObject>(child: ResourceDescriptor): SharedIndexInformer<C> {
+    if (this.started) throw new Error(`controller ${this.name}: owns(${child.kind}) must be called before run()`);
+    const scope = this.config.namespace ? { namespace: this.config.namespace } : {};
+    const apiVersion = child.group ? `${child.group}/${child.version}` : child.version;
+    const key = informerKey(apiVersion, child.plural, scope);
+    const existing = this.owned.get(key);
+    if (existing) return existing as unknown as SharedIndexInformer<C>;
+    const informer = this.config.informerFactory.informerFor<KubernetesObject>(key, () =>
+      new Informer<KubernetesObject>({
+        name: `${child.plural}${child.group ? `.${child.group}` : ""}`,
+        listerWatcher: listerWatcherFor(new ResourceClient<KubernetesObject>(this.config.kube, child), scope),
+      }),
+    );
+    informer.addEventHandler(enqueueRequestForOwner(this.queue, this.config.resource));
+    this.owned.set(key, informer);
+    return informer as unknown as SharedIndexInformer<C>;
   }
 
   /** True once run() has seen every informer cache sync (a readiness check for the probe server). */
@@ -71,16 +106,9 @@ export class Controller<T extends KubernetesObject> {
     return this.synced;
   }
 
-  /** The keys being reconciled right now; after shutdown starts, the reconciles run() still waits for. */
-  inFlightKeys(): string[] {
-    return [...this.inFlight];
-  }
-
-  /**
-   * Runs until `signal` aborts, then stops taking keys (the queue refuses adds, and keys still queued are left alone),
-   * lets in-flight reconciles finish (shutDownWithDrain) and resolves. runControllers bounds that wait.
-   */
+  /** Runs until `signal` aborts, then lets in-flight reconciles finish (shutDownWithDrain) and resolves. */
   async run(signal: AbortSignal): Promise<void> {
+    this.started = true;
     const factoryDone = this.config.informerFactory.start(signal);
     const timeoutMs = this.config.cacheSyncTimeoutMs ?? 120_000;
     const synced = await waitWithTimeout(this.config.informerFactory.waitForCacheSync(signal), timeoutMs);
@@ -88,10 +116,7 @@ export class Controller<T extends KubernetesObject> {
       throw new Error(`controller ${this.name}: informer caches did not sync within ${timeoutMs / 1000}s (is the CRD installed and is the API server reachable?)`);
     }
     if (synced && !signal.aborted) this.synced = true;
-    const onAbort = () => {
-      if (this.inFlight.size > 0) this.log.info("stopping: waiting for in-flight reconciles", { keys: [...this.inFlight] });
-      void this.queue.shutDownWithDrain();
-    };
+    const onAbort = () => void this.queue.shutDownWithDrain();
     signal.addEventListener("abort", onAbort, { once: true });
     if (signal.aborted) onAbort();
     this.log.info("starting workers", { workers: this.config.workers ?? 1 });
@@ -102,15 +127,13 @@ export class Controller<T extends KubernetesObject> {
   }
 
   private async worker(signal: AbortSignal): Promise<void> {
-    // After the signal a worker finishes its current reconcile and takes no further key, even one still queued.
-    while (!signal.aborted && (await this.processNextWorkItem(signal)));
+    while (await this.processNextWorkItem(signal));
   }
 
   /** One turn of a worker: get a key, reconcile it, then forget it or requeue it, then mark it done. False after shutdown. */
   async processNextWorkItem(signal: AbortSignal): Promise<boolean> {
     const { item: key, shutdown } = await this.queue.get();
     if (shutdown) return false;
-    this.inFlight.add(key);
     this.metrics.workerStarted(this.name);
     const started = performance.now();
     const seconds = () => (performance.now() - started) / 1000;
@@ -136,7 +159,6 @@ export class Controller<T extends KubernetesObject> {
         this.metrics.reconciled(this.name, "error", seconds());
       }
     } finally {
-      this.inFlight.delete(key);
       this.queue.done(key);
       this.metrics.workerFinished(this.name);
     }

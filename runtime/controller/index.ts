@@ -6,3 +6,4 @@ export * from "./event-recorder.js";
 export * from "./finalizer.js";
 export * from "./run-controllers.js";
 export * from "./owner-references.js";
+export * from "./watches.js";

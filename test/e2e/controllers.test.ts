@@ -89,7 +89,7 @@ test("the sample operator brings a MySQLCluster of 2 replicas to phase Ready wit
   requireKwok();
   operator = newMySQLClusterController(kube, hooks, { logger: newLogger({ write: () => undefined }) }).run(stopOperator.signal);
   await clusters.create({ apiVersion: "example.com/v1", kind: "MySQLCluster", metadata: { name: "ready" }, spec: { replicas: 2, version: "8.0.36" } });
-  // The hook requeues every 10 s until the StatefulSet reports its instances ready.
+  // No polling: the StatefulSet's status updates (owned, watched) reconcile the cluster as its instances become ready.
   const db = await eventually("MySQLCluster ready: phase Ready, readyReplicas 2", () => clusters.get("ready").then((c) => (c.status?.phase === "Ready" && c.status.readyReplicas === 2 ? c : undefined)), 90_000);
   assert.equal(db.status?.replicas, 2);
   assert.equal(db.status?.observedGeneration, 1);

@@ -1,7 +1,7 @@
 // User-owned: crdgen created this file once and never overwrites it. Your MySQLCluster operator logic lives here.
 import { isDeepStrictEqual } from "node:util";
 import type { V1Service, V1StatefulSet } from "@kubernetes/client-node";
-import { ResourceClient, builtinResources, controllerOwnerReference, type ApplyConfiguration, type ReconcileResult } from "@crdgen/runtime";
+import { ResourceClient, builtinResources, controllerOwnerReference, type ApplyConfiguration } from "@crdgen/runtime";
 import type { MySQLCluster, MySQLClusterStatus } from "../generated/example.com/v1/mysqlcluster.types.js";
 import type { MySQLClusterContext } from "../generated/example.com/v1/mysqlcluster.controller.js";
 
@@ -9,11 +9,18 @@ import type { MySQLClusterContext } from "../generated/example.com/v1/mysqlclust
 const fieldManager = "mysql-operator";
 
 /**
+ * The kinds reconcile creates with a controller ownerReference to the MySQLCluster. The generated controller watches
+ * them: a change to the StatefulSet (its status.readyReplicas, say) or the Service, or its deletion, reconciles the
+ * owning MySQLCluster, so nothing here polls.
+ */
+export const owns = [builtinResources.statefulSets, builtinResources.services];
+
+/**
  * Makes the cluster match obj.spec: a headless Service and a StatefulSet running MySQL, both owned by obj,
  * written with server-side apply; then status. The MySQL operator issue grows this to the full design
  * (client Service, ConfigMap, Secret, conditions, backups).
  */
-export async function reconcile(ctx: MySQLClusterContext, obj: MySQLCluster): Promise<ReconcileResult> {
+export async function reconcile(ctx: MySQLClusterContext, obj: MySQLCluster): Promise<void> {
   const name = obj.metadata.name!;
   const namespace = obj.metadata.namespace!;
   const replicas = obj.spec?.replicas ?? 1;
@@ -68,6 +75,5 @@ export async function reconcile(ctx: MySQLClusterContext, obj: MySQLCluster): Pr
       await ctx.recorder.event(obj, "Normal", "Observed", `generation ${desired.observedGeneration} observed (replicas ${replicas}, version ${obj.spec?.version})`);
     }
   }
-  // Until owned StatefulSets are watched (runtime issue), poll while instances are not all ready.
-  return desired.phase === "Ready" ? {} : { requeueAfter: 10_000 };
+  // No requeueAfter while instances are not ready: the StatefulSet's status updates reconcile this cluster (owns).
 }
