@@ -1,7 +1,7 @@
 // User-owned: crdgen created this file once and never overwrites it. Your MySQLCluster operator logic lives here.
 import { isDeepStrictEqual } from "node:util";
 import type { V1Service, V1StatefulSet } from "@kubernetes/client-node";
-import { ResourceClient, builtinResources, controllerOwnerReference, type ApplyConfiguration } from "@crdgen/runtime";
+import { ResourceClient, builtinResources, controllerOwnerReference, isNotFound, type ApplyConfiguration } from "@crdgen/runtime";
 import type { MySQLCluster, MySQLClusterStatus } from "../generated/example.com/v1/mysqlcluster.types.js";
 import type { MySQLClusterContext } from "../generated/example.com/v1/mysqlcluster.controller.js";
 
@@ -69,7 +69,13 @@ export async function reconcile(ctx: MySQLClusterContext, obj: MySQLCluster): Pr
   };
   // Write status only when it differs, so a steady-state reconcile does not write it again.
   if (!isDeepStrictEqual(desired, obj.status ?? {})) {
-    await ctx.client.namespace(namespace).patchStatus(name, { type: "merge", body: { status: desired } });
+    try {
+      await ctx.client.namespace(namespace).patchStatus(name, { type: "merge", body: { status: desired } });
+    } catch (error) {
+      // A child's event can reconcile a cluster the moment it is deleted: gone is fine, there is no status to write.
+      if (isNotFound(error)) return;
+      throw error;
+    }
     ctx.log.info("status updated", { observedGeneration: desired.observedGeneration, phase: desired.phase, readyReplicas });
     if (desired.observedGeneration !== obj.status?.observedGeneration) {
       await ctx.recorder.event(obj, "Normal", "Observed", `generation ${desired.observedGeneration} observed (replicas ${replicas}, version ${obj.spec?.version})`);
