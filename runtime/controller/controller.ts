@@ -59,6 +59,8 @@ export class Controller<T extends KubernetesObject> {
   private readonly resourceClient: ResourceClient<T>;
   private readonly finalizerName: string;
   private readonly metrics: ControllerMetrics;
+  /** Keys a worker is reconciling right now (for the shutdown report). */
+  private readonly inFlight = new Set<string>();
   private synced = false;
   /** Owned-kind informers by informer key (owns()). */
   private readonly owned = new Map<string, SharedIndexInformer<KubernetesObject>>();
@@ -106,7 +108,15 @@ export class Controller<T extends KubernetesObject> {
     return this.synced;
   }
 
-  /** Runs until `signal` aborts, then lets in-flight reconciles finish (shutDownWithDrain) and resolves. */
+  /** The keys being reconciled right now; after shutdown starts, the reconciles run() still waits for. */
+  inFlightKeys(): string[] {
+    return [...this.inFlight];
+  }
+
+  /**
+   * Runs until `signal` aborts, then stops taking keys (the queue refuses adds, and keys still queued are left alone),
+   * lets in-flight reconciles finish (shutDownWithDrain) and resolves. runControllers bounds that wait.
+   */
   async run(signal: AbortSignal): Promise<void> {
     this.started = true;
     const factoryDone = this.config.informerFactory.start(signal);
@@ -116,7 +126,10 @@ export class Controller<T extends KubernetesObject> {
       throw new Error(`controller ${this.name}: informer caches did not sync within ${timeoutMs / 1000}s (is the CRD installed and is the API server reachable?)`);
     }
     if (synced && !signal.aborted) this.synced = true;
-    const onAbort = () => void this.queue.shutDownWithDrain();
+    const onAbort = () => {
+      if (this.inFlight.size > 0) this.log.info("stopping: waiting for in-flight reconciles", { keys: [...this.inFlight] });
+      void this.queue.shutDownWithDrain();
+    };
     signal.addEventListener("abort", onAbort, { once: true });
     if (signal.aborted) onAbort();
     this.log.info("starting workers", { workers: this.config.workers ?? 1 });
@@ -127,13 +140,15 @@ export class Controller<T extends KubernetesObject> {
   }
 
   private async worker(signal: AbortSignal): Promise<void> {
-    while (await this.processNextWorkItem(signal));
+    // After the signal a worker finishes its current reconcile and takes no further key, even one still queued.
+    while (!signal.aborted && (await this.processNextWorkItem(signal)));
   }
 
   /** One turn of a worker: get a key, reconcile it, then forget it or requeue it, then mark it done. False after shutdown. */
   async processNextWorkItem(signal: AbortSignal): Promise<boolean> {
     const { item: key, shutdown } = await this.queue.get();
     if (shutdown) return false;
+    this.inFlight.add(key);
     this.metrics.workerStarted(this.name);
     const started = performance.now();
     const seconds = () => (performance.now() - started) / 1000;
@@ -159,6 +174,7 @@ export class Controller<T extends KubernetesObject> {
         this.metrics.reconciled(this.name, "error", seconds());
       }
     } finally {
+      this.inFlight.delete(key);
       this.queue.done(key);
       this.metrics.workerFinished(this.name);
     }
