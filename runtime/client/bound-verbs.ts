@@ -48,8 +48,15 @@ export type BoundVerbs<T extends KubernetesObject, TList extends KubernetesList<
  * Fixes the namespace of a ResourceClient. Subresource verbs are attached only when the CRD enables them,
  * so calling a missing one is a type error instead of a 404 at runtime.
  */
+/** The namespace-first verbs bindResourceVerbs needs: a ResourceClient, or the testing package's fake of one. */
+export type NamespaceFirstVerbs<T extends KubernetesObject, TList extends KubernetesList<T>> = Pick<
+  ResourceClient<T, TList>,
+  "get" | "list" | "create" | "update" | "patch" | "delete" | "deleteCollection" | "watch" | "updateStatus" | "patchStatus"
+> &
+  Partial<Pick<ResourceClient<T, TList>, "getScale" | "updateScale">>;
+
 export function bindResourceVerbs<T extends KubernetesObject, TList extends KubernetesList<T>, F extends SubresourceFeatures>(
-  rc: ResourceClient<T, TList>,
+  rc: NamespaceFirstVerbs<T, TList>,
   namespace: string | undefined,
   features: F,
 ): BoundVerbs<T, TList, F> {
@@ -68,8 +75,10 @@ export function bindResourceVerbs<T extends KubernetesObject, TList extends Kube
     verbs.patchStatus = (name, patch, options) => rc.patchStatus(namespace, name, patch, options);
   }
   if (features.scale) {
-    verbs.getScale = (name) => rc.getScale(namespace, name);
-    verbs.updateScale = (name, scale, options) => rc.updateScale(namespace, name, scale, options);
+    const { getScale, updateScale } = rc;
+    if (!getScale || !updateScale) throw new Error("bindResourceVerbs: the scale subresource was requested from a client without getScale/updateScale");
+    verbs.getScale = (name) => getScale.call(rc, namespace, name);
+    verbs.updateScale = (name, scale, options) => updateScale.call(rc, namespace, name, scale, options);
   }
   return verbs as BoundVerbs<T, TList, F>;
 }

@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import { ApiError } from "../client/api-error.js";
-import type { ObjectVerbs, StatusVerbs } from "../client/bound-verbs.js";
+import { bindResourceVerbs, type ObjectVerbs, type StatusVerbs } from "../client/bound-verbs.js";
 import { builtinResources } from "../client/builtin-resources.js";
 import type { KubeClient, RequestOptions, WatchOptions } from "../client/kube-client.js";
 import { reviveListMeta, reviveObjectMeta, reviveWatchEvents } from "../client/object-meta-dates.js";
@@ -407,18 +407,7 @@ export class FakeResourceClient<T extends KubernetesObject, TList extends Kubern
 
   /** The verbs bound to one namespace (undefined for cluster-scoped kinds), as `client.namespace(ns)` returns them. */
   namespace(namespace: string | undefined): ObjectVerbs<T, TList> & StatusVerbs<T> {
-    return {
-      get: (name, signal) => this.get(namespace, name, signal),
-      list: (options, signal) => this.list(namespace, options, signal),
-      create: (obj, options) => this.create(namespace, obj, options),
-      update: (obj, options) => this.update(namespace, obj, options),
-      patch: (name, patch, options) => this.patch(namespace, name, patch, options),
-      delete: (name, options) => this.delete(namespace, name, options),
-      deleteCollection: (options) => this.deleteCollection(namespace, options),
-      watch: (options, signal) => this.watch(namespace, options, signal),
-      updateStatus: (obj, options) => this.updateStatus(namespace, obj, options),
-      patchStatus: (name, patch, options) => this.patchStatus(namespace, name, patch, options),
-    };
+    return bindResourceVerbs<T, TList, { status: true; scale: false }>(this, namespace, { status: true, scale: false });
   }
 
   listAllNamespaces(options?: ListOptions): Promise<TList> {
