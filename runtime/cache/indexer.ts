@@ -20,11 +20,71 @@ interface IndexState {
   fn: (obj: never) => string[];
   /** index value → keys of the objects having it. Empty sets are deleted (kubernetes/kubernetes#84959). */
   buckets: Map<string, Set<string>>;
-  /**
-   * key → the values computed when the object was stored. Removal uses these rather than recomputing from the
-   * old object, so an object mutated by a careless caller cannot leave stale index entries behind.
-   */
-  valuesByKey: Map<string, readonly string[]>;
+  /** The namespace index over namespaced keys: answered by the store's namespace → name layout, buckets unused. */
+  byNamespace: boolean;
+}
+
+/**
+ * Where objects live: namespace → name → object for the default `namespace/name` keys, so the cache holds no key
+ * strings of its own and the namespace index is this map itself (about 100 bytes per object less than a key map plus
+ * a namespace index). A custom key function stores every object under the bucket "" by its whole key.
+ */
+class ObjectsByNamespace<T> {
+  private buckets = new Map<string, Map<string, T>>();
+  private count = 0;
+
+  constructor(private readonly namespaced: boolean) {}
+
+  /** Splits a key into its bucket and the name within it. */
+  locate(key: string): [string, string] {
+    if (!this.namespaced) return ["", key];
+    const slash = key.indexOf("/");
+    return slash < 0 ? ["", key] : [key.slice(0, slash), key.slice(slash + 1)];
+  }
+
+  get(bucket: string, name: string): T | undefined {
+    return this.buckets.get(bucket)?.get(name);
+  }
+
+  set(bucket: string, name: string, obj: T): void {
+    let names = this.buckets.get(bucket);
+    if (!names) this.buckets.set(bucket, (names = new Map()));
+    if (!names.has(name)) this.count++;
+    names.set(name, obj);
+  }
+
+  delete(bucket: string, name: string): void {
+    const names = this.buckets.get(bucket);
+    if (!names?.delete(name)) return;
+    this.count--;
+    // Empty buckets are dropped so that namespaces that were deleted do not linger (kubernetes/kubernetes#84959).
+    if (names.size === 0) this.buckets.delete(bucket);
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Objects of one bucket (one namespace). */
+  inBucket(bucket: string): Iterable<T> {
+    return this.buckets.get(bucket)?.values() ?? [];
+  }
+
+  bucketNames(): Iterable<string> {
+    return this.buckets.keys();
+  }
+
+  keyOf(bucket: string, name: string): string {
+    return bucket ? `${bucket}/${name}` : name;
+  }
+
+  *entries(): Iterable<[string, T]> {
+    for (const [bucket, names] of this.buckets) for (const [name, obj] of names) yield [this.keyOf(bucket, name), obj];
+  }
+
+  *values(): Iterable<T> {
+    for (const names of this.buckets.values()) yield* names.values();
+  }
 }
 
 /**
@@ -33,12 +93,15 @@ interface IndexState {
  * single thread plays the role of ThreadSafeStore's lock).
  */
 export class Indexer<T extends KubernetesObject> {
-  private items = new Map<string, T>();
+  private items: ObjectsByNamespace<T>;
   private indices = new Map<string, IndexState>();
   private readonly keyFunc: KeyFunc<T>;
+  private readonly namespaced: boolean;
 
   constructor(options: { indexers?: Indexers<T>; keyFunc?: KeyFunc<T> } = {}) {
     this.keyFunc = options.keyFunc ?? metaNamespaceKeyFunc;
+    this.namespaced = this.keyFunc === metaNamespaceKeyFunc;
+    this.items = new ObjectsByNamespace<T>(this.namespaced);
     if (options.indexers) this.addIndexers(options.indexers);
   }
 
@@ -49,12 +112,12 @@ export class Indexer<T extends KubernetesObject> {
 
   /** Adds or replaces obj (client-go Add and Update are the same operation). */
   add(obj: T): void {
-    this.put(this.keyFunc(obj), obj);
+    this.put(obj);
   }
 
   /** Adds or replaces obj. */
   update(obj: T): void {
-    this.put(this.keyFunc(obj), obj);
+    this.put(obj);
   }
 
   /** Removes the object with obj's key; unknown keys are ignored. */
@@ -64,27 +127,30 @@ export class Indexer<T extends KubernetesObject> {
 
   /** Removes the object stored under key; unknown keys are ignored. */
   deleteByKey(key: string): void {
-    if (!this.items.has(key)) return;
-    for (const idx of this.indices.values()) {
-      const old = idx.valuesByKey.get(key);
-      if (old) removeKey(idx.buckets, old, key);
-      idx.valuesByKey.delete(key);
-    }
-    this.items.delete(key);
+    const [bucket, name] = this.items.locate(key);
+    const old = this.items.get(bucket, name);
+    if (old === undefined) return;
+    // The old values come from the stored object, as in client-go: no per-key copy of them is kept (it cost
+    // about 90 bytes per object), which is sound because cached objects are never mutated.
+    const oldValues: Array<[IndexState, string[]]> = [];
+    for (const [indexName, idx] of this.materialIndices()) oldValues.push([idx, computeValues(idx.fn as IndexFunc<T>, old, indexName)]);
+    for (const [idx, values] of oldValues) removeKey(idx.buckets, values, key);
+    this.items.delete(bucket, name);
   }
 
   /** The stored object with obj's key. */
   get(obj: T): T | undefined {
-    return this.items.get(this.keyFunc(obj));
+    return this.getByKey(this.keyFunc(obj));
   }
 
   /** The stored object under key (O(1)). */
   getByKey(key: string): T | undefined {
-    return this.items.get(key);
+    const [bucket, name] = this.items.locate(key);
+    return this.items.get(bucket, name);
   }
 
   has(key: string): boolean {
-    return this.items.has(key);
+    return this.getByKey(key) !== undefined;
   }
 
   /** Number of stored objects. */
@@ -98,7 +164,7 @@ export class Indexer<T extends KubernetesObject> {
   }
 
   listKeys(): string[] {
-    return Array.from(this.items.keys());
+    return Array.from(this.items.entries(), ([key]) => key);
   }
 
   /**
@@ -107,10 +173,10 @@ export class Indexer<T extends KubernetesObject> {
    * client-go's Store.Replace; the reflector tracks it.
    */
   replace(items: readonly T[], _resourceVersion?: string): void {
-    const next = new Map<string, T>();
-    for (const obj of items) next.set(this.keyFunc(obj), obj);
+    const next = new ObjectsByNamespace<T>(this.namespaced);
+    for (const obj of items) next.set(...this.locateObject(obj), obj);
     const nextIndices = new Map<string, IndexState>();
-    for (const [name, idx] of this.indices) nextIndices.set(name, buildIndex(idx.fn as IndexFunc<T>, next, name));
+    for (const [name, idx] of this.indices) nextIndices.set(name, this.buildIndex(idx.fn as IndexFunc<T>, next, name));
     this.items = next;
     this.indices = nextIndices;
   }
@@ -123,7 +189,7 @@ export class Indexer<T extends KubernetesObject> {
     const built = new Map<string, IndexState>();
     for (const [name, fn] of Object.entries(indexers)) {
       if (this.indices.has(name) || built.has(name)) throw new Error(`indexer conflict: index "${name}" already exists`);
-      built.set(name, buildIndex(fn, this.items, name));
+      built.set(name, this.buildIndex(fn, this.items, name));
     }
     for (const [name, idx] of built) this.indices.set(name, idx);
   }
@@ -139,6 +205,7 @@ export class Indexer<T extends KubernetesObject> {
   index(indexName: string, obj: T): T[] {
     const idx = this.indexState(indexName);
     const values = computeValues(idx.fn as IndexFunc<T>, obj, indexName);
+    if (idx.byNamespace) return values.flatMap((v) => Array.from(this.items.inBucket(v)));
     const keys = new Set<string>();
     for (const v of values) for (const k of idx.buckets.get(v) ?? []) keys.add(k);
     return this.objectsFor(keys);
@@ -146,32 +213,63 @@ export class Indexer<T extends KubernetesObject> {
 
   /** Objects whose index indexName contains value. */
   byIndex(indexName: string, value: string): T[] {
-    return this.objectsFor(this.indexState(indexName).buckets.get(value) ?? []);
+    const idx = this.indexState(indexName);
+    if (idx.byNamespace) return Array.from(this.items.inBucket(value));
+    return this.objectsFor(idx.buckets.get(value) ?? []);
   }
 
   /** Keys of the objects whose index indexName contains value. */
   indexKeys(indexName: string, value: string): string[] {
-    return Array.from(this.indexState(indexName).buckets.get(value) ?? []);
+    const idx = this.indexState(indexName);
+    if (idx.byNamespace) return Array.from(this.items.inBucket(value), (obj) => this.keyFunc(obj));
+    return Array.from(idx.buckets.get(value) ?? []);
   }
 
   /** Every value present in index indexName (an unknown index has none). */
   listIndexFuncValues(indexName: string): string[] {
-    return Array.from(this.indices.get(indexName)?.buckets.keys() ?? []);
+    const idx = this.indices.get(indexName);
+    if (idx?.byNamespace) return Array.from(this.items.bucketNames());
+    return Array.from(idx?.buckets.keys() ?? []);
   }
 
-  private put(key: string, obj: T): void {
+  private put(obj: T): void {
+    const [bucket, name] = this.locateObject(obj);
+    const previous = this.items.get(bucket, name);
     // Compute every new value before touching anything, so a throwing index function leaves the store unchanged.
-    const computed: Array<[IndexState, string[]]> = [];
-    for (const [name, idx] of this.indices) computed.push([idx, computeValues(idx.fn as IndexFunc<T>, obj, name)]);
-    this.items.set(key, obj);
-    for (const [idx, values] of computed) {
-      const old = idx.valuesByKey.get(key);
+    const computed: Array<[IndexState, string[], string[] | undefined]> = [];
+    for (const [indexName, idx] of this.materialIndices()) {
+      const fn = idx.fn as IndexFunc<T>;
+      computed.push([idx, computeValues(fn, obj, indexName), previous === undefined ? undefined : computeValues(fn, previous, indexName)]);
+    }
+    this.items.set(bucket, name, obj);
+    if (computed.length === 0) return;
+    const key = this.items.keyOf(bucket, name);
+    for (const [idx, values, old] of computed) {
       // Fast path of client-go updateIndices: same single value before and after.
       if (old && old.length === 1 && values.length === 1 && old[0] === values[0]) continue;
       if (old) removeKey(idx.buckets, old, key);
       addKey(idx.buckets, values, key);
-      idx.valuesByKey.set(key, values);
     }
+  }
+
+  /** Bucket and name of obj, without building its key string when the key is the default one. */
+  private locateObject(obj: T): [string, string] {
+    if (!this.namespaced) return ["", this.keyFunc(obj)];
+    const name = obj.metadata?.name;
+    if (!name) this.keyFunc(obj); // throws the key function's error
+    return [obj.metadata?.namespace ?? "", name!];
+  }
+
+  /** Indices that keep buckets of keys (all but the namespace index, which the store's layout answers). */
+  private *materialIndices(): Iterable<[string, IndexState]> {
+    for (const entry of this.indices) if (!entry[1].byNamespace) yield entry;
+  }
+
+  private buildIndex(fn: IndexFunc<T>, items: ObjectsByNamespace<T>, name: string): IndexState {
+    const byNamespace = this.namespaced && fn === (metaNamespaceIndexFunc as IndexFunc<T>);
+    const idx: IndexState = { fn: fn as (obj: never) => string[], buckets: new Map(), byNamespace };
+    if (!byNamespace) for (const [key, obj] of items.entries()) addKey(idx.buckets, computeValues(fn, obj, name), key);
+    return idx;
   }
 
   private indexState(indexName: string): IndexState {
@@ -183,7 +281,7 @@ export class Indexer<T extends KubernetesObject> {
   private objectsFor(keys: Iterable<string>): T[] {
     const out: T[] = [];
     for (const k of keys) {
-      const obj = this.items.get(k);
+      const obj = this.getByKey(k);
       if (obj !== undefined) out.push(obj);
     }
     return out;
@@ -200,16 +298,6 @@ function computeValues<T>(fn: IndexFunc<T>, obj: T, name: string): string[] {
   }
   // Dedupe so that a value listed twice does not need removing twice.
   return values.length > 1 ? Array.from(new Set(values)) : values;
-}
-
-function buildIndex<T>(fn: IndexFunc<T>, items: ReadonlyMap<string, T>, name: string): IndexState {
-  const idx: IndexState = { fn: fn as (obj: never) => string[], buckets: new Map(), valuesByKey: new Map() };
-  for (const [key, obj] of items) {
-    const values = computeValues(fn, obj, name);
-    addKey(idx.buckets, values, key);
-    idx.valuesByKey.set(key, values);
-  }
-  return idx;
 }
 
 function addKey(buckets: Map<string, Set<string>>, values: readonly string[], key: string): void {

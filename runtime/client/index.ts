@@ -8,3 +8,4 @@ export { LineSplitter } from "./ndjson.js";
 export * from "./bound-verbs.js";
 export * from "./builtin-resources.js";
 export * from "./object-meta-dates.js";
+export * from "./string-pool.js";

@@ -1,4 +1,6 @@
 // Decodes ObjectMeta's timestamps into Date objects, so objects match the V1ObjectMeta type they are declared with.
+// Every object the client returns passes through here, so it also shares the strings repeated across objects.
+import { shareIdentityStrings } from "./string-pool.js";
 import type { KubernetesList, KubernetesObject, WatchEvent } from "./types.js";
 
 /**
@@ -9,6 +11,7 @@ import type { KubernetesList, KubernetesObject, WatchEvent } from "./types.js";
 export function reviveObjectMeta<T>(obj: T): T {
   const meta = (obj as KubernetesObject | undefined)?.metadata as Record<string, unknown> | undefined;
   if (!meta || typeof meta !== "object") return obj;
+  shareIdentityStrings(obj);
   for (const key of ["creationTimestamp", "deletionTimestamp"]) {
     if (typeof meta[key] === "string") meta[key] = new Date(meta[key] as string);
   }

@@ -65,13 +65,18 @@ test("indexer get/update/delete keeps indices right", () => {
   assert.throws(() => idx.byIndex("nope", "x"), /does not exist/);
 });
 
-test("indexer update keeps indices right even if the stored object was mutated", () => {
+test("indexer update and delete take the old index values from the stored object (client-go updateIndices)", () => {
   const idx = new Indexer<Obj>({ indexers: { color: byColor } });
-  const a = obj("a", "1", { labels: { color: "red" } });
-  idx.add(a);
-  a.metadata!.labels!.color = "blue"; // a careless caller mutates the cached object
+  idx.add(obj("a", "1", { labels: { color: "red" } }));
+  idx.add(obj("b", "1", { labels: { color: "red" } }));
   idx.update(obj("a", "2", { labels: { color: "green" } }));
+  assert.deepEqual(sorted(idx.listIndexFuncValues("color")), ["green", "red"]);
+  assert.deepEqual(names(idx.byIndex("color", "red")), ["b"]);
+  idx.deleteByKey("b");
   assert.deepEqual(idx.listIndexFuncValues("color"), ["green"]);
+  idx.delete(obj("a", "3"));
+  assert.deepEqual(idx.listIndexFuncValues("color"), []);
+  assert.equal(idx.size, 0);
 });
 
 test("addIndexers backfills existing objects and rejects a duplicate name", () => {
@@ -97,4 +102,33 @@ test("replace swaps the content atomically and rebuilds indices", () => {
   assert.throws(() => idx.replace([obj("z", "6")], "6"), /unable to calculate an index entry/);
   assert.throws(() => idx.add(obj("z", "6")), /unable to calculate/);
   assert.deepEqual(sorted(idx.listKeys()), ["b", "c"]);
+});
+
+test("the namespace index answers from the store's namespace → name layout, cluster-scoped objects under \"\"", () => {
+  const idx = new Indexer<Obj>({ indexers: { [NamespaceIndex]: metaNamespaceIndexFunc, color: byColor } });
+  idx.add(obj("a", "1", { ns: "ns1", labels: { color: "red" } }));
+  idx.add(obj("b", "1", { ns: "ns2", labels: { color: "red" } }));
+  idx.add(obj("c", "1", { labels: { color: "blue" } }));
+  assert.deepEqual(sorted(idx.listIndexFuncValues(NamespaceIndex)), ["", "ns1", "ns2"]);
+  assert.deepEqual(idx.indexKeys(NamespaceIndex, "ns1"), ["ns1/a"]);
+  assert.deepEqual(names(idx.byIndex(NamespaceIndex, "")), ["c"]);
+  assert.deepEqual(names(idx.index(NamespaceIndex, obj("x", "1", { ns: "ns2" }))), ["b"]);
+  assert.equal(idx.getByKey("c")?.metadata?.name, "c");
+  idx.deleteByKey("ns1/a");
+  assert.deepEqual(sorted(idx.listIndexFuncValues(NamespaceIndex)), ["", "ns2"]);
+  assert.deepEqual(sorted(idx.listKeys()), ["c", "ns2/b"]);
+  assert.equal(idx.size, 2);
+  assert.deepEqual(names(idx.byIndex("color", "red")), ["b"]);
+});
+
+test("a custom key function stores objects by its whole key, slashes included", () => {
+  const idx = new Indexer<Obj>({ keyFunc: (o) => `${o.metadata?.labels?.["color"]}/${o.metadata?.namespace}/${o.metadata?.name}`, indexers: { [NamespaceIndex]: metaNamespaceIndexFunc } });
+  idx.add(obj("a", "1", { ns: "ns1", labels: { color: "red" } }));
+  idx.add(obj("a", "1", { ns: "ns2", labels: { color: "red" } }));
+  assert.equal(idx.getByKey("red/ns2/a")?.metadata?.namespace, "ns2");
+  assert.deepEqual(sorted(idx.listKeys()), ["red/ns1/a", "red/ns2/a"]);
+  assert.deepEqual(idx.indexKeys(NamespaceIndex, "ns1"), ["red/ns1/a"]);
+  idx.deleteByKey("red/ns1/a");
+  assert.deepEqual(idx.listIndexFuncValues(NamespaceIndex), ["ns2"]);
+  assert.equal(idx.size, 1);
 });

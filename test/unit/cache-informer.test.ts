@@ -144,6 +144,19 @@ test("a custom transform replaces the default", async () => {
   await t.stop();
 });
 
+test("freezeObjects makes a careless mutation of a cached object throw (the indices rely on cached objects never changing)", async () => {
+  const lw = new FakeListerWatcher().queueList(list([obj("a", "1", { labels: { color: "red" } })], "1"));
+  const t = makeInformer(lw, { freezeObjects: true });
+  void t.start();
+  await t.informer.waitForCacheSync();
+  const cached = t.informer.getIndexer().getByKey("a")!;
+  assert.throws(() => {
+    cached.metadata!.labels!.color = "blue";
+  }, TypeError);
+  assert.equal(t.informer.getIndexer().getByKey("a")?.metadata?.labels?.color, "red");
+  await t.stop();
+});
+
 test("resync delivers update(obj, obj) for every cached object each period", async () => {
   const lw = new FakeListerWatcher().queueList(list([obj("a", "1"), obj("b", "2")], "2"));
   const t = makeInformer(lw, { resyncPeriodMs: 30_000 });
