@@ -28,6 +28,8 @@ export interface ProbeServerOptions {
   };
   /** Closes the server when aborted. */
   signal?: AbortSignal;
+  /** Which endpoints to answer (others get 404), e.g. ["metrics"] on a separate metrics port. Default: all three. */
+  serve?: ReadonlyArray<"metrics" | "healthz" | "readyz">;
 }
 
 export interface ProbeServer {
@@ -99,12 +101,14 @@ export async function startProbeServer(options: ProbeServerOptions): Promise<Pro
   const registry = options.registry ?? metricsRegistry;
   const healthz = options.checks?.healthz ?? [ping];
   const readyz = options.checks?.readyz ?? [];
+  const serve = new Set(options.serve ?? ["metrics", "healthz", "readyz"]);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://localhost");
     if (req.method !== "GET" && req.method !== "HEAD") return text(res, 405, "method not allowed\n");
     const [, first = "", ...rest] = url.pathname.split("/");
     const sub = rest.join("/");
+    if (!serve.has(first as "metrics")) return text(res, 404, "not found\n");
     if (first === "metrics" && sub === "") return text(res, 200, await registry.metrics(), registry.contentType);
     if (first === "healthz") return serveChecks("healthz", healthz, sub, url, res);
     if (first === "readyz") return serveChecks("readyz", readyz, sub, url, res);

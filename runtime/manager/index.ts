@@ -1,4 +1,7 @@
-// The manager package's public exports: leader election on a coordination.k8s.io/v1 Lease.
+// The manager package's public exports: leader election, metrics, probes, the operator process (options, startManager) and RBAC.
 export * from "./leader-election.js";
 export * from "./metrics.js";
 export * from "./health.js";
+export * from "./options.js";
+export * from "./manager.js";
+export * from "./rbac.js";

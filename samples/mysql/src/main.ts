@@ -1,13 +1,28 @@
 // User-owned: crdgen created this file once and never overwrites it. Starts the operator's controllers.
-import { loadKubeClient, runControllers } from "@crdgen/runtime";
+import { loadKubeClient, managerUsage, parseManagerOptions, runManager } from "@crdgen/runtime";
 import { newMySQLClusterController } from "../generated/example.com/v1/mysqlcluster.controller.js";
 import * as mySQLClusterHooks from "./mysqlcluster.hooks.js";
 
-// The current kubeconfig context (or KUBE_CONTEXT), else the in-cluster service account.
-const kube = await loadKubeClient(process.env["KUBE_CONTEXT"] ? { context: process.env["KUBE_CONTEXT"] } : {});
+// controller-runtime's flags, each also read from an environment variable (`--help` lists them):
+// --metrics-bind-address (:8080), --health-probe-bind-address (:8081), --leader-elect, --leader-election-id,
+// --leader-election-namespace (POD_NAMESPACE), --graceful-shutdown-timeout (30s), --kubeconfig, --kube-context.
+const options = parseManagerOptions(process.argv.slice(2));
+if (options.help) {
+  process.stdout.write(managerUsage("mysql-operator"));
+  process.exit(0);
+}
 
-// SIGINT/SIGTERM stop the controllers gracefully: informers stop, in-flight reconciles finish, then the process exits.
-await runControllers([
-  newMySQLClusterController(kube, mySQLClusterHooks),
-  // +crdgen:scaffold:controllers
-]);
+// --kubeconfig, $KUBECONFIG or ~/.kube/config (its --kube-context), else the in-cluster service account.
+const kube = loadKubeClient(options.kube);
+
+// Serves /metrics, /healthz and /readyz (ready once the caches synced); with --leader-elect the controllers run only
+// while this process holds the Lease. SIGINT/SIGTERM stop them gracefully: informers stop, in-flight reconciles finish,
+// the Lease is released, then the process exits.
+try {
+  await runManager([
+    newMySQLClusterController(kube, mySQLClusterHooks),
+    // +crdgen:scaffold:controllers
+  ], { kube, options });
+} finally {
+  kube.close();
+}

@@ -1,0 +1,124 @@
+// The operator process's command line, with controller-runtime's flag names and an environment variable for each
+// (a flag wins over its variable), so a Deployment can configure it either way.
+import { parseArgs } from "node:util";
+import type { LoadKubeClientOptions } from "../client/kube-client.js";
+
+export interface ManagerOptions {
+  /** `host:port`, `:port` (all interfaces) or "0" (off). Default ":8080". */
+  metricsBindAddress: string;
+  /** Serves /healthz and /readyz; same forms. Default ":8081". A value equal to metricsBindAddress shares one server. */
+  healthProbeBindAddress: string;
+  /** Run the controllers only while holding a coordination.k8s.io Lease. Default false. */
+  leaderElect: boolean;
+  /** The Lease name. Default: the first controller's name. */
+  leaderElectionId?: string;
+  /** The Lease namespace. Default: $POD_NAMESPACE, then the pod's service account namespace, then the kubeconfig context's. */
+  leaderElectionNamespace?: string;
+  /** How to reach the API server: --kubeconfig (else $KUBECONFIG, ~/.kube/config, in-cluster) and --kube-context. */
+  kube: LoadKubeClientOptions;
+  /** How long in-flight reconciles may take once stopping starts. Default 30 s. */
+  gracefulShutdownTimeoutMs: number;
+  /** --help was given: print managerUsage() and exit. */
+  help: boolean;
+}
+
+interface Flag {
+  name: string;
+  env: string;
+  type: "string" | "boolean";
+  help: string;
+}
+
+const flags: readonly Flag[] = [
+  { name: "metrics-bind-address", env: "METRICS_BIND_ADDRESS", type: "string", help: 'where /metrics listens: ":8080", "127.0.0.1:8080", or "0" for off (default ":8080")' },
+  { name: "health-probe-bind-address", env: "HEALTH_PROBE_BIND_ADDRESS", type: "string", help: 'where /healthz and /readyz listen, or "0" for off (default ":8081")' },
+  { name: "leader-elect", env: "LEADER_ELECT", type: "boolean", help: "run the controllers only while holding the leader Lease (default false)" },
+  { name: "leader-election-id", env: "LEADER_ELECTION_ID", type: "string", help: "the Lease name (default: the first controller's name)" },
+  { name: "leader-election-namespace", env: "POD_NAMESPACE", type: "string", help: "the Lease namespace (default: the pod's namespace)" },
+  { name: "graceful-shutdown-timeout", env: "GRACEFUL_SHUTDOWN_TIMEOUT", type: "string", help: 'how long in-flight reconciles may run once stopping, e.g. "30s" (default "30s")' },
+  { name: "kubeconfig", env: "KUBECONFIG", type: "string", help: "kubeconfig file (default $KUBECONFIG, ~/.kube/config, then the in-cluster service account)" },
+  { name: "kube-context", env: "KUBE_CONTEXT", type: "string", help: "kubeconfig context (default its current-context)" },
+];
+
+/** The --help text. */
+export function managerUsage(program = "operator"): string {
+  const width = Math.max(...flags.map((f) => f.name.length + (f.type === "string" ? 8 : 0)));
+  const lines = flags.map((f) => `  --${(f.name + (f.type === "string" ? " <value>" : "")).padEnd(width + 2)} ${f.help}; env ${f.env}`);
+  return `Usage: ${program} [flags]\n\n${lines.join("\n")}\n  --help${" ".repeat(width - 2)} show this text\n`;
+}
+
+/**
+ * Parses argv (without node and the script) and env. Unknown flags and malformed values throw an Error naming the flag
+ * or variable. KUBECONFIG keeps its usual meaning (loadKubeClient reads it, and it may list several files), so only
+ * --kubeconfig sets `kube.kubeconfig`.
+ */
+export function parseManagerOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): ManagerOptions {
+  const options = Object.fromEntries([...flags.map((f) => [f.name, { type: f.type }]), ["help", { type: "boolean" }]]) as Record<string, { type: "string" | "boolean" }>;
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values as Record<string, string | boolean | undefined>;
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n\n${managerUsage()}`);
+  }
+  const string = (name: string): string | undefined => {
+    const flag = values[name];
+    if (typeof flag === "string") return flag;
+    const variable = flags.find((f) => f.name === name)!.env;
+    return name === "kubeconfig" ? undefined : env[variable] || undefined;
+  };
+  const metricsBindAddress = string("metrics-bind-address") ?? ":8080";
+  const healthProbeBindAddress = string("health-probe-bind-address") ?? ":8081";
+  parseBindAddress(metricsBindAddress, "--metrics-bind-address");
+  parseBindAddress(healthProbeBindAddress, "--health-probe-bind-address");
+  const shutdown = string("graceful-shutdown-timeout");
+  const kubeconfig = string("kubeconfig");
+  const context = string("kube-context");
+  const id = string("leader-election-id");
+  const namespace = string("leader-election-namespace");
+  return {
+    metricsBindAddress,
+    healthProbeBindAddress,
+    leaderElect: values["leader-elect"] === true || (values["leader-elect"] === undefined && parseBool(env["LEADER_ELECT"], "LEADER_ELECT")),
+    ...(id !== undefined ? { leaderElectionId: id } : {}),
+    ...(namespace !== undefined ? { leaderElectionNamespace: namespace } : {}),
+    kube: { ...(kubeconfig !== undefined ? { kubeconfig } : {}), ...(context !== undefined ? { context } : {}) },
+    gracefulShutdownTimeoutMs: shutdown === undefined ? 30_000 : parseDuration(shutdown, "--graceful-shutdown-timeout"),
+    help: values["help"] === true,
+  };
+}
+
+export interface BindAddress {
+  /** undefined: every interface. */
+  host?: string;
+  port: number;
+}
+
+/** `:8080`, `0.0.0.0:8080`, `[::1]:8080` → host and port; "0" or "" → undefined (off), as controller-runtime's "0". */
+export function parseBindAddress(address: string, what = "bind address"): BindAddress | undefined {
+  if (address === "0" || address === "") return undefined;
+  const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(address);
+  const port = Number(match?.[3]);
+  if (!match || port > 65535) throw new Error(`${what}: "${address}" is not host:port, :port or "0"`);
+  const host = match[1] ?? match[2];
+  return host ? { host, port } : { port };
+}
+
+function parseBool(value: string | undefined, what: string): boolean {
+  if (value === undefined || value === "") return false;
+  if (/^(true|1|yes)$/i.test(value)) return true;
+  if (/^(false|0|no)$/i.test(value)) return false;
+  throw new Error(`${what}: "${value}" is not true or false`);
+}
+
+/** Go-style durations as flags use them: "30s", "1m30s", "500ms"; a bare number is seconds. */
+function parseDuration(value: string, what: string): number {
+  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
+  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  let total = 0;
+  const rest = value.replace(/(\d+(?:\.\d+)?)(ms|s|m|h)/g, (_, n: string, unit: string) => {
+    total += Number(n) * units[unit]!;
+    return "";
+  });
+  if (rest !== "" || value === "") throw new Error(`${what}: "${value}" is not a duration such as 30s or 1m`);
+  return total;
+}
