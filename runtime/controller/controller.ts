@@ -13,7 +13,8 @@ import { newEventRecorder, type EventRecorder } from "./event-recorder.js";
 import { ensureFinalizer, removeFinalizer } from "./finalizer.js";
 import { newLogger, type Logger } from "./logger.js";
 import { TerminalError, type ReconcileContext, type ReconcileResult } from "./reconcile.js";
-import { enqueueRequestForOwner, type PrimaryWatchOptions } from "./watches.js";
+import { enqueueRequestForOwner, enqueueRequestsFromMapFunc, type PrimaryWatchOptions, type WatchSpec } from "./watches.js";
+import { keepManagedFieldsOf, newChildObjects, type ChildObjects } from "./child-objects.js";
 
 /** Options a user passes to a generated new<Kind>Controller. */
 export interface ControllerOptions extends PrimaryWatchOptions {
@@ -37,6 +38,13 @@ export interface ControllerOptions extends PrimaryWatchOptions {
    * controller's kind, e.g. `[builtinResources.statefulSets, builtinResources.services]`. Same as calling owns().
    */
   owns?: readonly ResourceDescriptor[];
+  /**
+   * Other kinds whose events reconcile objects of this controller (controller-runtime's Watches() with
+   * EnqueueRequestsFromMapFunc), e.g. Secrets carrying a label, mapped to the cluster they belong to.
+   */
+  watches?: readonly WatchSpec[];
+  /** The server-side apply field manager of ctx.children.apply. Default: the controller name. */
+  fieldManager?: string;
 }
 
 export interface ControllerConfig<T extends KubernetesObject> extends ControllerOptions {
@@ -64,6 +72,9 @@ export class Controller<T extends KubernetesObject> {
   private synced = false;
   /** Owned-kind informers by informer key (owns()). */
   private readonly owned = new Map<string, SharedIndexInformer<KubernetesObject>>();
+  /** Informers of owned and watched kinds by "group/plural", for ctx.children. */
+  private readonly cachedKinds = new Map<string, SharedIndexInformer<KubernetesObject>>();
+  private readonly children: ChildObjects;
   private started = false;
 
   constructor(private readonly config: ControllerConfig<T>) {
@@ -76,7 +87,10 @@ export class Controller<T extends KubernetesObject> {
     this.finalizerName = config.finalizerName ?? `${config.resource.group || "core"}/finalizer`;
     this.metrics = controllerMetrics(config.metricsRegistry);
     this.metrics.register(this.name, config.workers ?? 1);
+    const fieldManager = config.fieldManager ?? config.name;
+    this.children = newChildObjects(config.kube, fieldManager, (r) => this.cachedKinds.get(kindKey(r)), config.name);
     for (const owned of config.owns ?? []) this.owns(owned);
+    for (const watch of config.watches ?? []) this.watches(watch);
   }
 
   /**
@@ -96,11 +110,36 @@ export class Controller<T extends KubernetesObject> {
       new Informer<KubernetesObject>({
         name: `${child.plural}${child.group ? `.${child.group}` : ""}`,
         listerWatcher: listerWatcherFor(new ResourceClient<KubernetesObject>(this.config.kube, child), scope),
+        // ctx.children.apply compares against what this controller applied, so its managedFields entry stays.
+        transform: keepManagedFieldsOf(this.config.fieldManager ?? this.config.name),
       }),
     );
     informer.addEventHandler(enqueueRequestForOwner(this.queue, this.config.resource));
     this.owned.set(key, informer);
+    this.cachedKinds.set(kindKey(child), informer);
     return informer as unknown as SharedIndexInformer<C>;
+  }
+
+  /**
+   * Watches another kind (controller-runtime's Watches() with EnqueueRequestsFromMapFunc): each event of a
+   * `watch.resource` object (matching `watch.labelSelector`) enqueues the keys `watch.mapToKeys` returns. The cache
+   * of that kind is readable through ctx.children. Call before run().
+   */
+  watches<C extends KubernetesObject = KubernetesObject>(watch: WatchSpec<C>): SharedIndexInformer<C> {
+    if (this.started) throw new Error(`controller ${this.name}: watches(${watch.resource.kind}) must be called before run()`);
+    const scope = { ...(this.config.namespace ? { namespace: this.config.namespace } : {}), ...(watch.labelSelector ? { labelSelector: watch.labelSelector } : {}) };
+    const { resource } = watch;
+    const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
+    const informer = this.config.informerFactory.informerFor<C>(informerKey(apiVersion, resource.plural, scope), () =>
+      new Informer<C>({
+        name: `${resource.plural}${resource.group ? `.${resource.group}` : ""}`,
+        listerWatcher: listerWatcherFor(new ResourceClient<C>(this.config.kube, resource), scope),
+        transform: keepManagedFieldsOf<C>(this.config.fieldManager ?? this.config.name),
+      }),
+    );
+    informer.addEventHandler(enqueueRequestsFromMapFunc(this.queue, watch.mapToKeys));
+    if (!this.cachedKinds.has(kindKey(resource))) this.cachedKinds.set(kindKey(resource), informer as unknown as SharedIndexInformer<KubernetesObject>);
+    return informer;
   }
 
   /** True once run() has seen every informer cache sync (a readiness check for the probe server). */
@@ -186,7 +225,7 @@ export class Controller<T extends KubernetesObject> {
     const obj = this.informer.getIndexer().getByKey(key);
     if (!obj) return; // deleted and gone: nothing left to reconcile (finalizers handle cleanup before this)
     const { namespace, name } = splitMetaNamespaceKey(key);
-    const ctx: ReconcileContext = { key, namespace, name, log: this.log.child({ key, reconcileID: crypto.randomUUID() }), recorder: this.recorder, kube: this.config.kube, signal };
+    const ctx: ReconcileContext = { key, namespace, name, log: this.log.child({ key, reconcileID: crypto.randomUUID() }), recorder: this.recorder, kube: this.config.kube, children: this.children, signal };
     const finalize = this.config.finalize;
     if (!finalize) return this.config.reconcile(ctx, obj);
     const finalizers = obj.metadata?.finalizers ?? [];
@@ -203,6 +242,11 @@ export class Controller<T extends KubernetesObject> {
     }
     return this.config.reconcile(ctx, obj);
   }
+}
+
+/** Identifies a kind for the children cache lookup. */
+function kindKey(resource: ResourceDescriptor): string {
+  return `${resource.group}/${resource.plural}`;
 }
 
 async function waitWithTimeout(promise: Promise<unknown>, ms: number): Promise<boolean> {

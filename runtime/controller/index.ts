@@ -7,3 +7,7 @@ export * from "./finalizer.js";
 export * from "./run-controllers.js";
 export * from "./owner-references.js";
 export * from "./watches.js";
+export * from "./conditions.js";
+export * from "./child-objects.js";
+export * from "./managed-fields.js";
+export * from "./content-hash.js";

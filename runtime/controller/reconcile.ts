@@ -1,6 +1,7 @@
 // The reconcile contract (controller-runtime's Request/Result): what a hook returns and what it receives.
 import type { KubeClient } from "../client/kube-client.js";
 import type { EventRecorder } from "./event-recorder.js";
+import type { ChildObjects } from "./child-objects.js";
 import type { Logger } from "./logger.js";
 
 /** What reconcile returns. Nothing (or {}) means done until the next change; requeueAfter runs it again after that many ms. */
@@ -17,6 +18,8 @@ export interface ReconcileContext {
   log: Logger;
   recorder: EventRecorder;
   kube: KubeClient;
+  /** The owned and watched kinds' caches, and apply/delete of children that sends nothing when nothing changed. */
+  children: ChildObjects;
   /** Aborted when the controller shuts down: pass it to long calls. */
   signal: AbortSignal;
 }

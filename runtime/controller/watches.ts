@@ -125,3 +125,24 @@ export function enqueueRequestForOwner<T extends KubernetesObject>(queue: KeyQue
     deleteFunc: (obj) => void enqueue(unwrapDeleted(obj)),
   };
 }
+
+/** A kind watched for its effect on objects of the controller's kind (controller-runtime's Watches()). */
+export interface WatchSpec<C extends KubernetesObject = KubernetesObject> {
+  resource: ResourceDescriptor;
+  /** Only objects with these labels are watched and cached, e.g. "app.kubernetes.io/managed-by=mysql-operator". */
+  labelSelector?: string;
+  /** The keys (`namespace/name` of the controller's kind) an event of obj enqueues. */
+  mapToKeys(obj: C): string[];
+}
+
+/**
+ * controller-runtime's EnqueueRequestsFromMapFunc: each event enqueues the keys mapToKeys returns for the object
+ * (for an update, for the old and the new object, so a changed mapping reconciles both sides).
+ */
+export function enqueueRequestsFromMapFunc<T extends KubernetesObject>(queue: KeyQueue, mapToKeys: (obj: T) => string[]): ResourceEventHandler<T> {
+  return {
+    addFunc: (obj) => mapToKeys(obj).forEach((k) => queue.add(k)),
+    updateFunc: (oldObj, newObj) => new Set([...mapToKeys(oldObj), ...mapToKeys(newObj)]).forEach((k) => queue.add(k)),
+    deleteFunc: (obj) => mapToKeys(unwrapDeleted(obj)).forEach((k) => queue.add(k)),
+  };
+}

@@ -2,3 +2,4 @@
 export * from "./fake-cluster.js";
 export { applyJsonPatch, applyMergePatch } from "./json-patch.js";
 export { parseFieldSelector, parseLabelSelector } from "./selectors.js";
+export * from "./fake-children.js";

@@ -1,85 +1,144 @@
 // User-owned: crdgen created this file once and never overwrites it. Your MySQLCluster operator logic lives here.
+import { randomInt } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
-import type { V1Service, V1StatefulSet } from "@kubernetes/client-node";
-import { ResourceClient, builtinResources, controllerOwnerReference, isNotFound, type ApplyConfiguration } from "@crdgen/runtime";
+import type { V1CronJob, V1Secret, V1StatefulSet } from "@kubernetes/client-node";
+import { ResourceClient, builtinResources as kinds, isNotFound, type ReconcileResult, type WatchSpec } from "@crdgen/runtime";
 import type { MySQLCluster, MySQLClusterStatus } from "../generated/example.com/v1/mysqlcluster.types.js";
 import type { MySQLClusterContext } from "../generated/example.com/v1/mysqlcluster.controller.js";
+import * as child from "./mysql-children.js";
+import { desiredStatus, type Blocker } from "./mysql-status.js";
 
-/** Server-side apply owner of every field this operator writes. */
-const fieldManager = "mysql-operator";
-
-/**
- * The kinds reconcile creates with a controller ownerReference to the MySQLCluster. The generated controller watches
- * them: a change to the StatefulSet (its status.readyReplicas, say) or the Service, or its deletion, reconciles the
- * owning MySQLCluster, so nothing here polls.
- */
-export const owns = [builtinResources.statefulSets, builtinResources.services];
+/** Server-side apply owner of every field this operator writes (ctx.children.apply uses it). */
+export const fieldManager = child.operatorName;
 
 /**
- * Makes the cluster match obj.spec: a headless Service and a StatefulSet running MySQL, both owned by obj,
- * written with server-side apply; then status. The MySQL operator issue grows this to the full design
- * (client Service, ConfigMap, Secret, conditions, backups).
+ * Kinds reconcile creates with a controller ownerReference to the MySQLCluster: their events (a StatefulSet's status
+ * moving, a Service deleted by hand) reconcile the owner, so nothing here polls.
  */
-export async function reconcile(ctx: MySQLClusterContext, obj: MySQLCluster): Promise<void> {
-  const name = obj.metadata.name!;
+export const owns = [kinds.statefulSets, kinds.services, kinds.configMaps, kinds.serviceAccounts, kinds.podDisruptionBudgets, kinds.cronJobs];
+
+/**
+ * The generated Secret and the backup volume are owner-referenced only with reclaimPolicy Delete, so they are
+ * watched by the managed-by label and mapped to their cluster by the instance label.
+ */
+export const watches: WatchSpec[] = [kinds.secrets, kinds.persistentVolumeClaims].map((resource) => ({
+  resource,
+  labelSelector: `app.kubernetes.io/managed-by=${child.operatorName}`,
+  mapToKeys: (obj) => {
+    const instance = obj.metadata?.labels?.["app.kubernetes.io/instance"];
+    return instance ? [`${obj.metadata?.namespace}/${instance}`] : [];
+  },
+}));
+
+/** How long to wait before looking again for a user's root password Secret (it is not watched). */
+const secretRecheckMs = 15_000;
+
+/**
+ * Makes the cluster match obj.spec (design sections 3.2–3.5): every child is applied only when it would change, and
+ * status is written only when it differs, so a steady-state reconcile sends no write at all.
+ */
+export async function reconcile(ctx: MySQLClusterContext, obj: MySQLCluster): Promise<ReconcileResult | void> {
+  const { children } = ctx;
   const namespace = obj.metadata.namespace!;
-  const replicas = obj.spec?.replicas ?? 1;
-  const labels = { "app.kubernetes.io/name": "mysql", "app.kubernetes.io/instance": name, "app.kubernetes.io/managed-by": fieldManager };
-  const owned = { namespace, labels, ownerReferences: [controllerOwnerReference(obj)] };
-
-  const service = {
-    apiVersion: "v1",
-    kind: "Service",
-    metadata: { name, ...owned },
-    // Headless: gives each instance a stable DNS name, <name>-<ordinal>.<name>.
-    spec: { clusterIP: "None", selector: labels, ports: [{ name: "mysql", port: 3306 }], publishNotReadyAddresses: true },
-  } satisfies ApplyConfiguration<V1Service>;
-  const statefulSet = {
-    apiVersion: "apps/v1",
-    kind: "StatefulSet",
-    metadata: { name, ...owned },
-    spec: {
-      replicas,
-      serviceName: name,
-      selector: { matchLabels: labels },
-      template: {
-        metadata: { labels },
-        spec: {
-          containers: [{
-            name: "mysql",
-            image: `mysql:${obj.spec?.version}`,
-            ports: [{ name: "mysql", containerPort: 3306 }],
-            env: [{ name: "MYSQL_ALLOW_EMPTY_PASSWORD", value: "yes" }],
-            readinessProbe: { exec: { command: ["mysqladmin", "ping", "-h", "127.0.0.1"] }, periodSeconds: 5 },
-          }],
-        },
-      },
-    },
-  } satisfies ApplyConfiguration<V1StatefulSet>;
-  await new ResourceClient<V1Service>(ctx.kube, builtinResources.services).patch(namespace, name, { type: "apply", body: service, fieldManager, force: true });
-  const applied = await new ResourceClient<V1StatefulSet>(ctx.kube, builtinResources.statefulSets).patch(namespace, name, { type: "apply", body: statefulSet, fieldManager, force: true });
-
-  const readyReplicas = applied.status?.readyReplicas ?? 0;
-  const desired: MySQLClusterStatus = {
-    ...obj.status,
-    observedGeneration: obj.metadata.generation ?? 0,
-    replicas: applied.status?.replicas ?? 0,
-    readyReplicas,
-    phase: readyReplicas >= replicas ? "Ready" : "Provisioning",
-  };
-  // Write status only when it differs, so a steady-state reconcile does not write it again.
-  if (!isDeepStrictEqual(desired, obj.status ?? {})) {
-    try {
-      await ctx.client.namespace(namespace).patchStatus(name, { type: "merge", body: { status: desired } });
-    } catch (error) {
-      // A child's event can reconcile a cluster the moment it is deleted: gone is fine, there is no status to write.
-      if (isNotFound(error)) return;
-      throw error;
+  const names = child.childNames(obj.metadata.name!);
+  let blocker: Blocker | undefined;
+  let refusedDowngrade: string | undefined;
+  let statefulSet = children.get<V1StatefulSet>(kinds.statefulSets, namespace, names.statefulSet);
+  let cronJob: V1CronJob | undefined;
+  let failure: unknown;
+  try {
+    blocker = await ensureRootPassword(ctx, obj, statefulSet !== undefined);
+    await children.apply(kinds.configMaps, child.configMap(obj));
+    await children.apply(kinds.serviceAccounts, child.serviceAccount(obj));
+    await children.apply(kinds.services, child.headlessService(obj));
+    await children.apply(kinds.services, child.clientService(obj));
+    const version = versionToRun(obj, statefulSet);
+    refusedDowngrade = version === obj.spec?.version ? undefined : `downgrade from ${version} to ${obj.spec?.version} refused: an in-place downgrade across major.minor series is unsupported`;
+    // Without its password Secret the StatefulSet's pods could not start (or would start with another password).
+    if (!blocker) statefulSet = (await children.apply(kinds.statefulSets, child.statefulSet(obj, version))).object;
+    if ((obj.spec?.replicas ?? 1) >= 2) await children.apply(kinds.podDisruptionBudgets, child.podDisruptionBudget(obj));
+    else await children.delete(kinds.podDisruptionBudgets, namespace, names.pdb);
+    if (obj.spec?.backup) {
+      await children.apply(kinds.persistentVolumeClaims, child.backupVolume(obj));
+      cronJob = (await children.apply(kinds.cronJobs, child.backupCronJob(obj, version))).object;
+    } else {
+      await children.delete(kinds.cronJobs, namespace, names.backup);
     }
-    ctx.log.info("status updated", { observedGeneration: desired.observedGeneration, phase: desired.phase, readyReplicas });
-    if (desired.observedGeneration !== obj.status?.observedGeneration) {
-      await ctx.recorder.event(obj, "Normal", "Observed", `generation ${desired.observedGeneration} observed (replicas ${replicas}, version ${obj.spec?.version})`);
-    }
+  } catch (error) {
+    failure = error;
   }
-  // No requeueAfter while instances are not ready: the StatefulSet's status updates reconcile this cluster (owns).
+
+  const error = failure === undefined ? undefined : failure instanceof Error ? failure.message : String(failure);
+  const status = desiredStatus(obj, { statefulSet, cronJob, blocker, error, refusedDowngrade });
+  await writeStatus(ctx, obj, status);
+  if (failure !== undefined) {
+    await ctx.recorder.event(obj, "Warning", "ReconcileError", error!.slice(0, 1000));
+    throw failure; // requeued with the rate limiter's backoff
+  }
+  if (status.observedGeneration !== obj.status?.observedGeneration) {
+    await ctx.recorder.event(obj, "Normal", "Observed", `generation ${status.observedGeneration} observed (replicas ${obj.spec?.replicas}, version ${obj.spec?.version})`);
+  }
+  // The user's Secret is not watched: look again later. Everything else arrives as events of owned or watched kinds.
+  if (blocker?.reason === "RootPasswordSecretNotFound") return { requeueAfter: secretRecheckMs };
+}
+
+/**
+ * Makes sure the root password exists. The user's Secret is only read. The generated one is created once; it is never
+ * regenerated while a StatefulSet exists, because the data directory already holds the old password.
+ */
+async function ensureRootPassword(ctx: MySQLClusterContext, obj: MySQLCluster, statefulSetExists: boolean): Promise<Blocker | undefined> {
+  const namespace = obj.metadata.namespace!;
+  const secrets = new ResourceClient<V1Secret>(ctx.kube, kinds.secrets);
+  const ref = obj.spec?.rootPasswordSecretRef;
+  if (ref) {
+    const key = ref.key ?? "password";
+    const secret = await secrets.get(namespace, ref.name).catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
+    if (!secret?.data?.[key]) return { reason: "RootPasswordSecretNotFound", message: `Secret ${ref.name} with key ${key} not found` };
+    return undefined;
+  }
+  const name = child.childNames(obj.metadata.name!).rootSecret;
+  // The cache can lag behind a create of a moment ago: read the server before concluding the Secret is missing.
+  const existing = ctx.children.get<V1Secret>(kinds.secrets, namespace, name) ??
+    (await secrets.get(namespace, name).catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e))));
+  if (!existing) {
+    if (statefulSetExists) {
+      return { reason: "RootPasswordSecretMissing", message: `Secret ${name} was deleted while the StatefulSet exists; restore it (a new password would not match the data)` };
+    }
+    await secrets.patch(namespace, name, { type: "apply", body: child.rootSecretData(obj, generatePassword()), fieldManager: `${child.operatorName}-password`, force: true });
+  }
+  await ctx.children.apply(kinds.secrets, child.rootSecretMetadata(obj));
+  return undefined;
+}
+
+/** 32 characters of [A-Za-z0-9] from the crypto RNG: safe to pass through shell probes. */
+function generatePassword(): string {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  return Array.from({ length: 32 }, () => alphabet[randomInt(alphabet.length)]).join("");
+}
+
+/** spec.version, unless that is a series downgrade from what runs (CEL rejects it; this guards a bypass). */
+function versionToRun(obj: MySQLCluster, sts: V1StatefulSet | undefined): string {
+  const wanted = obj.spec!.version;
+  const running = obj.status?.currentVersion ?? sts?.spec?.template?.metadata?.labels?.["app.kubernetes.io/version"];
+  if (!running) return wanted;
+  const series = (v: string) => v.split(".").slice(0, 2).map(Number) as [number, number];
+  const [wMajor, wMinor] = series(wanted);
+  const [rMajor, rMinor] = series(running);
+  return wMajor < rMajor || (wMajor === rMajor && wMinor < rMinor) ? running : wanted;
+}
+
+/** Writes status only when it differs (a merge patch; fields that went away are sent as null). */
+async function writeStatus(ctx: MySQLClusterContext, obj: MySQLCluster, status: MySQLClusterStatus): Promise<void> {
+  const old = (obj.status ?? {}) as Record<string, unknown>;
+  if (isDeepStrictEqual(status, old)) return;
+  const body: Record<string, unknown> = { ...status };
+  for (const key of Object.keys(old)) if (!(key in body)) body[key] = null;
+  try {
+    await ctx.client.namespace(obj.metadata.namespace!).patchStatus(obj.metadata.name!, { type: "merge", body: { status: body } as never });
+  } catch (error) {
+    // A child's event can reconcile a cluster the moment it is deleted: gone is fine, there is no status to write.
+    if (isNotFound(error)) return;
+    throw error;
+  }
+  ctx.log.info("status updated", { observedGeneration: status.observedGeneration, phase: status.phase, readyReplicas: status.readyReplicas });
 }

@@ -1,0 +1,255 @@
+// User-owned: the objects a MySQLCluster runs as, computed from its spec alone (design: section 3.2 and 3.3).
+import type { V1ConfigMap, V1CronJob, V1PersistentVolumeClaim, V1PodDisruptionBudget, V1Secret, V1Service, V1ServiceAccount, V1StatefulSet } from "@kubernetes/client-node";
+import { contentHash, controllerOwnerReference, type ApplyConfiguration } from "@crdgen/runtime";
+import type { MySQLCluster } from "../generated/example.com/v1/mysqlcluster.types.js";
+
+/** The operator's name: its server-side apply field manager and the managed-by label value. */
+export const operatorName = "mysql-operator";
+export const configHashAnnotation = "example.com/config-hash";
+export const generatedSecretAnnotation = "example.com/generated";
+
+/** Names of a cluster's children. */
+export function childNames(clusterName: string) {
+  return {
+    rootSecret: `${clusterName}-root`,
+    config: `${clusterName}-config`,
+    serviceAccount: clusterName,
+    headless: `${clusterName}-headless`,
+    client: clusterName,
+    statefulSet: clusterName,
+    pdb: clusterName,
+    backup: `${clusterName}-backup`,
+  };
+}
+
+/** Labels that select the cluster's pods: never extended later (selectors are immutable). */
+export function selectorLabels(obj: MySQLCluster): Record<string, string> {
+  return { "app.kubernetes.io/name": "mysql", "app.kubernetes.io/instance": obj.metadata.name! };
+}
+
+/** Labels on every child. */
+export function commonLabels(obj: MySQLCluster): Record<string, string> {
+  return { ...selectorLabels(obj), "app.kubernetes.io/component": "database", "app.kubernetes.io/managed-by": operatorName };
+}
+
+/** "app.kubernetes.io/instance=db,app.kubernetes.io/name=mysql": status.selector for the scale subresource. */
+export function selectorString(obj: MySQLCluster): string {
+  return Object.entries(selectorLabels(obj)).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${v}`).join(",");
+}
+
+function meta(obj: MySQLCluster, name: string, owned = true) {
+  return {
+    name,
+    namespace: obj.metadata.namespace!,
+    labels: commonLabels(obj),
+    ...(owned ? { ownerReferences: [controllerOwnerReference(obj)] } : {}),
+  };
+}
+
+const deleteOnReclaim = (obj: MySQLCluster) => obj.spec?.storage?.reclaimPolicy === "Delete";
+
+/**
+ * The generated root password Secret without its data: labels, annotation and (with reclaimPolicy Delete only, since
+ * the password must outlive retained data) the ownerReference. Its data is written once, by rootSecretData.
+ */
+export function rootSecretMetadata(obj: MySQLCluster): ApplyConfiguration<V1Secret> {
+  const m = meta(obj, childNames(obj.metadata.name!).rootSecret, deleteOnReclaim(obj));
+  return { apiVersion: "v1", kind: "Secret", metadata: { ...m, annotations: { [generatedSecretAnnotation]: "true" } } };
+}
+
+/** The generated Secret's data, applied once under its own field manager so later applies never touch it. */
+export function rootSecretData(obj: MySQLCluster, password: string): ApplyConfiguration<V1Secret> {
+  const name = childNames(obj.metadata.name!).rootSecret;
+  return { apiVersion: "v1", kind: "Secret", metadata: { name, namespace: obj.metadata.namespace! }, type: "Opaque", data: { password: Buffer.from(password).toString("base64") } };
+}
+
+export function configMap(obj: MySQLCluster): ApplyConfiguration<V1ConfigMap> {
+  return { apiVersion: "v1", kind: "ConfigMap", metadata: meta(obj, childNames(obj.metadata.name!).config), data: configData(obj) };
+}
+
+/** my.cnf fragments: the operator's defaults, then the user's text. Their hash rolls the pods when they change. */
+export function configData(obj: MySQLCluster): Record<string, string> {
+  return {
+    "00-operator.cnf": "[mysqld]\nskip-name-resolve\nlog-error-verbosity=2\n",
+    "99-user.cnf": obj.spec?.myCnf ?? "",
+  };
+}
+
+export function serviceAccount(obj: MySQLCluster): ApplyConfiguration<V1ServiceAccount> {
+  return { apiVersion: "v1", kind: "ServiceAccount", metadata: meta(obj, childNames(obj.metadata.name!).serviceAccount), automountServiceAccountToken: false };
+}
+
+export function headlessService(obj: MySQLCluster): ApplyConfiguration<V1Service> {
+  return {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: meta(obj, childNames(obj.metadata.name!).headless),
+    // Stable per-instance DNS names (<name>-<ordinal>.<name>-headless), also before an instance is ready.
+    spec: { clusterIP: "None", publishNotReadyAddresses: true, selector: selectorLabels(obj), ports: [{ name: "mysql", port: 3306, protocol: "TCP" }] },
+  };
+}
+
+export function clientService(obj: MySQLCluster): ApplyConfiguration<V1Service> {
+  const name = obj.metadata.name!;
+  const annotations = obj.spec?.service?.annotations;
+  return {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { ...meta(obj, childNames(name).client), ...(annotations && Object.keys(annotations).length > 0 ? { annotations } : {}) },
+    spec: {
+      type: obj.spec?.service?.type ?? "ClusterIP",
+      // Only the primary (ordinal 0) until replication exists, so writes never split across independent servers.
+      selector: { ...selectorLabels(obj), "statefulset.kubernetes.io/pod-name": `${name}-0` },
+      ports: [
+        { name: "mysql", port: 3306, targetPort: "mysql", protocol: "TCP" },
+        { name: "mysqlx", port: 33060, targetPort: "mysqlx", protocol: "TCP" },
+      ],
+    },
+  };
+}
+
+/** The image a version runs: <imageRepository>:<version>. */
+export function imageOf(obj: MySQLCluster, version: string): string {
+  return `${obj.spec?.imageRepository ?? "mysql"}:${version}`;
+}
+
+/** Where the root password comes from: the user's Secret, or the generated one. */
+export function rootPasswordRef(obj: MySQLCluster): { name: string; key: string } {
+  const ref = obj.spec?.rootPasswordSecretRef;
+  return ref ? { name: ref.name, key: ref.key ?? "password" } : { name: childNames(obj.metadata.name!).rootSecret, key: "password" };
+}
+
+/** The StatefulSet (section 3.3). `version` is what to run: spec.version, or the running one when a downgrade is refused. */
+export function statefulSet(obj: MySQLCluster, version: string): ApplyConfiguration<V1StatefulSet> {
+  const name = obj.metadata.name!;
+  const names = childNames(name);
+  const storage = obj.spec?.storage;
+  const password = rootPasswordRef(obj);
+  const mysqlping = ["mysqladmin", "ping", "-h", "127.0.0.1"];
+  return {
+    apiVersion: "apps/v1",
+    kind: "StatefulSet",
+    metadata: meta(obj, names.statefulSet),
+    spec: {
+      replicas: obj.spec?.replicas ?? 1,
+      serviceName: names.headless,
+      // Ordinal 0, the primary, starts first; rolling updates go highest ordinal first, so the primary restarts last.
+      podManagementPolicy: "OrderedReady",
+      updateStrategy: { type: "RollingUpdate" },
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: storage?.reclaimPolicy ?? "Retain", whenScaled: "Retain" },
+      selector: { matchLabels: selectorLabels(obj) },
+      template: {
+        metadata: {
+          labels: { ...commonLabels(obj), "app.kubernetes.io/version": version },
+          annotations: { [configHashAnnotation]: contentHash(configData(obj)) },
+        },
+        spec: {
+          serviceAccountName: names.serviceAccount,
+          securityContext: { fsGroup: 999 },
+          terminationGracePeriodSeconds: 60,
+          affinity: {
+            podAntiAffinity: {
+              preferredDuringSchedulingIgnoredDuringExecution: [
+                { weight: 100, podAffinityTerm: { topologyKey: "kubernetes.io/hostname", labelSelector: { matchLabels: selectorLabels(obj) } } },
+              ],
+            },
+          },
+          containers: [
+            {
+              name: "mysql",
+              image: imageOf(obj, version),
+              ports: [
+                { name: "mysql", containerPort: 3306, protocol: "TCP" },
+                { name: "mysqlx", containerPort: 33060, protocol: "TCP" },
+              ],
+              env: [{ name: "MYSQL_ROOT_PASSWORD", valueFrom: { secretKeyRef: { name: password.name, key: password.key } } }],
+              ...(obj.spec?.resources ? { resources: obj.spec.resources as never } : {}),
+              volumeMounts: [
+                { name: "data", mountPath: "/var/lib/mysql" },
+                { name: "config", mountPath: "/etc/mysql/conf.d" },
+              ],
+              startupProbe: { exec: { command: mysqlping }, periodSeconds: 10, failureThreshold: 60 },
+              livenessProbe: { exec: { command: mysqlping }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 3 },
+              readinessProbe: {
+                exec: { command: ["sh", "-c", 'MYSQL_PWD="$MYSQL_ROOT_PASSWORD" mysql -h 127.0.0.1 -uroot -e "SELECT 1"'] },
+                periodSeconds: 5,
+                timeoutSeconds: 5,
+              },
+            },
+          ],
+          volumes: [{ name: "config", configMap: { name: names.config } }],
+        },
+      },
+      volumeClaimTemplates: [
+        {
+          apiVersion: "v1",
+          kind: "PersistentVolumeClaim",
+          metadata: { name: "data" },
+          spec: {
+            accessModes: ["ReadWriteOnce"],
+            resources: { requests: { storage: String(storage?.size ?? "1Gi") } },
+            ...(storage?.storageClassName ? { storageClassName: storage.storageClassName } : {}),
+          },
+        },
+      ],
+    },
+  };
+}
+
+export function podDisruptionBudget(obj: MySQLCluster): ApplyConfiguration<V1PodDisruptionBudget> {
+  return {
+    apiVersion: "policy/v1",
+    kind: "PodDisruptionBudget",
+    metadata: meta(obj, childNames(obj.metadata.name!).pdb),
+    spec: { maxUnavailable: 1, selector: { matchLabels: selectorLabels(obj) } },
+  };
+}
+
+export function backupVolume(obj: MySQLCluster): ApplyConfiguration<V1PersistentVolumeClaim> {
+  return {
+    apiVersion: "v1",
+    kind: "PersistentVolumeClaim",
+    metadata: meta(obj, childNames(obj.metadata.name!).backup, deleteOnReclaim(obj)),
+    spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: String(obj.spec?.backup?.storageSize ?? "5Gi") } } },
+  };
+}
+
+export function backupCronJob(obj: MySQLCluster, version: string): ApplyConfiguration<V1CronJob> {
+  const name = obj.metadata.name!;
+  const backup = obj.spec!.backup!;
+  const password = rootPasswordRef(obj);
+  return {
+    apiVersion: "batch/v1",
+    kind: "CronJob",
+    metadata: meta(obj, childNames(name).backup),
+    spec: {
+      schedule: backup.schedule,
+      suspend: backup.suspend ?? false,
+      concurrencyPolicy: "Forbid",
+      successfulJobsHistoryLimit: backup.successfulJobsHistoryLimit ?? 3,
+      failedJobsHistoryLimit: 1,
+      jobTemplate: {
+        spec: {
+          backoffLimit: 1,
+          template: {
+            metadata: { labels: commonLabels(obj) },
+            spec: {
+              restartPolicy: "Never",
+              containers: [
+                {
+                  name: "backup",
+                  // The client matches the server: the same image.
+                  image: imageOf(obj, version),
+                  env: [{ name: "MYSQL_PWD", valueFrom: { secretKeyRef: { name: password.name, key: password.key } } }],
+                  command: ["sh", "-c", `mysqldump -h ${name} -uroot --single-transaction --routines --events --all-databases | gzip > /backup/${name}-$(date -u +%Y%m%dT%H%M%SZ).sql.gz`],
+                  volumeMounts: [{ name: "backup", mountPath: "/backup" }],
+                },
+              ],
+              volumes: [{ name: "backup", persistentVolumeClaim: { claimName: childNames(name).backup } }],
+            },
+          },
+        },
+      },
+    },
+  };
+}
