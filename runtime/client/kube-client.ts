@@ -55,6 +55,23 @@ export interface KubeClientOptions {
    * account is the user `system:serviceaccount:<namespace>:<name>`; see serviceAccountUser.
    */
   impersonate?: Impersonation;
+  /**
+   * Called once per request (and per watch) when the response status arrives, before the body is read; also for
+   * non-2xx answers. For instrumentation: request counts by code, or a test recording which verbs an operator uses.
+   * It must not throw.
+   */
+  onResponse?: (response: ResponseInfo) => void;
+}
+
+/** What onResponse sees of one exchange. */
+export interface ResponseInfo {
+  method: HttpMethod;
+  /** The API path as given (without the server URL's own path prefix or the query). */
+  path: string;
+  query: Query | undefined;
+  /** The request's Content-Type, e.g. application/apply-patch+yaml for server-side apply. */
+  contentType: string | undefined;
+  status: number;
 }
 
 export interface Impersonation {
@@ -91,6 +108,7 @@ export class KubeClient {
   private readonly requestIdleTimeoutMs: number;
   private readonly userAgent: string;
   private readonly impersonate: Impersonation | undefined;
+  private readonly onResponse: ((response: ResponseInfo) => void) | undefined;
   // One keep-alive agent per TLS identity; a new one is made only when CA/cert/key/verification change.
   private agent: { fingerprint: string; agent: http.Agent } | undefined;
   private readonly retiredAgents: http.Agent[] = [];
@@ -101,6 +119,7 @@ export class KubeClient {
     this.userAgent = opts.userAgent ?? `crdgen-runtime (node ${process.version})`;
     if (opts.impersonate !== undefined && !opts.impersonate.user) throw new Error("KubeClient: impersonate.user must not be empty");
     this.impersonate = opts.impersonate;
+    this.onResponse = opts.onResponse;
   }
 
   /** The identity this client impersonates, if any. */
@@ -243,13 +262,16 @@ export class KubeClient {
       agent,
       ...(opts.auth ? { auth: opts.auth } : {}),
     };
+    let ex: Exchange;
     try {
-      return await send(isHttps, reqOpts, payload, method, apiPath, signal, idleMs);
+      ex = await send(isHttps, reqOpts, payload, method, apiPath, signal, idleMs);
     } catch (e) {
       // A pooled connection the server closed while idle fails at once; like Go's transport, retry a GET once.
       if (method !== "GET" || !staleConnectionErrors.has(e as object) || signal?.aborted) throw e;
-      return send(isHttps, reqOpts, payload, method, apiPath, signal, idleMs);
+      ex = await send(isHttps, reqOpts, payload, method, apiPath, signal, idleMs);
     }
+    this.onResponse?.({ method, path: apiPath, query, contentType: headers["Content-Type"] as string | undefined, status: ex.res.statusCode ?? 0 });
+    return ex;
   }
 
   private agentFor(isHttps: boolean, proxyUrl: string | undefined, o: https.RequestOptions): http.Agent {

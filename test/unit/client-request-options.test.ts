@@ -1,7 +1,8 @@
-// KubeClient's impersonate option: every request (and watch) carries Impersonate-User/-Group/-Uid, as kubectl --as does.
+// KubeClient options that apply to every request: impersonate (Impersonate-User/-Group/-Uid, as kubectl --as) and the
+// onResponse observer (method, path, content type and status of each exchange, errors included).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { KubeClient, serviceAccountUser } from "@crdgen/runtime";
+import { ApiError, KubeClient, serviceAccountUser, type ResponseInfo } from "@crdgen/runtime";
 import { json, startFakeApi } from "./client-fake-api.js";
 
 test("requests and watches carry the impersonation headers; several groups are several header lines", async () => {
@@ -49,3 +50,29 @@ function rawValues(raw: string[], name: string): string[] {
   for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) values.push(raw[i + 1]!);
   return values;
 }
+
+test("onResponse sees every exchange with its status, 2xx or not, watches included, before the body is read", async () => {
+  const api = await startFakeApi((rec, res) => {
+    if (rec.method === "DELETE") return json(res, 403, { kind: "Status", apiVersion: "v1", status: "Failure", reason: "Forbidden", code: 403 });
+    if (rec.query.includes("watch=true")) {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      return res.end();
+    }
+    json(res, rec.method === "PATCH" ? 201 : 200, { metadata: { name: "a" } });
+  });
+  try {
+    const seen: ResponseInfo[] = [];
+    const kube = KubeClient.fromKubeConfig(api.kc, { onResponse: (r) => seen.push(r) });
+    await kube.request({ method: "PATCH", path: "/api/v1/namespaces/a/configmaps/x", query: { fieldManager: "m" }, body: {}, contentType: "application/apply-patch+yaml" });
+    await assert.rejects(kube.request({ method: "DELETE", path: "/api/v1/namespaces/a/configmaps/x" }), (e: unknown) => e instanceof ApiError && e.status === 403);
+    for await (const _ of kube.watch({ path: "/api/v1/configmaps", query: { resourceVersion: "1" } })) assert.fail("no events were sent");
+    kube.close();
+    assert.deepEqual(seen, [
+      { method: "PATCH", path: "/api/v1/namespaces/a/configmaps/x", query: { fieldManager: "m" }, contentType: "application/apply-patch+yaml", status: 201 },
+      { method: "DELETE", path: "/api/v1/namespaces/a/configmaps/x", query: undefined, contentType: undefined, status: 403 },
+      { method: "GET", path: "/api/v1/configmaps", query: { resourceVersion: "1", watch: true }, contentType: undefined, status: 200 },
+    ]);
+  } finally {
+    await api.close();
+  }
+});
