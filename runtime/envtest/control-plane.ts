@@ -9,6 +9,7 @@ import { isAlreadyExists } from "../client/api-error.js";
 import { findBinary } from "./binaries.js";
 import { makeCerts, type ControlPlaneCerts } from "./certs.js";
 import { startControllers, type ControllersInfo } from "./controllers.js";
+import { startFakeVolumeProvisioner } from "./fake-volume-provisioner.js";
 import { startProcess, type ManagedProcess } from "./process.js";
 import { freePorts, httpOk, httpsOk, waitUntil } from "./util.js";
 
@@ -117,6 +118,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     await waitUntil(async () => (await client.request({ method: "GET", path: "/api/v1/namespaces/default" }).then(() => true, () => false)), startTimeoutMs, "namespace default");
 
     let controllers: ControllersInfo = {};
+    let stopProvisioner = (): void => undefined;
     const plane: ControlPlane = {
       dir,
       kubeconfigPath,
@@ -145,6 +147,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         apiServer = await startApiServer();
       },
       async stop() {
+        stopProvisioner();
         client.close();
         for (const p of [...processes].reverse()) await p.stop();
         await rm(dir, { recursive: true, force: true });
@@ -153,6 +156,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     if (options.crdFiles?.length) await plane.installCrds(options.crdFiles);
     if (options.controllers) {
       controllers = await startControllers({ dir, kubeconfigPath, certs, client, assetsDir: options.assetsDir, startTimeoutMs, processes });
+      if (controllers.fakeNodeName) stopProvisioner = startFakeVolumeProvisioner(client);
     }
     return plane;
   } catch (error) {

@@ -43,7 +43,7 @@ test("a new MySQLCluster gets its StatefulSet and headless Service, each with a 
   const statefulSets = new ResourceClient<V1StatefulSet>(kube, builtinResources.statefulSets);
   const services = new ResourceClient<V1Service>(kube, builtinResources.services);
   const sts = await eventually("StatefulSet owned", () => statefulSets.get("default", "owned"));
-  const svc = await eventually("Service owned", () => services.get("default", "owned"));
+  const svc = await eventually("Service owned-headless", () => services.get("default", "owned-headless"));
   for (const child of [sts, svc]) {
     assert.deepEqual(child.metadata?.ownerReferences, [
       { apiVersion: "example.com/v1", kind: "MySQLCluster", name: "owned", uid: db.metadata.uid, controller: true, blockOwnerDeletion: true },

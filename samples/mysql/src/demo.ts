@@ -1,11 +1,13 @@
-// The README's main job: the generated MySQL operator against a local control plane (etcd + kube-apiserver), step by step.
+// The README's main job: the generated MySQL operator, step by step, against a local control plane (etcd,
+// kube-apiserver, kube-controller-manager, kube-scheduler, kwok) or, with `--context <name>`, a real cluster.
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
-import { MissingBinaryError, startControlPlane } from "@crdgen/runtime/envtest";
+import { MissingBinaryError, startControlPlane, type ControlPlane } from "@crdgen/runtime/envtest";
 import type { V1StatefulSet } from "@kubernetes/client-node";
-import { ResourceClient, builtinResources, isNotFound, newLogger } from "@crdgen/runtime";
+import { ResourceClient, builtinResources as kinds, isNotFound, loadKubeClient, newLogger, type KubeClient, type KubernetesObject } from "@crdgen/runtime";
 import { newMySQLClusterController } from "../generated/example.com/v1/mysqlcluster.controller.js";
 import { newMySQLClusterClient } from "../generated/example.com/v1/mysqlcluster.client.js";
 import type { MySQLCluster } from "../generated/example.com/v1/mysqlcluster.types.js";
@@ -13,78 +15,135 @@ import * as hooks from "./mysqlcluster.hooks.js";
 
 const sampleDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../samples/mysql");
 const say = (line: string) => process.stdout.write(`${line}\n`);
+const upgradeTo = "8.0.37";
 
-async function main(): Promise<number> {
+/** The cluster: a local control plane (default) or the kubeconfig context given with --context. */
+async function connect(context: string | undefined): Promise<{ kube: KubeClient; plane?: ControlPlane; kubeletLike: boolean }> {
+  const crdFile = path.join(sampleDir, "crd.yaml");
+  if (context) {
+    say(`== using kubeconfig context ${context} (no local control plane); installing samples/mysql/crd.yaml with server-side apply`);
+    const kube = loadKubeClient({ context });
+    const crd = parse(await readFile(crdFile, "utf8")) as KubernetesObject;
+    const crds = new ResourceClient<KubernetesObject>(kube, { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions", kind: "CustomResourceDefinition", namespaced: false });
+    await crds.patch(undefined, crd.metadata!.name!, { type: "apply", body: crd as never, fieldManager: "crdgen-demo", force: true });
+    await until(30_000, async () => ((await crds.get(undefined, crd.metadata!.name!)) as { status?: { conditions?: Array<{ type: string; status: string }> } }).status?.conditions?.some((c) => c.type === "Established" && c.status === "True"));
+    return { kube, kubeletLike: true };
+  }
   say("== starting a local control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok) and installing samples/mysql/crd.yaml");
-  const plane = await startControlPlane({ crdFiles: [path.join(sampleDir, "crd.yaml")], controllers: true }).catch((error: unknown) => {
+  const plane = await startControlPlane({ crdFiles: [crdFile], controllers: true }).catch((error: unknown) => {
     if (error instanceof MissingBinaryError) say("   run `npm run controlplane:build` first (npm run demo does it for you)");
     throw error;
   });
+  say(`   API server ${plane.apiServerUrl}; kubeconfig ${plane.kubeconfigPath}`);
+  say(plane.fakeNodeName
+    ? `   pods run on the kwok fake node ${plane.fakeNodeName}: kwok reports them Running and Ready (no real MySQL starts)`
+    : `   no kwok (${plane.kwokUnavailable}): the demo plays the StatefulSet controller's part and writes StatefulSet status itself`);
+  return { kube: plane.kubeClient(), plane, kubeletLike: plane.fakeNodeName !== undefined };
+}
+
+async function until<T>(ms: number, check: () => Promise<T | undefined | false>): Promise<T | undefined> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await check().catch(() => undefined);
+    if (v) return v;
+    if (Date.now() > deadline) return undefined;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Without kwok nothing runs pods: report every StatefulSet rollout as complete, as its controller would. */
+function playStatefulSetController(kube: KubeClient, signal: AbortSignal): void {
+  const sts = new ResourceClient<V1StatefulSet>(kube, kinds.statefulSets);
+  void (async () => {
+    while (!signal.aborted) {
+      const s = await sts.get("default", "db").catch(() => undefined);
+      const n = s?.spec?.replicas ?? 0;
+      const rev = `rev-${s?.metadata?.generation ?? 0}`;
+      if (s && (s.status?.readyReplicas !== n || s.status?.observedGeneration !== s.metadata?.generation)) {
+        await sts.patchStatus("default", "db", { type: "merge", body: { status: { replicas: n, readyReplicas: n, updatedReplicas: n, currentRevision: rev, updateRevision: rev, observedGeneration: s.metadata?.generation } } as never }).catch(() => undefined);
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  })();
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({ options: { context: { type: "string" } } });
+  const { kube, plane, kubeletLike } = await connect(values.context);
   const stop = new AbortController();
   try {
-    say(`   API server ${plane.apiServerUrl}; kubeconfig ${plane.kubeconfigPath}`);
-    say(plane.fakeNodeName
-      ? `   pods run on the kwok fake node ${plane.fakeNodeName}: kwok reports them Running and Ready (no real MySQL starts)`
-      : `   no kwok (${plane.kwokUnavailable}): pods stay Pending, so the cluster cannot become Ready`);
-    const kube = plane.kubeClient();
-    const controller = newMySQLClusterController(kube, hooks, { logger: newLogger({ level: "info" }) });
+    const controller = newMySQLClusterController(kube, hooks, { logger: newLogger({ level: "warn" }) });
     const running = controller.run(stop.signal);
+    if (!kubeletLike) playStatefulSetController(kube, stop.signal);
 
     const clusters = newMySQLClusterClient(kube).namespace("default");
+    const services = new ResourceClient<KubernetesObject>(kube, kinds.services);
+    const statefulSets = new ResourceClient<V1StatefulSet>(kube, kinds.statefulSets);
     const desired = parse(await readFile(path.join(sampleDir, "cluster.yaml"), "utf8")) as MySQLCluster;
     let failures = 0;
-    const step = async (title: string, expectation: string, check: () => Promise<string | undefined>) => {
+
+    const step = async (title: string, expectation: string, check: () => Promise<string | undefined>, ms = 60_000) => {
       say(`\n== ${title}`);
-      const deadline = Date.now() + 30_000;
-      let seen: string | undefined;
-      for (;;) {
-        seen = await check();
-        if (seen !== undefined || Date.now() > deadline) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-      if (seen !== undefined) say(`   ok: ${seen}`);
+      const seen = await until(ms, check);
+      if (seen) say(seen.split("\n").map((l) => `   ${l}`).join("\n"));
       else {
         failures++;
-        say(`   FAILED: expected ${expectation} within 30s`);
+        say(`   FAILED: expected ${expectation} within ${ms / 1000}s`);
       }
     };
-    const observed = (generation: number) => async () => {
+    /** Phase, versions and conditions, as `kubectl get myc db -o wide` and `kubectl describe` would show them. */
+    const summary = (db: MySQLCluster) => {
+      const s = db.status ?? {};
+      const conditions = (s.conditions ?? []).map((c) => `${c.type}=${c.status} (${c.reason}: ${c.message})`);
+      return [`phase ${s.phase}, ready ${s.readyReplicas ?? 0}/${db.spec?.replicas}, currentVersion ${s.currentVersion ?? "-"}, observedGeneration ${s.observedGeneration}`, ...conditions.map((c) => `  ${c}`)].join("\n");
+    };
+    const whenStatus = (accept: (db: MySQLCluster) => boolean) => async () => {
       const db = await clusters.get("db");
-      return db.status?.observedGeneration === generation
-        ? `generation ${db.metadata.generation}, status ${JSON.stringify(db.status)}`
-        : undefined;
+      return accept(db) ? summary(db) : undefined;
+    };
+    const childList = async () => {
+      const found: string[] = [];
+      for (const [r, name] of [[kinds.secrets, "db-root"], [kinds.configMaps, "db-config"], [kinds.serviceAccounts, "db"], [kinds.services, "db-headless"], [kinds.services, "db"], [kinds.statefulSets, "db"], [kinds.podDisruptionBudgets, "db"]] as const) {
+        const o = await new ResourceClient<KubernetesObject>(kube, r).get("default", name).catch(() => undefined);
+        if (!o) return undefined;
+        const owner = o.metadata?.ownerReferences?.find((x) => x.controller);
+        found.push(`${r.kind} ${name}${owner ? ` (owned by ${owner.kind} ${owner.name})` : " (not owned: outlives the cluster with reclaimPolicy Retain)"}`);
+      }
+      return found.join("\n");
     };
 
-    const statefulSets = new ResourceClient<V1StatefulSet>(kube, builtinResources.statefulSets);
-    const children = async (replicas: number) => {
-      const sts = await statefulSets.get("default", "db").catch(() => undefined);
-      const owner = sts?.metadata?.ownerReferences?.find((r) => r.controller);
-      return sts?.spec?.replicas === replicas && owner ? `StatefulSet db (replicas ${replicas}, image ${sts.spec.template.spec?.containers[0]?.image}, owned by ${owner.kind} ${owner.name})` : undefined;
-    };
     await clusters.create(desired);
-    const ready = (replicas: number, generation: number) => async () => {
-      const db = await clusters.get("db");
-      const s = db.status;
-      return s?.phase === "Ready" && s.readyReplicas === replicas && s.observedGeneration === generation
-        ? `phase Ready, readyReplicas ${s.readyReplicas}/${db.spec?.replicas}, observedGeneration ${s.observedGeneration}`
-        : undefined;
-    };
-    await step(`apply samples/mysql/cluster.yaml (replicas ${desired.spec?.replicas}, version ${desired.spec?.version})`, "status.observedGeneration 1", observed(1));
-    await step("children created", "a StatefulSet db with 3 replicas owned by the MySQLCluster", () => children(3));
-    await step("status moves to Ready", "phase Ready with 3 ready replicas", ready(3, 1));
+    await step(`apply samples/mysql/cluster.yaml (replicas ${desired.spec?.replicas}, version ${desired.spec?.version})`, "status.observedGeneration 1", whenStatus((db) => db.status?.observedGeneration === 1));
+    await step("children created", "Secret, ConfigMap, ServiceAccount, two Services, StatefulSet and PodDisruptionBudget", childList);
+    await step("status moves to Ready", "phase Ready with 3 ready instances", whenStatus((db) => db.status?.phase === "Ready" && db.status.readyReplicas === 3));
+
     await clusters.patch("db", { type: "merge", body: { spec: { replicas: 5 } } });
-    await step("scale from 3 to 5 replicas", "status.observedGeneration 2", observed(2));
-    await step("StatefulSet scaled", "the StatefulSet at 5 replicas", () => children(5));
-    await step("Ready again with 5 instances", "phase Ready with 5 ready replicas", ready(5, 2));
-    await clusters.patch("db", { type: "merge", body: { spec: { version: "8.0.37" } } });
-    await step("upgrade to 8.0.37", "status.observedGeneration 3", observed(3));
+    await step("scale from 3 to 5 instances", "the StatefulSet at 5 replicas", async () => {
+      const sts = await statefulSets.get("default", "db");
+      return sts.spec?.replicas === 5 ? `StatefulSet db: spec.replicas 5 (pod template unchanged: no restart)` : undefined;
+    });
+    await step("Ready again with 5 instances", "phase Ready with 5 ready instances", whenStatus((db) => db.status?.phase === "Ready" && db.status.readyReplicas === 5));
+
+    await clusters.patch("db", { type: "merge", body: { spec: { version: upgradeTo } } });
+    await step(`upgrade to ${upgradeTo}`, `image mysql:${upgradeTo} rolled out and currentVersion ${upgradeTo}`, whenStatus((db) => db.status?.currentVersion === upgradeTo && db.status.phase === "Ready"), 120_000);
+
+    const before = await services.get("default", "db");
+    await services.delete("default", "db");
+    say(`\n== deleted Service db by hand (uid ${before.metadata?.uid})`);
+    await step("deleted Service restored", "a new Service db", async () => {
+      const svc = await services.get("default", "db").catch(() => undefined);
+      return svc && svc.metadata?.uid !== before.metadata?.uid ? `Service db recreated (uid ${svc.metadata?.uid}) by the reconcile its delete event triggered` : undefined;
+    });
+
     await clusters.delete("db");
     await step("delete the cluster", "the MySQLCluster to be gone", async () =>
-      clusters.get("db").then(() => undefined, (error: unknown) => (isNotFound(error) ? "db is gone" : undefined)),
+      clusters.get("db").then(() => undefined, (error: unknown) => (isNotFound(error) ? "MySQLCluster db is gone (no finalizer: the garbage collector removes the children)" : undefined)),
     );
-    await step("children garbage-collected", "the StatefulSet to be deleted through its ownerReference", async () =>
-      statefulSets.get("default", "db").then(() => undefined, (error: unknown) => (isNotFound(error) ? "StatefulSet db deleted by the garbage collector" : undefined)),
-    );
+    if (kubeletLike) {
+      await step("children garbage-collected", "the StatefulSet to be deleted through its ownerReference", async () =>
+        statefulSets.get("default", "db").then(() => undefined, (error: unknown) => (isNotFound(error) ? "StatefulSet db deleted by the garbage collector" : undefined)),
+      );
+    }
 
     stop.abort();
     await running;
@@ -92,7 +151,7 @@ async function main(): Promise<number> {
     return failures === 0 ? 0 : 1;
   } finally {
     stop.abort();
-    await plane.stop();
+    await plane?.stop();
   }
 }
 

@@ -1,0 +1,49 @@
+// With controllers: true there is still no storage: nothing provisions volumes, so a StatefulSet's claims would stay
+// Pending and its pods unschedulable. This stands in for a static provisioner: for each Pending claim it creates a
+// PersistentVolume reserved for it (claimRef), which kube-controller-manager's PV controller then binds.
+import type { KubeClient } from "../client/kube-client.js";
+import { isAlreadyExists } from "../client/api-error.js";
+
+interface ClaimView {
+  metadata: { name: string; namespace: string; uid: string };
+  spec: { accessModes?: string[]; storageClassName?: string; volumeName?: string; volumeMode?: string; resources?: { requests?: Record<string, string> } };
+  status?: { phase?: string };
+}
+
+/** Starts the provisioning loop; call the returned function to stop it. */
+export function startFakeVolumeProvisioner(client: KubeClient, intervalMs = 300): () => void {
+  const ctrl = new AbortController();
+  const done = new Set<string>();
+  void (async () => {
+    while (!ctrl.signal.aborted) {
+      const claims = await client.request<{ items: ClaimView[] }>({ method: "GET", path: "/api/v1/persistentvolumeclaims", signal: ctrl.signal }).catch(() => ({ items: [] }));
+      for (const claim of claims.items) {
+        if (claim.spec.volumeName || claim.status?.phase !== "Pending" || done.has(claim.metadata.uid)) continue;
+        const name = `pv-${claim.metadata.uid}`;
+        const volume = {
+          apiVersion: "v1",
+          kind: "PersistentVolume",
+          metadata: { name, labels: { "crdgen.dev/fake-volume": "true" } },
+          spec: {
+            capacity: { storage: claim.spec.resources?.requests?.["storage"] ?? "1Gi" },
+            accessModes: claim.spec.accessModes ?? ["ReadWriteOnce"],
+            storageClassName: claim.spec.storageClassName ?? "",
+            volumeMode: claim.spec.volumeMode ?? "Filesystem",
+            persistentVolumeReclaimPolicy: "Retain",
+            // Never mounted: pods run on the kwok fake node, which starts no containers.
+            hostPath: { path: `/fake-volumes/${name}` },
+            claimRef: { apiVersion: "v1", kind: "PersistentVolumeClaim", namespace: claim.metadata.namespace, name: claim.metadata.name, uid: claim.metadata.uid },
+          },
+        };
+        try {
+          await client.request({ method: "POST", path: "/api/v1/persistentvolumes", body: volume, signal: ctrl.signal });
+          done.add(claim.metadata.uid);
+        } catch (error) {
+          if (isAlreadyExists(error)) done.add(claim.metadata.uid);
+        }
+      }
+      await new Promise((r) => setTimeout(r, intervalMs));
+    }
+  })();
+  return () => ctrl.abort();
+}
