@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse, stringify } from "yaml";
-import { clusterRoleFor, leaderElectionRole, type ControllerAccess, type ResourceDescriptor } from "@crdgen/runtime";
+import { clusterRoleFor, leaderElectionRole, type ControllerAccess } from "@crdgen/runtime";
 import { mySQLClusterResource } from "../generated/example.com/v1/mysqlcluster.types.js";
 import type { MySQLClusterHooks } from "../generated/example.com/v1/mysqlcluster.controller.js";
 import * as mySQLClusterHooks from "./mysqlcluster.hooks.js";
@@ -28,8 +28,8 @@ export const deployment = {
 
 const labels = { "app.kubernetes.io/name": "mysql-operator", "app.kubernetes.io/component": "operator" };
 
-/** The hooks module as the generated controller reads it, plus `watches` (kinds watched but not owned) when exported. */
-const hooks: MySQLClusterHooks & { watches?: readonly ResourceDescriptor[] } = mySQLClusterHooks;
+/** The hooks module as the generated controller reads it. */
+const hooks: MySQLClusterHooks = mySQLClusterHooks;
 
 /** What the operator's one controller touches, read from the CRD, the generated resource and the hooks. */
 export function operatorAccess(): ControllerAccess[] {
@@ -41,7 +41,7 @@ export function operatorAccess(): ControllerAccess[] {
     status: version.subresources?.status !== undefined,
     finalizer: typeof hooks.finalize === "function",
     owns: hooks.owns ?? [],
-    watches: hooks.watches ?? [],
+    watches: (hooks.watches ?? []).map((w) => w.resource),
   }];
 }
 
