@@ -37,8 +37,15 @@ export interface ControllerAccess {
   finalizer?: boolean;
   /** Kinds reconcile creates with a controller ownerReference (hooks.owns). */
   owns?: readonly ResourceDescriptor[];
-  /** Kinds it watches but never writes (hooks.watches). */
+  /** Kinds it watches (hooks.watches' resources). */
   watches?: readonly ResourceDescriptor[];
+  /**
+   * Kinds reconcile creates or applies without always making them owned children (e.g. a Secret that must outlive its
+   * cluster, owner-referenced only on request). Nothing in the hooks' exports says so; the caller lists them.
+   */
+  writes?: readonly ResourceDescriptor[];
+  /** Kinds reconcile reads by GET from the API server rather than from a cache (e.g. a user's Secret named in the spec). */
+  reads?: readonly ResourceDescriptor[];
 }
 
 /** Verbs per category of access. See accessVerbs for what each is and why. */
@@ -47,6 +54,8 @@ export interface AccessVerbs {
   status: Verb[];
   owned: Verb[];
   watched: Verb[];
+  written: Verb[];
+  read: Verb[];
   events: Verb[];
   leases: Verb[];
 }
@@ -62,6 +71,8 @@ export interface AccessVerbs {
  *   apply creates the object), delete (optional children removed when the spec no longer wants them; the same
  *   admission plugin requires `delete` on a kind to change an existing object's ownerReferences).
  * - watched: list + watch.
+ * - written: create + patch (apply) + delete (to change an existing object's ownerReferences under that plugin).
+ * - read: get.
  * - events (events.k8s.io): create (the recorder posts each event; it never patches an event series).
  * - leases (coordination.k8s.io): get, create, update (acquire and renew read, create, then update with resourceVersion).
  */
@@ -70,6 +81,8 @@ export const accessVerbs: Readonly<AccessVerbs> = Object.freeze<AccessVerbs>({
   status: ["patch"],
   owned: ["create", "delete", "list", "patch", "watch"],
   watched: ["list", "watch"],
+  written: ["create", "delete", "patch"],
+  read: ["get"],
   events: ["create"],
   leases: ["create", "get", "update"],
 });
@@ -99,6 +112,8 @@ export function rulesFor(controllers: readonly ControllerAccess[], options: Rbac
     if ((c.owns?.length ?? 0) > 0) grant(c.resource, ["update"], "finalizers");
     for (const owned of c.owns ?? []) grant(owned, verbs.owned);
     for (const watched of c.watches ?? []) grant(watched, verbs.watched);
+    for (const written of c.writes ?? []) grant(written, verbs.written);
+    for (const read of c.reads ?? []) grant(read, verbs.read);
   }
   if (options.events ?? true) grant(eventsResource, verbs.events);
   if (options.leases ?? false) grant(builtinResources.leases, verbs.leases);

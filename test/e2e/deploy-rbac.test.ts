@@ -157,6 +157,7 @@ test("the operator, as the deployed ServiceAccount, runs a whole cluster lifecyc
   const access = operatorAccess();
   const primary = access[0]!.resource;
   const owned: readonly ResourceDescriptor[] = access.flatMap((a) => a.owns ?? []);
+  const written: readonly ResourceDescriptor[] = access.flatMap((a) => a.writes ?? []);
 
   const recorded: Use[] = [];
   const asOperator = KubeClient.fromKubeConfig(plane.kubeConfig(), {
@@ -236,7 +237,7 @@ test("the operator, as the deployed ServiceAccount, runs a whole cluster lifecyc
     await ready("scaled to 1", uid);
     await clusters.patch("db", { type: "merge", body: { spec: { replicas: 3 } } });
     await ready("scaled back to 3", uid);
-    // 3. Delete one child of every owned kind; each comes back.
+    // 3. Delete one child of every owned kind; each comes back (with the same name, a new uid).
     for (const kind of owned) {
       const [child] = await controlledChildren(kind, uid);
       if (!child) continue;
@@ -247,10 +248,13 @@ test("the operator, as the deployed ServiceAccount, runs a whole cluster lifecyc
       });
     }
     await reportStatefulSetsReady(uid);
-    // 4. Backup switched off (its children, if any, go).
+    // 4. reclaimPolicy Delete → Retain: children that must outlive the cluster lose their ownerReference.
+    await clusters.patch("db", { type: "merge", body: { spec: { storage: { reclaimPolicy: "Retain" } } } as never });
+    await ready("reclaimPolicy Retain", uid);
+    // 5. Backup switched off (its children, if any, go).
     await clusters.patch("db", { type: "merge", body: { spec: { backup: null } } as never });
     await ready("backup removed", uid);
-    // 5. The cluster deleted: no finalizer holds it, and the operator's cache lets it go.
+    // 6. The cluster deleted: no finalizer holds it, and the operator's cache lets it go.
     await clusters.delete("db");
     await eventually("db gone from the API", () => clusters.get("db").then(() => undefined, (e: unknown) => (isNotFound(e) ? true : undefined)));
     await eventually("db gone from the operator's cache", async () => (controller.informer.getIndexer().getByKey(`${namespace}/db`) ? undefined : true));
@@ -288,6 +292,12 @@ test("the operator, as the deployed ServiceAccount, runs a whole cluster lifecyc
       reason:
         "no request of its own: the OwnerReferencesPermissionEnforcement admission plugin (on in this control plane) checks it on every " +
         "owned-kind write carrying blockOwnerDeletion; the test below shows the 403 without it",
+    },
+    {
+      applies: (g, r, v) => v === "delete" && written.some((k) => k.group === g && k.plural === r),
+      reason:
+        "no request of its own: OwnerReferencesPermissionEnforcement checks delete when reconcile changes an existing object's " +
+        "ownerReferences, as step 4 (reclaimPolicy Delete → Retain) does; the test below shows the 403 without it",
     },
     {
       applies: (g, r, v) => v === "delete" && owned.some((k) => k.group === g && k.plural === r),
@@ -380,7 +390,7 @@ test("server-side apply that creates an object needs create, not only patch; app
   }
 });
 
-test("with OwnerReferencesPermissionEnforcement, a child with a blockOwnerDeletion owner reference needs update on <primary>/finalizers", async () => {
+test("with OwnerReferencesPermissionEnforcement, a blockOwnerDeletion owner reference needs update on <primary>/finalizers, and changing an object's owner references needs delete", async () => {
   const clusters = newMySQLClusterClient(admin).namespace("probe");
   const owner = await clusters.create({ apiVersion: "example.com/v1", kind: "MySQLCluster", metadata: { name: "owner" }, spec: { replicas: 1, version: "8.0.36" } });
   const ref = controllerOwnerReference(owner);
@@ -397,6 +407,18 @@ test("with OwnerReferencesPermissionEnforcement, a child with a blockOwnerDeleti
     );
     const child = await whenAuthorized(() => new ResourceClient<V1ConfigMap>(withFinalizers, builtinResources.configMaps).patch("probe", "child-b", configMap("child-b", [ref])));
     assert.equal(child.metadata?.ownerReferences?.[0]?.uid, owner.metadata.uid);
+    // Changing the owner references of an existing object (here: removing them) also needs delete on its kind.
+    await assert.rejects(
+      new ResourceClient<V1ConfigMap>(withFinalizers, builtinResources.configMaps).patch("probe", "child-b", configMap("child-b", [])),
+      (e: unknown) => e instanceof ApiError && e.status === 403 && /delete/.test(e.message),
+    );
+    const canDelete = await identityWith("finalizers-and-delete", [{ ...writeChildren, verbs: [...writeChildren.verbs, "delete"] }, { apiGroups: ["example.com"], resources: ["mysqlclusters/finalizers"], verbs: ["update"] }], true);
+    try {
+      const released = await whenAuthorized(() => new ResourceClient<V1ConfigMap>(canDelete, builtinResources.configMaps).patch("probe", "child-b", configMap("child-b", [])));
+      assert.equal(released.metadata?.ownerReferences, undefined);
+    } finally {
+      canDelete.close();
+    }
   } finally {
     without.close();
     withFinalizers.close();

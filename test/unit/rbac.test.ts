@@ -58,6 +58,14 @@ test("a kind both owned and watched gets the union; two controllers sharing a ki
   assert.deepEqual(rules.find((r) => r.resources.includes("backups/finalizers")), { apiGroups: ["example.com"], resources: ["backups/finalizers", "mysqlclusters/finalizers"], verbs: ["update"] });
 });
 
+test("kinds written without being owned get create/patch/delete, kinds read by GET get get; merged with their watch", () => {
+  const rules = rulesFor([{ resource: clusters, watches: [b.secrets, b.persistentVolumeClaims], writes: [b.secrets, b.persistentVolumeClaims], reads: [b.secrets] }], { events: false });
+  assert.deepEqual(rules.filter((r) => r.apiGroups[0] === ""), [
+    { apiGroups: [""], resources: ["persistentvolumeclaims"], verbs: ["create", "delete", "list", "patch", "watch"] },
+    { apiGroups: [""], resources: ["secrets"], verbs: ["create", "delete", "get", "list", "patch", "watch"] },
+  ]);
+});
+
 test("extraVerbs widen a category, extraRules are merged in, leases can be granted cluster-wide", () => {
   const rules = rulesFor([mysql], {
     extraVerbs: { watched: ["get"] },

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse, stringify } from "yaml";
-import { clusterRoleFor, leaderElectionRole, type ControllerAccess } from "@crdgen/runtime";
+import { builtinResources, clusterRoleFor, leaderElectionRole, type ControllerAccess } from "@crdgen/runtime";
 import { mySQLClusterResource } from "../generated/example.com/v1/mysqlcluster.types.js";
 import type { MySQLClusterHooks } from "../generated/example.com/v1/mysqlcluster.controller.js";
 import * as mySQLClusterHooks from "./mysqlcluster.hooks.js";
@@ -42,6 +42,12 @@ export function operatorAccess(): ControllerAccess[] {
     finalizer: typeof hooks.finalize === "function",
     owns: hooks.owns ?? [],
     watches: (hooks.watches ?? []).map((w) => w.resource),
+    // What the hooks do that their exports cannot say (the e2e fails on a 403 if this falls behind, and on an unused
+    // grant if it runs ahead): the generated root password Secret and the backup PVC are created and applied but are
+    // watched rather than owned, since they carry an ownerReference only with reclaimPolicy Delete; and Secrets are read
+    // by GET (the user's Secret has no managed-by label, so the watch does not cache it).
+    writes: [builtinResources.secrets, builtinResources.persistentVolumeClaims],
+    reads: [builtinResources.secrets],
   }];
 }
 
