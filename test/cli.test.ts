@@ -281,6 +281,18 @@ test("a multi-document file with several CRDs generates each of them", () => {
   assert.match(run.stdout, /2 CRD\(s\)/);
 });
 
+test("a schema node crdgen does not understand is a warning naming file and pointer; --strict makes it exit 1", () => {
+  const out = path.join(tempDir(), "out");
+  const crd = "test/fixtures/schema/untyped-node/crd.yaml";
+  const lenient = crdgen(["generate", crd, "--out", out]);
+  assertOk(lenient);
+  assert.match(lenient.stderr, /^warning: test\/fixtures\/schema\/untyped-node\/crd\.yaml \(document 0\) at \/spec\/versions\/0\/schema\/openAPIV3Schema\/properties\/spec\/properties\/mystery: .*typed as unknown$/m);
+  const strict = crdgen(["generate", crd, "--out", out, "--strict"]);
+  assert.equal(strict.status, 1, describe(strict));
+  assert.match(strict.stderr, /--strict: 3 warning\(s\)/);
+  assertOk(crdgen(["generate", sampleCrd, "--out", path.join(tempDir(), "clean"), "--strict"]));
+});
+
 test("--help works on the program and on generate", () => {
   const program = crdgen(["--help"]);
   assertOk(program);

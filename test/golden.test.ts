@@ -324,8 +324,9 @@ test("objects are closed: no index signature unless the schema preserves unknown
   // A bare `type: object` is pruned to {} by the API server.
   assert.equal(member(d, "GadgetSpec", "marker").type, "Record<string, never>");
   for (const name of fixtureNames) {
-    const text = await typesOf(name);
-    const open = [...declarationsOf(text).interfaces].filter(([, i]) => i.index !== undefined).map(([n]) => n);
+    const { files } = await fixture(name);
+    const texts = [...files].filter(([f]) => f.endsWith(".types.ts")).map(([, text]) => text);
+    const open = texts.flatMap((text) => [...declarationsOf(text).interfaces].filter(([, i]) => i.index !== undefined).map(([n]) => n));
     const expectedOpen: Record<string, string[]> = {
       "preserve-unknown-fields": ["PipelineSpecConfig"],
       "preserve-unknown-root": ["Blob"],
@@ -530,8 +531,51 @@ test("each served version gets its own module, a deprecated one says so, and an 
 test("subresource verbs appear in a client only when the CRD enables them", async () => {
   const client = async (name: string, file: string) => (await fixture(name)).files.get(file)!;
   const scale = await client("scale-subresource", "scale-subresource.fixtures.crdgen.dev/v1/workerpool.client.ts");
-  assert.match(scale, /export type WorkerPoolVerbs = ObjectVerbs<WorkerPool, WorkerPoolList> & StatusVerbs<WorkerPool> & ScaleVerbs;/);
+  assert.match(scale, /export type WorkerPoolVerbs = rt.ObjectVerbs<WorkerPool, WorkerPoolList> & rt.StatusVerbs<WorkerPool> & rt.ScaleVerbs;/);
   const cluster = await client("cluster-scoped", "cluster-scoped.fixtures.crdgen.dev/v1/storagepool.client.ts");
-  assert.match(cluster, /export type StoragePoolVerbs = ObjectVerbs<StoragePool, StoragePoolList>;/);
+  assert.match(cluster, /export type StoragePoolVerbs = rt.ObjectVerbs<StoragePool, StoragePoolList>;/);
   assert.match(cluster, /export type StoragePoolClient = StoragePoolVerbs & /);
+});
+
+test("kinds named like the runtime's exports get the runtime as a namespace import, aliased only when a kind is called rt", async () => {
+  const { files } = await fixture("kinds-sharing-a-version");
+  const file = (name: string) => files.get(`kinds.fixtures.crdgen.dev/v1/${name}`)!;
+  for (const stem of ["controller", "lister", "object", "informer", "cluster", "resource"]) {
+    for (const artifact of ["client", "lister", "informer"]) assert.match(file(`${stem}.${artifact}.ts`), /^import \* as rt from "@crdgen\/runtime";$/m, `${stem}.${artifact}.ts`);
+  }
+  assert.match(file("controller.controller.ts"), /export function newControllerController\(kube: rt\.KubeClient, hooks: ControllerHooks, options: rt\.ControllerOptions = \{\}\): rt\.Controller<Controller>/);
+  assert.match(file("cluster.lister.ts"), /export type ClusterLister = rt\.ClusterLister<Cluster>;/);
+  assert.match(file("rt.client.ts"), /^import \* as rt_ from "@crdgen\/runtime";$/m);
+  const intOrString = declarationsOf(file("intorstring.types.ts"));
+  assert.match(file("intorstring.types.ts"), /^import type \{ IntOrString as IntOrString_ \} from "@crdgen\/runtime";$/m);
+  assert.equal(member(intOrString, "IntOrStringSpec", "port").type, "IntOrString_");
+  assert.match(file("v1objectmeta.types.ts"), /^import type \{ V1ListMeta, V1ObjectMeta as V1ObjectMeta_ \} from "@kubernetes\/client-node";$/m);
+  assert.equal(member(declarationsOf(file("v1objectmeta.types.ts")), "V1ObjectMeta", "metadata").type, "V1ObjectMeta_");
+});
+
+test("kinds of one group/version never export the same name twice through its index", async () => {
+  const { files } = await fixture("kinds-sharing-a-version");
+  const dir = "kinds.fixtures.crdgen.dev/v1";
+  const gadget = declarationsOf(files.get(`${dir}/gadget.types.ts`)!);
+  // GadgetClassSpec is the spec of kind GadgetClass, GadgetModeValues a kind: Gadget's nested types step aside.
+  assert.equal(member(gadget, "Gadget", "classSpec").type, "Gadget_ClassSpec");
+  assert.equal(member(gadget, "Gadget", "mode").type, "Gadget_Mode");
+  assert.ok(gadget.consts.has("Gadget_ModeValues"));
+  assert.equal(member(declarationsOf(files.get(`${dir}/gadgetclass.types.ts`)!), "GadgetClass", "spec").type, "GadgetClassSpec");
+  // Names derived from two kinds (Widget's client type WidgetClient, and the kind WidgetClient): the kind's type wins.
+  assert.match(files.get(`${dir}/index.ts`)!, /^export \{ WidgetClient \} from "\.\/widgetclient\.types\.js";$/m);
+  // Every name the index re-exports is declared once, or resolved by one explicit export (tsc checks this file too).
+  const exportedBy = new Map<string, string[]>();
+  for (const [name, text] of files) {
+    if (!name.startsWith(`${dir}/`) || name.endsWith("index.ts")) continue;
+    const source = ts.createSourceFile(name, text, ts.ScriptTarget.Latest, true);
+    for (const s of source.statements) {
+      const isExported = ts.canHaveModifiers(s) && ts.getModifiers(s)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+      if (!isExported) continue;
+      const names = ts.isVariableStatement(s) ? s.declarationList.declarations.map((d) => d.name.getText(source)) : [(s as ts.DeclarationStatement).name!.getText(source)];
+      for (const n of names) exportedBy.set(n, [...(exportedBy.get(n) ?? []), name]);
+    }
+  }
+  const twice = [...exportedBy].filter(([, where]) => where.length > 1).map(([n]) => n);
+  assert.deepEqual(twice, ["WidgetClient"]);
 });

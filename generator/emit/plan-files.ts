@@ -4,7 +4,7 @@ import path from "node:path";
 import type { CrdModel, VersionModel } from "../model/resource-model.js";
 import { camelCase, fileStem, groupVersionIdentifier, moduleSpecifier } from "./names.js";
 import type { RenderTemplate } from "./templates.js";
-import { emitTypeDeclarations } from "./type-declarations.js";
+import { emitTypeDeclarations, freeName, type TypeDeclarations } from "./type-declarations.js";
 
 export const generatorVersion = "0.1.0";
 
@@ -31,9 +31,60 @@ export function controllerVersion(crd: CrdModel): VersionModel | undefined {
   return crd.versions.find((v) => v.storage && v.served) ?? crd.versions.find((v) => v.served);
 }
 
+/** Every name a kind's generated modules declare, besides its nested types (reserved across a group/version). */
+export function kindModuleNames(kind: string): string[] {
+  const c = camelCase(kind);
+  return [
+    kind, `${kind}List`, `${c}Resource`, `${kind}Verbs`, `${kind}Client`, `new${kind}Client`, `${kind}Lister`, `new${kind}Lister`,
+    `${kind}Informer`, `${c}InformerFor`, `${kind}Context`, `${kind}Hooks`, `new${kind}Controller`,
+  ];
+}
+
+/** What each generated module of a kind exports, for the version index's clash check. */
+function moduleExports(kind: string, artifact: string, types: TypeDeclarations): string[] {
+  const c = camelCase(kind);
+  switch (artifact) {
+    case "types": return types.exported;
+    case "client": return [`${kind}Verbs`, `${kind}Client`, `new${kind}Client`];
+    case "lister": return [`${kind}Lister`, `new${kind}Lister`];
+    case "informer": return [`${kind}Informer`, `${c}InformerFor`];
+    default: return [`${kind}Context`, `${kind}Hooks`, `new${kind}Controller`];
+  }
+}
+
+/**
+ * The types of every kind and version. Kinds of one group/version share its index module, so a nested type of one
+ * must not take a name another exports: kinds are named in a fixed order (by kind, then CRD name), each avoiding the
+ * names of every kind's modules and the nested names of the kinds before it.
+ */
+function declareTypes(crds: CrdModel[]): Map<VersionModel, TypeDeclarations> {
+  const byGroupVersion = new Map<string, Array<{ crd: CrdModel; version: VersionModel }>>();
+  for (const crd of crds) {
+    for (const version of crd.versions) {
+      const key = `${crd.group}/${version.name}`;
+      byGroupVersion.set(key, [...(byGroupVersion.get(key) ?? []), { crd, version }]);
+    }
+  }
+  const result = new Map<VersionModel, TypeDeclarations>();
+  for (const entries of byGroupVersion.values()) {
+    entries.sort((a, b) => a.crd.kind.localeCompare(b.crd.kind) || a.crd.name.localeCompare(b.crd.name));
+    // Every kind's <Kind>Spec and <Kind>Status are kept for it, so another kind's nested type never takes them.
+    const own = (kind: string) => [`${kind}Spec`, `${kind}Status`];
+    const reserved = new Set(entries.length > 1 ? entries.flatMap((e) => [...kindModuleNames(e.crd.kind), ...own(e.crd.kind)]) : []);
+    for (const { crd, version } of entries) {
+      const mine = own(crd.kind);
+      const types = emitTypeDeclarations(crd, version, { reserved: new Set([...reserved].filter((n) => !mine.includes(n))) });
+      if (entries.length > 1) for (const name of types.exported) reserved.add(name);
+      result.set(version, types);
+    }
+  }
+  return result;
+}
+
 export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[] {
   const files: PlannedFile[] = [];
-  const byGroupVersion = new Map<string, { group: string; version: string; dir: string; modules: string[]; sources: CrdModel[] }>();
+  const declared = declareTypes(crds);
+  const byGroupVersion = new Map<string, { group: string; version: string; dir: string; modules: Array<{ module: string; kind: string; exports: string[] }>; sources: CrdModel[] }>();
   const controllers: Array<{ kind: string; camelKind: string; controllerModule: string; hooksModule: string }> = [];
 
   for (const crd of crds) {
@@ -42,9 +93,12 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
       const stem = fileStem(crd.kind);
       const modulePath = (artifact: string) => path.join(dir, `${stem}.${artifact}`);
       const header = headerLine([crd]);
-      const types = emitTypeDeclarations(crd, version);
+      const types = declared.get(version)!;
+      // The namespace the operational modules import the runtime as: "rt", unless a name of this kind's own is "rt".
+      const rt = freeName("rt", new Set([...types.exported, ...kindModuleNames(crd.kind)]));
       const data = {
         header,
+        rt,
         kind: crd.kind,
         camelKind: camelCase(crd.kind),
         group: crd.group,
@@ -61,8 +115,9 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
         hasScale: version.subresources.scale !== undefined,
         resourceConst: `${camelCase(crd.kind)}Resource`,
         declarations: types.text,
-        usesIntOrString: types.usesIntOrString,
-        usesObjectMeta: types.usesObjectMeta,
+        k8sImports: types.k8sImports,
+        runtimeImports: types.runtimeImports,
+        listMeta: types.listMeta,
         typesModule: `./${stem}.types.js`,
         clientModule: `./${stem}.client.js`,
         listerModule: `./${stem}.lister.js`,
@@ -75,13 +130,16 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
 
       const key = `${crd.group}/${version.name}`;
       const entry = byGroupVersion.get(key) ?? { group: crd.group, version: version.name, dir, modules: [], sources: [] };
-      entry.modules.push(...artifacts.map((a) => `./${stem}.${a}.js`), ...(isControllerVersion ? [`./${stem}.controller.js`] : []));
+      for (const artifact of [...artifacts, ...(isControllerVersion ? ["controller"] : [])]) {
+        entry.modules.push({ module: `./${stem}.${artifact}.js`, kind: crd.kind, exports: moduleExports(crd.kind, artifact, types) });
+      }
       entry.sources.push(crd);
       byGroupVersion.set(key, entry);
 
       if (isControllerVersion && options.hooksDir) {
         const hooksPath = path.join(options.hooksDir, `${stem}.hooks.ts`);
         const hooksData = {
+          rt,
           kind: crd.kind,
           typesModule: moduleSpecifier(options.hooksDir, modulePath("types"), rel),
           controllerModule: moduleSpecifier(options.hooksDir, modulePath("controller"), rel),
@@ -99,7 +157,11 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
 
   const groupVersions = [...byGroupVersion.values()].sort((a, b) => a.dir.localeCompare(b.dir));
   for (const gv of groupVersions) {
-    files.push({ path: path.join(gv.dir, "index.ts"), content: options.render("version-index", { header: headerLine(gv.sources), group: gv.group, version: gv.version, modules: gv.modules }), owner: "generator" });
+    files.push({
+      path: path.join(gv.dir, "index.ts"),
+      content: options.render("version-index", { header: headerLine(gv.sources), group: gv.group, version: gv.version, modules: gv.modules.map((m) => m.module), explicit: ambiguousExports(gv.modules) }),
+      owner: "generator",
+    });
   }
   files.push({
     path: path.join(options.outDir, "index.ts"),
@@ -113,6 +175,22 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
     files.push({ path: path.join(options.hooksDir, "main.ts"), content: options.render("main", { controllers }), owner: "user" });
   }
   return files;
+}
+
+/**
+ * Names two modules of one group/version both export (a kind FooClient next to kind Foo's FooClient): `export *` would
+ * drop them (TS2308), so the index names one explicitly: the kind's own type when the name is a kind, else the first.
+ */
+function ambiguousExports(modules: Array<{ module: string; kind: string; exports: string[] }>): Array<{ name: string; module: string; others: string }> {
+  const owners = new Map<string, Array<{ module: string; kind: string }>>();
+  for (const m of modules) for (const name of m.exports) owners.set(name, [...(owners.get(name) ?? []), m]);
+  const result: Array<{ name: string; module: string; others: string }> = [];
+  for (const [name, list] of [...owners].sort(([a], [b]) => a.localeCompare(b))) {
+    if (list.length < 2) continue;
+    const winner = list.find((m) => m.kind === name && m.module.endsWith(".types.js")) ?? list[0]!;
+    result.push({ name, module: winner.module, others: list.filter((m) => m !== winner).map((m) => m.module).join(", ") });
+  }
+  return result;
 }
 
 /** First line of every generator-owned file: what made it, from which input (with its sha256), and not to edit it. */

@@ -3,6 +3,7 @@ import type { CrdModel, VersionModel } from "../model/resource-model.js";
 import type { Property, SchemaNode } from "../model/schema-node.js";
 import { assignTypeNames, rootEnvelopeKeys } from "../model/type-names.js";
 import { constraintTags, jsdoc, nestedTags } from "./jsdoc.js";
+import { camelCase } from "./names.js";
 
 const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const simpleType = /^[A-Za-z_$][A-Za-z0-9_$<>, ]*$/;
@@ -10,6 +11,13 @@ const simpleType = /^[A-Za-z_$][A-Za-z0-9_$<>, ]*$/;
 export interface TypeDeclarations {
   /** Exported declarations (nested types and enum value arrays), root last. */
   text: string;
+  /** Every name the types module exports (the kind, its list, the resource const, nested types and enum value arrays). */
+  exported: string[];
+  /** The import lists of the types module, with aliases for names its own declarations take. */
+  k8sImports: string;
+  runtimeImports: string;
+  /** How the module refers to V1ListMeta (aliased when the kind itself is called V1ListMeta). */
+  listMeta: string;
   /** The name given to the root's spec and status, if the schema has them. */
   specType?: string;
   statusType?: string;
@@ -18,11 +26,22 @@ export interface TypeDeclarations {
   usesObjectMeta: boolean;
 }
 
-export function emitTypeDeclarations(crd: CrdModel, version: VersionModel): TypeDeclarations {
+export interface TypeDeclarationOptions {
+  /** Names other kinds of the same group/version export: nested types here must not take them (see plan-files). */
+  reserved?: ReadonlySet<string>;
+}
+
+export function emitTypeDeclarations(crd: CrdModel, version: VersionModel, options: TypeDeclarationOptions = {}): TypeDeclarations {
   const root = version.schema;
-  const { nameOf, declarationOrder } = assignTypeNames(crd.kind, root);
+  const { nameOf, declarationOrder, exported: nestedExports } = assignTypeNames(crd.kind, root, options.reserved);
   let usesIntOrString = false;
   let usesObjectMeta = false;
+  const exported = [crd.kind, `${crd.kind}List`, `${camelCase(crd.kind)}Resource`, ...nestedExports];
+  // Imported names are aliased when a declaration of this module has the same name (a kind called IntOrString).
+  const declared = new Set(exported);
+  const objectMeta = freeName("V1ObjectMeta", declared);
+  const listMeta = freeName("V1ListMeta", declared);
+  const intOrString = freeName("IntOrString", declared);
 
   const typeExpr = (node: SchemaNode): string => {
     const base = bareTypeExpr(node);
@@ -38,7 +57,7 @@ export function emitTypeDeclarations(crd: CrdModel, version: VersionModel): Type
       case "integer":
       case "number": return "number";
       case "boolean": return "boolean";
-      case "intOrString": usesIntOrString = true; return "IntOrString";
+      case "intOrString": usesIntOrString = true; return intOrString;
       case "enum": return literalUnion(node.values);
       case "array": {
         const item = typeExpr(node.items);
@@ -53,7 +72,7 @@ export function emitTypeDeclarations(crd: CrdModel, version: VersionModel): Type
     }
   };
 
-  const envelope = `  apiVersion: "${crd.group}/${version.name}";\n  kind: "${crd.kind}";\n  metadata: V1ObjectMeta;\n`;
+  const envelope = `  apiVersion: "${crd.group}/${version.name}";\n  kind: "${crd.kind}";\n  metadata: ${objectMeta};\n`;
 
   /** The constraints of a node, then those of its array items or map values that have no declaration of their own. */
   const tagsOf = (node: SchemaNode): string[] => [...constraintTags(node.constraints), ...elementTags(node)];
@@ -94,12 +113,12 @@ export function emitTypeDeclarations(crd: CrdModel, version: VersionModel): Type
       const declared = new Set(node.properties.map((p) => p.name));
       if (!declared.has("apiVersion")) body += "  apiVersion: string;\n";
       if (!declared.has("kind")) body += "  kind: string;\n";
-      if (!declared.has("metadata")) body += "  metadata?: V1ObjectMeta;\n";
+      if (!declared.has("metadata")) body += `  metadata?: ${objectMeta};\n`;
     }
     for (const p of node.properties) {
       if (isRoot && rootEnvelopeKeys.has(p.name)) continue;
       if (node.embeddedResource && p.name === "metadata") {
-        body += `${jsdoc("  ", p.node.description)}  metadata${p.required ? "" : "?"}: V1ObjectMeta;\n`;
+        body += `${jsdoc("  ", p.node.description)}  metadata${p.required ? "" : "?"}: ${objectMeta};\n`;
         continue;
       }
       body += propertyLine(node.embeddedResource && (p.name === "apiVersion" || p.name === "kind") ? { ...p, required: true } : p, "  ");
@@ -122,13 +141,25 @@ export function emitTypeDeclarations(crd: CrdModel, version: VersionModel): Type
   const rootText = declare(root);
   const spec = root.kind === "object" ? root.properties.find((p) => p.name === "spec") : undefined;
   const status = root.kind === "object" ? root.properties.find((p) => p.name === "status") : undefined;
+  const importSpec = (name: string, local: string) => (name === local ? name : `${name} as ${local}`);
   return {
     text: [rootText, ...parts].join("\n"),
+    exported,
+    k8sImports: [importSpec("V1ListMeta", listMeta), ...(usesObjectMeta ? [importSpec("V1ObjectMeta", objectMeta)] : [])].join(", "),
+    runtimeImports: usesIntOrString ? importSpec("IntOrString", intOrString) : "",
+    listMeta,
     ...(spec ? { specType: nameOf.get(spec.node)! } : {}),
     ...(status ? { statusType: nameOf.get(status.node)! } : {}),
     usesIntOrString,
     usesObjectMeta,
   };
+}
+
+/** base, or base with "_" appended until no name in taken has it (generated type names never end in "_"). */
+export function freeName(base: string, taken: ReadonlySet<string>): string {
+  let name = base;
+  while (taken.has(name)) name += "_";
+  return name;
 }
 
 const isPrimitive = (v: unknown) => v === null || ["string", "number", "boolean"].includes(typeof v);

@@ -23,6 +23,8 @@ export interface TypeNames {
   nameOf: Map<SchemaNode, string>;
   /** Named nodes in declaration order (parents before children, document order among siblings). */
   declarationOrder: SchemaNode[];
+  /** Every nested name the types module exports: the nested types and each enum's `<Type>Values` array. */
+  exported: string[];
 }
 
 interface Candidate {
@@ -44,7 +46,7 @@ export const rootEnvelopeKeys = new Set(["apiVersion", "kind", "metadata"]);
  * told apart readably: identifier paths first, in document order, keep the plain name; the next one gets "_" before
  * its last segment (a.bC -> ABC, aB.c -> AB_C); only then a number.
  */
-export function assignTypeNames(kind: string, root: SchemaNode): TypeNames {
+export function assignTypeNames(kind: string, root: SchemaNode, reserved: ReadonlySet<string> = new Set()): TypeNames {
   const candidates: Candidate[] = [];
   const visit = (node: SchemaNode, prefix: string, segment: string, lossless: boolean, forceNamed = false): void => {
     const name = prefix + segment;
@@ -70,19 +72,28 @@ export function assignTypeNames(kind: string, root: SchemaNode): TypeNames {
   // "list" or "hooks" cannot take <Kind>List or <Kind>Hooks.
   const taken = new Set([kind, ...["List", "Client", "Verbs", "Lister", "Informer", "Context", "Hooks", "Controller"].map((suffix) => kind + suffix)]);
   const nameOf = new Map<SchemaNode, string>([[root, kind]]);
+  const exported: string[] = [];
   const claim = (c: Candidate) => {
     const plain = c.prefix + c.segment;
-    const free = (n: string) => !taken.has(n) && !takenGlobally.has(n);
+    // An enum also exports <Name>Values, so both names must be free. Reserved names belong to other kinds of the same
+    // group/version, whose types the version index exports next to these.
+    const isFree = (n: string) => !taken.has(n) && !takenGlobally.has(n) && !reserved.has(n);
+    const free = (n: string) => isFree(n) && (c.node.kind !== "enum" || isFree(`${n}Values`));
     let name = [plain, `${c.prefix}_${c.segment}`].find(free);
     for (let n = 2; name === undefined; n++) if (free(`${plain}_${n}`)) name = `${plain}_${n}`;
     taken.add(name);
+    exported.push(name);
+    if (c.node.kind === "enum") {
+      taken.add(`${name}Values`);
+      exported.push(`${name}Values`);
+    }
     nameOf.set(c.node, name);
   };
   const nested = candidates.filter((c) => c.node !== root);
   // Lossless names are claimed before lossy ones, so adding a key like "_id" or "$ref" never renames the type of "id" or "ref".
   nested.filter((c) => c.lossless).forEach(claim);
   nested.filter((c) => !c.lossless).forEach(claim);
-  return { nameOf, declarationOrder: candidates.map((c) => c.node) };
+  return { nameOf, declarationOrder: candidates.map((c) => c.node), exported };
 }
 
 /**
