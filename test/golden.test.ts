@@ -579,3 +579,30 @@ test("kinds of one group/version never export the same name twice through its in
   const twice = [...exportedBy].filter(([, where]) => where.length > 1).map(([n]) => n);
   assert.deepEqual(twice, ["WidgetClient"]);
 });
+
+test("--versions: served (default) skips unserved versions, storage keeps only the storage version, all keeps every one; storage is marked", async () => {
+  const input = repoPath("test", "fixtures", "schema", "multi-version", "crd.yaml");
+  const dir = await mkdtemp(path.join(tmpdir(), "crdgen-golden-"));
+  try {
+    const versionsOf = async (versions: "served" | "storage" | "all") => {
+      const outDir = path.join(dir, versions);
+      await generate({ inputs: [input], outDir, versions });
+      const files = await readTree(outDir);
+      return { files, dirs: [...new Set([...files.keys()].map((f) => path.posix.dirname(f)))].filter((d) => d !== ".").map((d) => d.split("/")[1]) };
+    };
+    assert.deepEqual((await versionsOf("served")).dirs, ["v1", "v1alpha1"]);
+    assert.deepEqual((await versionsOf("storage")).dirs, ["v1"]);
+    const all = await versionsOf("all");
+    assert.deepEqual(all.dirs, ["v1", "v1alpha1", "v1beta1"]);
+    const resourceOf = (version: string) => declarationsOf(all.files.get(`multi-version.fixtures.crdgen.dev/${version}/backup.types.ts`)!).consts.get("backupResource")!;
+    for (const version of ["v1", "v1alpha1", "v1beta1"]) {
+      assert.match(resourceOf(version), new RegExp(`storage: ${version === "v1"},\\n.*\\n?\\s*storageVersion: "v1",`), version);
+    }
+    assert.match(resourceOf("v1alpha1"), /deprecationWarning: "multi-version\.fixtures\.crdgen\.dev\/v1alpha1 Backup is deprecated; use /);
+    assert.doesNotMatch(resourceOf("v1"), /deprecationWarning/);
+    // Only the storage version has a controller, whichever versions are generated.
+    assert.deepEqual([...all.files.keys()].filter((f) => f.endsWith(".controller.ts")), ["multi-version.fixtures.crdgen.dev/v1/backup.controller.ts"]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -4,7 +4,7 @@ import path from "node:path";
 import type { CrdModel, VersionModel } from "../model/resource-model.js";
 import { camelCase, fileStem, groupVersionIdentifier, moduleSpecifier } from "./names.js";
 import type { RenderTemplate } from "./templates.js";
-import { emitTypeDeclarations, freeName, type TypeDeclarations } from "./type-declarations.js";
+import { deprecationTags, emitTypeDeclarations, freeName, type TypeDeclarations } from "./type-declarations.js";
 
 export const generatorVersion = "0.1.0";
 
@@ -111,6 +111,10 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
         scope: crd.scope,
         namespaced: crd.scope === "Namespaced",
         storage: version.storage,
+        // The storage version of the CRD, whether or not it is generated (--versions served may leave it out).
+        storageVersion: crd.storageVersion ?? null,
+        deprecated: version.deprecated,
+        deprecationWarning: deprecationTags(crd, version)[0]?.replace(/^@deprecated /, "") ?? "",
         hasStatus: version.subresources.status,
         hasScale: version.subresources.scale !== undefined,
         resourceConst: `${camelCase(crd.kind)}Resource`,

@@ -48,7 +48,10 @@ export interface CrdModel {
   shortNames: string[];
   categories: string[];
   scope: "Namespaced" | "Cluster";
+  /** The generated versions (see VersionSelection). */
   versions: VersionModel[];
+  /** The version marked storage: true in the CRD, whether or not it was selected. */
+  storageVersion?: string;
 }
 
 export type VersionSelection = "served" | "storage" | "all";
@@ -100,6 +103,7 @@ function buildCrdModel(entry: LoadedCrd, selection: VersionSelection, warnings: 
   if (rawVersions.length === 0) throw new InputError(where("/spec/versions"), "spec.versions lists no version");
 
   const versions: VersionModel[] = [];
+  const storageVersion = rawVersions.filter(isRecord).find((v) => v["storage"] === true)?.["name"];
   rawVersions.forEach((raw, index) => {
     const at = pointer("/spec/versions", index);
     if (!isRecord(raw)) throw new InputError(where(at), "a version must be a mapping");
@@ -142,6 +146,9 @@ function buildCrdModel(entry: LoadedCrd, selection: VersionSelection, warnings: 
       schema: normalizeSchema(schema, schemaAt, { file: entry.file, documentIndex: entry.documentIndex, warnings }),
     });
   });
+  if (versions.length === 0) {
+    warnings.push({ ...where("/spec/versions"), message: `no version of ${kind} is ${selection === "storage" ? "the storage version" : "served"}; nothing is generated for it (--versions all generates every version)` });
+  }
 
   return {
     source: { file: entry.file, documentIndex: entry.documentIndex, fileSha256: entry.fileSha256 },
@@ -155,5 +162,6 @@ function buildCrdModel(entry: LoadedCrd, selection: VersionSelection, warnings: 
     categories: Array.isArray(names["categories"]) ? names["categories"].map(String) : [],
     scope,
     versions,
+    ...(typeof storageVersion === "string" ? { storageVersion } : {}),
   };
 }

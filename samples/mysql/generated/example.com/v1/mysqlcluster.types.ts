@@ -15,7 +15,9 @@ export const mySQLClusterResource = {
   shortNames: ["myc"],
   scope: "Namespaced",
   namespaced: true,
+  /** Whether this is the version the API server stores; storageVersion names the one that is. */
   storage: true,
+  storageVersion: "v1",
 } as const;
 
 /**
