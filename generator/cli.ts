@@ -16,15 +16,18 @@ program
   .argument("<inputs...>", "CRD files, folders or - for stdin")
   .requiredOption("-o, --out <dir>", "folder for generator-owned files (rewritten on every run)")
   .option("--hooks <dir>", "folder for user-owned files: a <kind>.hooks.ts per controller and main.ts, created once and never overwritten")
+  .option("--tests <dir>", "with --hooks: folder where an example unit test of each kind's hooks is created once (user-owned, on @crdgen/runtime/testing)")
   .option("--templates <dir>", "folder with your own copies of crdgen's templates (<name>.ts.hbs) to use instead of the packaged ones")
   .addOption(new Option("--versions <which>", "which CRD versions to generate").choices(["served", "storage", "all"]).default("served"))
   .option("--check", "write nothing; exit 1 and list the files that would change (for CI)")
   .option("--strict", "exit non-zero when a schema node had to be typed as unknown")
-  .action(async (inputs: string[], opts: { out: string; hooks?: string; templates?: string; versions: "served" | "storage" | "all"; check?: boolean; strict?: boolean }) => {
+  .action(async (inputs: string[], opts: { out: string; hooks?: string; tests?: string; templates?: string; versions: "served" | "storage" | "all"; check?: boolean; strict?: boolean }) => {
+    if (opts.tests && !opts.hooks) throw new UsageError("--tests needs --hooks: the scaffolded tests import your hooks");
     const result = await generate({
       inputs,
       outDir: opts.out,
       ...(opts.hooks ? { hooksDir: opts.hooks } : {}),
+      ...(opts.tests ? { testsDir: opts.tests } : {}),
       ...(opts.templates ? { templatesDir: opts.templates } : {}),
       versions: opts.versions,
       check: opts.check ?? false,
@@ -58,9 +61,12 @@ program
     }
   });
 
+/** A wrong combination of options: said in one line, like commander's own errors. */
+class UsageError extends Error {}
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  process.stderr.write(`crdgen: ${error instanceof InputError || error instanceof WriteError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(`crdgen: ${error instanceof InputError || error instanceof WriteError || error instanceof UsageError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = 1;
 }

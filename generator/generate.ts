@@ -4,15 +4,18 @@ import { readInputs } from "./load/read-inputs.js";
 import { parseCrds, type SkippedDocument } from "./load/parse-crds.js";
 import { buildModels, type CrdModel, type VersionSelection } from "./model/resource-model.js";
 import type { SchemaWarning } from "./model/normalize-schema.js";
-import { planFiles } from "./emit/plan-files.js";
+import { generatorVersion, planFiles, type PlannedFile } from "./emit/plan-files.js";
 import { templateRenderer } from "./emit/templates.js";
 import { applyPlan, type ApplyReport } from "./write/apply-plan.js";
+import { lockFileName, lockPath, newLock, readLock, renderLock, sha256 } from "./write/lock-file.js";
 
 export interface GenerateOptions {
   /** Files, folders (every *.yaml / *.yml in them) or "-" for stdin. */
   inputs: string[];
   outDir: string;
   hooksDir?: string;
+  /** Where an example test of each kind's hooks is scaffolded once (needs hooksDir). */
+  testsDir?: string;
   templatesDir?: string;
   versions?: VersionSelection;
   /** Write nothing; report what would change. */
@@ -27,15 +30,62 @@ export interface GenerateResult {
   report: ApplyReport;
 }
 
+/** A path as given on the command line, with "/" separators (as every generated file's header names its input). */
+const asGiven = (p: string) => p.split(path.sep).join("/");
+
 export async function generate(options: GenerateOptions): Promise<GenerateResult> {
+  if (options.testsDir && !options.hooksDir) throw new Error("--tests needs --hooks: the scaffolded tests import your hooks");
+  const outDir = path.normalize(options.outDir);
+  const previous = await readLock(outDir);
   const texts = await readInputs(options.inputs, options.stdin);
   const { crds: loaded, skipped } = parseCrds(texts);
-  const { crds, warnings } = buildModels(loaded, options.versions ?? "served");
+  const versions = options.versions ?? "served";
+  const { crds, warnings } = buildModels(loaded, versions);
+  const previousHooks = new Map((previous?.crds ?? []).flatMap((c) => (c.hooks ? [[c.name, c.hooks] as const] : [])));
   const files = planFiles(crds, {
-    outDir: path.normalize(options.outDir),
+    outDir,
     ...(options.hooksDir ? { hooksDir: path.normalize(options.hooksDir) } : {}),
+    ...(options.testsDir ? { testsDir: path.normalize(options.testsDir) } : {}),
+    previousHooks,
     render: templateRenderer(options.templatesDir),
   });
-  const report = await applyPlan(files, { check: options.check ?? false, outDir: path.normalize(options.outDir) });
+  files.push(lockFor(files, crds, texts, { ...options, versions }, outDir));
+  const report = await applyPlan(files, {
+    check: options.check ?? false,
+    outDir,
+    previousFiles: (previous?.files ?? []).map((f) => path.join(outDir, f.path)),
+  });
   return { crds, skipped, warnings, report };
+}
+
+/** crdgen.lock for this run: inputs and their hashes, generator version, options, and every file with its hash. */
+function lockFor(files: PlannedFile[], crds: CrdModel[], inputs: Array<{ file: string; text: string }>, options: GenerateOptions & { versions: VersionSelection }, outDir: string): PlannedFile {
+  const hooksDir = options.hooksDir ? path.normalize(options.hooksDir) : undefined;
+  const hooksOf = new Map(files.filter((f) => f.crdName !== undefined).map((f) => [f.crdName!, f.path]));
+  const lock = newLock({
+    generator: { name: "crdgen", version: generatorVersion },
+    options: {
+      versions: options.versions,
+      // Folders relative to the lock's own, so the lock reads the same wherever the project is checked out.
+      hooks: options.hooksDir ? lockPath(outDir, options.hooksDir) : null,
+      tests: options.testsDir ? lockPath(outDir, options.testsDir) : null,
+      templates: options.templatesDir ? lockPath(outDir, options.templatesDir) : null,
+      format: false,
+    },
+    inputs: [...new Map(inputs.map((i) => [asGiven(i.file), sha256(i.text)])).entries()].map(([p, hash]) => ({ path: p, sha256: hash })),
+    crds: crds.map((c) => {
+      const hooks = hooksOf.get(c.name);
+      return {
+        name: c.name,
+        kind: c.kind,
+        group: c.group,
+        versions: c.versions.map((v) => v.name),
+        storageVersion: c.storageVersion ?? null,
+        hooks: hooks !== undefined && hooksDir !== undefined ? lockPath(hooksDir, hooks) : null,
+      };
+    }),
+    files: files.filter((f) => f.owner === "generator").map((f) => ({ path: lockPath(outDir, f.path), sha256: sha256(f.content) })),
+    userFiles: files.filter((f) => f.owner === "user").map((f) => lockPath(outDir, f.path)),
+  });
+  return { path: path.join(outDir, lockFileName), content: renderLock(lock), owner: "generator" };
 }

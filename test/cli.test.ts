@@ -223,9 +223,9 @@ test("main.ts is created once and never overwritten", () => {
   const out = path.join(root, "generated");
   assertOk(crdgen(["generate", sampleCrd, "--out", out, "--hooks", hooks]));
   const main = path.join(hooks, "main.ts");
-  assert.match(readFileSync(main, "utf8"), /newMySQLClusterController\(kube, mySQLClusterHooks\)/, "the first run created main.ts");
+  assert.match(readFileSync(main, "utf8"), /await runManager\(newControllers\(kube\), /, "the first run created main.ts");
 
-  const mine = readFileSync(main, "utf8").replace("// +crdgen:scaffold:controllers", "// my own wiring\n  // +crdgen:scaffold:controllers");
+  const mine = readFileSync(main, "utf8").replace("const kube =", "// my own wiring\nconst kube =");
   writeFileSync(main, mine);
   // A new CRD would change the template's main.ts: it still must not be touched (its hooks file is created, though).
   const run = crdgen(["generate", sampleCrd, `${inputs}/multi.yaml`, "--out", out, "--hooks", hooks]);
@@ -233,6 +233,7 @@ test("main.ts is created once and never overwritten", () => {
   assert.equal(readFileSync(main, "utf8"), mine);
   assert.ok(!existsSync(`${main}.new`));
   assert.ok(existsSync(path.join(hooks, "widget.hooks.ts")), "the new kind's hooks file was created");
+  assert.match(readFileSync(path.join(out, "controllers.ts"), "utf8"), /widgetController\.newWidgetController\(kube, widgetHooks, shared\)/, "the generated registry runs the new kind");
   unlinkSync(main);
   assertOk(crdgen(["generate", sampleCrd, "--out", out, "--hooks", hooks]));
   assert.ok(existsSync(main), "a deleted main.ts is created again");
@@ -422,7 +423,7 @@ test("a CRD file that also holds other kinds generates the CRDs and reports what
   const run = crdgen(["generate", `${inputs}/mixed-kinds.yaml`, "--out", out]);
   assertOk(run);
   assert.ok(existsSync(path.join(out, "stock.example.com/v1/warehouse.types.ts")));
-  assert.equal(files(out).length, 7, `only the CRD was generated: ${files(out).join(", ")}`);
+  assert.equal(files(out).length, 8, `only the CRD was generated (and crdgen.lock): ${files(out).join(", ")}`);
   assert.ok(run.stderr.includes(`skipped: ${inputs}/mixed-kinds.yaml (document 0): Namespace v1`), describe(run));
   assert.ok(run.stderr.includes(`skipped: ${inputs}/mixed-kinds.yaml (document 2): Deployment apps/v1`), describe(run));
 });
@@ -467,7 +468,8 @@ test("--templates replaces a packaged template with the downstream repo's copy a
   const plainTree = tree(plain)!;
   const customTree = tree(custom)!;
   for (const file of Object.keys(plainTree)) {
-    if (file === lister) assert.notEqual(customTree[file], plainTree[file]);
+    // The lock records the lister's new hash and the --templates folder.
+    if (file === lister || file === "crdgen.lock") assert.notEqual(customTree[file], plainTree[file]);
     else assert.equal(customTree[file], plainTree[file], `${file} still comes from the packaged template`);
   }
 });

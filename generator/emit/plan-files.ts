@@ -15,12 +15,18 @@ export interface PlannedFile {
   owner: "generator" | "user";
   /** For a hooks file: the parameter types its exported functions must keep, checked when the file already exists. */
   hooks?: { kind: string; parameterTypes: string[] };
+  /** For a hooks file: the CRD (metadata.name) it belongs to, recorded in the lock. */
+  crdName?: string;
 }
 
 export interface PlanOptions {
   outDir: string;
   /** Where user-owned files (hooks, main.ts) go; without it none are created. */
   hooksDir?: string;
+  /** Where an example unit test of each kind's hooks is scaffolded (user-owned); only with hooksDir. */
+  testsDir?: string;
+  /** Hooks file of each CRD (by metadata.name) as the previous run's lock recorded it, relative to hooksDir. */
+  previousHooks?: ReadonlyMap<string, string>;
   render: RenderTemplate;
 }
 
@@ -85,7 +91,7 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
   const files: PlannedFile[] = [];
   const declared = declareTypes(crds);
   const byGroupVersion = new Map<string, { group: string; version: string; dir: string; modules: Array<{ module: string; kind: string; exports: string[] }>; sources: CrdModel[] }>();
-  const controllers: Array<{ kind: string; camelKind: string; controllerModule: string; hooksModule: string }> = [];
+  const controllers: PlannedController[] = [];
 
   for (const crd of crds) {
     for (const version of crd.versions) {
@@ -140,24 +146,10 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
       entry.sources.push(crd);
       byGroupVersion.set(key, entry);
 
-      if (isControllerVersion && options.hooksDir) {
-        const hooksPath = path.join(options.hooksDir, `${stem}.hooks.ts`);
-        const hooksData = {
-          rt,
-          kind: crd.kind,
-          typesModule: moduleSpecifier(options.hooksDir, modulePath("types"), rel),
-          controllerModule: moduleSpecifier(options.hooksDir, modulePath("controller"), rel),
-        };
-        files.push({ path: hooksPath, content: options.render("hooks", hooksData), owner: "user", hooks: { kind: crd.kind, parameterTypes: [`${crd.kind}Context`, crd.kind] } });
-        controllers.push({
-          kind: crd.kind,
-          camelKind: camelCase(crd.kind),
-          controllerModule: moduleSpecifier(options.hooksDir, modulePath("controller"), rel),
-          hooksModule: `./${stem}.hooks.js`,
-        });
-      }
+      if (isControllerVersion) controllers.push({ crd, version, data, modulePath: (artifact) => modulePath(artifact) });
     }
   }
+  if (options.hooksDir && controllers.length) files.push(...planUserFiles(controllers, options.hooksDir, options));
 
   const groupVersions = [...byGroupVersion.values()].sort((a, b) => a.dir.localeCompare(b.dir));
   for (const gv of groupVersions) {
@@ -175,9 +167,79 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
       groupVersions: groupVersions.map((gv) => ({ identifier: groupVersionIdentifier(gv.group, gv.version), module: moduleSpecifier(options.outDir, path.join(gv.dir, "index"), rel) })),
     }),
   });
-  if (options.hooksDir && controllers.length) {
-    files.push({ path: path.join(options.hooksDir, "main.ts"), content: options.render("main", { controllers }), owner: "user" });
+  return files;
+}
+
+interface PlannedController {
+  crd: CrdModel;
+  version: VersionModel;
+  /** The template data of the controller's version. */
+  data: Record<string, unknown>;
+  modulePath: (artifact: string) => string;
+}
+
+/**
+ * The user-owned files (each kind's hooks, optional scaffolded tests, main.ts) and the generated registry of every
+ * controller (controllers.ts in the output folder), which main.ts imports: adding a CRD adds its controller there,
+ * so no user-owned file ever needs an edit.
+ */
+function planUserFiles(controllers: PlannedController[], hooksDir: string, options: PlanOptions): PlannedFile[] {
+  const files: PlannedFile[] = [];
+  const stemCount = new Map<string, number>();
+  for (const c of controllers) stemCount.set(fileStem(c.crd.kind), (stemCount.get(fileStem(c.crd.kind)) ?? 0) + 1);
+  const camelCount = new Map<string, number>();
+  for (const c of controllers) camelCount.set(camelCase(c.crd.kind), (camelCount.get(camelCase(c.crd.kind)) ?? 0) + 1);
+  const entries = controllers.map((c) => {
+    const stem = fileStem(c.crd.kind);
+    // Kinds of the same name in two groups (metallb's and calico's BGPPeer) each get their own hooks file. A hooks file
+    // the lock already records keeps its path, so adding a second such CRD never moves the first one's.
+    const recorded = options.previousHooks?.get(c.crd.name);
+    const hooksPath = recorded !== undefined ? path.join(hooksDir, recorded) : path.join(hooksDir, stemCount.get(stem)! > 1 ? `${stem}.${c.crd.group}.hooks.ts` : `${stem}.hooks.ts`);
+    const camelKind = camelCase(c.crd.kind);
+    const id = camelCount.get(camelKind)! > 1 ? `${camelKind}_${groupVersionIdentifier(c.crd.group, c.version.name)}` : camelKind;
+    return { ...c, hooksPath, id };
+  });
+  for (const c of entries) {
+    const hooksData = {
+      rt: c.data["rt"],
+      kind: c.crd.kind,
+      typesModule: moduleSpecifier(hooksDir, c.modulePath("types"), rel),
+      controllerModule: moduleSpecifier(hooksDir, c.modulePath("controller"), rel),
+    };
+    files.push({ path: c.hooksPath, content: options.render("hooks", hooksData), owner: "user", crdName: c.crd.name, hooks: { kind: c.crd.kind, parameterTypes: [`${c.crd.kind}Context`, c.crd.kind] } });
+    files.push({
+      path: c.hooksPath.replace(/\.hooks\.ts$/, ".expansion.ts"),
+      content: options.render("expansion", { kind: c.crd.kind, clientModule: moduleSpecifier(hooksDir, c.modulePath("client"), rel) }),
+      owner: "user",
+    });
+    if (options.testsDir) {
+      const testPath = path.join(options.testsDir, `${path.basename(c.hooksPath, ".ts")}.test.ts`);
+      const testData = {
+        ...c.data,
+        typesModule: moduleSpecifier(options.testsDir, c.modulePath("types"), rel),
+        clientModule: moduleSpecifier(options.testsDir, c.modulePath("client"), rel),
+        listerModule: moduleSpecifier(options.testsDir, c.modulePath("lister"), rel),
+        controllerModule: moduleSpecifier(options.testsDir, c.modulePath("controller"), rel),
+        hooksModule: moduleSpecifier(options.testsDir, c.hooksPath.replace(/\.ts$/, ""), rel),
+      };
+      files.push({ path: testPath, content: options.render("hooks-test", testData), owner: "user" });
+    }
   }
+  const registryPath = path.join(options.outDir, "controllers.ts");
+  files.push({
+    path: registryPath,
+    owner: "generator",
+    content: options.render("registry", {
+      header: headerLine(entries.map((c) => c.crd)),
+      controllers: entries.map((c) => ({
+        id: c.id,
+        kind: c.crd.kind,
+        controllerModule: moduleSpecifier(options.outDir, c.modulePath("controller"), rel),
+        hooksModule: moduleSpecifier(options.outDir, c.hooksPath.replace(/\.ts$/, ""), rel),
+      })),
+    }),
+  });
+  files.push({ path: path.join(hooksDir, "main.ts"), content: options.render("main", { registryModule: moduleSpecifier(hooksDir, registryPath.replace(/\.ts$/, ""), rel) }), owner: "user" });
   return files;
 }
 

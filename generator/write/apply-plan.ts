@@ -29,6 +29,8 @@ export interface ApplyOptions {
   check: boolean;
   /** The generator-owned folder: files in it that carry crdgen's header but are no longer planned are removed. */
   outDir?: string;
+  /** Generated files the previous run's lock lists: those no longer planned are removed too, if they carry the header. */
+  previousFiles?: string[];
 }
 
 /** The first line of every generator-owned file (see headerLine in emit/plan-files.ts). */
@@ -62,6 +64,16 @@ export async function applyPlan(files: PlannedFile[], options: ApplyOptions): Pr
   if (options.outDir !== undefined) {
     const planned = new Set(files.map((f) => path.resolve(f.path)));
     for (const file of await generatedFilesUnder(options.outDir)) if (!planned.has(path.resolve(file))) report.removed.push(file);
+  }
+  // A file is only ever removed when its first line says crdgen made it: a user's file of the same name stays.
+  const seen = new Set(report.removed.map((f) => path.resolve(f)));
+  for (const file of options.previousFiles ?? []) {
+    const resolved = path.resolve(file);
+    if (seen.has(resolved) || files.some((f) => path.resolve(f.path) === resolved)) continue;
+    if (generatedHeader.test(await firstLine(file).catch(() => ""))) {
+      report.removed.push(file);
+      seen.add(resolved);
+    }
   }
   if (!options.check) await commit(writes, report.removed, options.outDir);
   return report;

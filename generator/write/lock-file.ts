@@ -1,0 +1,69 @@
+// crdgen.lock: what the last run was made from and what it wrote, so the next run (and --check) can tell what changed.
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { InputError } from "../load/input-error.js";
+
+export const lockFileName = "crdgen.lock";
+const lockVersion = 1;
+
+export interface LockFile {
+  lockVersion: number;
+  generator: { name: "crdgen"; version: string };
+  /** The options that shape the output (folders relative to the lock's folder, "/" separated). */
+  options: { versions: string; hooks: string | null; tests: string | null; templates: string | null; format: boolean };
+  /** Every input file as given on the command line (as the generated headers name it) with its sha256 ("-" is stdin). */
+  inputs: Array<{ path: string; sha256: string }>;
+  /** Every CRD generated: its versions, and the hooks file it was given (relative to the hooks folder). */
+  crds: Array<{ name: string; kind: string; group: string; versions: string[]; storageVersion: string | null; hooks: string | null }>;
+  /** Every generator-owned file with the sha256 of its content (the lock itself excluded). */
+  files: Array<{ path: string; sha256: string }>;
+  /** User-owned files crdgen created once (or would create) and never overwrites. */
+  userFiles: string[];
+}
+
+export const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
+
+/** A path as the lock records it: relative to the lock's folder, with "/" on every platform. */
+export function lockPath(outDir: string, file: string): string {
+  return path.relative(outDir, file).split(path.sep).join("/");
+}
+
+/** The previous run's lock, or undefined when there is none. A lock crdgen cannot read is an error, never ignored. */
+export async function readLock(outDir: string): Promise<LockFile | undefined> {
+  const file = path.join(outDir, lockFileName);
+  const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return undefined;
+    throw new InputError({ file }, `cannot read it (${error.code ?? error.message})`);
+  });
+  if (text === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new InputError({ file }, `is not valid JSON (${error instanceof Error ? error.message : String(error)}); restore it from version control or delete it`);
+  }
+  const lock = parsed as Partial<LockFile>;
+  if (typeof lock !== "object" || lock === null || lock.lockVersion !== lockVersion || !Array.isArray(lock.files) || !Array.isArray(lock.crds)) {
+    throw new InputError({ file }, `is not a crdgen lock of version ${lockVersion}; restore it from version control or delete it`);
+  }
+  return lock as LockFile;
+}
+
+/** The lock as text: keys in a fixed order and sorted lists, so the same inputs always give the same bytes. */
+export function renderLock(lock: LockFile): string {
+  const sorted: LockFile = {
+    lockVersion: lock.lockVersion,
+    generator: lock.generator,
+    options: lock.options,
+    inputs: [...lock.inputs].sort((a, b) => a.path.localeCompare(b.path)),
+    crds: [...lock.crds].sort((a, b) => a.name.localeCompare(b.name)),
+    files: [...lock.files].sort((a, b) => a.path.localeCompare(b.path)),
+    userFiles: [...lock.userFiles].sort(),
+  };
+  return `${JSON.stringify(sorted, null, 2)}\n`;
+}
+
+export function newLock(fields: Omit<LockFile, "lockVersion">): LockFile {
+  return { lockVersion, ...fields };
+}
