@@ -122,3 +122,23 @@ function parseDuration(value: string, what: string): number {
   if (rest !== "" || value === "") throw new Error(`${what}: "${value}" is not a duration such as 30s or 1m`);
   return total;
 }
+
+/**
+ * parseManagerOptions for a main(): `--help` prints the usage and exits 0; a bad flag or variable prints the error
+ * (with the usage) and exits 2, as Go's flag package does, instead of a stack trace.
+ */
+export function commandLineOptions(program = "operator", argv: readonly string[] = process.argv.slice(2), env: Readonly<Record<string, string | undefined>> = process.env): ManagerOptions {
+  let options: ManagerOptions;
+  try {
+    options = parseManagerOptions(argv, env);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`${program}: ${message.includes("Usage:") ? message.replace(/Usage: operator/, `Usage: ${program}`) : `${message}\n\n${managerUsage(program)}`}\n`);
+    process.exit(2);
+  }
+  if (options.help) {
+    process.stdout.write(managerUsage(program));
+    process.exit(0);
+  }
+  return options;
+}

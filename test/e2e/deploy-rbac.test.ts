@@ -322,6 +322,44 @@ test("the operator, as the deployed ServiceAccount, runs a whole cluster lifecyc
   assert.deepEqual(logLines.filter((l) => /reconcile failed/.test(l)), [], "reconcile errors");
 });
 
+test("a second replica is a ready standby (so a rolling update can proceed) that reconciles nothing until the leader stops", async () => {
+  const quiet = newLogger({ write: () => undefined });
+  const start = async () => {
+    const kube = KubeClient.fromKubeConfig(plane.kubeConfig(), { impersonate: { user: serviceAccountUser(operatorNamespace, serviceAccount) } });
+    const controller = newMySQLClusterController(kube, hooks, { logger: quiet });
+    const stop = new AbortController();
+    const manager = await startManager([controller], {
+      kube, logger: quiet, signal: stop.signal,
+      options: { metricsBindAddress: "0", healthProbeBindAddress: "127.0.0.1:0", leaderElect: true, leaderElectionId: leaseName, leaderElectionNamespace: operatorNamespace },
+      leaseDurationMs: 4_000, renewDeadlineMs: 3_000, retryPeriodMs: 500,
+    });
+    const readyz = async () => (await fetch(`http://127.0.0.1:${manager.healthProbePort}/readyz`)).status;
+    const shutdown = async () => {
+      stop.abort();
+      await manager.done;
+      kube.close();
+    };
+    return { controller, manager, readyz, shutdown };
+  };
+  const leader = await start();
+  try {
+    await eventually("the first replica leading and ready", async () => (leader.manager.isLeading() && (await leader.readyz()) === 200 ? true : undefined));
+    const standby = await start();
+    try {
+      assert.equal(await standby.readyz(), 200, "a standby answers ready");
+      assert.equal(standby.manager.isLeading(), false);
+      assert.equal(standby.controller.hasSynced(), false, "the standby's controller has not started");
+      await leader.shutdown();
+      await eventually("the standby taking over", async () => (standby.manager.isLeading() && standby.controller.hasSynced() ? true : undefined));
+      assert.equal(await standby.readyz(), 200);
+    } finally {
+      await standby.shutdown();
+    }
+  } finally {
+    await leader.shutdown();
+  }
+});
+
 // ---------------------------------------------------------------------------------------------------------------
 // The two API-server rules the ClusterRole derivation depends on, checked on the real API server.
 

@@ -1,5 +1,6 @@
 // The operator's command line: controller-runtime's flag names, an environment variable each, flags winning.
 import { test } from "node:test";
+import { spawnSync } from "node:child_process";
 import assert from "node:assert/strict";
 import { managerUsage, parseBindAddress, parseManagerOptions } from "@crdgen/runtime";
 
@@ -69,4 +70,21 @@ test("--help is reported, and the usage text lists every flag with its variable"
   for (const [flag, variable] of [["metrics-bind-address", "METRICS_BIND_ADDRESS"], ["health-probe-bind-address", "HEALTH_PROBE_BIND_ADDRESS"], ["leader-elect", "LEADER_ELECT"], ["leader-election-namespace", "POD_NAMESPACE"]]) {
     assert.match(usage, new RegExp(`--${flag}\\b.*env ${variable}`));
   }
+});
+
+test("commandLineOptions: --help prints the usage and exits 0; a bad flag prints the reason and the usage and exits 2", () => {
+  const run = (...args: string[]) =>
+    // With -e, process.argv is [node, ...args after --].
+    spawnSync(process.execPath, ["--input-type=module", "-e", `import { commandLineOptions } from "@crdgen/runtime"; commandLineOptions("my-op", process.argv.slice(1)); console.log("parsed");`, "--", ...args], { encoding: "utf8" });
+  const help = run("--help");
+  assert.equal(help.status, 0);
+  assert.match(help.stdout, /^Usage: my-op \[flags\]/);
+  assert.doesNotMatch(help.stdout, /parsed/);
+  const bad = run("--leader-elect=yes");
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /^my-op: Option '--leader-elect' does not take an argument[\s\S]*Usage: my-op/);
+  assert.doesNotMatch(bad.stderr, /\n\s+at /, "no stack trace");
+  const ok = run("--leader-elect");
+  assert.equal(ok.status, 0);
+  assert.equal(ok.stdout, "parsed\n");
 });

@@ -1,16 +1,13 @@
 // User-owned: crdgen created this file once and never overwrites it. Starts the operator's controllers.
-import { loadKubeClient, managerUsage, parseManagerOptions, runManager } from "@crdgen/runtime";
+import { commandLineOptions, loadKubeClient, runManager } from "@crdgen/runtime";
 import { newMySQLClusterController } from "../generated/example.com/v1/mysqlcluster.controller.js";
 import * as mySQLClusterHooks from "./mysqlcluster.hooks.js";
 
 // controller-runtime's flags, each also read from an environment variable (`--help` lists them):
 // --metrics-bind-address (:8080), --health-probe-bind-address (:8081), --leader-elect, --leader-election-id,
 // --leader-election-namespace (POD_NAMESPACE), --graceful-shutdown-timeout (30s), --kubeconfig, --kube-context.
-const options = parseManagerOptions(process.argv.slice(2));
-if (options.help) {
-  process.stdout.write(managerUsage("mysql-operator"));
-  process.exit(0);
-}
+// --help prints them and exits; a bad flag exits 2 with the reason.
+const options = commandLineOptions("mysql-operator");
 
 // --kubeconfig, $KUBECONFIG or ~/.kube/config (its --kube-context), else the in-cluster service account.
 const kube = loadKubeClient(options.kube);
