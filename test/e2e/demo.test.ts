@@ -3,15 +3,21 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import path from "node:path";
+import { startControlPlane } from "@crdgen/runtime/envtest";
 import { repoRoot } from "./control-plane.js";
 
-test("the demo exits 0 and its output shows every step reaching its state", async () => {
-  const child = spawn(process.execPath, [path.join(repoRoot, "dist/samples/mysql/src/demo.js")], { stdio: ["ignore", "pipe", "pipe"] });
+async function runDemo(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const child = spawn(process.execPath, [path.join(repoRoot, "dist/samples/mysql/src/demo.js"), ...args], { stdio: ["ignore", "pipe", "pipe"], env });
   let out = "";
   child.stdout.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr.on("data", (d: Buffer) => (out += d.toString()));
   const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
   assert.equal(code, 0, `demo exited ${code}:\n${out}`);
+  return out;
+}
+
+test("the demo exits 0 and its output shows every step reaching its state", async () => {
+  const out = await runDemo([]);
   const steps = [
     /== children created\n(.*\n){7}/,
     /== status moves to Ready\n\s+phase Ready, ready 3\/3/,
@@ -25,4 +31,17 @@ test("the demo exits 0 and its output shows every step reaching its state", asyn
   ];
   for (const step of steps) assert.match(out, step);
   assert.doesNotMatch(out, /FAILED/);
+});
+
+test("demo --context uses that kubeconfig context's cluster, installs the CRD itself and starts no control plane", async () => {
+  // A cluster the demo did not start and that has no CRD installed: a control plane of the test's own.
+  const plane = await startControlPlane({ controllers: true });
+  try {
+    const out = await runDemo(["--context", "envtest"], { ...process.env, KUBECONFIG: plane.kubeconfigPath });
+    assert.match(out, /using kubeconfig context envtest \(no local control plane\)/);
+    assert.doesNotMatch(out, /starting a local control plane/);
+    assert.match(out, /all steps reached their expected state/);
+  } finally {
+    await plane.stop();
+  }
 });
