@@ -508,16 +508,15 @@ test("main.js with the Deployment's arguments, authenticated as the ServiceAccou
   const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("exit", (code, signal) => resolve([code, signal])));
   try {
     await eventually("main.js serving probes", async () => (ports["health"] && ports["metrics"] ? true : undefined));
+    // Ready comes first (a standby is ready too); then it takes the free Lease.
     await eventually("main.js ready", async () => ((await fetch(`http://127.0.0.1:${ports["health"]}/readyz`)).status === 200 ? true : undefined));
-    const lease = await kubeLeaseLock(admin, operatorNamespace, leaseName).get();
-    assert.ok(lease?.spec?.holderIdentity, `main.js holds the Lease ${operatorNamespace}/${leaseName}`);
+    await eventually(`main.js holding the Lease ${operatorNamespace}/${leaseName}`, async () => ((await kubeLeaseLock(admin, operatorNamespace, leaseName).get())?.spec?.holderIdentity ? true : undefined));
     const metrics = await (await fetch(`http://127.0.0.1:${ports["metrics"]}/metrics`)).text();
     assert.match(metrics, /controller_runtime_reconcile_total\{controller="mysqlclusters\.example\.com"/);
     // It reconciles as the ServiceAccount.
-    const clusters = newMySQLClusterClient(admin).namespace("probe");
-    await clusters.create({ apiVersion: "example.com/v1", kind: "MySQLCluster", metadata: { name: "by-process" }, spec: { replicas: 1, version: "8.0.36" } }).catch((e: unknown) => {
-      if (!(e instanceof ApiError && e.status === 409)) throw e;
-    });
+    await admin.request({ method: "POST", path: "/api/v1/namespaces", body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "process" } } });
+    const clusters = newMySQLClusterClient(admin).namespace("process");
+    await clusters.create({ apiVersion: "example.com/v1", kind: "MySQLCluster", metadata: { name: "by-process" }, spec: { replicas: 1, version: "8.0.36" } });
     await eventually("main.js reconciled by-process", async () => ((await clusters.get("by-process")).status?.observedGeneration === 1 ? true : undefined));
     child.kill("SIGTERM");
     assert.deepEqual(await exited, [0, null], `main.js exits 0 on SIGTERM:\n${lines.slice(-10).join("\n")}`);
