@@ -21,9 +21,10 @@ program
   .option("--tests <dir>", "with --hooks: folder where an example unit test of each kind's hooks is created once (user-owned, on @crdgen/runtime/testing)")
   .option("--templates <dir>", "folder with your own copies of crdgen's templates (<name>.ts.hbs) to use instead of the packaged ones")
   .addOption(new Option("--versions <which>", "which CRD versions to generate").choices(["served", "storage", "all"]).default("served"))
+  .option("--validation", "also emit <kind>.validation.ts per version: apply<Kind>Defaults, normalize<Kind> and validate<Kind> (ajv compiled now, CEL rules at run time), as the API server defaults and validates")
   .option("--check", "write nothing; exit 1 and list the files that would change (for CI)")
   .option("--strict", "exit non-zero when a schema node had to be typed as unknown")
-  .action(async (inputs: string[], opts: { out: string; hooks?: string; tests?: string; templates?: string; versions: "served" | "storage" | "all"; check?: boolean; strict?: boolean }) => {
+  .action(async (inputs: string[], opts: { out: string; hooks?: string; tests?: string; templates?: string; versions: "served" | "storage" | "all"; check?: boolean; strict?: boolean; validation?: boolean }) => {
     if (opts.tests && !opts.hooks) throw new UsageError("--tests needs --hooks: the scaffolded tests import your hooks");
     const result = await generate({
       inputs,
@@ -32,6 +33,7 @@ program
       ...(opts.tests ? { testsDir: opts.tests } : {}),
       ...(opts.templates ? { templatesDir: opts.templates } : {}),
       versions: opts.versions,
+      validation: opts.validation ?? false,
       check: opts.check ?? false,
     });
     for (const w of result.warnings) process.stderr.write(`warning: ${formatLocation(w)}: ${w.message}\n`);

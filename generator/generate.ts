@@ -18,6 +18,8 @@ export interface GenerateOptions {
   testsDir?: string;
   templatesDir?: string;
   versions?: VersionSelection;
+  /** Also emit client-side defaulting and validation (applyDefaults, validate) per version. */
+  validation?: boolean;
   /** Write nothing; report what would change. */
   check?: boolean;
   stdin?: () => Promise<string>;
@@ -48,6 +50,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     ...(options.testsDir ? { testsDir: path.normalize(options.testsDir) } : {}),
     previousHooks,
     render: templateRenderer(options.templatesDir),
+    validation: options.validation ?? false,
+    warnings,
   });
   files.push(lockFor(files, crds, texts, { ...options, versions }, outDir));
   const report = await applyPlan(files, {

@@ -1,4 +1,4 @@
-// Every real-world CRD in ../shared/crds generates, and the generated operator code type-checks under strict TypeScript.
+// Every real-world CRD in ../shared/crds generates (with --validation), and the generated operator code type-checks under strict TypeScript.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -66,7 +66,8 @@ async function runCorpus(): Promise<CorpusRun> {
   const started = performance.now();
   for (const file of files) {
     try {
-      await generate({ inputs: [file.path], outDir: path.join(workDir, file.dir, "generated"), hooksDir: path.join(workDir, file.dir, "src") });
+      // With --validation: the compiled ajv validators and structural trees must type-check too.
+      await generate({ inputs: [file.path], outDir: path.join(workDir, file.dir, "generated"), hooksDir: path.join(workDir, file.dir, "src"), validation: true });
     } catch (error) {
       generateFailures.push({ file: file.name, error: error instanceof Error ? error.message : String(error) });
     }

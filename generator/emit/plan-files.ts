@@ -5,6 +5,8 @@ import type { CrdModel, VersionModel } from "../model/resource-model.js";
 import { camelCase, fileStem, groupVersionIdentifier, moduleSpecifier } from "./names.js";
 import type { RenderTemplate } from "./templates.js";
 import { deprecationTags, emitTypeDeclarations, freeName, type TypeDeclarations } from "./type-declarations.js";
+import type { SchemaWarning } from "../model/normalize-schema.js";
+import { versionValidationCode } from "../validation/version-validation.js";
 
 export const generatorVersion = "0.1.0";
 
@@ -28,6 +30,10 @@ export interface PlanOptions {
   /** Hooks file of each CRD (by metadata.name) as the previous run's lock recorded it, relative to hooksDir. */
   previousHooks?: ReadonlyMap<string, string>;
   render: RenderTemplate;
+  /** Also emit <kind>.validation.ts (defaults, validate) and its compiled <kind>.schema-validator.ts per version. */
+  validation?: boolean;
+  /** Where problems met while emitting (e.g. a pattern RE2 rejects) are reported. */
+  warnings?: SchemaWarning[];
 }
 
 const rel = (from: string, to: string) => path.relative(from, to);
@@ -54,6 +60,7 @@ function moduleExports(kind: string, artifact: string, types: TypeDeclarations):
     case "client": return [`${kind}Verbs`, `${kind}Client`, `new${kind}Client`];
     case "lister": return [`${kind}Lister`, `new${kind}Lister`];
     case "informer": return [`${kind}Informer`, `${c}InformerFor`];
+    case "validation": return [`${c}Validation`, `apply${kind}Defaults`, `normalize${kind}`, `validate${kind}`];
     default: return [`${kind}Context`, `${kind}Hooks`, `new${kind}Controller`];
   }
 }
@@ -137,10 +144,23 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
       const isControllerVersion = controllerVersion(crd) === version;
       for (const artifact of artifacts) files.push({ path: `${modulePath(artifact)}.ts`, content: options.render(artifact, data), owner: "generator" });
       if (isControllerVersion) files.push({ path: `${modulePath("controller")}.ts`, content: options.render("controller", data), owner: "generator" });
+      if (options.validation) {
+        const code = versionValidationCode(crd, version, options.warnings ?? []);
+        const validationData = {
+          ...data,
+          validationModule: `./${stem}.validation.js`,
+          schemaValidatorModule: `./${stem}.schema-validator.js`,
+          code: code.schemaValidatorCode,
+          structureDeclarations: code.structureDeclarations,
+          structureRoot: code.structureRoot,
+        };
+        files.push({ path: `${modulePath("schema-validator")}.ts`, content: options.render("schema-validator", validationData), owner: "generator" });
+        files.push({ path: `${modulePath("validation")}.ts`, content: options.render("validation", validationData), owner: "generator" });
+      }
 
       const key = `${crd.group}/${version.name}`;
       const entry = byGroupVersion.get(key) ?? { group: crd.group, version: version.name, dir, modules: [], sources: [] };
-      for (const artifact of [...artifacts, ...(isControllerVersion ? ["controller"] : [])]) {
+      for (const artifact of [...artifacts, ...(isControllerVersion ? ["controller"] : []), ...(options.validation ? ["validation"] : [])]) {
         entry.modules.push({ module: `./${stem}.${artifact}.js`, kind: crd.kind, exports: moduleExports(crd.kind, artifact, types) });
       }
       entry.sources.push(crd);

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import Handlebars from "handlebars";
 import { InputError } from "../load/input-error.js";
 
-export type TemplateName = "types" | "client" | "lister" | "informer" | "controller" | "hooks" | "hooks-test" | "expansion" | "main" | "registry" | "version-index" | "index";
+export type TemplateName = "types" | "client" | "lister" | "informer" | "controller" | "schema-validator" | "validation" | "hooks" | "hooks-test" | "expansion" | "main" | "registry" | "version-index" | "index";
 
 /** templates/ at the package root: two levels above this file both in the sources and in dist/. */
 export const packagedTemplatesDir = findTemplatesDir(path.dirname(fileURLToPath(import.meta.url)));

@@ -34,6 +34,9 @@ export interface VersionModel {
   subresources: { status: boolean; scale?: ScaleSubresource };
   printerColumns: PrinterColumn[];
   schema: SchemaNode;
+  /** The version's openAPIV3Schema as written, and its JSON pointer in the document (for validation and defaults). */
+  openAPIV3Schema: Record<string, unknown>;
+  schemaPointer: string;
 }
 
 export interface CrdModel {
@@ -144,6 +147,8 @@ function buildCrdModel(entry: LoadedCrd, selection: VersionSelection, warnings: 
         ...(typeof c["priority"] === "number" ? { priority: c["priority"] } : {}),
       })),
       schema: normalizeSchema(schema, schemaAt, { file: entry.file, documentIndex: entry.documentIndex, warnings }),
+      openAPIV3Schema: schema,
+      schemaPointer: schemaAt,
     });
   });
   if (versions.length === 0) {

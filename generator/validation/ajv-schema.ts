@@ -1,0 +1,116 @@
+// Turns a version's openAPIV3Schema into the JSON Schema ajv compiles, with the API server's semantics:
+// OpenAPI 3.0 booleans exclusiveMinimum/Maximum become numbers, nullable allows null, int-or-string allows both,
+// only the formats the server validates are kept, and patterns that RE2 (Go's engine) rejects are dropped
+// with a warning. Repeated subtrees become shared definitions so the compiled code stays small.
+import { createHash } from "node:crypto";
+import { kubernetesFormatName, re2Pattern } from "@crdgen/runtime/validation";
+import { pointer } from "../load/input-error.js";
+
+type Raw = Record<string, unknown>;
+const isRecord = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
+
+const kept = new Set([
+  "type", "properties", "items", "additionalProperties", "required", "enum", "maxLength", "minLength", "pattern", "format",
+  "maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum", "multipleOf", "maxItems", "minItems", "uniqueItems",
+  "maxProperties", "minProperties", "allOf", "anyOf", "oneOf", "not",
+]);
+
+export interface AjvSchemaResult {
+  schema: Raw;
+  /** Problems worth a warning (pointer relative to the openAPIV3Schema). */
+  dropped: Array<{ schemaPath: string; message: string }>;
+}
+
+export function toAjvSchema(openAPIV3Schema: Raw): AjvSchemaResult {
+  const dropped: AjvSchemaResult["dropped"] = [];
+  const convert = (node: Raw, at: string): Raw => {
+    const out: Raw = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (!kept.has(key)) continue;
+      if (key === "properties" && isRecord(value)) {
+        const props: Raw = {};
+        for (const [name, child] of Object.entries(value)) if (isRecord(child)) props[name] = convert(child, pointer(at, "properties", name));
+        Object.defineProperty(out, "properties", { value: props, enumerable: true, writable: true, configurable: true });
+      } else if ((key === "items" || key === "additionalProperties" || key === "not") && isRecord(value)) out[key] = convert(value, pointer(at, key));
+      else if ((key === "allOf" || key === "anyOf" || key === "oneOf") && Array.isArray(value)) out[key] = value.map((v, i) => (isRecord(v) ? convert(v, pointer(at, key, i)) : v));
+      else if (key === "format") {
+        const name = typeof value === "string" ? kubernetesFormatName(value) : undefined;
+        const type = node["type"];
+        if (name && (type === undefined || type === "string")) out[key] = name;
+      } else if (key === "pattern") {
+        try {
+          re2Pattern(String(value));
+          out[key] = value;
+        } catch (error) {
+          dropped.push({ schemaPath: pointer(at, "pattern"), message: `pattern ${JSON.stringify(value)} is not an RE2 expression, not validated client-side (${error instanceof Error ? error.message : String(error)})` });
+        }
+      } else out[key] = value;
+    }
+    // OpenAPI 3.0: exclusiveMinimum/Maximum are booleans qualifying minimum/maximum.
+    for (const [bound, exclusive] of [["minimum", "exclusiveMinimum"], ["maximum", "exclusiveMaximum"]] as const) {
+      if (out[exclusive] === true && typeof out[bound] === "number") {
+        out[exclusive] = out[bound];
+        delete out[bound];
+      } else if (typeof out[exclusive] === "boolean") delete out[exclusive];
+    }
+    if (node["x-kubernetes-int-or-string"] === true && out["type"] === undefined) out["type"] = ["integer", "string"];
+    if (node["nullable"] === true && out["type"] !== undefined) {
+      out["type"] = [...(Array.isArray(out["type"]) ? out["type"] : [out["type"]]), "null"];
+      if (Array.isArray(out["enum"]) && !out["enum"].includes(null)) out["enum"] = [...out["enum"], null];
+    }
+    return out;
+  };
+  const converted = convert(openAPIV3Schema, "");
+  return { schema: shareRepeatedSubtrees(converted), dropped };
+}
+
+/** Subtrees under properties, items and additionalProperties that repeat become `definitions` referenced by $ref. */
+function shareRepeatedSubtrees(root: Raw): Raw {
+  const key = (json: string) => createHash("sha256").update(json).digest("hex").slice(0, 16);
+  const counts = new Map<string, number>();
+  const slots = (node: Raw): Raw[] => [
+    ...(isRecord(node["properties"]) ? (Object.values(node["properties"]) as Raw[]) : []),
+    ...(isRecord(node["items"]) ? [node["items"]] : []),
+    ...(isRecord(node["additionalProperties"]) ? [node["additionalProperties"]] : []),
+  ];
+  const json = new Map<Raw, string>();
+  const measure = (node: Raw): void => {
+    const text = JSON.stringify(node);
+    json.set(node, text);
+    if (text.length >= 200) counts.set(text, (counts.get(text) ?? 0) + 1);
+    for (const child of slots(node)) measure(child);
+    for (const k of ["allOf", "anyOf", "oneOf"]) if (Array.isArray(node[k])) for (const v of node[k] as unknown[]) if (isRecord(v)) measure(v);
+    if (isRecord(node["not"])) measure(node["not"]);
+  };
+  measure(root);
+  const definitions: Raw = {};
+  const rewrite = (node: Raw, inSlot: boolean): Raw => {
+    const text = json.get(node) ?? JSON.stringify(node);
+    if (inSlot && (counts.get(text) ?? 0) > 1) {
+      const id = key(text);
+      if (!(id in definitions)) {
+        definitions[id] = {};
+        definitions[id] = rewriteChildren(node);
+      }
+      return { $ref: `#/definitions/${id}` };
+    }
+    return rewriteChildren(node);
+  };
+  const rewriteChildren = (node: Raw): Raw => {
+    const out: Raw = { ...node };
+    if (isRecord(node["properties"])) {
+      const props: Raw = {};
+      for (const [name, child] of Object.entries(node["properties"])) {
+        Object.defineProperty(props, name, { value: rewrite(child as Raw, true), enumerable: true, writable: true, configurable: true });
+      }
+      out["properties"] = props;
+    }
+    if (isRecord(node["items"])) out["items"] = rewrite(node["items"], true);
+    if (isRecord(node["additionalProperties"])) out["additionalProperties"] = rewrite(node["additionalProperties"], true);
+    for (const k of ["allOf", "anyOf", "oneOf"]) if (Array.isArray(node[k])) out[k] = (node[k] as unknown[]).map((v) => (isRecord(v) ? rewriteChildren(v) : v));
+    if (isRecord(node["not"])) out["not"] = rewriteChildren(node["not"]);
+    return out;
+  };
+  const rewritten = rewriteChildren(root);
+  return Object.keys(definitions).length ? { ...rewritten, definitions } : rewritten;
+}

@@ -1,0 +1,23 @@
+// Compiles the ajv schema of a CRD version ahead of time into standalone ES module code.
+import AjvModule, { _ } from "ajv";
+import standaloneModule from "ajv/dist/standalone/index.js";
+import { formatsModuleId, kubernetesFormats, patternModuleId, re2Pattern } from "@crdgen/runtime/validation";
+
+// ajv is CommonJS: under NodeNext its default export is the module object.
+const Ajv = AjvModule.default;
+const standaloneCode = standaloneModule.default;
+
+const patternEngine = Object.assign((source: string) => re2Pattern(source), { code: `require(${JSON.stringify(patternModuleId)}).re2Pattern` });
+
+/** ES module source exporting the validate function as default; it calls `require`, which the template binds. */
+export function compileSchemaValidator(schema: Record<string, unknown>): string {
+  const ajv = new Ajv({
+    allErrors: true,
+    strict: false,
+    inlineRefs: false,
+    unicodeRegExp: false,
+    formats: kubernetesFormats,
+    code: { source: true, esm: true, lines: false, optimize: 1, formats: _`require(${formatsModuleId})`, regExp: patternEngine },
+  });
+  return standaloneCode(ajv, ajv.compile(schema));
+}

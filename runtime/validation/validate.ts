@@ -1,0 +1,316 @@
+// validate(): what the API server checks when a custom resource is created or updated, client-side. In its
+// order: prune + default a copy, the OpenAPI schema (ajv, compiled by crdgen at generate time), list-type
+// invariants, then the CEL rules (not run when a blocking error was found, as the server does).
+import { Optional } from "@marcbachmann/cel-js";
+import { compileRule, toCelValue } from "./cel-rules.js";
+import { normalizeLikeApiServer } from "./structural-defaulting.js";
+import { childSchema, isJsonObject, type StructuralNode } from "./structural.js";
+
+/** The shape of an ajv error, as the generated (standalone) schema validator reports it. */
+export interface SchemaValidatorError {
+  instancePath: string;
+  schemaPath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+export interface SchemaValidateFunction {
+  (data: unknown): boolean;
+  errors?: SchemaValidatorError[] | null;
+}
+
+/** What crdgen generates for one CRD version. */
+export interface VersionValidation {
+  /** The ajv standalone function for the version's openAPIV3Schema (Kubernetes keywords translated). */
+  schemaValidator: SchemaValidateFunction;
+  structure: StructuralNode;
+}
+
+export interface ValidationError {
+  /** The field as the API server names it in Status.details.causes (`spec.replicas`, `spec.ports[0].name`). */
+  field: string;
+  /** JSON pointer to the value in the object. */
+  instancePath: string;
+  /** JSON pointer into the version's openAPIV3Schema, to the keyword that failed. */
+  schemaPath: string;
+  /** The schema keyword (`maximum`, `required`, ...), `x-kubernetes-validations` or `x-kubernetes-list-type`. */
+  keyword: string;
+  /** The API server's cause type: FieldValueInvalid, FieldValueRequired, FieldValueNotSupported, ... */
+  reason: string;
+  message: string;
+}
+
+export interface SkippedRule {
+  field: string;
+  schemaPath: string;
+  rule: string;
+  reason: string;
+}
+
+export interface ValidationResult {
+  valid: boolean;
+  errors: ValidationError[];
+  /** CEL rules that were not evaluated because crdgen cannot (unsupported function or syntax), with why. */
+  skipped: SkippedRule[];
+}
+
+export interface ValidateOptions {
+  /** The stored object for an update: enables transition rules (those reading oldSelf). */
+  oldObject?: unknown;
+  /** Prune unknown fields and apply defaults to a copy first, as the API server does (default true). */
+  normalize?: boolean;
+}
+
+type Segment = { key: string; kind: "property" | "key" } | { index: number };
+
+const escapePointer = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
+const unescapePointer = (s: string) => s.replace(/~1/g, "/").replace(/~0/g, "~");
+const pointerOf = (segments: Segment[]) => segments.map((s) => `/${"index" in s ? s.index : escapePointer(s.key)}`).join("");
+
+/** kube-openapi's names (map keys as `.key`) for schema errors; field.Path's (`[key]`) for list and CEL errors. */
+function fieldOf(segments: Segment[], style: "openapi" | "field"): string {
+  let out = "";
+  for (const s of segments) {
+    if ("index" in s) out += `[${s.index}]`;
+    else if (s.kind === "key" && style === "field") out += `[${s.key}]`;
+    else out += out === "" ? s.key : `.${s.key}`;
+  }
+  return out;
+}
+
+function segmentsOf(instancePath: string, root: unknown, structure: StructuralNode): { segments: Segment[]; schemaPath: string[]; nodes: Array<StructuralNode | undefined> } {
+  const raw = instancePath === "" ? [] : instancePath.slice(1).split("/").map(unescapePointer);
+  const segments: Segment[] = [];
+  const schemaPath: string[] = [];
+  const nodes: Array<StructuralNode | undefined> = [structure];
+  let value: unknown = root;
+  let node: StructuralNode | undefined = structure;
+  for (const part of raw) {
+    if (Array.isArray(value)) {
+      segments.push({ index: Number(part) });
+      schemaPath.push("items");
+      node = node?.items;
+      value = value[Number(part)];
+    } else {
+      const isProperty = node?.properties !== undefined && Object.prototype.hasOwnProperty.call(node.properties, part);
+      segments.push({ key: part, kind: isProperty ? "property" : "key" });
+      schemaPath.push(...(isProperty ? ["properties", part] : ["additionalProperties"]));
+      node = childSchema(node, part);
+      value = isJsonObject(value) ? value[part] : undefined;
+    }
+    nodes.push(node);
+  }
+  return { segments, schemaPath, nodes };
+}
+
+/** How many object/array levels a relative ajv schema path descends (properties/x, items, additionalProperties). */
+function instanceSteps(relative: string[]): number {
+  let steps = 0;
+  for (let i = 0; i < relative.length; i++) {
+    const s = relative[i];
+    if (s === "properties" || s === "patternProperties") {
+      steps++;
+      i++;
+    } else if (s === "items" || s === "additionalProperties") steps++;
+  }
+  return steps;
+}
+
+const reasons: Record<string, string> = {
+  required: "FieldValueRequired",
+  enum: "FieldValueNotSupported",
+  maxLength: "FieldValueTooLong",
+  maxItems: "FieldValueTooMany",
+  maxProperties: "FieldValueTooMany",
+  type: "FieldValueTypeInvalid",
+  // kube-openapi reports a bad format as a type error ("must be of type date-time").
+  format: "FieldValueTypeInvalid",
+};
+const blockingReasons = new Set(["FieldValueNotSupported", "FieldValueRequired", "FieldValueTooLong", "FieldValueTooMany", "FieldValueTypeInvalid"]);
+
+function schemaErrors(data: unknown, version: VersionValidation): ValidationError[] {
+  if (version.schemaValidator(data)) return [];
+  const raw = version.schemaValidator.errors ?? [];
+  // An anyOf/oneOf/not failure is one error at the API server; drop what ajv reports from inside its branches.
+  const combinators = raw.filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf" || e.keyword === "not").map((e) => `${e.schemaPath}/`);
+  const kept = raw.filter((e) => !combinators.some((c) => e.schemaPath.startsWith(c)));
+  return kept.map((e) => {
+    // ajv's schema path is relative to the root ("#/...") or to a shared definition ("#/definitions/<id>/...").
+    const parts = e.schemaPath.replace(/^#\/?/, "").split("/").filter((p) => p !== "").map((p) => unescapePointer(decodeURIComponent(p)));
+    const relative = parts[0] === "definitions" ? parts.slice(2) : parts;
+    const at = segmentsOf(e.instancePath, data, version.structure);
+    const anchor = at.segments.length - instanceSteps(relative.slice(0, -1));
+    const anchorPath = segmentsOf(pointerOf(at.segments.slice(0, anchor)), data, version.structure).schemaPath;
+    const keywordPath = [...relative];
+    const node = at.nodes.at(-1);
+    if (e.keyword === "type" && node?.intOrString && relative.length === instanceSteps(relative) * 2 + 1) keywordPath[keywordPath.length - 1] = "x-kubernetes-int-or-string";
+    const segments = e.keyword === "required" ? [...at.segments, { key: String(e.params["missingProperty"]), kind: "property" as const }] : at.segments;
+    return {
+      field: fieldOf(segments, "openapi"),
+      instancePath: e.instancePath,
+      schemaPath: `/${[...anchorPath, ...keywordPath].map(escapePointer).join("/")}`,
+      keyword: e.keyword,
+      reason: reasons[e.keyword] ?? "FieldValueInvalid",
+      message: e.message ?? `${e.keyword} ${JSON.stringify(e.params)}`,
+    };
+  });
+}
+
+interface Walk {
+  listErrors: ValidationError[];
+  ruleErrors: ValidationError[];
+  skipped: SkippedRule[];
+}
+
+interface Old {
+  present: boolean;
+  value?: unknown;
+}
+const absent: Old = { present: false };
+
+function walk(value: unknown, old: Old, node: StructuralNode | undefined, segments: Segment[], schemaPath: string, out: Walk): void {
+  if (!node || value === null || value === undefined) return;
+  if (node.rules) evaluateRules(value, old, node, segments, schemaPath, out);
+  if (Array.isArray(value)) {
+    if (node.listType === "set" || node.listType === "map") checkListType(value, node, segments, schemaPath, out);
+    value.forEach((item, index) => {
+      const oldItem = node.listType === "map" ? correlate(item, old, node.listMapKeys ?? []) : absent;
+      walk(item, oldItem, node.items, [...segments, { index }], `${schemaPath}/items`, out);
+    });
+  } else if (isJsonObject(value)) {
+    for (const [key, child] of Object.entries(value)) {
+      const isProperty = node.properties !== undefined && Object.prototype.hasOwnProperty.call(node.properties, key);
+      const schema = isProperty ? node.properties![key] : node.additionalProperties;
+      if (!schema) continue;
+      const oldValue = old.present && isJsonObject(old.value) && Object.prototype.hasOwnProperty.call(old.value, key) ? { present: true, value: old.value[key] } : absent;
+      walk(child, oldValue, schema, [...segments, { key, kind: isProperty ? "property" : "key" }], `${schemaPath}/${isProperty ? `properties/${escapePointer(key)}` : "additionalProperties"}`, out);
+    }
+  }
+}
+
+/** The old element of a list-type=map list with the same key values. */
+function correlate(item: unknown, old: Old, keys: readonly string[]): Old {
+  if (!old.present || !Array.isArray(old.value) || !isJsonObject(item)) return absent;
+  const match = old.value.find((o) => isJsonObject(o) && keys.every((k) => JSON.stringify(o[k]) === JSON.stringify(item[k])));
+  return match === undefined ? absent : { present: true, value: match };
+}
+
+function checkListType(list: unknown[], node: StructuralNode, segments: Segment[], schemaPath: string, out: Walk): void {
+  const seen = new Map<string, number>();
+  list.forEach((item, index) => {
+    let identity: string;
+    if (node.listType === "set") identity = JSON.stringify(item);
+    else {
+      if (item !== null && !isJsonObject(item)) return;
+      identity = JSON.stringify((node.listMapKeys ?? []).map((k) => (isJsonObject(item) && k in item ? item[k] : { unspecified: true })));
+    }
+    const times = seen.get(identity) ?? 0;
+    seen.set(identity, times + 1);
+    if (times === 1) {
+      const at = [...segments, { index }];
+      out.listErrors.push({
+        field: fieldOf(at, "field"),
+        instancePath: pointerOf(at),
+        schemaPath: `${schemaPath}/x-kubernetes-list-type`,
+        keyword: "x-kubernetes-list-type",
+        reason: "FieldValueDuplicate",
+        message: `Duplicate value: ${node.listType === "set" ? JSON.stringify(item) : identity}`,
+      });
+    }
+  });
+}
+
+/** Appends a rule's fieldPath (`.a.b`, `.a['b']`, `.list[0]`) to the node's path. */
+function withFieldPath(segments: Segment[], fieldPath: string | undefined): Segment[] {
+  if (!fieldPath) return segments;
+  const out = [...segments];
+  for (const m of fieldPath.matchAll(/\.([A-Za-z_][A-Za-z0-9_-]*)|\[\s*'((?:[^'\\]|\\.)*)'\s*\]|\[(\d+)\]/g)) {
+    if (m[1] !== undefined) out.push({ key: m[1], kind: "property" });
+    else if (m[2] !== undefined) out.push({ key: m[2], kind: "property" });
+    else out.push({ index: Number(m[3]) });
+  }
+  return out;
+}
+
+function evaluateRules(value: unknown, old: Old, node: StructuralNode, segments: Segment[], schemaPath: string, out: Walk): void {
+  (node.rules ?? []).forEach((rule, i) => {
+    const rulePath = `${schemaPath}/x-kubernetes-validations/${i}/rule`;
+    const compiled = compileRule(rule);
+    if (!compiled.supported) {
+      out.skipped.push({ field: fieldOf(segments, "field"), schemaPath: rulePath, rule: rule.rule, reason: compiled.reason });
+      return;
+    }
+    // Transition rules run only on updates where an old value exists, unless optionalOldSelf asks otherwise.
+    if (compiled.usesOldSelf && !old.present && !rule.optionalOldSelf) return;
+    const vars: Record<string, unknown> = { self: toCelValue(value, node) };
+    if (compiled.usesOldSelf) {
+      const oldValue = old.present ? toCelValue(old.value, node) : undefined;
+      vars["oldSelf"] = rule.optionalOldSelf ? (old.present ? Optional.of(oldValue) : Optional.none()) : oldValue;
+    }
+    let message: string | undefined;
+    try {
+      const result = compiled.run(vars);
+      if (result === true) return;
+      if (result !== false) message = `rule did not evaluate to a bool: ${String(result)}`;
+    } catch (error) {
+      message = `${error instanceof Error ? error.message.split("\n")[0] : String(error)} evaluating rule: ${rule.rule}`;
+    }
+    if (message === undefined) {
+      let fromExpression: unknown;
+      try {
+        fromExpression = compiled.message?.(vars);
+      } catch {
+        fromExpression = undefined;
+      }
+      message = typeof fromExpression === "string" && fromExpression.trim() !== "" ? fromExpression : rule.message ?? `failed rule: ${rule.rule}`;
+    }
+    const at = withFieldPath(segments, rule.fieldPath);
+    out.ruleErrors.push({
+      field: fieldOf(at, "field"),
+      instancePath: pointerOf(at),
+      schemaPath: rulePath,
+      keyword: "x-kubernetes-validations",
+      reason: rule.reason ?? "FieldValueInvalid",
+      message,
+    });
+  });
+}
+
+/** Validates an object of one CRD version as the API server would on create (or update, with oldObject). */
+export function validateResource(object: unknown, version: VersionValidation, options: ValidateOptions = {}): ValidationResult {
+  const normalize = options.normalize ?? true;
+  const data = normalize ? normalizeLikeApiServer(object, version.structure) : object;
+  const old = options.oldObject === undefined ? absent : { present: true, value: normalize ? normalizeLikeApiServer(options.oldObject, version.structure) : options.oldObject };
+  const out: Walk = { listErrors: [], ruleErrors: [], skipped: [] };
+  walk(data, old, version.structure, [], "", out);
+  const errors = [...schemaErrors(data, version), ...out.listErrors];
+  // The API server runs no CEL rule once the schema found a blocking error, and says so (when the CRD has rules).
+  if (hasRules(version.structure) && errors.some((e) => blockingReasons.has(e.reason))) {
+    errors.push({
+      field: "",
+      instancePath: "",
+      schemaPath: "",
+      keyword: "x-kubernetes-validations",
+      reason: "FieldValueInvalid",
+      message: "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+    });
+  } else {
+    errors.push(...out.ruleErrors);
+  }
+  return { valid: errors.length === 0, errors, skipped: out.skipped };
+}
+
+const withRules = new WeakMap<StructuralNode, boolean>();
+function hasRules(node: StructuralNode): boolean {
+  let known = withRules.get(node);
+  if (known === undefined) {
+    known =
+      (node.rules?.length ?? 0) > 0 ||
+      Object.values(node.properties ?? {}).some(hasRules) ||
+      (node.items !== undefined && hasRules(node.items)) ||
+      (node.additionalProperties !== undefined && hasRules(node.additionalProperties));
+    withRules.set(node, known);
+  }
+  return known;
+}

@@ -1,0 +1,161 @@
+// Objects (their spec) that validation.test.ts sends to the real API server (dry run) and to the generated
+// apply<Kind>Defaults / validate<Kind>. Valid ones show defaulting; invalid ones each break one kind of rule.
+// `old` makes the case an update of that stored object (for transition rules reading oldSelf).
+
+export interface ValidationCase {
+  what: string;
+  spec: Record<string, unknown>;
+  old?: Record<string, unknown>;
+}
+
+export interface CrdCases {
+  /** The CRD file, relative to the repo root (the fixture and the sample) or to ../shared/crds (corpus). */
+  file: string;
+  corpus: boolean;
+  /** The version to create; its generated module is compared. */
+  version: string;
+  cases: ValidationCase[];
+}
+
+export const validationCases: CrdCases[] = [
+  {
+    file: "test/fixtures/validation/crd.yaml",
+    corpus: false,
+    version: "v1",
+    cases: [
+      { what: "minimal: defaults at every level", spec: { name: "a" } },
+      {
+        what: "every field set, defaults inside items and additionalProperties",
+        spec: {
+          name: "web",
+          replicas: 3,
+          size: "10Gi",
+          ratio: 0.5,
+          ports: [{ name: "http" }, { name: "ssh", port: 22 }],
+          labels: { team: "x" },
+          limits: { small: {}, big: { cpu: "2" } },
+          extra: { other: { x: 1, y: [true] } },
+          tags: ["a", "b"],
+          startTime: "2024-01-01T00:00:00Z",
+          address: "10.0.0.0/16",
+          dns: "abc",
+        },
+      },
+      {
+        what: "unknown fields pruned, nulls dropped or defaulted",
+        spec: { name: "b", bogus: 1, note: null, level: null, ratio: null, nested: { enabled: null, junk: true }, limits: { x: null } },
+      },
+      { what: "int-or-string as an integer", spec: { name: "c", size: 5 } },
+      { what: "maximum and enum (blocking: CEL not run)", spec: { name: "d", replicas: 11, mode: "Medium" } },
+      { what: "CEL rule with message", spec: { name: "e", replicas: 7 } },
+      { what: "CEL rule with messageExpression", spec: { name: "admin" } },
+      { what: "CEL rule with fieldPath and reason", spec: { name: "f", ports: [{ name: "telnet", port: 23 }] } },
+      { what: "CEL rule on list items", spec: { name: "g", ports: [{ name: "ssh", port: 22, protocol: "UDP" }] } },
+      { what: "list-type set and map duplicates", spec: { name: "h", tags: ["a", "a"], ports: [{ name: "x" }, { name: "x", port: 81 }] } },
+      { what: "pattern and maxLength", spec: { name: "Bad_Name_Too_Long" } },
+      { what: "int-or-string of the wrong type", spec: { name: "i", size: true } },
+      { what: "int-or-string string failing the pattern", spec: { name: "j", size: "12Xi" } },
+      { what: "exclusiveMinimum", spec: { name: "k", ratio: 0 } },
+      { what: "date-time and cidr formats", spec: { name: "l", startTime: "yesterday", address: "10.0.0.1" } },
+      { what: "CEL cidr() library", spec: { name: "m", address: "10.0.0.0/4" } },
+      { what: "CEL rule on additionalProperties values", spec: { name: "n", labels: { a: "" } } },
+      { what: "maxProperties", spec: { name: "o", labels: { a: "1", b: "2", c: "3", d: "4" } } },
+      { what: "maxItems", spec: { name: "p", tags: ["a", "b", "c", "d"] } },
+      { what: "required property missing", spec: { replicas: 2 } },
+      { what: "wrong type", spec: { name: "q", replicas: "three" } },
+      { what: "transition rule: immutable name changed", old: { name: "one" }, spec: { name: "two" } },
+      { what: "transition rule: name kept", old: { name: "three", replicas: 1 }, spec: { name: "three", replicas: 2 } },
+    ],
+  },
+  {
+    file: "samples/mysql/crd.yaml",
+    corpus: false,
+    version: "v1",
+    cases: [
+      { what: "minimal: replicas defaulted", spec: { version: "8.0.36" } },
+      { what: "unknown field pruned", spec: { version: "8.0.36", replicas: 3, storage: "1Gi" } },
+      { what: "version pattern", spec: { version: "latest" } },
+      { what: "replicas maximum", spec: { version: "8.0.36", replicas: 10 } },
+      { what: "required version", spec: { replicas: 1 } },
+    ],
+  },
+  {
+    file: "cloudnative-pg/databases.postgresql.cnpg.io.yaml",
+    corpus: true,
+    version: "v1",
+    cases: [
+      { what: "minimal: policy and ensure defaulted", spec: { cluster: { name: "pg" }, name: "app", owner: "app" } },
+      { what: "defaults in an empty object and in items", spec: { cluster: {}, name: "app", owner: "app", extensions: [{ name: "postgis" }], schemas: [{ name: "s", ensure: "absent" }] } },
+      { what: "reserved name (CEL)", spec: { cluster: { name: "pg" }, name: "postgres", owner: "app" } },
+      { what: "builtinLocale without the builtin provider (CEL)", spec: { cluster: { name: "pg" }, name: "app", owner: "app", builtinLocale: "C" } },
+      { what: "builtinLocale with the builtin provider", spec: { cluster: { name: "pg" }, name: "app", owner: "app", builtinLocale: "C", localeProvider: "builtin" } },
+      { what: "owner missing", spec: { cluster: { name: "pg" }, name: "app" } },
+      { what: "enum", spec: { cluster: { name: "pg" }, name: "app", owner: "app", ensure: "maybe" } },
+      { what: "CEL rule in list items", spec: { cluster: { name: "pg" }, name: "app", owner: "app", servers: [{ name: "s", fdw: "" }] } },
+      { what: "immutable name (transition rule)", old: { cluster: { name: "pg" }, name: "one", owner: "app" }, spec: { cluster: { name: "pg" }, name: "two", owner: "app" } },
+    ],
+  },
+  {
+    file: "gateway-api/gatewayclasses.gateway.networking.k8s.io.yaml",
+    corpus: true,
+    version: "v1",
+    cases: [
+      { what: "valid", spec: { controllerName: "example.com/gateway-controller" } },
+      { what: "controllerName pattern", spec: { controllerName: "not a domain" } },
+      { what: "description maxLength", spec: { controllerName: "example.com/gw", description: "x".repeat(65) } },
+      { what: "parametersRef with an empty group", spec: { controllerName: "example.com/gw", parametersRef: { group: "", kind: "ConfigMap", name: "cfg" } } },
+      { what: "parametersRef without name", spec: { controllerName: "example.com/gw", parametersRef: { group: "", kind: "ConfigMap" } } },
+      { what: "immutable controllerName", old: { controllerName: "example.com/a" }, spec: { controllerName: "example.com/b" } },
+    ],
+  },
+  {
+    file: "flux-source-controller/gitrepositories.source.toolkit.fluxcd.io.yaml",
+    corpus: true,
+    version: "v1",
+    cases: [
+      { what: "minimal: timeout defaulted", spec: { interval: "1m", url: "https://example.com/repo.git" } },
+      { what: "default inside verify", spec: { interval: "1m", url: "https://example.com/repo.git", verify: { secretRef: { name: "keys" } } } },
+      { what: "serviceAccountName without provider (CEL)", spec: { interval: "1m", url: "https://example.com/repo.git", serviceAccountName: "sa" } },
+      { what: "serviceAccountName with provider aws", spec: { interval: "1m", url: "https://example.com/repo.git", serviceAccountName: "sa", provider: "aws" } },
+      { what: "url pattern", spec: { interval: "1m", url: "ftp://example.com/repo" } },
+      { what: "interval missing", spec: { url: "https://example.com/repo.git" } },
+    ],
+  },
+  {
+    file: "calico/ippools.projectcalico.org.yaml",
+    corpus: true,
+    version: "v3",
+    cases: [
+      { what: "minimal: assignmentMode and nodeSelector defaulted", spec: { cidr: "10.0.0.0/16" } },
+      { what: "host bits set (cidr().masked())", spec: { cidr: "10.0.0.1/16" } },
+      { what: "IPIP with IPv6", spec: { cidr: "fd00::/64", ipipMode: "Always" } },
+      { what: "IPIP and VXLAN both on", spec: { cidr: "10.1.0.0/16", ipipMode: "Always", vxlanMode: "Always" } },
+      { what: "link-local range", spec: { cidr: "169.254.0.0/16" } },
+      { what: "blockSize too small for IPv4", spec: { cidr: "10.2.0.0/16", blockSize: 8 } },
+      { what: "allowedUses duplicates", spec: { cidr: "10.3.0.0/16", allowedUses: ["Workload", "Workload"] } },
+      { what: "cidr format", spec: { cidr: "10.0.0.0" } },
+    ],
+  },
+  {
+    file: "flux-notification-controller/receivers.notification.toolkit.fluxcd.io.yaml",
+    corpus: true,
+    version: "v1",
+    cases: [
+      { what: "minimal: interval defaulted", spec: { type: "github", resources: [{ kind: "GitRepository", name: "app" }] } },
+      { what: "generic-oidc without providers (CEL)", spec: { type: "generic-oidc", resources: [{ kind: "GitRepository", name: "app" }] } },
+      { what: "type enum", spec: { type: "nope", resources: [{ kind: "GitRepository", name: "app" }] } },
+      { what: "resources missing", spec: { type: "github" } },
+    ],
+  },
+  {
+    file: "metallb/bgpadvertisements.metallb.io.yaml",
+    corpus: true,
+    version: "v1beta1",
+    cases: [
+      { what: "empty: aggregation lengths defaulted", spec: {} },
+      { what: "serviceSelectors with a non-default aggregationLength (CEL after defaulting)", spec: { serviceSelectors: [{ matchLabels: { app: "x" } }], aggregationLength: 24 } },
+      { what: "serviceSelectors with the defaults", spec: { serviceSelectors: [{ matchLabels: { app: "x" } }] } },
+      { what: "aggregationLength minimum", spec: { aggregationLength: 0 } },
+    ],
+  },
+];
