@@ -9,7 +9,7 @@ const standaloneCode = standaloneModule.default;
 
 const patternEngine = Object.assign((source: string) => re2Pattern(source), { code: `require(${JSON.stringify(patternModuleId)}).re2Pattern` });
 
-/** ES module source exporting the validate function as default; it calls `require`, which the template binds. */
+/** CommonJS source assigning the validate function to module.exports; the template runs it with its own require and module. */
 export function compileSchemaValidator(schema: Record<string, unknown>): string {
   const ajv = new Ajv({
     allErrors: true,
@@ -17,7 +17,7 @@ export function compileSchemaValidator(schema: Record<string, unknown>): string 
     inlineRefs: false,
     unicodeRegExp: false,
     formats: kubernetesFormats,
-    code: { source: true, esm: true, lines: false, optimize: 1, formats: _`require(${formatsModuleId})`, regExp: patternEngine },
+    code: { source: true, esm: false, lines: false, optimize: 1, formats: _`require(${formatsModuleId})`, regExp: patternEngine },
   });
   return standaloneCode(ajv, ajv.compile(schema));
 }
