@@ -6,6 +6,11 @@ import { InitError, initProject } from "./init/scaffold-project.js";
 import { InputError, formatLocation } from "./load/input-error.js";
 import { generatorVersion } from "./emit/plan-files.js";
 import { WriteError } from "./write/apply-plan.js";
+import { ExploreInputError } from "./explore/discover.js";
+import { explore } from "./explore/explore.js";
+import { jsonReport } from "./explore/report-json.js";
+import { dotReport, mermaidReport } from "./explore/report-graph.js";
+import { textReport } from "./explore/report-text.js";
 
 const program = new Command("crdgen")
   .description("Turn Kubernetes CustomResourceDefinitions into a TypeScript operator: types, typed clients, listers, informers, controller wiring and reconcile hooks.")
@@ -78,9 +83,25 @@ program
 /** A wrong combination of options: said in one line, like commander's own errors. */
 class UsageError extends Error {}
 
+program
+  .command("explore")
+  .description("Map an operator's event flow in Go and TypeScript sources: informer → handler → workqueue → worker loop → processing function.")
+  .argument("<dirs...>", "folders to read (several folders are linked together, e.g. an operator and the library it imports)")
+  .option("--json", "print the flows as JSON")
+  .addOption(new Option("--format <format>", "output format").choices(["text", "json", "mermaid", "dot"]).default("text"))
+  .option("--include-vendor", "also read vendor/ and node_modules/")
+  .option("--include-tests", "also read tests (*_test.go, *.test.ts, *.spec.ts, test/, tests/, testdata/, e2e/)")
+  .action(async (dirs: string[], opts: { json?: boolean; format: "text" | "json" | "mermaid" | "dot"; includeVendor?: boolean; includeTests?: boolean }) => {
+    const result = await explore(dirs, { includeVendor: opts.includeVendor ?? false, includeTests: opts.includeTests ?? false });
+    const format = opts.json ? "json" : opts.format;
+    const render = { text: textReport, json: jsonReport, mermaid: mermaidReport, dot: dotReport }[format];
+    process.stdout.write(render(result));
+    if (format !== "text" && result.controllers.length === 0) process.stderr.write("crdgen explore: no controller found\n");
+  });
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  process.stderr.write(`crdgen: ${error instanceof InputError || error instanceof WriteError || error instanceof UsageError || error instanceof InitError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(`crdgen: ${error instanceof InputError || error instanceof WriteError || error instanceof UsageError || error instanceof InitError || error instanceof ExploreInputError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = 1;
 }

@@ -1,0 +1,325 @@
+// Explore benchmark: `crdgen explore` on a generated 5,000-file Go tree (the issue's goal: under a minute on this machine).
+//
+//   npm run bench:explore                   (builds first; BENCH_GO_FILES=1000 for a quick run, BENCH_RUNS=3)
+//
+// The tree is one Go module written to a temporary folder: BENCH_GO_FILES / 20 packages, each a client-go style
+// controller (an informer per kind, handlers through a helper, a rate-limited queue, a worker loop) spread over 3 files,
+// plus 17 files of ordinary code (types, helpers, loops, calls between them) so most of the tree is not controller code,
+// as in a real operator. Each run is a fresh `node bin/crdgen.js explore <tree> --json` process; the run must find every
+// controller. Results: a table on stdout and bench/results/explore-<date>.{json,md}.
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "..");
+const FILES = Number(process.env["BENCH_GO_FILES"] ?? 5000);
+const RUNS = Number(process.env["BENCH_RUNS"] ?? 3);
+const PER_PACKAGE = 20;
+const packages = Math.ceil(FILES / PER_PACKAGE);
+
+const kindOf = (i) => `Widget${String(i).padStart(4, "0")}`;
+
+function controllerGo(pkg, kind) {
+  return `package ${pkg}
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+)
+
+// Controller reconciles ${kind} objects and the Deployments they own.
+type Controller struct {
+	queue   workqueue.TypedRateLimitingInterface[string]
+	indexer cache.Indexer
+	stats   *Stats
+}
+
+// NewController wires both informers to the queue.
+func NewController(factory informers.SharedInformerFactory, own ${kind}Informer) *Controller {
+	c := &Controller{stats: &Stats{}}
+	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+		workqueue.TypedRateLimitingQueueConfig[string]{Name: "${kind.toLowerCase()}s"})
+	own.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    c.enqueue,
+		UpdateFunc: func(_, obj interface{}) { c.enqueue(obj) },
+		DeleteFunc: c.enqueue,
+	})
+	factory.Apps().V1().Deployments().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(_, obj interface{}) { c.enqueueOwner(obj) },
+	})
+	c.indexer = own.Informer().GetIndexer()
+	return c
+}
+
+// Run starts the workers.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	for i := 0; i < workers; i++ {
+		go wait.UntilWithContext(ctx, c.runWorker, time.Second)
+	}
+	<-ctx.Done()
+}
+`;
+}
+
+function handlersGo(pkg) {
+  return `package ${pkg}
+
+import "k8s.io/client-go/tools/cache"
+
+func (c *Controller) enqueue(obj interface{}) {
+	key, err := cache.MetaNamespaceKeyFunc(obj)
+	if err != nil {
+		return
+	}
+	c.stats.Enqueued++
+	c.queue.Add(key)
+}
+
+func (c *Controller) enqueueOwner(obj interface{}) {
+	if owner, ok := ownerKey(obj); ok {
+		c.queue.AddAfter(owner, delayFor(owner))
+	}
+}
+`;
+}
+
+function workerGo(pkg) {
+  return `package ${pkg}
+
+import "context"
+
+func (c *Controller) runWorker(ctx context.Context) {
+	for c.processNext(ctx) {
+	}
+}
+
+func (c *Controller) processNext(ctx context.Context) bool {
+	key, quit := c.queue.Get()
+	if quit {
+		return false
+	}
+	defer c.queue.Done(key)
+	if err := c.sync(ctx, key); err != nil {
+		c.queue.AddRateLimited(key)
+		return true
+	}
+	c.queue.Forget(key)
+	return true
+}
+
+func (c *Controller) sync(ctx context.Context, key string) error {
+	obj, exists, err := c.indexer.GetByKey(key)
+	if err != nil || !exists {
+		return err
+	}
+	return apply(ctx, obj)
+}
+`;
+}
+
+function fillerGo(pkg, kind, n) {
+  const t = `${kind}Part${n}`;
+  return `package ${pkg}
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// ${t} is ordinary operator code: a type, a few methods, loops and calls.
+type ${t} struct {
+	Name     string
+	Labels   map[string]string
+	Replicas int32
+	Items    []string
+	Updated  time.Time
+}
+
+// New${t} builds a ${t} from labels.
+func New${t}(name string, labels map[string]string) *${t} {
+	p := &${t}{Name: name, Labels: map[string]string{}}
+	for k, v := range labels {
+		p.Labels[k] = strings.TrimSpace(v)
+	}
+	return p
+}
+
+func (p *${t}) Keys() []string {
+	keys := make([]string, 0, len(p.Labels))
+	for k := range p.Labels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func (p *${t}) Describe() string {
+	var b strings.Builder
+	for i, k := range p.Keys() {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, "%s=%s", k, p.Labels[k])
+	}
+	return b.String()
+}
+
+func (p *${t}) Scale(ctx context.Context, replicas int32) error {
+	if replicas < 0 {
+		return fmt.Errorf("%s: negative replicas %d", p.Name, replicas)
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	default:
+	}
+	p.Replicas = replicas
+	p.Updated = time.Now()
+	return nil
+}
+
+func merge${t}(a, b *${t}) *${t} {
+	out := New${t}(a.Name, a.Labels)
+	for k, v := range b.Labels {
+		if _, ok := out.Labels[k]; !ok {
+			out.Labels[k] = v
+		}
+	}
+	out.Items = append(append(out.Items, a.Items...), b.Items...)
+	if err := out.Scale(context.Background(), a.Replicas+b.Replicas); err != nil {
+		return a
+	}
+	return out
+}
+`;
+}
+
+function supportGo(pkg, kind) {
+  return `package ${pkg}
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/client-go/tools/cache"
+)
+
+// ${kind}Informer is the generated informer accessor for ${kind}.
+type ${kind}Informer interface {
+	Informer() cache.SharedIndexInformer
+}
+
+// Stats counts what the controller did.
+type Stats struct {
+	Enqueued int
+}
+
+func ownerKey(obj interface{}) (string, bool) {
+	key, err := cache.MetaNamespaceKeyFunc(obj)
+	return key, err == nil
+}
+
+func delayFor(key string) time.Duration {
+	return time.Duration(len(key)) * time.Millisecond
+}
+
+func apply(ctx context.Context, obj interface{}) error {
+	_ = ctx
+	_ = obj
+	return nil
+}
+`;
+}
+
+function writeTree(dir) {
+  writeFileSync(path.join(dir, "go.mod"), "module example.com/bench\n\ngo 1.24\n");
+  let files = 0;
+  for (let i = 0; i < packages && files < FILES; i++) {
+    const pkg = `c${String(i).padStart(4, "0")}`;
+    const kind = kindOf(i);
+    const pdir = path.join(dir, "pkg", pkg);
+    mkdirSync(pdir, { recursive: true });
+    const sources = [
+      ["controller.go", controllerGo(pkg, kind)],
+      ["handlers.go", handlersGo(pkg)],
+      ["worker.go", workerGo(pkg)],
+      ["support.go", supportGo(pkg, kind)],
+    ];
+    for (let n = 0; sources.length < PER_PACKAGE; n++) sources.push([`part${n}.go`, fillerGo(pkg, kind, n)]);
+    for (const [name, text] of sources) {
+      if (files >= FILES) break;
+      writeFileSync(path.join(pdir, name), text);
+      files++;
+    }
+  }
+  return files;
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+const dir = mkdtempSync(path.join(os.tmpdir(), "crdgen-bench-explore-"));
+try {
+  const files = writeTree(dir);
+  const lines = spawnSync("sh", ["-c", `cat $(find "${dir}" -name '*.go') | wc -l`], { encoding: "utf8" }).stdout.trim();
+  console.log(`generated ${files} Go files (${lines} lines, ${packages} packages) in a temporary folder`);
+  const runs = [];
+  // The CLI itself, in a child that also reports its own CPU time on exit: on a shared 2-CPU machine the wall time
+  // swings with the neighbours' load, the CPU time much less.
+  const bin = path.join(root, "bin", "crdgen.js");
+  const child = `process.on("exit", () => { const u = process.cpuUsage(); process.stderr.write("\\nCPU_MS " + (u.user + u.system) / 1000 + "\\n"); });
+process.argv.splice(1, 0, ${JSON.stringify(bin)});
+await import(${JSON.stringify(pathToFileURL(bin).href)});`;
+  for (let r = 0; r < RUNS; r++) {
+    const load = os.loadavg()[0];
+    const started = process.hrtime.bigint();
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", child, "explore", dir, "--json"], { encoding: "utf8", maxBuffer: 1 << 30 });
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    if (run.status !== 0) throw new Error(`crdgen explore failed (${run.status}): ${run.stderr}`);
+    const cpuMs = Number(/CPU_MS ([\d.]+)/.exec(run.stderr)?.[1]);
+    const result = JSON.parse(run.stdout);
+    const controllers = result.controllers.length;
+    const sources = result.controllers.reduce((n, c) => n + c.sources.length, 0);
+    const complete = result.controllers.filter((c) => c.sources.length === 2 && c.workers.length === 1 && c.workers[0].process).length;
+    if (result.files.go !== files || controllers !== packages || complete !== packages || result.unlinked.length) {
+      throw new Error(`explore found ${controllers} controllers (${complete} complete) in ${result.files.go} files; expected ${packages} in ${files}; unlinked: ${result.unlinked.slice(0, 5).join("; ")}`);
+    }
+    runs.push({ ms, cpuMs, load, controllers, sources });
+    console.log(`run ${r + 1}: ${(ms / 1000).toFixed(2)} s wall, ${(cpuMs / 1000).toFixed(2)} s CPU (load average ${load.toFixed(2)} before), ${controllers} controllers, ${sources} watched kinds, every flow complete`);
+  }
+  const date = new Date().toISOString().slice(0, 10);
+  const ms = median(runs.map((r) => r.ms));
+  const cpu = median(runs.map((r) => r.cpuMs));
+  const env = { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model.trim() ?? "?" };
+  const summary = { date, goFiles: files, goLines: Number(lines), packages, runs: runs.map((r) => ({ wallMs: Math.round(r.ms), cpuMs: Math.round(r.cpuMs), loadAverage: Number(r.load.toFixed(2)) })), medianMs: Math.round(ms), medianCpuMs: Math.round(cpu), goalMs: 60_000, env };
+  const md = `# crdgen explore benchmark — ${date}
+
+A generated Go module of ${files.toLocaleString("en")} files (${Number(lines).toLocaleString("en")} lines) in ${packages} packages: each package one client-go style
+controller (two informers, handlers through a helper, a rate-limited queue, a worker loop) in 3 files plus ${PER_PACKAGE - 3} files of
+ordinary code. \`node bin/crdgen.js explore <tree> --json\` in a fresh process, ${RUNS} runs; node ${env.node}, ${env.cpus} CPUs (${env.cpuModel}).
+Every run found all ${packages} controllers with both watched kinds, the worker loop and the processing function.
+The machine is shared (2 CPUs, other work running): the wall time moves with the load average, the CPU time (user + system of
+the explore process) much less.
+
+| Go files | wall per run (s) | CPU per run (s) | load average before | median wall | median CPU | goal |
+|---:|---|---|---|---:|---:|---:|
+| ${files.toLocaleString("en")} | ${runs.map((r) => (r.ms / 1000).toFixed(2)).join(", ")} | ${runs.map((r) => (r.cpuMs / 1000).toFixed(2)).join(", ")} | ${runs.map((r) => r.load.toFixed(2)).join(", ")} | **${(ms / 1000).toFixed(2)} s** | **${(cpu / 1000).toFixed(2)} s** | < 60 s |
+`;
+  await mkdir(path.join(here, "results"), { recursive: true });
+  await writeFile(path.join(here, "results", `explore-${date}.json`), `${JSON.stringify(summary, null, 2)}\n`);
+  await writeFile(path.join(here, "results", `explore-${date}.md`), md);
+  console.log(`\n${md}`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

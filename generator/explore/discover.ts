@@ -1,0 +1,128 @@
+// Finds the Go and TypeScript sources under the explored folders, and the go.mod and package.json files that say how
+// imports map to folders. Vendored code, node_modules and tests are left out unless asked for.
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import type { GoModule } from "./go-read.js";
+import type { TsPackage } from "./ts-read.js";
+
+export interface DiscoverOptions {
+  includeVendor?: boolean;
+  includeTests?: boolean;
+}
+
+export interface SourceFile {
+  /** Relative to the common root, "/"-separated. */
+  file: string;
+  abs: string;
+}
+
+export interface Discovered {
+  /** The folder every reported path is relative to. */
+  root: string;
+  go: SourceFile[];
+  ts: SourceFile[];
+  goModules: GoModule[];
+  tsPackages: TsPackage[];
+}
+
+/** Input that cannot be read: the message names the path. */
+export class ExploreInputError extends Error {}
+
+const TEST_DIRS = new Set(["test", "tests", "testdata", "__tests__", "e2e"]);
+const VENDOR_DIRS = new Set(["vendor", "node_modules"]);
+
+export function discover(dirs: string[], options: DiscoverOptions = {}): Discovered {
+  const absDirs = dirs.map((d) => path.resolve(d));
+  for (const [i, abs] of absDirs.entries()) {
+    let stat;
+    try {
+      stat = statSync(abs);
+    } catch (error) {
+      throw new ExploreInputError(`cannot read ${dirs[i]}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file or folder" : (error as Error).message}`);
+    }
+    if (!stat.isDirectory()) throw new ExploreInputError(`cannot explore ${dirs[i]}: not a folder`);
+  }
+  const root = commonAncestor(absDirs);
+  const found: Discovered = { root, go: [], ts: [], goModules: [], tsPackages: [] };
+  const seen = new Set<string>();
+  const rel = (abs: string) => path.relative(root, abs).split(path.sep).join("/");
+  const walk = (dir: string) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch (error) {
+      throw new ExploreInputError(`cannot read folder ${rel(dir) || "."}: ${(error as Error).message}`);
+    }
+    entries.sort((a, b) => a.name.localeCompare(b.name));
+    for (const e of entries) {
+      const abs = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        if (e.name.startsWith(".") || e.name === "dist") continue;
+        if (VENDOR_DIRS.has(e.name) && !options.includeVendor) continue;
+        if (TEST_DIRS.has(e.name) && !options.includeTests) continue;
+        walk(abs);
+      } else if (e.isFile()) {
+        if (seen.has(abs)) continue;
+        seen.add(abs);
+        const file = rel(abs);
+        if (e.name === "go.mod") found.goModules.push({ modulePath: modulePathOf(abs, file), dir: path.posix.dirname(file) === "." ? "" : path.posix.dirname(file) });
+        else if (e.name === "package.json") {
+          const pkg = packageOf(abs, file);
+          if (pkg) found.tsPackages.push(pkg);
+        } else if (e.name.endsWith(".go")) {
+          if (e.name.endsWith("_test.go") && !options.includeTests) continue;
+          found.go.push({ file, abs });
+        } else if (/\.(ts|tsx|mts|cts)$/.test(e.name) && !/\.d\.(m|c)?ts$/.test(e.name)) {
+          if (/\.(test|spec)\.(ts|tsx|mts|cts)$/.test(e.name) && !options.includeTests) continue;
+          found.ts.push({ file, abs });
+        }
+      }
+    }
+  };
+  for (const d of absDirs) walk(d);
+  return found;
+}
+
+export function commonAncestor(dirs: string[]): string {
+  let root = dirs[0]!;
+  for (const d of dirs.slice(1)) while (d !== root && !d.startsWith(root.endsWith(path.sep) ? root : root + path.sep)) root = path.dirname(root);
+  return root;
+}
+
+/** The `module` line of a go.mod (its first directive). */
+function modulePathOf(abs: string, file: string): string {
+  const text = readText(abs, file);
+  for (const line of text.split("\n")) {
+    const m = /^\s*module\s+("?)([^"\s]+)\1/.exec(line);
+    if (m) return m[2]!;
+  }
+  throw new ExploreInputError(`cannot read ${file}: no module directive`);
+}
+
+function packageOf(abs: string, file: string): TsPackage | undefined {
+  let json: { name?: unknown; exports?: unknown; main?: unknown };
+  try {
+    json = JSON.parse(readText(abs, file)) as typeof json;
+  } catch (error) {
+    if (error instanceof ExploreInputError) throw error;
+    throw new ExploreInputError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  if (typeof json.name !== "string") return undefined;
+  const entries = new Map<string, string>();
+  if (typeof json.main === "string") entries.set(".", json.main);
+  if (json.exports && typeof json.exports === "object") {
+    for (const [sub, target] of Object.entries(json.exports as Record<string, unknown>)) {
+      const t = typeof target === "string" ? target : (target as Record<string, unknown>)?.["default"] ?? (target as Record<string, unknown>)?.["import"];
+      if (typeof t === "string") entries.set(sub, t);
+    }
+  }
+  return { name: json.name, dir: path.posix.dirname(file) === "." ? "" : path.posix.dirname(file), entries };
+}
+
+export function readText(abs: string, file: string): string {
+  try {
+    return readFileSync(abs, "utf8");
+  } catch (error) {
+    throw new ExploreInputError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}

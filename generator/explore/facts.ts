@@ -1,0 +1,145 @@
+// The language-neutral facts the Go and TypeScript readers produce: functions, calls, types, and points-to constraints.
+// The linker only sees these, so following a queue or a handler across files, packages and languages is one algorithm.
+
+/** A place in the explored sources: a path relative to the explored root ("/"-separated) and a 1-based line. */
+export interface Loc {
+  file: string;
+  line: number;
+}
+
+export type Lang = "go" | "ts";
+
+/**
+ * Abstract values, encoded as strings so sets of them are cheap:
+ * `f|<fnId>` a function, `o|<typeKey>` an instance of a named type, `l|<litId>` an object or composite literal,
+ * `c|<typeKey>` a class (TypeScript, for `new`), `m|<moduleKey>` a package or namespace import,
+ * `q|<callId>` a queue created at a call, `i|<callId>` an informer (or watch) created at a call.
+ */
+export type Value = string;
+
+/**
+ * Slots hold values. Naming: `<moduleKey>.<name>` a package-level name, `<typeKey>.<field>` a field or method of a
+ * type, `<litId>.<prop>` a literal's property, `<fnId>#p<i>` a parameter, `<fnId>#ret` a result, `<fnId>#this` the
+ * receiver, `<fnId>$<name>` a local variable, `<fnId>~<n>` a temporary.
+ */
+export type Slot = string;
+
+export type Constraint =
+  | { c: "alloc"; dst: Slot; v: Value }
+  | { c: "copy"; dst: Slot; src: Slot }
+  /** dst ⊇ v.field for every v in base */
+  | { c: "load"; dst: Slot; base: Slot; field: string }
+  /** v.field ⊇ src for every v in base */
+  | { c: "store"; base: Slot; field: string; src: Slot }
+  /** for every function in callee: its parameters ⊇ args, ret ⊇ its result */
+  | { c: "call"; callee: Slot; args: Slot[]; ret: Slot }
+  /** for every class in cls: ret ⊇ an instance, and its constructor is called with args */
+  | { c: "new"; cls: Slot; args: Slot[]; ret: Slot };
+
+export interface FnFact {
+  id: string;
+  /** How the report names it: `(*Controller).processNextWorkItem`, `Controller.worker`, `func literal`, ... */
+  name: string;
+  loc: Loc;
+  lang: Lang;
+  /** The type whose method this is (typeKey), if any. */
+  owner?: string;
+  /** The function this one is written inside (closures). */
+  parent?: string;
+  /** The key of the keyed element / property this function literal is the value of (e.g. "WatchFunc", "reconcile"). */
+  role?: string;
+  /** Number of parameters (slots `<id>#p0..`). */
+  params: number;
+  /** Parameter names, for following a key into a function it is passed to. */
+  paramNames: string[];
+  /** Line ranges of loops written directly in this function. */
+  loops: [number, number][];
+  /** Assignments by local name, to follow a queue item through type assertions and renames. */
+  assigns: { lhs: string[]; rhsIdents: string[]; rhsCall?: string; line: number }[];
+}
+
+export interface CallFact {
+  id: string;
+  fn: string;
+  loc: Loc;
+  /** The called name: the last identifier of the callee (`Add` in `c.workqueue.Add`). */
+  method: string;
+  /** The callee as written, shortened to one line. */
+  text: string;
+  /** The receiver's slot for member calls (`c.workqueue` in `c.workqueue.Add(key)`). */
+  recv?: Slot;
+  /** The callee written as a member of a package or module (`workqueue.New`, `cache.NewSharedIndexInformer`): its import path. */
+  qualifier?: string;
+  callee: Slot;
+  args: Slot[];
+  ret: Slot;
+  /** Identifiers used anywhere in the arguments. */
+  argIdents: string[];
+  /** The arguments as written, one line each. */
+  argTexts: string[];
+  /** `Key: value` / `key: value` pairs written in the arguments (value as written), and string literals passed. */
+  keyed: Record<string, string>;
+  strings: string[];
+  /** The call sits inside a loop of its function. */
+  inLoop: boolean;
+  /** The callee is a local variable, a parameter or a field: the function is chosen at run time. */
+  dynamic: boolean;
+  /** The receiver is a parameter of an enclosing function (or a field path under one): `queue` in `queue.add(key)`. */
+  recvParam?: { fn: string; index: number; path: string[] };
+  /** The call's result is returned, awaited as a statement or dropped: the caller hands over to it. */
+  tail: boolean;
+  /** The reader recognised an informer or a watch created here. */
+  informer?: { kind: string; via: string };
+  /** The reader recognised a handler object passed here directly (client-go's NewInformer(lw, obj, resync, handlers)). */
+  handlerArg?: number;
+}
+
+export interface TypeFact {
+  key: string;
+  name: string;
+  loc: Loc;
+  methods: string[];
+  /** The type holds a channel (Go) — one of the signs of a home-made queue. */
+  hasChannel: boolean;
+}
+
+/** controller-runtime's builder (`NewControllerManagedBy(mgr).For(..).Owns(..).Complete(r)`): the queue and workers live in the library. */
+export interface BuilderFact {
+  id: string;
+  loc: Loc;
+  fn: string;
+  name?: string;
+  sources: { via: "For" | "Owns" | "Watches"; kind: string; loc: Loc; handler?: Slot; handlerName?: string }[];
+  reconciler?: Slot;
+}
+
+export interface Facts {
+  fns: FnFact[];
+  calls: CallFact[];
+  types: TypeFact[];
+  builders: BuilderFact[];
+  constraints: Constraint[];
+  /** Files the parser could only partly read. */
+  warnings: string[];
+}
+
+export function emptyFacts(): Facts {
+  return { fns: [], calls: [], types: [], builders: [], constraints: [], warnings: [] };
+}
+
+export function mergeFacts(into: Facts, from: Facts): void {
+  for (const f of from.fns) into.fns.push(f);
+  for (const c of from.calls) into.calls.push(c);
+  for (const t of from.types) into.types.push(t);
+  for (const b of from.builders) into.builders.push(b);
+  for (const c of from.constraints) into.constraints.push(c);
+  for (const w of from.warnings) into.warnings.push(w);
+}
+
+/** Turns a plural resource or informer accessor name into a kind: `Deployments` → `Deployment`, `Ingresses` → `Ingress`. */
+export function singularKind(plural: string): string {
+  if (/(ss|x|ch|sh)es$/.test(plural)) return plural.slice(0, -2);
+  if (/ies$/.test(plural)) return `${plural.slice(0, -3)}y`;
+  if (/s$/.test(plural) && !/ss$/.test(plural)) return plural.slice(0, -1);
+  return plural;
+}

@@ -1,0 +1,101 @@
+// What `crdgen explore` reports, for either language: per controller (one workqueue), the kinds it watches, the handlers
+// that put keys on the queue, the calls that do it, and the workers that take keys off and process them.
+import type { Loc } from "./facts.js";
+
+/** A function in the explored sources, or (no loc) one in a library such as controller-runtime. */
+export interface Place {
+  name: string;
+  loc?: Loc;
+}
+
+export interface Producer {
+  /** Add, AddAfter, AddRateLimited, add, ... */
+  method: string;
+  /** The call as written (`c.workqueue.Add`). */
+  text: string;
+  loc: Loc;
+  /** Helper functions between the handler and this call, outermost first. */
+  via: Place[];
+}
+
+export interface Handler {
+  /** add, update, delete (client-go's AddFunc/UpdateFunc/DeleteFunc), watch (a raw Watch loop), map (controller-runtime Watches). */
+  events: string[];
+  fn: Place;
+  /** Calls that put keys on this controller's queue, reached from the handler. Empty for controller-runtime's own handlers. */
+  producers: Producer[];
+}
+
+export interface Source {
+  /** The watched resource kind. */
+  kind: string;
+  /** How it is watched: `fooInformer.Informer()`, `cache.NewSharedIndexInformer`, `Watch`, `For`, `Owns`, ... */
+  via: string;
+  loc?: Loc;
+  /** Where the handlers were registered (AddEventHandler), when that is not the informer's own line. */
+  registeredAt?: Loc;
+  handlers: Handler[];
+}
+
+export interface Queue {
+  /** The queue's name as given to its constructor, if any. */
+  name?: string;
+  /** How the code refers to it (`c.workqueue`). */
+  ref?: string;
+  /** Constructor or type (`workqueue.NewTypedRateLimitingQueueWithConfig`, `Queue (own type, channel)`). */
+  type: string;
+  rateLimiter: string;
+  loc?: Loc;
+}
+
+export interface Worker {
+  /** The function with the loop that keeps taking keys. */
+  loop: Place;
+  /** The function that calls Get (the loop itself, or the function the loop calls). */
+  getter?: Place;
+  get?: Loc;
+  /** The Get call as written (`c.workqueue.Get`). */
+  getText?: string;
+  /** The function the key is handed to. */
+  process?: Place;
+  /** Where the processing function hands the object on to code chosen at run time (crdgen's hooks), outermost first. */
+  then: Place[][];
+  done: Loc[];
+  forget: Loc[];
+  requeues: { method: string; loc: Loc }[];
+}
+
+export interface Controller {
+  name: string;
+  loc?: Loc;
+  queue: Queue;
+  sources: Source[];
+  workers: Worker[];
+}
+
+export interface ExploreResult {
+  /** The explored folders as given. */
+  roots: string[];
+  files: { go: number; ts: number };
+  controllers: Controller[];
+  /** What was found but could not be linked into a flow, one sentence each. */
+  unlinked: string[];
+  /** Files the parsers could only partly read (syntax errors), with the first error's line. */
+  warnings: string[];
+}
+
+/** One flow per (watched kind, handler, worker): what precision and recall are counted on. */
+export function flowKeys(result: ExploreResult): string[] {
+  const keys: string[] = [];
+  const at = (l?: Loc) => (l ? `${l.file}:${l.line}` : "library");
+  for (const c of result.controllers) {
+    for (const s of c.sources) {
+      for (const h of s.handlers) {
+        for (const w of c.workers) {
+          keys.push(`${s.kind} | handler ${at(h.fn.loc)} | queue ${at(c.queue.loc)} | loop ${at(w.loop.loc)} | process ${at(w.process?.loc)}`);
+        }
+      }
+    }
+  }
+  return [...new Set(keys)].sort();
+}

@@ -1,0 +1,59 @@
+// The default report: one block per controller, in the order an event travels (watch → handler → queue → worker).
+import type { Loc } from "./facts.js";
+import type { Controller, ExploreResult, Place } from "./model.js";
+
+const at = (l?: Loc) => (l ? `${l.file}:${l.line}` : "(library)");
+const place = (p: Place) => `${p.name}  ${at(p.loc)}`;
+
+export function textReport(result: ExploreResult): string {
+  const lines: string[] = [];
+  const { go, ts } = result.files;
+  const handlers = result.controllers.reduce((n, c) => n + c.sources.reduce((m, s) => m + s.handlers.length, 0), 0);
+  const workers = result.controllers.reduce((n, c) => n + c.workers.length, 0);
+  const kinds = new Set(result.controllers.flatMap((c) => c.sources.map((s) => s.kind)));
+  lines.push(`crdgen explore ${result.roots.join(" ")}: ${go} Go file(s), ${ts} TypeScript file(s)`);
+  if (result.controllers.length === 0) {
+    lines.push("No controller found: no workqueue, informer event handler or controller-runtime builder in these sources.");
+  } else {
+    lines.push(`${result.controllers.length} controller(s), ${kinds.size} watched kind(s), ${handlers} handler(s), ${workers} worker(s)`);
+  }
+  for (const c of result.controllers) lines.push("", ...controllerBlock(c));
+  if (result.unlinked.length) {
+    lines.push("", "Not linked:");
+    for (const u of result.unlinked) lines.push(`  - ${u}`);
+  }
+  if (result.warnings.length) {
+    lines.push("", "Warnings:");
+    for (const w of result.warnings) lines.push(`  - ${w}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function controllerBlock(c: Controller): string[] {
+  const q = c.queue;
+  const lines = [`controller ${c.name}`];
+  const name = [q.ref, q.name ? `"${q.name}"` : undefined].filter(Boolean).join(" ");
+  lines.push(`  queue      ${name ? `${name}  ` : ""}${at(q.loc)}`);
+  lines.push(`    type       ${q.type}`);
+  lines.push(`    limiter    ${q.rateLimiter}`);
+  for (const s of c.sources) {
+    lines.push(`  watches    ${s.kind} via ${s.via}  ${at(s.loc)}${s.registeredAt ? ` (handlers added at ${at(s.registeredAt)})` : ""}`);
+    for (const h of s.handlers) {
+      lines.push(`    ${h.events.join(",").padEnd(16)} ${place(h.fn)}`);
+      for (const p of h.producers) {
+        const via = p.via.length ? `  via ${p.via.map((v) => `${v.name} ${at(v.loc)}`).join(" → ")}` : "";
+        lines.push(`      ${p.text}  ${at(p.loc)}${via}`);
+      }
+    }
+  }
+  for (const w of c.workers) {
+    lines.push(`  worker     ${place(w.loop)}`);
+    if (w.get) lines.push(`    get        ${w.getText ?? "Get"}${w.getter ? ` in ${w.getter.name}` : ""}  ${at(w.get)}`);
+    lines.push(`    process    ${w.process ? place(w.process) : "(not found)"}`);
+    for (const chain of w.then) lines.push(`      then     ${chain.map(place).join(" → ")}`);
+    if (w.done.length) lines.push(`    done       ${w.done.map(at).join(", ")}`);
+    if (w.forget.length) lines.push(`    forget     ${w.forget.map(at).join(", ")}`);
+    for (const r of w.requeues) lines.push(`    requeue    ${r.method}  ${at(r.loc)}`);
+  }
+  return lines;
+}
