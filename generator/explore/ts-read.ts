@@ -439,6 +439,8 @@ class TsFileReader {
       return this.expr(node.getExpression(), role);
     }
     if (Node.isPropertyAccessExpression(node)) {
+      const direct = this.namespaceMember(node);
+      if (direct !== undefined) return direct || undefined;
       const base = this.expr(node.getExpression());
       if (!base) return undefined;
       const t = this.temp();
@@ -522,6 +524,18 @@ class TsFileReader {
     }
   }
 
+  /**
+   * `rt.newRateLimitingQueue` with `import * as rt from "<explored module>"`: the exported name's own slot, found through
+   * the module's re-exports. Undefined when the base is not such a namespace; "" when the name is not exported there.
+   */
+  private namespaceMember(node: import("ts-morph").PropertyAccessExpression): Slot | "" | undefined {
+    const base = node.getExpression();
+    if (!Node.isIdentifier(base) || this.lookup(base.getText())) return undefined;
+    const slot = this.imported.get(base.getText())?.slot;
+    if (!slot?.startsWith("@ns:")) return undefined;
+    return resolveExport(this.exports, slot.slice(4), node.getName()) ?? "";
+  }
+
   /** `queue` or `config.queue` where `queue`/`config` is a parameter of this or an enclosing function. */
   private paramRoot(expr: Node): CallFact["recvParam"] {
     const path: string[] = [];
@@ -577,7 +591,11 @@ class TsFileReader {
     let dynamic = false;
     let qualifier: string | undefined;
     let recvParam: CallFact["recvParam"];
-    if (Node.isPropertyAccessExpression(calleeNode)) {
+    const nsMember = Node.isPropertyAccessExpression(calleeNode) ? this.namespaceMember(calleeNode) : undefined;
+    if (nsMember !== undefined && Node.isPropertyAccessExpression(calleeNode)) {
+      method = calleeNode.getName();
+      callee = nsMember || undefined;
+    } else if (Node.isPropertyAccessExpression(calleeNode)) {
       method = calleeNode.getName();
       recv = this.expr(calleeNode.getExpression());
       dynamic = true;
