@@ -639,13 +639,17 @@ class GoFileReader {
         const type = s.paramTypes.get(node.text);
         if (type) {
           const name = type.descendantsOfType("type_identifier").at(-1)?.text ?? type.text;
-          return name.endsWith("Informer") ? name.slice(0, -"Informer".length) : undefined;
+          // FooInformer names its kind; a generic cache.SharedIndexInformer does not, so the variable's name is used.
+          const generic = /^(Shared(Index)?)?Informer$/.test(name);
+          return name.endsWith("Informer") && !generic ? name.slice(0, -"Informer".length) : kindFromName(node.text);
         }
         const init = s.inits.get(node.text);
         if (init) return this.kindOfInformerExpr(init, depth + 1);
       }
+      return kindFromName(node.text);
     }
-    if (node.type === "selector_expression") return undefined;
+    // A field such as c.podInformer: its name is the best clue there is without type information.
+    if (node.type === "selector_expression") return kindFromName(node.childForFieldName("field")!.text);
     return undefined;
   }
 
@@ -691,6 +695,12 @@ class GoFileReader {
     }
     this.facts.builders.push(builder);
   }
+}
+
+/** `podInformer` → Pod, `fooInformer` → Foo; undefined for names that do not end in Informer. */
+function kindFromName(name: string): string | undefined {
+  const m = /^(\w+?)Informer$/i.exec(name);
+  return m ? m[1]!.charAt(0).toUpperCase() + m[1]!.slice(1) : undefined;
 }
 
 function isTail(call: Node): boolean {

@@ -19,6 +19,7 @@ const HANDLER_FIELDS: [string, string][] = [
 ];
 
 const EVENT_ORDER = ["add", "update", "delete", "watch", "map"];
+const CLIENT_NODE_EVENTS: Record<string, string> = { add: "add", update: "update", change: "update", delete: "delete" };
 
 export interface LinkResult {
   controllers: Controller[];
@@ -72,7 +73,11 @@ class Linker {
     let more = false;
     for (const call of this.queueTypes.size ? this.facts.calls : []) {
       if (this.isInternal(call.fn) || this.queueCalls.has(call.id)) continue;
-      const makesOwnQueue = this.fnsAt(call.callee).some((fn) => [...this.pts.valuesOf(`${fn}#ret`)].some((v) => v.startsWith("o|") && this.queueTypes.has(v.slice(2))));
+      // A function returning a fresh value of an own queue type; one that returns a queue already made (q|) only hands it on.
+      const makesOwnQueue = this.fnsAt(call.callee).some((fn) => {
+        const ret = [...this.pts.valuesOf(`${fn}#ret`)];
+        return ret.some((v) => v.startsWith("o|") && this.queueTypes.has(v.slice(2))) && !ret.some((v) => v.startsWith("q|"));
+      });
       if (makesOwnQueue) {
         this.queueCalls.set(call.id, call);
         constraints.push({ c: "alloc", dst: call.ret, v: `q|${call.id}` });
@@ -234,6 +239,12 @@ class Linker {
         for (const [q, found] of byQueue) push(handlersByQueue, q, { events: h.events, fn: this.place(h.fn), producers: found.sort((a, b) => locOrder(a.loc, b.loc)) });
       }
       for (const [q, handlers] of handlersByQueue) {
+        // One informer with handlers added by several calls (client-node's on("add"), on("update"), ...) is one source.
+        const same = (sourcesByQueue.get(q) ?? []).find((s) => s.kind === reg.kind && s.via === reg.via && at(s.loc) === at(reg.loc));
+        if (same) {
+          for (const h of handlers) if (!same.handlers.some((x) => at(x.fn.loc) === at(h.fn.loc))) same.handlers.push(h);
+          continue;
+        }
         push(sourcesByQueue, q, { kind: reg.kind, via: reg.via, ...(reg.loc ? { loc: reg.loc } : {}), ...(reg.registeredAt ? { registeredAt: reg.registeredAt } : {}), handlers });
       }
       if (handlersByQueue.size === 0) {
@@ -310,7 +321,7 @@ class Linker {
       for (const v of this.pts.valuesOf(`${fnId}#ret`)) if (v.startsWith("o|") && this.queueTypes.has(v.slice(2))) return this.queueTypes.get(v.slice(2));
       void f;
     }
-    for (const v of this.pts.valuesOf(ctor.callee)) if (v.startsWith("c|") && this.queueTypes.has(v.slice(2)) && this.types.get(v.slice(2))?.hasChannel) return this.queueTypes.get(v.slice(2));
+    for (const v of this.pts.valuesOf(ctor.callee)) if (v.startsWith("c|") && this.queueTypes.has(v.slice(2))) return this.queueTypes.get(v.slice(2));
     return undefined;
   }
 
@@ -344,6 +355,14 @@ class Linker {
       if (REGISTER_METHODS.has(call.method) && call.recv) {
         handlerSlot = call.args[0];
         informers = informerOf(call.recv);
+      } else if (call.method === "on" && call.recv && CLIENT_NODE_EVENTS[call.strings[0] ?? ""] && informerOf(call.recv).length) {
+        // @kubernetes/client-node: informer.on("add" | "update" | "change" | "delete", fn).
+        const fns = this.fnsAt(call.args[1]);
+        if (fns.length === 0) continue;
+        for (const inf of informerOf(call.recv)) {
+          out.push({ kind: inf.informer!.kind, via: inf.informer!.via, loc: inf.loc, registeredAt: call.loc, handlers: fns.map((fn) => ({ fn, events: [CLIENT_NODE_EVENTS[call.strings[0]!]!] })) });
+        }
+        continue;
       } else if (call.handlerArg !== undefined && call.informer) {
         handlerSlot = call.args[call.handlerArg];
         informers = [call];

@@ -2,7 +2,7 @@
 // the npm packages found in the explored tree (a workspace such as @crdgen/runtime), re-exports included.
 import path from "node:path";
 import { Node, Project, SyntaxKind, type SourceFile } from "ts-morph";
-import { type CallFact, type Facts, type FnFact, type Slot, emptyFacts } from "./facts.js";
+import { type CallFact, type Facts, type FnFact, type Slot, emptyFacts, singularKind } from "./facts.js";
 
 export interface TsSource {
   file: string;
@@ -637,6 +637,12 @@ class TsFileReader {
       ...(qualifier ? { qualifier } : {}),
       ...(recvParam ? { recvParam } : {}),
     };
+    // @kubernetes/client-node's makeInformer(kubeConfig, "/api/v1/namespaces/x/pods", listFn): the path names the kind.
+    if (method === "makeInformer") {
+      const resourcePath = fact.argTexts.map((t) => t.replace(/^[`'"]|[`'"]$/g, "")).find((t) => t.startsWith("/"));
+      const plural = resourcePath?.split("/").filter(Boolean).at(-1);
+      fact.informer = { kind: plural ? capitalize(singularKind(plural)) : "?", via: "makeInformer" };
+    }
     this.facts.calls.push(fact);
     // An informer factory's informerFor(key, () => new Informer(...)) returns what its second argument makes (and only
     // that: following the factory's cache would mix up every informer made through it).
@@ -666,6 +672,8 @@ function keyedIn(args: Node[]): Record<string, string> {
   }
   return keyed;
 }
+
+const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** The call's value is returned, awaited as a statement, or is the statement itself. */
 function isTail(call: Node): boolean {
