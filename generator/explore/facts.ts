@@ -48,6 +48,8 @@ export interface FnFact {
   parent?: string;
   /** The key of the keyed element / property this function literal is the value of (e.g. "WatchFunc", "reconcile"). */
   role?: string;
+  /** Part of client-go, controller-runtime or a sibling library found in the tree: its plumbing is not an operator's flow. */
+  library?: boolean;
   /** Number of parameters (slots `<id>#p0..`). */
   params: number;
   /** Parameter names, for following a key into a function it is passed to. */

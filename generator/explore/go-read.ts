@@ -34,6 +34,27 @@ export interface GoModule {
 
 const pkgKeyOf = (dir: string) => `go:${dir}`;
 
+/**
+ * Modules whose informers, queues and handlers are the plumbing operators use, not an operator's own flow. They are
+ * still read (values flow through them), but nothing in them is reported; their examples/ are operators and are.
+ */
+const LIBRARY_MODULES = new Set(["k8s.io/client-go", "sigs.k8s.io/controller-runtime", "k8s.io/apimachinery", "k8s.io/apiserver", "k8s.io/component-base", "k8s.io/utils"]);
+
+function isLibraryFile(file: string, modules: GoModule[]): boolean {
+  // Vendored copies have no go.mod of their own: vendor/<module path>/... names the module.
+  const vendored = /(?:^|\/)vendor\/(.+)$/.exec(file)?.[1];
+  if (vendored) return [...LIBRARY_MODULES].some((m) => vendored.startsWith(`${m}/`) && !vendored.slice(m.length + 1).startsWith("examples/"));
+  // The innermost module holding the file decides.
+  let best: GoModule | undefined;
+  for (const m of modules) {
+    const inside = m.dir === "" || file.startsWith(`${m.dir}/`);
+    if (inside && (!best || m.dir.length > best.dir.length)) best = m;
+  }
+  if (!best || !LIBRARY_MODULES.has(best.modulePath)) return false;
+  const rel = best.dir === "" ? file : file.slice(best.dir.length + 1);
+  return !rel.startsWith("examples/");
+}
+
 /** Parses every Go file and returns their facts; types are completed with methods from every file of their package. */
 export async function readGo(sources: GoSource[], modules: GoModule[]): Promise<Facts> {
   const parser = await goParser();
@@ -76,6 +97,7 @@ class GoFileReader {
   private readonly imports = new Map<string, { path: string; pkgKey?: string }>();
   private scope: Scope | undefined;
   private lits = 0;
+  private readonly library: boolean;
   /** Identifier collectors: every identifier lowered while one is open is added to it (no second walk of the tree). */
   private readonly collectors: Set<string>[] = [];
 
@@ -97,6 +119,7 @@ class GoFileReader {
     private readonly methods: Map<string, string[]>,
   ) {
     this.pkgKey = pkgKeyOf(path.posix.dirname(file) === "." ? "" : path.posix.dirname(file));
+    this.library = isLibraryFile(file, modules);
   }
 
   read(root: Node): void {
@@ -167,6 +190,7 @@ class GoFileReader {
       ...(owner ? { owner } : {}),
       ...(this.scope ? { parent: this.scope.fn.id } : {}),
       ...(role ? { role } : {}),
+      ...(this.library ? { library: true } : {}),
     };
     this.facts.fns.push(fn);
     return fn;
@@ -609,7 +633,7 @@ class GoFileReader {
     const operand = fnNode.childForFieldName("operand")!;
     if (fact.method === "Informer" && argNodes.length === 0) {
       fact.informer = { kind: this.kindOfInformerExpr(operand, 0) ?? "?", via: `${oneLine(operand.text)}.Informer()` };
-    } else if (fact.method === "Watch" && scope.fn.role !== "WatchFunc" && !isInWatchFunc(scope)) {
+    } else if (fact.method === "Watch" && !isInWatchFunc(scope)) {
       const kind = operand.type === "call_expression" ? this.pluralAccessorKind(operand) : undefined;
       if (kind) fact.informer = { kind, via: "Watch" };
     }
@@ -710,7 +734,8 @@ function isTail(call: Node): boolean {
 }
 
 function isInWatchFunc(scope: Scope): boolean {
-  for (let s: Scope | undefined = scope; s; s = s.parent) if (s.fn.role === "WatchFunc") return true;
+  // WatchFunc, WatchFuncWithContext, ...: the watch side of a ListWatch, which the informer runs.
+  for (let s: Scope | undefined = scope; s; s = s.parent) if (/^Watch\w*Func/.test(s.fn.role ?? "")) return true;
   return false;
 }
 

@@ -103,6 +103,10 @@ class Linker {
   /** Code inside queue implementations: its own adds and gets are not the operator's. */
   private findInternal(): void {
     for (const f of this.fns.values()) {
+      if (f.library) {
+        this.internal.add(f.id);
+        continue;
+      }
       const ownerName = f.owner ? this.types.get(f.owner)?.name ?? f.owner.split(".").at(-1)! : undefined;
       if ((f.owner && (this.queueTypes.has(f.owner) || /queue$/i.test(ownerName ?? ""))) || (!f.owner && /^new\w*queue$/i.test(f.name))) this.internal.add(f.id);
     }
@@ -355,6 +359,10 @@ class Linker {
       if (REGISTER_METHODS.has(call.method) && call.recv) {
         handlerSlot = call.args[0];
         informers = informerOf(call.recv);
+        // fooInformer.Informer() may also lead into a generated informer package's NewSharedIndexInformer: the same
+        // informer, seen from the operator's side, which is the one to report.
+        const accessors = informers.filter((i) => i.informer!.via.endsWith(".Informer()"));
+        if (accessors.length) informers = accessors;
       } else if (call.method === "on" && call.recv && CLIENT_NODE_EVENTS[call.strings[0] ?? ""] && informerOf(call.recv).length) {
         // @kubernetes/client-node: informer.on("add" | "update" | "change" | "delete", fn).
         const fns = this.fnsAt(call.args[1]);
@@ -393,7 +401,10 @@ class Linker {
   private handlerFns(slot: Slot | undefined, depth: number): { fn: string; events: string[] }[] {
     const byFn = new Map<string, string[]>();
     for (const v of this.pts.valuesOf(slot)) {
-      for (const [field, event] of HANDLER_FIELDS) {
+      // AddFunc/UpdateFunc/DeleteFunc set on the value win over OnAdd/... methods of its type (client-go's
+      // ResourceEventHandlerFuncs has both: the methods only call the funcs).
+      const funcs = HANDLER_FIELDS.filter(([field]) => !field.startsWith("On") && this.fnsAt(fieldSlot(v, field)).length > 0);
+      for (const [field, event] of funcs.length ? funcs : HANDLER_FIELDS) {
         const s = fieldSlot(v, field);
         for (const fn of this.fnsAt(s)) {
           const events = byFn.get(fn) ?? [];

@@ -207,6 +207,9 @@ test("explore skips vendor/ and *_test.go by default and reads them when asked",
   const all = await explore([dir], { includeVendor: true, includeTests: true });
   assert.equal(plain.files.go, 5);
   assert.equal(all.files.go, 6, "vendor/k8s.io/client-go/util/workqueue/queue.go is read with includeVendor");
+  // ... but a vendored client-go's own queue, handler and worker loop are library plumbing, not part of the report.
+  assert.deepEqual(all.controllers, plain.controllers);
+  assert.deepEqual(all.unlinked, plain.unlinked);
   const sample = path.join(fixturesDir, "sample-controller");
   const withTests = await explore([sample], { includeTests: true });
   assert.equal((await explore([sample])).files.go, 2);
