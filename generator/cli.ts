@@ -19,8 +19,10 @@ const program = new Command("crdgen")
 
 program
   .command("generate")
-  .description("Generate TypeScript from CRD YAML files (a folder means every *.yaml/*.yml in it; - reads stdin).")
-  .argument("<inputs...>", "CRD files, folders or - for stdin")
+  .description("Generate TypeScript from CRD YAML files (a folder means every *.yaml/*.yml in it; - reads stdin) and/or CRDs read from a cluster.")
+  .argument("[inputs...]", "CRD files, folders or - for stdin")
+  .option("--from-cluster <crd-names...>", "also read these CRDs (<plural>.<group>) from the cluster of the current kubeconfig context (KUBECONFIG or ~/.kube/config)")
+  .option("--context <name>", "with --from-cluster: the kubeconfig context to use instead of the current one")
   .requiredOption("-o, --out <dir>", "folder for generator-owned files (rewritten on every run)")
   .option("--hooks <dir>", "folder for user-owned files: a <kind>.hooks.ts per controller and main.ts, created once and never overwritten")
   .option("--tests <dir>", "with --hooks: folder where an example unit test of each kind's hooks is created once (user-owned, on @crdgen/runtime/testing)")
@@ -29,10 +31,12 @@ program
   .option("--validation", "also emit <kind>.validation.ts per version: apply<Kind>Defaults, normalize<Kind> and validate<Kind> (ajv compiled now, CEL rules at run time), as the API server defaults and validates")
   .option("--check", "write nothing; exit 1 and list the files that would change (for CI)")
   .option("--strict", "exit non-zero when a schema node had to be typed as unknown")
-  .action(async (inputs: string[], opts: { out: string; hooks?: string; tests?: string; templates?: string; versions: "served" | "storage" | "all"; check?: boolean; strict?: boolean; validation?: boolean }) => {
+  .action(async (inputs: string[], opts: { out: string; hooks?: string; tests?: string; templates?: string; versions: "served" | "storage" | "all"; check?: boolean; strict?: boolean; validation?: boolean; fromCluster?: string[]; context?: string }) => {
     if (opts.tests && !opts.hooks) throw new UsageError("--tests needs --hooks: the scaffolded tests import your hooks");
+    if (inputs.length === 0 && !opts.fromCluster?.length) program.commands[0]!.error("error: missing required argument 'inputs': give CRD files or folders, - for stdin, or --from-cluster <crd-names...>");
     const result = await generate({
       inputs,
+      ...(opts.fromCluster?.length ? { fromCluster: { names: opts.fromCluster, ...(opts.context ? { context: opts.context } : {}) } } : {}),
       outDir: opts.out,
       ...(opts.hooks ? { hooksDir: opts.hooks } : {}),
       ...(opts.tests ? { testsDir: opts.tests } : {}),

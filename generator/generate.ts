@@ -1,6 +1,7 @@
 // The generator as a library: inputs -> CRD models -> planned files -> written (or checked) output.
 import path from "node:path";
 import { readInputs } from "./load/read-inputs.js";
+import { readClusterInputs } from "./load/read-cluster.js";
 import { parseCrds, type SkippedDocument } from "./load/parse-crds.js";
 import { buildModels, type CrdModel, type VersionSelection } from "./model/resource-model.js";
 import type { SchemaWarning } from "./model/normalize-schema.js";
@@ -12,6 +13,8 @@ import { lockFileName, lockPath, newLock, readLock, renderLock, sha256 } from ".
 export interface GenerateOptions {
   /** Files, folders (every *.yaml / *.yml in them) or "-" for stdin. */
   inputs: string[];
+  /** CRD names to read from the cluster of the current kubeconfig context (or `context`), besides the inputs. */
+  fromCluster?: { names: string[]; context?: string };
   outDir: string;
   hooksDir?: string;
   /** Where an example test of each kind's hooks is scaffolded once (needs hooksDir). */
@@ -39,7 +42,10 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   if (options.testsDir && !options.hooksDir) throw new Error("--tests needs --hooks: the scaffolded tests import your hooks");
   const outDir = path.normalize(options.outDir);
   const previous = await readLock(outDir);
-  const texts = await readInputs(options.inputs, options.stdin);
+  const texts = [
+    ...(options.inputs.length ? await readInputs(options.inputs, options.stdin) : []),
+    ...(options.fromCluster?.names.length ? await readClusterInputs(options.fromCluster) : []),
+  ];
   const { crds: loaded, skipped } = parseCrds(texts);
   const versions = options.versions ?? "served";
   const { crds, warnings } = buildModels(loaded, versions);
@@ -75,6 +81,7 @@ function lockFor(files: PlannedFile[], crds: CrdModel[], inputs: Array<{ file: s
       tests: options.testsDir ? lockPath(outDir, options.testsDir) : null,
       templates: options.templatesDir ? lockPath(outDir, options.templatesDir) : null,
       format: false,
+      validation: options.validation ?? false,
     },
     inputs: [...new Map(inputs.map((i) => [asGiven(i.file), sha256(i.text)])).entries()].map(([p, hash]) => ({ path: p, sha256: hash })),
     crds: crds.map((c) => {

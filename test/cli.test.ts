@@ -298,12 +298,12 @@ test("--help works on the program and on generate", () => {
   const program = crdgen(["--help"]);
   assertOk(program);
   assert.match(program.stdout, /Usage: crdgen/);
-  assert.match(program.stdout, /generate \[options\] <inputs\.\.\.>/);
+  assert.match(program.stdout, /generate \[options\] \[inputs\.\.\.\]/);
   for (const args of [["generate", "--help"], ["help", "generate"]]) {
     const run = crdgen(args);
     assertOk(run);
     assert.match(run.stdout, /Usage: crdgen generate/);
-    for (const option of ["--out", "--hooks", "--check", "--templates", "--versions"]) assert.ok(run.stdout.includes(option), `${args.join(" ")} documents ${option}`);
+    for (const option of ["--out", "--hooks", "--check", "--templates", "--versions", "--validation", "--from-cluster"]) assert.ok(run.stdout.includes(option), `${args.join(" ")} documents ${option}`);
   }
 });
 

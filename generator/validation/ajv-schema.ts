@@ -25,8 +25,10 @@ export function toAjvSchema(openAPIV3Schema: Raw): AjvSchemaResult {
   const dropped: AjvSchemaResult["dropped"] = [];
   const convert = (node: Raw, at: string): Raw => {
     const out: Raw = {};
-    for (const [key, value] of Object.entries(node)) {
-      if (!kept.has(key)) continue;
+    // Keywords in one fixed order, so the output does not depend on how the YAML (or the API server) ordered them.
+    for (const key of kept) {
+      if (!Object.prototype.hasOwnProperty.call(node, key)) continue;
+      const value = node[key];
       if (key === "properties" && isRecord(value)) {
         const props: Raw = {};
         for (const [name, child] of Object.entries(value)) if (isRecord(child)) props[name] = convert(child, pointer(at, "properties", name));

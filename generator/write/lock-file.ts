@@ -11,7 +11,7 @@ export interface LockFile {
   lockVersion: number;
   generator: { name: "crdgen"; version: string };
   /** The options that shape the output (folders relative to the lock's folder, "/" separated). */
-  options: { versions: string; hooks: string | null; tests: string | null; templates: string | null; format: boolean };
+  options: { versions: string; hooks: string | null; tests: string | null; templates: string | null; format: boolean; validation: boolean };
   /** Every input file as given on the command line (as the generated headers name it) with its sha256 ("-" is stdin). */
   inputs: Array<{ path: string; sha256: string }>;
   /** Every CRD generated: its versions, and the hooks file it was given (relative to the hooks folder). */
