@@ -105,14 +105,15 @@ export interface TypeFact {
   hasChannel: boolean;
 }
 
-/** controller-runtime's builder (`NewControllerManagedBy(mgr).For(..).Owns(..).Complete(r)`): the queue and workers live in the library. */
+/** controller-runtime's builder (`NewControllerManagedBy(mgr).For(..).Owns(..).Complete(r)`) or controller.New + Watch: the queue and workers live in the library. */
 export interface BuilderFact {
   id: string;
   loc: Loc;
   fn: string;
   name?: string;
-  sources: { via: "For" | "Owns" | "Watches"; kind: string; loc: Loc; handler?: Slot; handlerName?: string }[];
-  reconciler?: Slot;
+  sources: { via: "For" | "Owns" | "Watches" | "Watch"; kind: string; loc: Loc; handler?: Slot; handlerName?: string }[];
+  /** Slots holding the reconciler (a type with a Reconcile method, or a function). */
+  reconcilers: Slot[];
 }
 
 export interface Facts {

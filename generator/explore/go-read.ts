@@ -87,6 +87,8 @@ interface Scope {
   /** Declared parameter types and local initialisers, for naming the kind an informer watches. */
   paramTypes: Map<string, Node>;
   inits: Map<string, Node>;
+  /** Every value a local was set to, in source order (a builder reassigned in a loop: b = b.Watches(...)). */
+  allInits: Map<string, Node[]>;
   parent?: Scope;
   loopDepth: number;
   temps: number;
@@ -197,7 +199,7 @@ class GoFileReader {
   }
 
   private withScope<T>(fn: FnFact, body: (scope: Scope) => T): T {
-    const scope: Scope = { fn, names: new Map(), paramTypes: new Map(), inits: new Map(), loopDepth: 0, temps: 0, ...(this.scope ? { parent: this.scope } : {}) };
+    const scope: Scope = { fn, names: new Map(), paramTypes: new Map(), inits: new Map(), allInits: new Map(), loopDepth: 0, temps: 0, ...(this.scope ? { parent: this.scope } : {}) };
     const saved = this.scope;
     this.scope = scope;
     try {
@@ -372,7 +374,7 @@ class GoFileReader {
       if (type) this.scope!.paramTypes.set(n.text, type);
       const rhs = values[i] ?? (values.length === 1 ? values[0] : undefined);
       if (rhs && i < values.length) {
-        this.scope!.inits.set(n.text, rhs);
+        this.setInit(n.text, rhs);
         const src = this.expr(rhs);
         if (src) this.facts.constraints.push({ c: "copy", dst, src });
       }
@@ -397,7 +399,7 @@ class GoFileReader {
       if (l.type === "identifier") {
         if (l.text === "_") return;
         const dst = declaring && !scope.names.has(l.text) ? this.declare(l.text) : (this.lookup(l.text) ?? this.declare(l.text));
-        if (rhsNode && (rights.length === lefts.length || i === 0)) scope.inits.set(l.text, rhsNode);
+        if (rhsNode && (rights.length === lefts.length || i === 0)) this.setInit(l.text, rhsNode);
         if (src) this.facts.constraints.push({ c: "copy", dst, src });
       } else if (l.type === "selector_expression") {
         const base = this.expr(l.childForFieldName("operand")!);
@@ -424,10 +426,15 @@ class GoFileReader {
       case "identifier":
         for (const c of this.collectors) c.add(node.text);
         return this.slotOfName(node.text);
+      case "type_conversion_expression": {
+        const call = this.genericCall(node);
+        if (call) return call;
+        const inner = node.childForFieldName("operand");
+        return inner ? this.expr(inner) : undefined;
+      }
       case "parenthesized_expression":
       case "unary_expression":
-      case "type_assertion_expression":
-      case "type_conversion_expression": {
+      case "type_assertion_expression": {
         const inner = node.childForFieldName("operand") ?? node.namedChildren[0];
         const slot = inner ? this.expr(inner) : undefined;
         for (const c of node.namedChildren) if (c !== inner && isExpression(c.type)) this.expr(c);
@@ -524,13 +531,27 @@ class GoFileReader {
   }
 
   private call(node: Node): Slot {
-    const scope = this.scope!;
     let fnNode = node.childForFieldName("function")!;
     while (fnNode.type === "index_expression" || fnNode.type === "generic_type" || fnNode.type === "parenthesized_expression") {
       fnNode = fnNode.childForFieldName("operand") ?? fnNode.childForFieldName("type") ?? fnNode.namedChildren[0]!;
     }
     const argsNode = node.childForFieldName("arguments");
     const argNodes = argsNode ? argsNode.namedChildren.filter((a) => isExpression(a.type) || a.type === "func_literal") : [];
+    return this.callWith(node, fnNode, argNodes);
+  }
+
+  /** `pkg.F[T](x)` parses as a conversion to a generic type; with a function of that name it is a call (workqueue.NewTyped...[T](rl)). */
+  private genericCall(node: Node): Slot | undefined {
+    const type = node.childForFieldName("type");
+    const operand = node.childForFieldName("operand");
+    if (type?.type !== "generic_type" || !operand) return undefined;
+    const inner = type.childForFieldName("type");
+    if (!inner || (inner.type !== "qualified_type" && inner.type !== "type_identifier")) return undefined;
+    return this.callWith(node, inner, [operand]);
+  }
+
+  private callWith(node: Node, fnNode: Node, argNodes: Node[]): Slot {
+    const scope = this.scope!;
     let method = fnNode.text;
     let recv: Slot | undefined;
     let qualifier: string | undefined;
@@ -553,7 +574,14 @@ class GoFileReader {
           scope.fn && this.facts.constraints.push({ c: "load", dst: callee, base: recv, field: method });
         }
       }
-    } else if (fnNode.type === "identifier") {
+    } else if (fnNode.type === "qualified_type") {
+      const imp = this.imports.get(fnNode.childForFieldName("package")?.text ?? "");
+      method = fnNode.childForFieldName("name")?.text ?? method;
+      if (imp) {
+        qualifier = imp.path;
+        callee = imp.pkgKey ? `${imp.pkgKey}.${method}` : undefined;
+      }
+    } else if (fnNode.type === "identifier" || fnNode.type === "type_identifier") {
       callee = this.slotOfName(fnNode.text);
       dynamic = this.isLocalName(fnNode.text);
     } else {
@@ -590,8 +618,26 @@ class GoFileReader {
     this.facts.calls.push(fact);
     if (callee) this.facts.constraints.push({ c: "call", callee, args, ret });
     this.recogniseBuilder(node, fact);
+    this.recogniseControllerNew(node, fact, argNodes);
     this.lastCallId = id;
     return ret;
+  }
+
+  private setInit(name: string, value: Node): void {
+    const scope = this.scope!;
+    scope.inits.set(name, value);
+    const all = scope.allInits.get(name) ?? [];
+    all.push(value);
+    scope.allInits.set(name, all);
+  }
+
+  private initsOf(name: string): Node[] {
+    for (let s = this.scope; s; s = s.parent) {
+      const all = s.allInits.get(name);
+      if (all) return all;
+      if (s.names.has(name)) return [];
+    }
+    return [];
   }
 
   private initOf(name: string): Node | undefined {
@@ -677,49 +723,121 @@ class GoFileReader {
     return undefined;
   }
 
-  /** controller-runtime's `NewControllerManagedBy(mgr).For(&T{}).Owns(&U{}).Watches(..).Complete(r)`. */
+  /**
+   * controller-runtime's builder: `NewControllerManagedBy(mgr).For(&T{}).Owns(&U{}).Watches(..).Complete(r)`, also
+   * `TypedControllerManagedBy[req](mgr)` and a chain split over a variable (`b := ...; b.Complete(r)`).
+   */
   private recogniseBuilder(node: Node, fact: CallFact): void {
     if (fact.method !== "Complete" && fact.method !== "Build") return;
     const chain: { method: string; node: Node; args: Node[] }[] = [];
-    let cur: Node | null = node;
-    while (cur?.type === "call_expression") {
-      const f: Node | null = cur.childForFieldName("function");
+    let cur: Node | null | undefined = node;
+    const visited = new Set<string>([nodeKey(node)]);
+    for (let hops = 0; (cur?.type === "call_expression" || cur?.type === "type_conversion_expression") && hops < 32; hops++) {
+      if (cur.type === "type_conversion_expression") {
+        // builder.TypedControllerManagedBy[req](mgr): the generic call the chain starts with.
+        const name = cur.childForFieldName("type")?.descendantsOfType("type_identifier")[0]?.text ?? "";
+        chain.push({ method: name, node: cur, args: cur.childForFieldName("operand") ? [cur.childForFieldName("operand")!] : [] });
+        break;
+      }
+      let f: Node | null = cur.childForFieldName("function");
+      while (f && (f.type === "index_expression" || f.type === "generic_type")) f = f.childForFieldName("operand") ?? f.childForFieldName("type");
       const args: Node[] = cur.childForFieldName("arguments")?.namedChildren ?? [];
-      if (f?.type === "selector_expression") {
-        chain.push({ method: f.childForFieldName("field")!.text, node: cur, args });
-        cur = f.childForFieldName("operand");
-      } else {
+      if (f?.type !== "selector_expression") {
         if (f) chain.push({ method: f.text, node: cur, args });
         break;
       }
+      chain.push({ method: f.childForFieldName("field")!.text, node: cur, args });
+      cur = f.childForFieldName("operand");
+      // b := builder.ControllerManagedBy(mgr).For(..); b.Complete(r): go on from what b was set to.
+      if (cur?.type === "identifier" && !this.imports.has(cur.text)) {
+        // The latest value not walked yet: b = b.WatchesRawSource(..) leads back to b := builder...(mgr).
+        const name: string = cur.text;
+        cur = [...this.initsOf(name)].reverse().find((n) => !visited.has(nodeKey(n)));
+      }
+      if (cur) visited.add(nodeKey(cur));
     }
-    const start = chain.find((c) => c.method === "NewControllerManagedBy" || c.method === "ControllerManagedBy");
+    const start = chain.find((c) => /ControllerManagedBy$/.test(c.method));
     if (!start) return;
-    const builder: BuilderFact = { id: fact.id, loc: this.loc(start.node), fn: this.scope!.fn.id, sources: [] };
+    const builder: BuilderFact = { id: fact.id, loc: this.loc(start.node), fn: this.scope!.fn.id, sources: [], reconcilers: [] };
     const complete = chain[0]!;
-    if (complete.args[0]) builder.reconciler = this.expr(complete.args[0]);
+    builder.reconcilers = this.reconcilerSlots(complete.args[0]);
     for (const link of [...chain].reverse()) {
-      const loc = this.loc(link.node.childForFieldName("function")!.childForFieldName("field") ?? link.node);
+      let f = link.node.childForFieldName("function");
+      while (f && (f.type === "index_expression" || f.type === "generic_type")) f = f.childForFieldName("operand") ?? f.childForFieldName("type");
+      const loc = this.loc(f?.childForFieldName("field") ?? link.node);
       if (link.method === "Named" && link.args[0]?.type === "interpreted_string_literal") builder.name = link.args[0].text.slice(1, -1);
       if (link.method === "For" || link.method === "Owns") {
         builder.sources.push({ via: link.method, kind: this.kindOfObjectArg(link.args[0]) ?? "?", loc });
-      } else if (link.method === "Watches") {
-        const source = link.args[0];
-        const kind = this.kindOfObjectArg(source) ?? (source ? source.descendantsOfType("composite_literal").map((c) => this.kindOfObjectArg(c)).find((k) => k) : undefined) ?? "?";
-        const handlerCall = link.args[1];
-        const inner = handlerCall?.type === "call_expression" ? handlerCall.childForFieldName("arguments")?.namedChildren[0] : handlerCall;
-        builder.sources.push({
-          via: "Watches",
-          kind,
-          loc,
-          ...(inner ? { handler: this.expr(inner) ?? "" } : {}),
-          ...(handlerCall ? { handlerName: oneLine(handlerCall.childForFieldName("function")?.text ?? handlerCall.text) } : {}),
-        });
+      } else if (link.method === "Watches" || link.method === "WatchesRawSource") {
+        builder.sources.push({ ...this.crSource(link.args, link.method === "Watches" ? 1 : -1), via: "Watches", loc });
       }
     }
     this.facts.builders.push(builder);
   }
+
+  /** A reconciler value, and the function inside a conversion such as reconcile.Func(func(...) {...}). */
+  private reconcilerSlots(arg: Node | undefined): Slot[] {
+    if (!arg) return [];
+    const slots = [this.expr(arg)];
+    // r := reconcile.TypedFunc[req](func(...) {...}); ...Complete(r): look at what r was set to.
+    const value = arg.type === "identifier" ? (this.initOf(arg.text) ?? arg) : arg;
+    const inner =
+      value.type === "call_expression" ? value.childForFieldName("arguments")?.namedChildren[0] : value.type === "type_conversion_expression" ? value.childForFieldName("operand") : undefined;
+    if (inner) slots.push(this.expr(inner));
+    return slots.filter((x): x is Slot => !!x);
+  }
+
+  /**
+   * The watched kind and handler of Watches(&T{}, handler) or of a source.Kind(cache, &T{}, handler): the handler is a
+   * map function (EnqueueRequestsFromMapFunc(fn)) or one of controller-runtime's own, named.
+   */
+  private crSource(args: Node[], handlerIndex: number): { kind: string; handler?: Slot; handlerName?: string } {
+    let objectArg = args[0];
+    let handlerArg = handlerIndex >= 0 ? args[handlerIndex] : undefined;
+    const first = args[0];
+    if (first?.type === "call_expression" && /Kind$/.test(first.childForFieldName("function")?.text ?? "")) {
+      const inner = first.childForFieldName("arguments")?.namedChildren ?? [];
+      objectArg = inner[1];
+      handlerArg = inner[2] ?? handlerArg;
+    }
+    const kind = this.kindOfObjectArg(objectArg) ?? "?";
+    if (!handlerArg) return { kind };
+    const target = handlerArg.type === "unary_expression" ? handlerArg.namedChildren[0] : handlerArg;
+    if (target?.type === "composite_literal") {
+      return { kind, handlerName: oneLine(target.childForFieldName("type")?.text ?? target.text).replace(/\[.*\]$/, "") };
+    }
+    const callee = target?.type === "call_expression" ? target.childForFieldName("function") : undefined;
+    const name = oneLine(callee?.text ?? target?.text ?? "handler").replace(/\[.*\]$/, "");
+    const inner = target?.type === "call_expression" && /MapFunc$/.test(name) ? target.childForFieldName("arguments")?.namedChildren[0] : undefined;
+    const slot = inner ? this.expr(inner) : undefined;
+    return { kind, handlerName: name, ...(slot ? { handler: slot } : {}) };
+  }
+
+  /** controller-runtime without the builder: `c, err := controller.New(name, mgr, controller.Options{Reconciler: r})`, then `c.Watch(source.Kind(...))`. */
+  private readonly crControllers = new Map<string, BuilderFact>();
+
+  private recogniseControllerNew(node: Node, fact: CallFact, argNodes: Node[]): void {
+    if (fact.qualifier?.endsWith("controller-runtime/pkg/controller") && /^New(Typed)?(Unmanaged)?$/.test(fact.method)) {
+      const options = argNodes[2]?.type === "composite_literal" ? argNodes[2] : undefined;
+      const reconciler = options?.descendantsOfType("keyed_element").find((el) => (el.namedChildren[0]?.namedChildren[0] ?? el.namedChildren[0])?.text === "Reconciler");
+      const value = reconciler?.namedChildren[1]?.namedChildren[0] ?? reconciler?.namedChildren[1];
+      const builder: BuilderFact = { id: fact.id, loc: fact.loc, fn: this.scope!.fn.id, sources: [], reconcilers: this.reconcilerSlots(value), ...(fact.strings[0] ? { name: fact.strings[0] } : {}) };
+      this.crControllers.set(nodeKey(node), builder);
+      this.facts.builders.push(builder);
+      return;
+    }
+    if (fact.method !== "Watch") return;
+    const fnNode = node.childForFieldName("function");
+    const operand = fnNode?.type === "selector_expression" ? fnNode.childForFieldName("operand") : undefined;
+    const init = operand?.type === "identifier" ? this.initOf(operand.text) : undefined;
+    const builder = init ? this.crControllers.get(nodeKey(init)) : undefined;
+    if (!builder) return;
+    builder.sources.push({ ...this.crSource(argNodes, 1), via: "Watch", loc: fact.loc });
+  }
+
 }
+
+const nodeKey = (n: Node) => `${n.startIndex}:${n.endIndex}`;
 
 /** `podInformer` → Pod, `fooInformer` → Foo; undefined for names that do not end in Informer. */
 function kindFromName(name: string): string | undefined {

@@ -546,13 +546,15 @@ class Linker {
 
   private builderControllers(): Controller[] {
     return this.facts.builders.map((b) => {
-      const reconcilers = [...this.pts.valuesOf(b.reconciler)].filter((v) => v.startsWith("o|")).map((v) => v.slice(2));
-      const reconcile = reconcilers.flatMap((t) => this.fnsAt(`${t}.Reconcile`))[0];
+      const values = b.reconcilers.flatMap((slot) => [...this.pts.valuesOf(slot)]);
+      const reconcilers = values.filter((v) => v.startsWith("o|")).map((v) => v.slice(2));
+      // A type's Reconcile method, or a function given as the reconciler (reconcile.Func(func(ctx, req) ...)).
+      const reconcile = [...reconcilers.flatMap((t) => this.fnsAt(`${t}.Reconcile`)), ...values.filter((v) => v.startsWith("f|")).map((v) => v.slice(2)).filter((id) => this.fns.has(id))][0];
       const typeName = reconcilers[0] ? this.types.get(reconcilers[0])?.name ?? reconcilers[0].split(".").at(-1)! : undefined;
       const sources: Source[] = b.sources.map((s) => {
         const handlerFns = s.handler ? this.fnsAt(s.handler) : [];
         const handlers: Handler[] =
-          s.via === "Watches"
+          s.via === "Watches" || s.via === "Watch"
             ? handlerFns.length
               ? handlerFns.map((fn) => ({ events: ["map"], fn: this.place(fn), producers: [] }))
               : [{ events: ["add", "update", "delete"], fn: { name: `${s.handlerName ?? "handler"} (controller-runtime)` }, producers: [] }]
