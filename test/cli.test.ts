@@ -294,6 +294,35 @@ test("a schema node crdgen does not understand is a warning naming file and poin
   assertOk(crdgen(["generate", sampleCrd, "--out", path.join(tempDir(), "clean"), "--strict"]));
 });
 
+/** A CRD whose spec nests `levels` objects deep, written as one line of JSON (YAML's flow style). */
+function deepCrd(levels: number): string {
+  const spec = `${'{"type":"object","properties":{"n":'.repeat(levels)}{"type":"string"}${"}}".repeat(levels)}`;
+  return `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"deeps.deep.example.com"},"spec":{"group":"deep.example.com","names":{"kind":"Deep","plural":"deeps"},"scope":"Namespaced","versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object","properties":{"spec":${spec}}}}}]}}\n`;
+}
+
+test("a 3,000-level deep schema is a clear error naming the file, never a stack overflow, and writes nothing", () => {
+  const dir = tempDir();
+  writeFileSync(path.join(dir, "deep.yaml"), deepCrd(3000));
+  const out = path.join(dir, "out");
+  const run = crdgen(["generate", path.join(dir, "deep.yaml"), "--out", out]);
+  assert.equal(run.status, 1, describe(run));
+  assert.match(run.stderr, /^crdgen: .*deep\.yaml \(document 0\): the YAML nests too deep to read/m);
+  assert.doesNotMatch(run.stderr, /RangeError|Maximum call stack|\n\s+at /, "no stack overflow or stack trace reaches the user");
+  assert.equal(existsSync(out), false);
+});
+
+test("a schema deeper than crdgen reads (300 levels) is an error naming the schema path; 200 levels generate", () => {
+  const dir = tempDir();
+  writeFileSync(path.join(dir, "deep.yaml"), deepCrd(300));
+  const run = crdgen(["generate", path.join(dir, "deep.yaml"), "--out", path.join(dir, "out")]);
+  assert.equal(run.status, 1, describe(run));
+  assert.match(run.stderr, /deep\.yaml \(document 0\) at \/spec\/versions\/0\/schema\/openAPIV3Schema\/properties\/spec(\/properties\/n)+: the schema nests more than 256 levels deep here/);
+  assert.doesNotMatch(run.stderr, /RangeError|\n\s+at /);
+  writeFileSync(path.join(dir, "ok.yaml"), deepCrd(200));
+  assertOk(crdgen(["generate", path.join(dir, "ok.yaml"), "--out", path.join(dir, "ok")]));
+  assert.match(readFileSync(path.join(dir, "ok", "deep.example.com", "v1", "deep.types.ts"), "utf8"), /^ {2}n\?: string;$/m);
+});
+
 test("--help works on the program and on generate", () => {
   const program = crdgen(["--help"]);
   assertOk(program);

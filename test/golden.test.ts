@@ -394,8 +394,12 @@ test("a description cannot end its comment early or add code", async () => {
   for (const injected of ["injected", "process", "exit"]) assert.ok(!tokens.includes(injected), `${injected} appears only inside comments`);
   const d = declarationsOf(text);
   assert.deepEqual([...d.interfaces.keys()], ["Note", "NoteSpec", "NoteList"]);
-  assert.deepEqual([...d.aliases.keys()], []);
-  assert.deepEqual([...d.consts.keys()], ["noteResource"]);
+  assert.deepEqual([...d.aliases.keys()], ["NoteSpecTemplate"]);
+  assert.deepEqual([...d.consts.keys()], ["noteResource", "NoteSpecTemplateValues"]);
+  // Backticks, ${} and */ in enum values are JSON string literals: the exact values, and nothing runs.
+  assert.deepEqual(valuesConst(d, "NoteSpecTemplateValues"), (await specSchema("description-safety", "template"))["enum"]);
+  assert.equal(d.aliases.get("NoteSpecTemplate"), '"`${process.exit(1)}`" | "*/ process.exit(1) /*" | "${injected}"');
+  assert.match(member(d, "NoteSpec", "template").tags.length ? "" : text, /A template literal cannot open either: `\$\{process\.exit\(1\)\}` and ` backticks `/);
   assert.deepEqual(ts.transpileModule(text, { reportDiagnostics: true }).diagnostics ?? [], [], "the file parses cleanly");
 });
 

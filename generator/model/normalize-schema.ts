@@ -10,6 +10,8 @@ export interface NormalizeContext {
   file: string;
   documentIndex: number;
   warnings: SchemaWarning[];
+  /** Nesting depth of the node being read (kept by normalizeSchema). */
+  depth?: number;
 }
 
 type Raw = Record<string, unknown>;
@@ -29,7 +31,25 @@ const membersOf = (raw: Raw, name: Combinator): unknown[] => {
   return Array.isArray(value) ? value : [];
 };
 
+/**
+ * How deep a schema may nest (properties, items, additionalProperties, oneOf/anyOf): far beyond real CRDs (the corpus
+ * tops out at 26), and low enough that every recursive step of the generator stays well inside Node's stack.
+ */
+export const maxSchemaDepth = 256;
+
 export function normalizeSchema(raw: unknown, at: string, ctx: NormalizeContext): SchemaNode {
+  ctx.depth = (ctx.depth ?? 0) + 1;
+  try {
+    if (ctx.depth > maxSchemaDepth) {
+      throw new InputError({ file: ctx.file, documentIndex: ctx.documentIndex, schemaPath: at }, `the schema nests more than ${maxSchemaDepth} levels deep here; crdgen reads at most ${maxSchemaDepth}`);
+    }
+    return normalizeNode(raw, at, ctx);
+  } finally {
+    ctx.depth--;
+  }
+}
+
+function normalizeNode(raw: unknown, at: string, ctx: NormalizeContext): SchemaNode {
   if (!isRecord(raw)) return degrade(at, ctx, `a schema must be a mapping, found ${JSON.stringify(raw)}`);
   if ("$ref" in raw) {
     // Structural CRD schemas forbid $ref; resolving it would hide a schema the API server rejects anyway.
