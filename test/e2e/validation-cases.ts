@@ -4,6 +4,8 @@
 
 export interface ValidationCase {
   what: string;
+  /** metadata.name (default: a short generated one). */
+  name?: string;
   spec: Record<string, unknown>;
   old?: Record<string, unknown>;
 }
@@ -77,6 +79,15 @@ export const validationCases: CrdCases[] = [
       { what: "version pattern", spec: { version: "latest" } },
       { what: "replicas maximum", spec: { version: "8.0.36", replicas: 10 } },
       { what: "required version", spec: { replicas: 1 } },
+      { what: "quantities as int-or-string map values", spec: { version: "8.0.36", resources: { requests: { cpu: "500m", memory: 1073741824 } } } },
+      { what: "quantity pattern", spec: { version: "8.0.36", resources: { limits: { cpu: "lots" } } } },
+      { what: "defaults inside backup", spec: { version: "8.0.36", backup: { schedule: "0 3 * * *" } } },
+      { what: "backup schedule required", spec: { version: "8.0.36", backup: {} } },
+      { what: "metadata.name over 45 characters (rule on the root)", name: `long-${"x".repeat(41)}`, spec: { version: "8.0.36" } },
+      { what: "version downgrade (transition rule)", old: { version: "8.4.0" }, spec: { version: "8.0.36" } },
+      { what: "version upgrade", old: { version: "8.0.36" }, spec: { version: "8.4.0" } },
+      { what: "storage size changed (transition rule on a defaulted object)", old: { version: "8.0.36" }, spec: { version: "8.0.36", storage: { size: "2Gi" } } },
+      { what: "rootPasswordSecretRef changed", old: { version: "8.0.36", rootPasswordSecretRef: { name: "a" } }, spec: { version: "8.0.36", rootPasswordSecretRef: { name: "b" } } },
     ],
   },
   {
@@ -141,7 +152,8 @@ export const validationCases: CrdCases[] = [
     corpus: true,
     version: "v1",
     cases: [
-      { what: "minimal: interval defaulted", spec: { type: "github", resources: [{ kind: "GitRepository", name: "app" }] } },
+      { what: "minimal: interval defaulted", spec: { type: "github", secretRef: { name: "token" }, resources: [{ kind: "GitRepository", name: "app" }] } },
+      { what: "secretRef missing for github (CEL)", spec: { type: "github", resources: [{ kind: "GitRepository", name: "app" }] } },
       { what: "generic-oidc without providers (CEL)", spec: { type: "generic-oidc", resources: [{ kind: "GitRepository", name: "app" }] } },
       { what: "type enum", spec: { type: "nope", resources: [{ kind: "GitRepository", name: "app" }] } },
       { what: "resources missing", spec: { type: "github" } },

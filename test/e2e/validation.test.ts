@@ -41,7 +41,7 @@ interface LoadedCrd {
 let plane: ControlPlane | undefined;
 let kube: KubeClient;
 const crds: LoadedCrd[] = [];
-const tally = new Map<string, { compared: number; agreed: number; disagreements: string[]; skippedRules: Set<string> }>();
+const tally = new Map<string, { compared: number; rejected: number; agreed: number; disagreements: string[]; skippedRules: Set<string> }>();
 
 const crdPath = (c: CrdCases) => (c.corpus ? path.join(corpusDir, c.file) : path.join(repoRoot, c.file));
 
@@ -93,7 +93,7 @@ before(async () => {
 });
 
 after(async () => {
-  const rows = [...tally].map(([file, t]) => `  ${file}: ${t.compared} objects, ${t.agreed} agree with the API server, ${t.compared - t.agreed} disagree; CEL rules skipped by crdgen on the way: ${t.skippedRules.size}`);
+  const rows = [...tally].map(([file, t]) => `  ${file}: ${t.compared} objects (${t.rejected} rejected by the API server), ${t.agreed} agree with the API server, ${t.compared - t.agreed} disagree; CEL rules skipped by crdgen on the way: ${t.skippedRules.size}`);
   if (rows.length) console.log(`validation vs the API server:\n${rows.join("\n")}`);
   kube?.close();
   await plane?.stop();
@@ -150,10 +150,10 @@ for (const cases of validationCases) {
   test(`validate and applyDefaults agree with the API server: ${cases.file}`, async () => {
     const crd = crds.find((c) => c.cases === cases);
     assert.ok(crd, `${cases.file} was generated and loaded`);
-    const t = { compared: 0, agreed: 0, disagreements: [] as string[], skippedRules: new Set<string>() };
+    const t = { compared: 0, rejected: 0, agreed: 0, disagreements: [] as string[], skippedRules: new Set<string>() };
     tally.set(cases.file, t);
     for (const c of cases.cases) {
-      const name = `obj-${++counter}`;
+      const name = c.name ?? `obj-${++counter}`;
       const server = await serverOutcome(crd, c, name);
       const input = { apiVersion: `${crd.group}/${cases.version}`, kind: crd.kind, metadata: { name }, spec: c.spec };
       const old = c.old ? { apiVersion: input.apiVersion, kind: crd.kind, metadata: { name }, spec: c.old } : undefined;
@@ -181,6 +181,7 @@ for (const cases of validationCases) {
         }
       }
       t.compared++;
+      if (!server.accepted) t.rejected++;
       if (problems.length === 0) t.agreed++;
       else t.disagreements.push(`${c.what}: ${problems.join(" | ")}`);
     }
