@@ -172,6 +172,7 @@ const absent: Old = { present: false };
 function walk(value: unknown, old: Old, node: StructuralNode | undefined, segments: Segment[], schemaPath: string, out: Walk): void {
   if (!node || value === null || value === undefined) return;
   if (node.rules) evaluateRules(value, old, node, segments, schemaPath, out);
+  if (node.embeddedResource && segments.length > 0 && isJsonObject(value)) checkEmbeddedResource(value, segments, schemaPath, out);
   if (Array.isArray(value)) {
     if (node.listType === "set" || node.listType === "map") checkListType(value, node, segments, schemaPath, out);
     value.forEach((item, index) => {
@@ -185,6 +186,36 @@ function walk(value: unknown, old: Old, node: StructuralNode | undefined, segmen
       if (!schema) continue;
       const oldValue = old.present && isJsonObject(old.value) && Object.prototype.hasOwnProperty.call(old.value, key) ? { present: true, value: old.value[key] } : absent;
       walk(child, oldValue, schema, [...segments, { key, kind: isProperty ? "property" : "key" }], `${schemaPath}/${isProperty ? `properties/${escapePointer(key)}` : "additionalProperties"}`, out);
+    }
+  }
+}
+
+const dns1035Label = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+
+/** x-kubernetes-embedded-resource: apiVersion and kind present and well-formed, metadata names usable in a path. */
+function checkEmbeddedResource(value: Record<string, unknown>, segments: Segment[], schemaPath: string, out: Walk): void {
+  const push = (key: string, reason: string, message: string) => {
+    const at = [...segments, { key, kind: "property" as const }];
+    out.listErrors.push({ field: fieldOf(at, "field"), instancePath: pointerOf(at), schemaPath: `${schemaPath}/x-kubernetes-embedded-resource`, keyword: "x-kubernetes-embedded-resource", reason, message });
+  };
+  const { apiVersion, kind, metadata } = value;
+  if (apiVersion === undefined) push("apiVersion", "FieldValueRequired", "Required value");
+  else if (typeof apiVersion !== "string") push("apiVersion", "FieldValueInvalid", "must be a string");
+  else if (apiVersion === "") push("apiVersion", "FieldValueInvalid", "must not be empty");
+  else if (apiVersion.split("/").length > 2) push("apiVersion", "FieldValueInvalid", `unexpected GroupVersion string: ${apiVersion}`);
+  if (kind === undefined) push("kind", "FieldValueRequired", "Required value");
+  else if (typeof kind !== "string") push("kind", "FieldValueInvalid", "must be a string");
+  else if (kind === "") push("kind", "FieldValueInvalid", "must not be empty");
+  else if (kind.length > 63 || !dns1035Label.test(kind.toLowerCase())) push("kind", "FieldValueInvalid", "may have mixed case, but should otherwise match: a DNS-1035 label");
+  if (isJsonObject(metadata)) {
+    for (const key of ["name", "generateName"] as const) {
+      const name = metadata[key];
+      if (typeof name !== "string" || name === "") continue;
+      const bad = (key === "name" && (name === "." || name === "..")) || name.includes("/") || name.includes("%");
+      if (bad) {
+        const at = [...segments, { key: "metadata", kind: "property" as const }, { key, kind: "property" as const }];
+        out.listErrors.push({ field: fieldOf(at, "field"), instancePath: pointerOf(at), schemaPath: `${schemaPath}/x-kubernetes-embedded-resource`, keyword: "x-kubernetes-embedded-resource", reason: "FieldValueInvalid", message: `may not ${name === "." || name === ".." ? `be '${name}'` : "contain '/' or '%'"}` });
+      }
     }
   }
 }
