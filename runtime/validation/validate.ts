@@ -274,6 +274,8 @@ function evaluateRules(value: unknown, old: Old, node: StructuralNode, segments:
     }
     // Transition rules run only on updates where an old value exists, unless optionalOldSelf asks otherwise.
     if (compiled.usesOldSelf && !old.present && !rule.optionalOldSelf) return;
+    // Ratcheting: a rule that does not read oldSelf is not run on a value the update left unchanged.
+    if (!compiled.usesOldSelf && old.present && sameJson(value, old.value)) return;
     const vars: Record<string, unknown> = { self: toCelValue(value, node) };
     if (compiled.usesOldSelf) {
       const oldValue = old.present ? toCelValue(old.value, node) : undefined;
@@ -315,7 +317,10 @@ export function validateResource(object: unknown, version: VersionValidation, op
   const old = options.oldObject === undefined ? absent : { present: true, value: normalize ? normalizeLikeApiServer(options.oldObject, version.structure) : options.oldObject };
   const out: Walk = { listErrors: [], ruleErrors: [], skipped: [] };
   walk(data, old, version.structure, [], "", out);
-  const errors = [...schemaErrors(data, version), ...out.listErrors];
+  let errors = [...schemaErrors(data, version), ...out.listErrors];
+  // Update ratcheting (the API server's CRDValidationRatcheting, on by default): an error inside a value that is
+  // unchanged since the old object is not reported, so old objects stay updatable after a schema tightened.
+  if (old.present) errors = errors.filter((e) => !unchangedSinceOld(e.instancePath, data, old.value, version.structure));
   // The API server runs no CEL rule once the schema found a blocking error, and says so (when the CRD has rules).
   if (hasRules(version.structure) && errors.some((e) => blockingReasons.has(e.reason))) {
     errors.push({
@@ -344,4 +349,52 @@ function hasRules(node: StructuralNode): boolean {
     withRules.set(node, known);
   }
   return known;
+}
+
+/** Deep equality of JSON values (key order aside). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
+  if (isJsonObject(a)) {
+    if (!isJsonObject(b)) return false;
+    const keys = Object.keys(a);
+    return keys.length === Object.keys(b).length && keys.every((k) => Object.prototype.hasOwnProperty.call(b, k) && sameJson(a[k], b[k]));
+  }
+  return false;
+}
+
+/**
+ * Whether some value on the way to instancePath (or the value there) equals its correlated old value. Values
+ * correlate through properties and map keys, list-type=map items by their keys, set items by value; items of
+ * atomic lists do not correlate (only the whole list does).
+ */
+function unchangedSinceOld(instancePath: string, data: unknown, oldData: unknown, structure: StructuralNode): boolean {
+  const parts = instancePath === "" ? [] : instancePath.slice(1).split("/").map(unescapePointer);
+  let value = data;
+  let old = oldData;
+  let node: StructuralNode | undefined = structure;
+  for (const part of parts) {
+    if (sameJson(value, old)) return true;
+    if (Array.isArray(value)) {
+      const item = value[Number(part)];
+      if (!Array.isArray(old) || !node) return false;
+      const keys = node.listMapKeys ?? [];
+      const match: unknown =
+        node.listType === "map" && isJsonObject(item)
+          ? old.find((o) => isJsonObject(o) && keys.every((k) => sameJson(o[k], item[k])))
+          : node.listType === "set"
+            ? old.find((o) => sameJson(o, item))
+            : undefined;
+      if (match === undefined) return false;
+      value = item;
+      old = match;
+      node = node.items;
+    } else {
+      if (!isJsonObject(value) || !isJsonObject(old) || !Object.prototype.hasOwnProperty.call(old, part)) return false;
+      value = value[part];
+      old = old[part];
+      node = childSchema(node, part);
+    }
+  }
+  return sameJson(value, old);
 }

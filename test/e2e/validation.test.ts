@@ -52,6 +52,7 @@ before(async () => {
   for (const [index, cases] of validationCases.entries()) {
     await generate({ inputs: [crdPath(cases)], outDir: path.join(workDir, "gen", String(index)), validation: true });
   }
+  await generate({ inputs: [path.join(repoRoot, "test/fixtures/validation/ratchet.yaml")], outDir: path.join(workDir, "gen", "ratchet"), validation: true });
   writeFileSync(
     path.join(workDir, "tsconfig.json"),
     JSON.stringify({
@@ -188,6 +189,57 @@ for (const cases of validationCases) {
     assert.deepEqual(t.disagreements, [], `${cases.file}: ${t.compared - t.agreed} of ${t.compared} objects disagree with the API server`);
   });
 }
+
+test("updates: errors in values left unchanged are ratcheted, as the API server does after a schema tightened", async () => {
+  const url = pathToFileURL(path.join(workDir, "out", "gen", "ratchet", "validation.crdgen.dev", "v1", "ratchet.validation.js")).href;
+  const { validateRatchet } = (await import(url)) as { validateRatchet: (obj: unknown, options?: ValidateOptions) => ValidationResult };
+  const resource = "/apis/validation.crdgen.dev/v1/namespaces/default/ratchets";
+  const object = (spec: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ apiVersion: "validation.crdgen.dev/v1", kind: "Ratchet", metadata: { name: "stored", ...extra }, spec });
+  await plane!.installCrds([path.join(repoRoot, "test/fixtures/validation/ratchet-loose.yaml")]);
+  const storedSpec = { name: "ninechars", count: 150, tags: ["long-tag", "ok"] };
+  const stored = await kube.request<{ metadata: { resourceVersion: string } }>({ method: "POST", path: resource, body: object(storedSpec) });
+  // Tighten the schema in place, then wait until the API server validates with it.
+  const tight = parse(readFileSync(path.join(repoRoot, "test/fixtures/validation/ratchet.yaml"), "utf8")) as { spec: unknown };
+  const crdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/ratchets.validation.crdgen.dev";
+  const current = await kube.request<{ metadata: Record<string, unknown> }>({ method: "GET", path: crdPath });
+  await kube.request({ method: "PUT", path: crdPath, body: { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: current.metadata, spec: tight.spec } });
+  const probe = { ...object(storedSpec), metadata: { name: "probe" } };
+  for (let i = 0; ; i++) {
+    const accepted = await kube.request({ method: "POST", path: resource, query: { dryRun: "All" }, body: probe }).then(() => true, () => false);
+    if (!accepted) break;
+    assert.ok(i < 300, "the tightened schema is in effect within 30 s");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const cases: Array<{ what: string; spec: Record<string, unknown> }> = [
+    { what: "spec unchanged (every invalid value ratcheted)", spec: { ...storedSpec } },
+    { what: "only an unrelated field changed (the rule on spec runs again)", spec: { ...storedSpec, note: "hello" } },
+    { what: "the invalid name changed to another invalid one", spec: { ...storedSpec, name: "tenletters" } },
+    { what: "the count changed but still breaks the rule", spec: { ...storedSpec, count: 200 } },
+    { what: "an invalid tag kept, a new invalid one added (atomic list: not correlated)", spec: { ...storedSpec, tags: ["long-tag", "ok", "other-long"] } },
+    { what: "everything invalid fixed", spec: { name: "short", count: 1, tags: ["a"] } },
+  ];
+  const disagreements: string[] = [];
+  for (const c of cases) {
+    const server = await kube
+      .request({ method: "PUT", path: `${resource}/stored`, query: { dryRun: "All" }, body: object(c.spec, { resourceVersion: stored.metadata.resourceVersion }) })
+      .then(
+        () => ({ accepted: true, fields: [] as string[] }),
+        (error: unknown) => {
+          if (!(error instanceof ApiError) || typeof error.body !== "object") throw error;
+          return { accepted: false, fields: [...new Set((error.body.details?.causes ?? []).map((cause) => cause.field ?? ""))].sort() };
+        },
+      );
+    const result = validateRatchet(object(c.spec), { oldObject: object(storedSpec) });
+    const mine = clientFields(result);
+    console.log(`ratcheting: ${c.what}: API server ${server.accepted ? "accepted" : `rejected ${JSON.stringify(server.fields)}`}, validate() ${result.valid ? "accepted" : `rejected ${JSON.stringify(mine)}`}`);
+    if (result.valid !== server.accepted || JSON.stringify(mine) !== JSON.stringify(server.fields)) {
+      disagreements.push(`${c.what}: API server ${server.accepted ? "accepted" : `rejected ${JSON.stringify(server.fields)}`}, validate() ${result.valid ? "accepted" : `rejected ${JSON.stringify(mine)}: ${result.errors.map((e) => e.message).join("; ")}`}`);
+    }
+  }
+  // A new object with the old content is not ratcheted.
+  assert.equal(validateRatchet(object(storedSpec)).valid, false);
+  assert.deepEqual(disagreements, [], "validate() with oldObject agrees with the API server on every update");
+});
 
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
