@@ -103,6 +103,10 @@ export interface TypeFact {
   methods: string[];
   /** The type holds a channel (Go) — one of the signs of a home-made queue. */
   hasChannel: boolean;
+  /** Field names declared on the type. */
+  fields?: string[];
+  /** Types whose fields and methods this one takes over: Go embedded structs, a TypeScript base class. */
+  embeds?: string[];
 }
 
 /** controller-runtime's builder (`NewControllerManagedBy(mgr).For(..).Owns(..).Complete(r)`) or controller.New + Watch: the queue and workers live in the library. */

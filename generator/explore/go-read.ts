@@ -163,7 +163,23 @@ class GoFileReader {
       if (!name || !type) continue;
       const key = `${this.pkgKey}.${name}`;
       const hasChannel = type.type === "struct_type" && type.descendantsOfType("channel_type").length > 0;
-      this.types.set(key, { key, name, loc: this.loc(spec), methods: [], hasChannel });
+      const fields: string[] = [];
+      const embeds: string[] = [];
+      if (type.type === "struct_type") {
+        for (const field of type.descendantsOfType("field_declaration")) {
+          if (field.parent?.parent?.id !== type.id) continue; // fields of nested anonymous structs are not this type's
+          const names = field.childrenForFieldName("name").filter((n): n is Node => n !== null);
+          if (names.length) fields.push(...names.map((n) => n.text));
+          else {
+            // An embedded field: *base.Controller or Controller; its fields and methods are promoted.
+            const embedded = field.childForFieldName("type");
+            const inner = embedded?.type === "pointer_type" ? embedded.namedChildren[0] : embedded;
+            const embeddedKey = this.typeKeyOf(inner ?? null);
+            if (embeddedKey) embeds.push(embeddedKey);
+          }
+        }
+      }
+      this.types.set(key, { key, name, loc: this.loc(spec), methods: [], hasChannel, fields, embeds });
     }
   }
 
@@ -875,7 +891,7 @@ function keyedIn(args: Node[]): Record<string, string> {
       const [k, v] = el.namedChildren;
       const key = (k?.namedChildren[0] ?? k)?.text;
       const value = (v?.namedChildren[0] ?? v)?.text;
-      if (key && value !== undefined && !(key in keyed)) keyed[key] = oneLine(value.replace(/^"|"$/g, ""));
+      if (key && value !== undefined && !(key in keyed)) keyed[key] = oneLine(value);
     }
   }
   return keyed;

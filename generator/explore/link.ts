@@ -1,6 +1,6 @@
 // The linker: finds queues, informers, handlers, producers and consumers in the facts, solves points-to so references
 // through fields, parameters and helpers meet, and assembles one controller per queue.
-import type { CallFact, Facts, FnFact, Loc, Slot, TypeFact } from "./facts.js";
+import type { CallFact, Constraint, Facts, FnFact, Loc, Slot, TypeFact } from "./facts.js";
 import type { Controller, Handler, Place, Producer, Source, Worker } from "./model.js";
 import { PointsTo, fieldSlot } from "./points-to.js";
 
@@ -56,7 +56,7 @@ class Linker {
   run(): { controllers: Controller[]; unlinked: string[] } {
     this.findQueueTypes();
     this.findInternal();
-    const constraints = [...this.facts.constraints];
+    const constraints = [...this.facts.constraints, ...this.promotions()];
     for (const call of this.facts.calls) {
       if (this.isInternal(call.fn)) continue;
       if (this.isQueueConstructor(call)) {
@@ -88,6 +88,34 @@ class Linker {
     const controllers = [...this.queueControllers(), ...this.builderControllers()];
     controllers.sort((a, b) => locOrder(a.loc, b.loc) || a.name.localeCompare(b.name));
     return { controllers, unlinked: this.unlinked };
+  }
+
+  /**
+   * Embedded structs and base classes: a name the outer type does not declare itself is the inner type's, both ways
+   * (c.queue on the outer type is the queue the inner type's worker reads; c.sync set on the outer is what it calls).
+   */
+  private promotions(): Constraint[] {
+    const out: Constraint[] = [];
+    for (const t of this.types.values()) {
+      const own = new Set([...(t.fields ?? []), ...t.methods]);
+      const seen = new Set<string>();
+      const visit = (key: string, depth: number) => {
+        const inner = this.types.get(key);
+        if (!inner || seen.has(key) || depth > 4) return;
+        seen.add(key);
+        for (const name of new Set([...(inner.fields ?? []), ...inner.methods])) {
+          if (own.has(name)) continue;
+          out.push({ c: "copy", dst: `${t.key}.${name}`, src: `${key}.${name}` });
+          out.push({ c: "copy", dst: `${key}.${name}`, src: `${t.key}.${name}` });
+        }
+        // A TypeScript base class's methods run with `this` being the subclass instance too (Go's promoted methods do not:
+        // their receiver is the embedded value).
+        if (t.key.startsWith("ts:")) for (const f of this.fns.values()) if (f.owner === key) out.push({ c: "alloc", dst: `${f.id}#this`, v: `o|${t.key}` });
+        for (const e of inner.embeds ?? []) visit(e, depth + 1);
+      };
+      for (const e of t.embeds ?? []) visit(e, 0);
+    }
+    return out;
   }
 
   // ---- what is a queue ----
@@ -329,8 +357,11 @@ class Linker {
     return undefined;
   }
 
+  /** The name given to the queue's constructor as a string literal (a name held in a variable is not known here). */
   private queueName(ctor: CallFact): string | undefined {
-    return ctor.keyed["Name"] ?? ctor.keyed["name"] ?? ctor.strings.at(-1);
+    const keyed = ctor.keyed["Name"] ?? ctor.keyed["name"];
+    if (keyed !== undefined) return /^"(.*)"$/.exec(keyed)?.[1];
+    return ctor.strings.at(-1);
   }
 
   private rateLimiter(ctor: CallFact, own: boolean): string {

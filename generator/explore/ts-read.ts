@@ -140,6 +140,8 @@ class TsFileReader {
   /** Imported names: local name → slot (package-level slot of the explored module) or external module specifier. */
   private readonly imported = new Map<string, { slot?: Slot; external?: string }>();
   private lits = 0;
+  /** The base class of the class being read: `super(...)` calls its constructor. */
+  private baseClass: string | undefined;
 
   constructor(
     private readonly file: string,
@@ -369,9 +371,15 @@ class TsFileReader {
     this.facts.constraints.push({ c: "alloc", dst, v: `c|${typeKey}` });
     if (dst !== typeKey) this.facts.constraints.push({ c: "alloc", dst: typeKey, v: `c|${typeKey}` });
     const methods: string[] = [];
+    const base = node.getExtends()?.getExpression();
+    const baseSlot = base && Node.isIdentifier(base) ? this.slotOfName(base.getText()) : undefined;
+    const baseKey = baseSlot && !/[#$~]/.test(baseSlot) ? baseSlot : undefined;
+    const savedBase = this.baseClass;
+    this.baseClass = baseKey;
     for (const m of node.getMethods()) {
-      const slot = this.functionLike(m, `${name}.${m.getName()}`, typeKey);
       methods.push(m.getName());
+      if (!m.getBody()) continue; // abstract or an overload signature: nothing to run
+      const slot = this.functionLike(m, `${name}.${m.getName()}`, typeKey);
       this.facts.constraints.push({ c: "copy", dst: `${typeKey}.${m.getName()}`, src: slot });
     }
     const ctor = node.getConstructors()[0];
@@ -395,7 +403,10 @@ class TsFileReader {
       });
       this.facts.constraints.push({ c: "alloc", dst: `${typeKey}.constructor`, v: `f|${fn.id}` });
     }
-    this.facts.types.push({ key: typeKey, name, loc: this.loc(node), methods, hasChannel: false });
+    this.baseClass = savedBase;
+    // A base class's methods and fields are this class's too (promotions in the linker).
+    const fields = [...node.getProperties().map((p) => p.getName()), ...(node.getConstructors()[0]?.getParameters().filter((p) => p.isParameterProperty()).map((p) => p.getName()) ?? [])];
+    this.facts.types.push({ key: typeKey, name, loc: this.loc(node), methods, hasChannel: false, fields, ...(baseKey ? { embeds: [baseKey] } : {}) });
   }
 
   private functionLike(node: Node, name: string, owner: string | undefined, prelude?: (thisSlot: Slot) => void, role?: string): Slot {
@@ -606,6 +617,9 @@ class TsFileReader {
         callee = this.temp();
         this.facts.constraints.push({ c: "load", dst: callee, base: recv, field: method });
       }
+    } else if (calleeNode.getKind() === SyntaxKind.SuperKeyword) {
+      method = "super";
+      if (this.baseClass) callee = `${this.baseClass}.constructor`;
     } else if (Node.isIdentifier(calleeNode)) {
       callee = this.slotOfName(method);
       dynamic = this.isLocal(method);
@@ -667,7 +681,7 @@ function keyedIn(args: Node[]): Record<string, string> {
     for (const p of Node.isPropertyAssignment(a) ? [a] : a.getDescendantsOfKind(SyntaxKind.PropertyAssignment)) {
       const init = p.getInitializer();
       if (!init || p.getName() in keyed) continue;
-      keyed[p.getName()] = Node.isStringLiteral(init) ? init.getLiteralText() : oneLine(init.getText());
+      keyed[p.getName()] = Node.isStringLiteral(init) ? JSON.stringify(init.getLiteralText()) : oneLine(init.getText());
     }
   }
   return keyed;

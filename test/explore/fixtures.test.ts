@@ -150,8 +150,8 @@ function checkGolden(file: string, actual: string): void {
   assert.equal(actual, readFileSync(file, "utf8"), `${path.relative(repoRoot, file)} differs (UPDATE_GOLDEN=1 rewrites it after a deliberate change)`);
 }
 
-test("there are explore fixtures for the five styles the issue names, and a client-node TypeScript operator", () => {
-  assert.deepEqual(fixtureNames, ["channel-queue", "controller-runtime", "sample-controller", "ts-client-node", "ts-generated", "two-informers"]);
+test("there are explore fixtures for the five styles the issue names, plus shared base controllers (Go embedding, a TypeScript base class) and a client-node operator", () => {
+  assert.deepEqual(fixtureNames, ["channel-queue", "controller-runtime", "embedded-base", "sample-controller", "ts-base-class", "ts-client-node", "ts-generated", "two-informers"]);
 });
 
 const totals = new Map<string, { found: number; expected: number; correct: number }>();
