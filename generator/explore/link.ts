@@ -478,13 +478,14 @@ class Linker {
     const helpers = regionCalls.flatMap((c) => this.callees(c)).filter((id) => !region.includes(id));
     const opRegion = new Set([...region, ...helpers]);
     const inRegion = (c: CallFact) => opRegion.has(c.fn);
-    const process = this.processing(get, region, regionCalls);
+    const [process, ...alternatives] = this.processing(get, region, regionCalls);
     const worker: Worker = {
       loop: this.place(loop ?? getter),
       ...(loop && loop !== getter ? { getter: this.place(getter) } : {}),
       get: get.loc,
       getText: get.text,
       ...(process ? { process: this.place(process) } : {}),
+      ...(alternatives.length ? { processAlso: alternatives.map((id) => this.place(id)) } : {}),
       then: process ? this.delegations(process, 0) : [],
       done: ops.filter((c) => inRegion(c) && DONE_METHODS.has(c.method)).map((c) => c.loc),
       forget: ops.filter((c) => inRegion(c) && FORGET_METHODS.has(c.method)).map((c) => c.loc),
@@ -494,9 +495,11 @@ class Linker {
   }
 
   /** The function the item from Get is handed to: the first call in the getter that passes it (or a name derived from it). */
-  private processing(get: CallFact, region: string[], regionCalls: CallFact[]): string | undefined {
-    const first = this.processingIn(region, regionCalls, (a) => a.rhsCall === get.id, get.id);
-    if (!first) return undefined;
+  private processing(get: CallFact, region: string[], regionCalls: CallFact[]): string[] {
+    const found = this.processingIn(region, regionCalls, (a) => a.rhsCall === get.id, get.id);
+    // Several functions behind one call (an interface or a field set by several controllers): all of them, as found.
+    if (found.length !== 1) return found;
+    const first = found[0]!;
     // A wrapper that itself marks the key Done/Forget or requeues it (handle(key)) is still queue plumbing: look inside.
     let p = first;
     for (let depth = 0; depth < 2; depth++) {
@@ -505,13 +508,14 @@ class Linker {
       if (!innerCalls.some((c) => c.recv && this.queuesAt(c.recv).length)) break;
       const params = new Set(this.fns.get(p)!.paramNames);
       const next = this.processingIn(inner, innerCalls, undefined, undefined, params);
-      if (!next) break;
-      p = next;
+      if (next.length === 0) break;
+      if (next.length > 1) return next;
+      p = next[0]!;
     }
-    return p;
+    return [p];
   }
 
-  private processingIn(region: string[], regionCalls: CallFact[], seed: ((a: FnFact["assigns"][number]) => boolean) | undefined, skip: string | undefined, seedNames: Set<string> = new Set()): string | undefined {
+  private processingIn(region: string[], regionCalls: CallFact[], seed: ((a: FnFact["assigns"][number]) => boolean) | undefined, skip: string | undefined, seedNames: Set<string> = new Set()): string[] {
     const derived = new Set<string>(seedNames);
     const assigns = region.flatMap((id) => this.fns.get(id)!.assigns);
     if (seed) for (const a of assigns) if (seed(a)) for (const n of a.lhs) derived.add(n);
@@ -532,9 +536,9 @@ class Linker {
       if (c.id === skip || (c.recv && this.queuesAt(c.recv).length)) continue;
       if (!c.argIdents.some((i) => derived.has(i))) continue;
       const targets = this.callees(c).filter((id) => !region.includes(id));
-      if (targets.length) return targets[0];
+      if (targets.length) return targets.sort((a, b) => locOrder(this.fns.get(a)!.loc, this.fns.get(b)!.loc));
     }
-    return undefined;
+    return [];
   }
 
   /**

@@ -58,6 +58,8 @@ export interface Worker {
   getText?: string;
   /** The function the key is handed to. */
   process?: Place;
+  /** Further functions the same call may run (an interface or a field several controllers set): chosen at run time. */
+  processAlso?: Place[];
   /** Where the processing function hands the object on to code chosen at run time (crdgen's hooks), outermost first. */
   then: Place[][];
   done: Loc[];
@@ -92,7 +94,9 @@ export function flowKeys(result: ExploreResult): string[] {
     for (const s of c.sources) {
       for (const h of s.handlers) {
         for (const w of c.workers) {
-          keys.push(`${s.kind} | handler ${at(h.fn.loc)} | queue ${at(c.queue.loc)} | loop ${at(w.loop.loc)} | process ${at(w.process?.loc)}`);
+          for (const p of [w.process, ...(w.processAlso ?? [])]) {
+            keys.push(`${s.kind} | handler ${at(h.fn.loc)} | queue ${at(c.queue.loc)} | loop ${at(w.loop.loc)} | process ${at(p?.loc)}`);
+          }
         }
       }
     }

@@ -43,6 +43,7 @@ function graphOf(result: ExploreResult): Graph {
     for (const w of c.workers) {
       const wn = node(`w${ci}:${w.loop.name}:${at(w.loop.loc)}`, [`worker ${w.loop.name}`, at(w.loop.loc)], "box");
       edge(q, wn, w.get ? `get ${at(w.get)}` : "get");
+      for (const alt of w.processAlso ?? []) edge(wn, node(`p${ci}:${alt.name}:${at(alt.loc)}`, [`process ${alt.name}`, at(alt.loc)], "box"));
       if (w.process) {
         const pn = node(`p${ci}:${w.process.name}:${at(w.process.loc)}`, [`process ${w.process.name}`, at(w.process.loc)], "box");
         edge(wn, pn);

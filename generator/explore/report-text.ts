@@ -37,7 +37,8 @@ function controllerBlock(c: Controller): string[] {
   lines.push(`    type       ${q.type}`);
   lines.push(`    limiter    ${q.rateLimiter}`);
   for (const s of c.sources) {
-    lines.push(`  watches    ${s.kind} via ${s.via}  ${at(s.loc)}${s.registeredAt ? ` (handlers added at ${at(s.registeredAt)})` : ""}`);
+    const where = s.loc ? `  ${at(s.loc)}` : "";
+    lines.push(`  watches    ${s.kind} via ${s.via}${where}${s.registeredAt ? ` (handlers added at ${at(s.registeredAt)})` : ""}`);
     for (const h of s.handlers) {
       lines.push(`    ${h.events.join(",").padEnd(16)} ${place(h.fn)}`);
       for (const p of h.producers) {
@@ -50,6 +51,7 @@ function controllerBlock(c: Controller): string[] {
     lines.push(`  worker     ${place(w.loop)}`);
     if (w.get) lines.push(`    get        ${w.getText ?? "Get"}${w.getter ? ` in ${w.getter.name}` : ""}  ${at(w.get)}`);
     lines.push(`    process    ${w.process ? place(w.process) : "(not found)"}`);
+    for (const p of w.processAlso ?? []) lines.push(`    or         ${place(p)}`);
     for (const chain of w.then) lines.push(`      then     ${chain.map(place).join(" → ")}`);
     if (w.done.length) lines.push(`    done       ${w.done.map(at).join(", ")}`);
     if (w.forget.length) lines.push(`    forget     ${w.forget.map(at).join(", ")}`);

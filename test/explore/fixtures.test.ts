@@ -91,7 +91,7 @@ function elementsOf(controllers: Controller[]): Map<string, Set<string>> {
     for (const w of c.workers) {
       add("worker loops", `${q} ${at(w.loop.loc)}`);
       if (w.get) add("gets", `${q} ${at(w.get)}`);
-      add("processing functions", `${q} ${at(w.process?.loc)}`);
+      for (const p of [w.process, ...(w.processAlso ?? [])]) add("processing functions", `${q} ${at(p?.loc)}`);
       for (const chain of w.then) add("hooks", `${q} ${at(chain.at(-1)?.loc)}`);
       for (const d of w.done) add("done", `${q} ${at(d)}`);
       for (const f of w.forget) add("forget", `${q} ${at(f)}`);
