@@ -191,6 +191,29 @@ function walk(value: unknown, old: Old, node: StructuralNode | undefined, segmen
 }
 
 const dns1035Label = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const dns1123Subdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** On create, a custom resource's name must be a DNS-1123 subdomain (or generateName given), as for every CR. */
+function objectMetaErrors(data: unknown): ValidationError[] {
+  const metadata = isJsonObject(data) ? data["metadata"] : undefined;
+  const error = (message: string, reason = "FieldValueInvalid"): ValidationError => ({
+    field: "metadata.name",
+    instancePath: "/metadata/name",
+    schemaPath: "",
+    keyword: "metadata",
+    reason,
+    message,
+  });
+  if (!isJsonObject(metadata)) return [];
+  const name = metadata["name"];
+  if (typeof name === "string" && name !== "") {
+    if (name.length > 253) return [error("must be no more than 253 characters")];
+    if (!dns1123Subdomain.test(name)) return [error("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character")];
+    return [];
+  }
+  const generateName = metadata["generateName"];
+  return typeof generateName === "string" && generateName !== "" ? [] : [error("name or generateName is required", "FieldValueRequired")];
+}
 
 /** x-kubernetes-embedded-resource: apiVersion and kind present and well-formed, metadata names usable in a path. */
 function checkEmbeddedResource(value: Record<string, unknown>, segments: Segment[], schemaPath: string, out: Walk): void {
@@ -317,7 +340,7 @@ export function validateResource(object: unknown, version: VersionValidation, op
   const old = options.oldObject === undefined ? absent : { present: true, value: normalize ? normalizeLikeApiServer(options.oldObject, version.structure) : options.oldObject };
   const out: Walk = { listErrors: [], ruleErrors: [], skipped: [] };
   walk(data, old, version.structure, [], "", out);
-  let errors = [...schemaErrors(data, version), ...out.listErrors];
+  let errors = [...(old.present ? [] : objectMetaErrors(data)), ...schemaErrors(data, version), ...out.listErrors];
   // Update ratcheting (the API server's CRDValidationRatcheting, on by default): an error inside a value that is
   // unchanged since the old object is not reported, so old objects stay updatable after a schema tightened.
   if (old.present) errors = errors.filter((e) => !unchangedSinceOld(e.instancePath, data, old.value, version.structure));

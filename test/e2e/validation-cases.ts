@@ -69,6 +69,7 @@ export const validationCases: CrdCases[] = [
       { what: "embedded resource without kind", spec: { name: "s", template: { apiVersion: "v1", metadata: { name: "cm" } } } },
       { what: "embedded resource with a bad apiVersion and kind", spec: { name: "t", template: { apiVersion: "a/b/c", kind: "Config_Map" } } },
       { what: "embedded resource with a name containing /", spec: { name: "u", template: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a/b" } } } },
+      { what: "metadata.name not a DNS subdomain", name: "Bad_Name", spec: { name: "v" } },
       { what: "transition rule: immutable name changed", old: { name: "one" }, spec: { name: "two" } },
       { what: "transition rule: name kept", old: { name: "three", replicas: 1 }, spec: { name: "three", replicas: 2 } },
     ],
