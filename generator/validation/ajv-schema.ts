@@ -39,6 +39,8 @@ export function toAjvSchema(openAPIV3Schema: Raw): AjvSchemaResult {
         const name = typeof value === "string" ? kubernetesFormatName(value) : undefined;
         const type = node["type"];
         if (name && (type === undefined || type === "string")) out[key] = name;
+        // Range checks for single-typed numbers, as kube-openapi's number validator makes them.
+        else if ((type === "integer" && (value === "int32" || value === "int64")) || (type === "number" && value === "float")) out[key] = value;
       } else if (key === "pattern") {
         try {
           re2Pattern(String(value));

@@ -1,7 +1,7 @@
 // Compiles the ajv schema of a CRD version ahead of time into standalone ES module code.
 import AjvModule, { _ } from "ajv";
 import standaloneModule from "ajv/dist/standalone/index.js";
-import { formatsModuleId, kubernetesFormats, patternModuleId, re2Pattern } from "@crdgen/runtime/validation";
+import { formatsModuleId, patternModuleId, re2Pattern, validatorFormats } from "@crdgen/runtime/validation";
 
 // ajv is CommonJS: under NodeNext its default export is the module object.
 const Ajv = AjvModule.default;
@@ -16,7 +16,7 @@ export function compileSchemaValidator(schema: Record<string, unknown>): string 
     strict: false,
     inlineRefs: false,
     unicodeRegExp: false,
-    formats: kubernetesFormats,
+    formats: validatorFormats,
     code: { source: true, esm: false, lines: false, optimize: 1, formats: _`require(${formatsModuleId})`, regExp: patternEngine },
   });
   return standaloneCode(ajv, ajv.compile(schema));

@@ -3,7 +3,7 @@
 // `validatorRequire`, which the generated module uses in place of `require` (it is an ES module).
 import { createRequire } from "node:module";
 import { RE2JS } from "re2js";
-import { kubernetesFormats } from "./formats.js";
+import { validatorFormats } from "./formats.js";
 
 const requireFromHere = createRequire(import.meta.url);
 
@@ -18,7 +18,7 @@ export function re2Pattern(source: string): { test(s: string): boolean; toString
 }
 
 const provided: Record<string, unknown> = {
-  [formatsModuleId]: kubernetesFormats,
+  [formatsModuleId]: validatorFormats,
   [patternModuleId]: { re2Pattern },
 };
 

@@ -134,3 +134,19 @@ export function kubernetesFormatName(format: string): string | undefined {
   const normalized = format.replace(/-/g, "");
   return Object.prototype.hasOwnProperty.call(kubernetesFormats, normalized) ? normalized : undefined;
 }
+
+/**
+ * Range checks the API server makes for single-typed numbers (kube-openapi's IsValueValidAgainstRange): integer
+ * int32 / int64, number float (float32). They are ajv number formats; "double" needs no check.
+ */
+export const kubernetesNumberFormats: Readonly<Record<string, { type: "number"; validate: (n: number) => boolean }>> = {
+  int32: { type: "number", validate: (n) => n >= -2147483648 && n <= 2147483647 },
+  int64: { type: "number", validate: (n) => !Number.isInteger(n) || Math.abs(n) < 9223372036854775808 },
+  float: { type: "number", validate: (n) => Math.abs(n) <= 3.4028234663852886e38 },
+};
+
+/** Every format ajv knows in crdgen's compiled validators: the string formats and the number ranges. */
+export const validatorFormats: Readonly<Record<string, ((s: string) => boolean) | { type: "number"; validate: (n: number) => boolean }>> = {
+  ...kubernetesFormats,
+  ...kubernetesNumberFormats,
+};

@@ -145,6 +145,18 @@ function schemaErrors(data: unknown, version: VersionValidation): ValidationErro
     const keywordPath = [...relative];
     const node = at.nodes.at(-1);
     if (e.keyword === "type" && node?.intOrString && relative.length === instanceSteps(relative) * 2 + 1) keywordPath[keywordPath.length - 1] = "x-kubernetes-int-or-string";
+    if (e.keyword === "format" && ["int32", "int64", "float"].includes(String(e.params["format"]))) {
+      // The server reports a number out of its format's range without a field (a plain error, not a field error).
+      const type = e.params["format"] === "float" ? "number" : "integer";
+      return {
+        field: "",
+        instancePath: e.instancePath,
+        schemaPath: `/${[...anchorPath, ...keywordPath].map(escapePointer).join("/")}`,
+        keyword: e.keyword,
+        reason: "FieldValueInvalid",
+        message: `Checked value must be of type ${type} with format ${String(e.params["format"])} in ${fieldOf(at.segments, "openapi")}`,
+      };
+    }
     const segments = e.keyword === "required" ? [...at.segments, { key: String(e.params["missingProperty"]), kind: "property" as const }] : at.segments;
     return {
       field: fieldOf(segments, "openapi"),

@@ -69,6 +69,27 @@ export const validationCases: CrdCases[] = [
       { what: "embedded resource without kind", spec: { name: "s", template: { apiVersion: "v1", metadata: { name: "cm" } } } },
       { what: "embedded resource with a bad apiVersion and kind", spec: { name: "t", template: { apiVersion: "a/b/c", kind: "Config_Map" } } },
       { what: "embedded resource with a name containing /", spec: { name: "u", template: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a/b" } } } },
+      {
+        what: "valid values of every validated format",
+        spec: {
+          name: "fa",
+          formats: {
+            uuid: "123e4567-e89b-12d3-a456-426614174000", hostname: "db-0.example.com", email: "a@example.com", duration: "1h30m", byte: "aGVsbG8=",
+            ipv4: "10.1.2.3", ipv6: "fd00::1", uri: "https://example.com/x?y=1", date: "2024-02-29", mac: "00:1a:2b:3c:4d:5e",
+            shortName: "web-1", longName: "a.b-c.d", int32: 2147483647, unknown: "anything",
+          },
+        },
+      },
+      {
+        what: "invalid values of every validated format",
+        spec: {
+          name: "fb",
+          formats: {
+            uuid: "not-a-uuid", hostname: "-bad-.com", email: "nobody", duration: "1 fortnight", byte: "not base64!", ipv4: "10.1.2", ipv6: "fd00:::1",
+            uri: "not a uri", date: "2023-02-29", mac: "00:1a:2b", shortName: "Web_1", longName: "a..b", int32: 2147483648,
+          },
+        },
+      },
       { what: "metadata.name not a DNS subdomain", name: "Bad_Name", spec: { name: "v" } },
       { what: "transition rule: immutable name changed", old: { name: "one" }, spec: { name: "two" } },
       { what: "transition rule: name kept", old: { name: "three", replicas: 1 }, spec: { name: "three", replicas: 2 } },
