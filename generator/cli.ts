@@ -1,6 +1,8 @@
 // The crdgen command line: commander wiring only; the work happens in generate.ts.
 import { Command, Option } from "commander";
+import { statSync } from "node:fs";
 import path from "node:path";
+import { progressBar, progressThreshold } from "./progress-bar.js";
 import { generate } from "./generate.js";
 import { InitError, initProject } from "./init/scaffold-project.js";
 import { InputError, formatLocation } from "./load/input-error.js";
@@ -31,11 +33,16 @@ program
   .option("--validation", "also emit <kind>.validation.ts per version: apply<Kind>Defaults, normalize<Kind> and validate<Kind> (ajv compiled now, CEL rules at run time), as the API server defaults and validates")
   .option("--check", "write nothing; exit 1 and list the files that would change (for CI)")
   .option("--strict", "exit non-zero when a schema node had to be typed as unknown")
-  .action(async (inputs: string[], opts: { out: string; hooks?: string; tests?: string; templates?: string; versions: "served" | "storage" | "all"; check?: boolean; strict?: boolean; validation?: boolean; fromCluster?: string[]; context?: string }) => {
+  .option("--format", "one formatter pass over the generated files (the templates already emit formatted code)")
+  .action(async (inputs: string[], opts: { format?: boolean; out: string; hooks?: string; tests?: string; templates?: string; versions: "served" | "storage" | "all"; check?: boolean; strict?: boolean; validation?: boolean; fromCluster?: string[]; context?: string }) => {
     if (opts.tests && !opts.hooks) throw new UsageError("--tests needs --hooks: the scaffolded tests import your hooks");
     if (inputs.length === 0 && !opts.fromCluster?.length) program.commands[0]!.error("error: missing required argument 'inputs': give CRD files or folders, - for stdin, or --from-cluster <crd-names...>");
+    // A progress bar on a terminal when there are more than a few CRD files (the count of CRDs is known only after parsing).
+    const bar = inputs.length > progressThreshold || inputs.some((i) => i !== "-" && isDirectory(i)) ? progressBar() : undefined;
     const result = await generate({
       inputs,
+      ...(opts.format ? { format: true } : {}),
+      ...(bar ? { progress: (done: number, total: number) => total > progressThreshold && bar.update(done, total) } : {}),
       ...(opts.fromCluster?.length ? { fromCluster: { names: opts.fromCluster, ...(opts.context ? { context: opts.context } : {}) } } : {}),
       outDir: opts.out,
       ...(opts.hooks ? { hooksDir: opts.hooks } : {}),
@@ -44,7 +51,7 @@ program
       versions: opts.versions,
       validation: opts.validation ?? false,
       check: opts.check ?? false,
-    });
+    }).finally(() => bar?.done());
     for (const w of result.warnings) process.stderr.write(`warning: ${formatLocation(w)}: ${w.message}\n`);
     for (const s of result.skipped) process.stderr.write(`skipped: ${formatLocation(s)}: ${s.kind || "no kind"} ${s.apiVersion} is not a CustomResourceDefinition\n`);
     const { changed, removed, unchanged, userKept, hookUpdates } = result.report;
@@ -83,6 +90,14 @@ program
     const { created } = await initProject({ dir, ...(opts.name ? { name: opts.name } : {}) });
     process.stdout.write(`crdgen init: created ${created.join(", ")} in ${dir}\nNext: put your CRDs in ${path.join(dir, "crds")}/, then cd ${dir} && npm install && npm run generate && npm test\n`);
   });
+
+const isDirectory = (p: string) => {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+};
 
 /** A wrong combination of options: said in one line, like commander's own errors. */
 class UsageError extends Error {}

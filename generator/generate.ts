@@ -1,12 +1,14 @@
 // The generator as a library: inputs -> CRD models -> planned files -> written (or checked) output.
 import path from "node:path";
 import { readInputs } from "./load/read-inputs.js";
+import { loadModels } from "./load/parallel-models.js";
 import { readClusterInputs } from "./load/read-cluster.js";
-import { parseCrds, type SkippedDocument } from "./load/parse-crds.js";
-import { buildModels, type CrdModel, type VersionSelection } from "./model/resource-model.js";
+import type { SkippedDocument } from "./load/parse-crds.js";
+import type { CrdModel, VersionSelection } from "./model/resource-model.js";
 import type { SchemaWarning } from "./model/normalize-schema.js";
 import { generatorVersion, planFiles, type PlannedFile } from "./emit/plan-files.js";
 import { templateRenderer } from "./emit/templates.js";
+import { formatGeneratedFiles } from "./emit/format-files.js";
 import { applyPlan, type ApplyReport } from "./write/apply-plan.js";
 import { lockFileName, lockPath, newLock, readLock, renderLock, sha256 } from "./write/lock-file.js";
 
@@ -23,6 +25,10 @@ export interface GenerateOptions {
   versions?: VersionSelection;
   /** Also emit client-side defaulting and validation (applyDefaults, validate) per version. */
   validation?: boolean;
+  /** One formatter pass over the generated .ts files (the templates already emit formatted code). */
+  format?: boolean;
+  /** Called as CRDs are generated: a progress bar's feed. */
+  progress?: (done: number, total: number) => void;
   /** Write nothing; report what would change. */
   check?: boolean;
   stdin?: () => Promise<string>;
@@ -46,9 +52,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     ...(options.inputs.length ? await readInputs(options.inputs, options.stdin) : []),
     ...(options.fromCluster?.names.length ? await readClusterInputs(options.fromCluster) : []),
   ];
-  const { crds: loaded, skipped } = parseCrds(texts);
   const versions = options.versions ?? "served";
-  const { crds, warnings } = buildModels(loaded, versions);
+  const { crds, skipped, warnings } = await loadModels(texts, versions);
   const previousHooks = new Map((previous?.crds ?? []).flatMap((c) => (c.hooks ? [[c.name, c.hooks] as const] : [])));
   const files = planFiles(crds, {
     outDir,
@@ -58,7 +63,9 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     render: templateRenderer(options.templatesDir),
     validation: options.validation ?? false,
     warnings,
+    ...(options.progress ? { progress: options.progress } : {}),
   });
+  if (options.format) await formatGeneratedFiles(files);
   files.push(lockFor(files, crds, texts, { ...options, versions }, outDir));
   const report = await applyPlan(files, {
     check: options.check ?? false,
@@ -80,7 +87,7 @@ function lockFor(files: PlannedFile[], crds: CrdModel[], inputs: Array<{ file: s
       hooks: options.hooksDir ? lockPath(outDir, options.hooksDir) : null,
       tests: options.testsDir ? lockPath(outDir, options.testsDir) : null,
       templates: options.templatesDir ? lockPath(outDir, options.templatesDir) : null,
-      format: false,
+      format: options.format ?? false,
       validation: options.validation ?? false,
     },
     inputs: [...new Map(inputs.map((i) => [asGiven(i.file), sha256(i.text)])).entries()].map(([p, hash]) => ({ path: p, sha256: hash })),

@@ -30,6 +30,8 @@ export interface PlanOptions {
   /** Hooks file of each CRD (by metadata.name) as the previous run's lock recorded it, relative to hooksDir. */
   previousHooks?: ReadonlyMap<string, string>;
   render: RenderTemplate;
+  /** Called as work is done: types of each version, then each CRD's modules (for a progress bar). */
+  progress?: (done: number, total: number) => void;
   /** Also emit <kind>.validation.ts (defaults, validate) and its compiled <kind>.schema-validator.ts per version. */
   validation?: boolean;
   /** Where problems met while emitting (e.g. a pattern RE2 rejects) are reported. */
@@ -70,7 +72,7 @@ function moduleExports(kind: string, artifact: string, types: TypeDeclarations):
  * must not take a name another exports: kinds are named in a fixed order (by kind, then CRD name), each avoiding the
  * names of every kind's modules and the nested names of the kinds before it.
  */
-function declareTypes(crds: CrdModel[]): Map<VersionModel, TypeDeclarations> {
+function declareTypes(crds: CrdModel[], step: () => void = () => undefined): Map<VersionModel, TypeDeclarations> {
   const byGroupVersion = new Map<string, Array<{ crd: CrdModel; version: VersionModel }>>();
   for (const crd of crds) {
     for (const version of crd.versions) {
@@ -87,6 +89,7 @@ function declareTypes(crds: CrdModel[]): Map<VersionModel, TypeDeclarations> {
     for (const { crd, version } of entries) {
       const mine = own(crd.kind);
       const types = emitTypeDeclarations(crd, version, { reserved: new Set([...reserved].filter((n) => !mine.includes(n))) });
+      step();
       if (entries.length > 1) for (const name of types.exported) reserved.add(name);
       result.set(version, types);
     }
@@ -96,11 +99,15 @@ function declareTypes(crds: CrdModel[]): Map<VersionModel, TypeDeclarations> {
 
 export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[] {
   const files: PlannedFile[] = [];
-  const declared = declareTypes(crds);
+  const total = crds.reduce((n, c) => n + c.versions.length, 0) + crds.length;
+  let done = 0;
+  const step = () => options.progress?.(++done, total);
+  const declared = declareTypes(crds, step);
   const byGroupVersion = new Map<string, { group: string; version: string; dir: string; modules: Array<{ module: string; kind: string; exports: string[] }>; sources: CrdModel[] }>();
   const controllers: PlannedController[] = [];
 
   for (const crd of crds) {
+    step();
     for (const version of crd.versions) {
       const dir = path.join(options.outDir, crd.group, version.name);
       const stem = fileStem(crd.kind);
