@@ -2,8 +2,9 @@
 // Kubernetes CEL library functions crdgen implements (lists, strings, regex, URLs, IPs and CIDRs). Expressions
 // calling anything else are reported as skipped, never guessed at.
 import { isIP as netIsIP } from "node:net";
-import { Environment } from "@marcbachmann/cel-js";
+import { Environment, Optional } from "@marcbachmann/cel-js";
 import { RE2JS } from "re2js";
+import { kubernetesFormats } from "./formats.js";
 
 class IPValue {
   constructor(readonly family: 4 | 6, readonly bits: bigint, readonly text: string) {}
@@ -11,6 +12,49 @@ class IPValue {
 class CIDRValue {
   constructor(readonly ip: IPValue, readonly prefix: number) {}
 }
+
+/** The `format` library: named checks whose validate() gives optional.none() when the string is valid. */
+class FormatLibrary {}
+class NamedFormat {
+  constructor(readonly name: string, readonly check: (s: string) => string[]) {}
+}
+
+const pattern = (re: RegExp, max: number | undefined, what: string) => (s: string): string[] => {
+  const errors: string[] = [];
+  if (max !== undefined && s.length > max) errors.push(`must be no more than ${max} characters`);
+  if (!re.test(s)) errors.push(what);
+  return errors;
+};
+const label = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
+const dns1123Label = pattern(new RegExp(`^${label}$`), 63, "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character");
+const dns1123Subdomain = pattern(new RegExp(`^${label}(\\.${label})*$`), 253, "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character");
+const dns1035Label = pattern(/^[a-z]([-a-z0-9]*[a-z0-9])?$/, 63, "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character");
+const labelValue = (s: string) => (s === "" ? [] : pattern(/^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$/, 63, "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character")(s));
+const qualifiedName = (s: string): string[] => {
+  const parts = s.split("/");
+  if (parts.length > 2) return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character with an optional DNS subdomain prefix and '/'"];
+  const name = parts.at(-1)!;
+  const errors = name === "" ? ["name part must be non-empty"] : pattern(/^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/, 63, "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character")(name);
+  if (parts.length === 2) errors.push(...(parts[0] === "" ? ["prefix part must be non-empty"] : dns1123Subdomain(parts[0]!).map((e) => `prefix part ${e}`)));
+  return errors;
+};
+// A "prefix" check (for generateName) allows a trailing '-' that the full name could not end with.
+const prefix = (check: (s: string) => string[]) => (s: string) => check(s.endsWith("-") ? `${s.slice(0, -1)}a` : s);
+const namedFormats: Record<string, (s: string) => string[]> = {
+  dns1123Label,
+  dns1123Subdomain,
+  dns1035Label,
+  qualifiedName,
+  labelValue,
+  dns1123LabelPrefix: prefix(dns1123Label),
+  dns1123SubdomainPrefix: prefix(dns1123Subdomain),
+  dns1035LabelPrefix: prefix(dns1035Label),
+  uri: (s) => (kubernetesFormats["uri"]!(s) ? [] : ["invalid URI"]),
+  uuid: (s) => (kubernetesFormats["uuid"]!(s) ? [] : ["does not match the UUID format"]),
+  byte: (s) => (kubernetesFormats["byte"]!(s) ? [] : ["invalid base64"]),
+  date: (s) => (kubernetesFormats["date"]!(s) ? [] : ["invalid date"]),
+  datetime: (s) => (kubernetesFormats["datetime"]!(s) ? [] : ["invalid datetime"]),
+};
 
 function parseIPv4(s: string): bigint | undefined {
   const parts = s.split(".");
@@ -134,6 +178,17 @@ export function kubernetesCelEnvironment(): Environment {
       while (m.find()) out.push(m.group() ?? "");
       return out;
     })
+    // Named formats: format.dns1123Label().validate(s), format.named("...").
+    .registerType("k8s.FormatLibrary", FormatLibrary)
+    .registerType("k8s.Format", NamedFormat)
+    .registerConstant("format", "k8s.FormatLibrary", new FormatLibrary())
+    .registerFunction("k8s.FormatLibrary.named(string): optional<k8s.Format>", (_: FormatLibrary, name: string) =>
+      Object.prototype.hasOwnProperty.call(namedFormats, name) ? Optional.of(new NamedFormat(name, namedFormats[name]!)) : Optional.none(),
+    )
+    .registerFunction("k8s.Format.validate(string): optional<list<string>>", (f: NamedFormat, s: string) => {
+      const errors = f.check(s);
+      return errors.length ? Optional.of(errors) : Optional.none();
+    })
     // URLs.
     .registerFunction("isURL(string): bool", (s: string) => {
       if (s.startsWith("/")) return true;
@@ -168,5 +223,8 @@ export function kubernetesCelEnvironment(): Environment {
     })
     .registerFunction("string(net.CIDR): string", (c: CIDRValue) => `${formatIP(c.ip.family, c.ip.bits)}/${c.prefix}`)
     .registerOperator("net.CIDR == net.CIDR", (a: CIDRValue, b: CIDRValue) => a.prefix === b.prefix && a.ip.family === b.ip.family && a.ip.bits === b.ip.bits);
+  for (const name of Object.keys(namedFormats)) {
+    env.registerFunction(`k8s.FormatLibrary.${name}(): k8s.Format`, () => new NamedFormat(name, namedFormats[name]!));
+  }
   return env;
 }

@@ -90,6 +90,7 @@ export const validationCases: CrdCases[] = [
           },
         },
       },
+      { what: "CEL format library: not a DNS label", spec: { name: "dn", dns: "Not_A_Label" } },
       { what: "metadata.name not a DNS subdomain", name: "Bad_Name", spec: { name: "v" } },
       { what: "transition rule: immutable name changed", old: { name: "one" }, spec: { name: "two" } },
       { what: "transition rule: name kept", old: { name: "three", replicas: 1 }, spec: { name: "three", replicas: 2 } },
