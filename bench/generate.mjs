@@ -150,9 +150,14 @@ function summarize(tool, timing, files, failing, note) {
     crashed: timing.crashed.length,
     typeChecked,
     total: files.length,
-    crashes: timing.crashed.slice(0, 10),
-    typeErrors: [...failing].slice(0, 10).map(([dir, error]) => ({ dir, error })),
+    crashes: timing.crashed.slice(0, 10).map((c) => ({ file: c.file, error: redact(c.error) })),
+    typeErrors: [...failing].slice(0, 10).map(([dir, error]) => ({ dir, error: redact(error) })),
   };
+}
+
+/** Error excerpts name this machine's folders: results are committed, so they say <peers>, <repo>, <corpus> and <home> instead. */
+function redact(text) {
+  return text.split(peersDir).join("<peers>").split(cacheDir).join("<cache>").split(corpusDir).join("<corpus>").split(root).join("<repo>").split(os.homedir()).join("<home>");
 }
 
 function main() {
