@@ -3,17 +3,11 @@ import { Command, Option } from "commander";
 import { statSync } from "node:fs";
 import path from "node:path";
 import { progressBar, progressThreshold } from "./progress-bar.js";
-import { generate } from "./generate.js";
-import { InitError, initProject } from "./init/scaffold-project.js";
-import { InputError, formatLocation } from "./load/input-error.js";
-import { generatorVersion } from "./emit/plan-files.js";
-import { WriteError } from "./write/apply-plan.js";
-import { ExploreInputError } from "./explore/discover.js";
-import { explore } from "./explore/explore.js";
-import { jsonReport } from "./explore/report-json.js";
-import { dotReport, mermaidReport } from "./explore/report-graph.js";
-import { textReport } from "./explore/report-text.js";
+import { formatLocation } from "./load/input-error.js";
+import { UserError } from "./user-error.js";
+import { generatorVersion } from "./version.js";
 
+// Each command loads its own modules when it runs, so `crdgen --help` and `generate` never load explore's parsers.
 const program = new Command("crdgen")
   .description("Turn Kubernetes CustomResourceDefinitions into a TypeScript operator: types, typed clients, listers, informers, controller wiring and reconcile hooks.")
   .version(generatorVersion)
@@ -39,6 +33,7 @@ program
     if (inputs.length === 0 && !opts.fromCluster?.length) program.commands[0]!.error("error: missing required argument 'inputs': give CRD files or folders, - for stdin, or --from-cluster <crd-names...>");
     // A progress bar on a terminal when there are more than a few CRD files (the count of CRDs is known only after parsing).
     const bar = inputs.length > progressThreshold || inputs.some((i) => i !== "-" && isDirectory(i)) ? progressBar() : undefined;
+    const { generate } = await import("./generate.js");
     const result = await generate({
       inputs,
       ...(opts.format ? { format: true } : {}),
@@ -87,6 +82,7 @@ program
   .argument("<dir>", "a new or empty folder")
   .option("--name <name>", "the package name (default: the folder's name)")
   .action(async (dir: string, opts: { name?: string }) => {
+    const { initProject } = await import("./init/scaffold-project.js");
     const { created } = await initProject({ dir, ...(opts.name ? { name: opts.name } : {}) });
     process.stdout.write(`crdgen init: created ${created.join(", ")} in ${dir}\nNext: put your CRDs in ${path.join(dir, "crds")}/, then cd ${dir} && npm install && npm run generate && npm test\n`);
   });
@@ -100,7 +96,7 @@ const isDirectory = (p: string) => {
 };
 
 /** A wrong combination of options: said in one line, like commander's own errors. */
-class UsageError extends Error {}
+class UsageError extends UserError {}
 
 program
   .command("explore")
@@ -111,6 +107,8 @@ program
   .option("--include-vendor", "also read vendor/ and node_modules/")
   .option("--include-tests", "also read tests (*_test.go, *.test.ts, *.spec.ts, test/, tests/, testdata/, e2e/)")
   .action(async (dirs: string[], opts: { json?: boolean; format: "text" | "json" | "mermaid" | "dot"; includeVendor?: boolean; includeTests?: boolean }) => {
+    const { explore } = await import("./explore/explore.js");
+    const [{ textReport }, { jsonReport }, { mermaidReport, dotReport }] = await Promise.all([import("./explore/report-text.js"), import("./explore/report-json.js"), import("./explore/report-graph.js")]);
     const result = await explore(dirs, { includeVendor: opts.includeVendor ?? false, includeTests: opts.includeTests ?? false });
     const format = opts.json ? "json" : opts.format;
     const render = { text: textReport, json: jsonReport, mermaid: mermaidReport, dot: dotReport }[format];
@@ -121,6 +119,6 @@ program
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  process.stderr.write(`crdgen: ${error instanceof InputError || error instanceof WriteError || error instanceof UsageError || error instanceof InitError || error instanceof ExploreInputError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(`crdgen: ${error instanceof UserError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = 1;
 }

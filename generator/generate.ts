@@ -5,7 +5,8 @@ import { loadModels } from "./load/parallel-models.js";
 import type { SkippedDocument } from "./load/parse-crds.js";
 import type { CrdModel, VersionSelection } from "./model/resource-model.js";
 import type { SchemaWarning } from "./model/normalize-schema.js";
-import { generatorVersion, planFiles, type PlannedFile } from "./emit/plan-files.js";
+import { planFiles, type PlannedFile } from "./emit/plan-files.js";
+import { generatorVersion } from "./version.js";
 import { templateRenderer } from "./emit/templates.js";
 import { formatGeneratedFiles } from "./emit/format-files.js";
 import { applyPlan, type ApplyReport } from "./write/apply-plan.js";
@@ -61,7 +62,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     ...(options.testsDir ? { testsDir: path.normalize(options.testsDir) } : {}),
     previousHooks,
     render: templateRenderer(options.templatesDir),
-    validation: options.validation ?? false,
+    ...(options.validation ? { validationCode: (await import("./validation/version-validation.js")).versionValidationCode } : {}),
     warnings,
     ...(options.progress ? { progress: options.progress } : {}),
   });

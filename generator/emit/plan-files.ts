@@ -6,9 +6,9 @@ import { camelCase, fileStem, groupVersionIdentifier, moduleSpecifier } from "./
 import type { RenderTemplate } from "./templates.js";
 import { deprecationTags, emitTypeDeclarations, freeName, type TypeDeclarations } from "./type-declarations.js";
 import type { SchemaWarning } from "../model/normalize-schema.js";
-import { versionValidationCode } from "../validation/version-validation.js";
+import type { versionValidationCode } from "../validation/version-validation.js";
+import { generatorVersion } from "../version.js";
 
-export const generatorVersion = "0.1.0";
 
 export interface PlannedFile {
   path: string;
@@ -32,8 +32,11 @@ export interface PlanOptions {
   render: RenderTemplate;
   /** Called as work is done: types of each version, then each CRD's modules (for a progress bar). */
   progress?: (done: number, total: number) => void;
-  /** Also emit <kind>.validation.ts (defaults, validate) and its compiled <kind>.schema-validator.ts per version. */
-  validation?: boolean;
+  /**
+   * Given: also emit <kind>.validation.ts (defaults, validate) and its compiled <kind>.schema-validator.ts per version,
+   * from this function's code (passed in so ajv and the CEL libraries load only when validation is asked for).
+   */
+  validationCode?: typeof versionValidationCode;
   /** Where problems met while emitting (e.g. a pattern RE2 rejects) are reported. */
   warnings?: SchemaWarning[];
 }
@@ -151,8 +154,8 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
       const isControllerVersion = controllerVersion(crd) === version;
       for (const artifact of artifacts) files.push({ path: `${modulePath(artifact)}.ts`, content: options.render(artifact, data), owner: "generator" });
       if (isControllerVersion) files.push({ path: `${modulePath("controller")}.ts`, content: options.render("controller", data), owner: "generator" });
-      if (options.validation) {
-        const code = versionValidationCode(crd, version, options.warnings ?? []);
+      if (options.validationCode) {
+        const code = options.validationCode(crd, version, options.warnings ?? []);
         const validationData = {
           ...data,
           validationModule: `./${stem}.validation.js`,
@@ -167,7 +170,7 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
 
       const key = `${crd.group}/${version.name}`;
       const entry = byGroupVersion.get(key) ?? { group: crd.group, version: version.name, dir, modules: [], sources: [] };
-      for (const artifact of [...artifacts, ...(isControllerVersion ? ["controller"] : []), ...(options.validation ? ["validation"] : [])]) {
+      for (const artifact of [...artifacts, ...(isControllerVersion ? ["controller"] : []), ...(options.validationCode ? ["validation"] : [])]) {
         entry.modules.push({ module: `./${stem}.${artifact}.js`, kind: crd.kind, exports: moduleExports(crd.kind, artifact, types) });
       }
       entry.sources.push(crd);

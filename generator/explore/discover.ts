@@ -2,6 +2,7 @@
 // imports map to folders. Vendored code, node_modules and tests are left out unless asked for.
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
+import { UserError } from "../user-error.js";
 import type { GoModule } from "./go-read.js";
 import type { TsPackage } from "./ts-read.js";
 
@@ -26,7 +27,7 @@ export interface Discovered {
 }
 
 /** Input that cannot be read: the message names the path. */
-export class ExploreInputError extends Error {}
+export class ExploreInputError extends UserError {}
 
 const TEST_DIRS = new Set(["test", "tests", "testdata", "__tests__", "e2e"]);
 const VENDOR_DIRS = new Set(["vendor", "node_modules"]);

@@ -1,7 +1,8 @@
 // crdgen init <dir>: a new operator project in which `npm run generate && npm test` works as soon as a CRD is in crds/.
 import { mkdir, readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { generatorVersion } from "../emit/plan-files.js";
+import { UserError } from "../user-error.js";
+import { generatorVersion } from "../version.js";
 
 export interface InitOptions {
   dir: string;
@@ -14,7 +15,7 @@ export interface InitResult {
 }
 
 /** Thrown when the folder is not empty: init never writes over anything. */
-export class InitError extends Error {}
+export class InitError extends UserError {}
 
 export async function initProject(options: InitOptions): Promise<InitResult> {
   const dir = path.resolve(options.dir);

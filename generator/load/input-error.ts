@@ -1,4 +1,5 @@
 // The one error type for bad generator input: it names the file, the YAML document and the schema path.
+import { UserError } from "../user-error.js";
 
 export interface InputLocation {
   /** The input file as the user named it ("-" for stdin). */
@@ -9,7 +10,7 @@ export interface InputLocation {
   schemaPath?: string;
 }
 
-export class InputError extends Error {
+export class InputError extends UserError {
   constructor(readonly location: InputLocation, readonly problem: string) {
     super(`${formatLocation(location)}: ${problem}`);
     this.name = "InputError";

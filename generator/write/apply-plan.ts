@@ -2,6 +2,7 @@
 import { randomBytes } from "node:crypto";
 import { lstat, mkdir, open, readFile, readdir, rename, rm, rmdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { UserError } from "../user-error.js";
 import type { PlannedFile } from "../emit/plan-files.js";
 import { checkHookSignatures } from "../hooks/hook-signature.js";
 
@@ -18,7 +19,7 @@ export interface ApplyReport {
 }
 
 /** Writing the output failed; everything this run had done was undone. */
-export class WriteError extends Error {
+export class WriteError extends UserError {
   constructor(message: string, options: { cause: unknown }) {
     super(message, options);
     this.name = "WriteError";
