@@ -127,8 +127,10 @@ function declarationsOf(text: string): Declarations {
   return result;
 }
 
+/** The interface called name, or the one it is an alias of (a repeated subtree is declared once, see structural-ids.ts). */
 function iface(d: Declarations, name: string) {
-  const found = d.interfaces.get(name);
+  const target = d.aliases.get(name);
+  const found = d.interfaces.get(target !== undefined && d.interfaces.has(target) ? target : name);
   assert.ok(found, `interface ${name} is declared (found: ${[...d.interfaces.keys()].join(", ")})`);
   return found;
 }
@@ -330,7 +332,8 @@ test("objects are closed: no index signature unless the schema preserves unknown
     const expectedOpen: Record<string, string[]> = {
       "preserve-unknown-fields": ["PipelineSpecConfig"],
       "preserve-unknown-root": ["Blob"],
-      "embedded-resource": ["TemplateSpecResource", "TemplateSpecResources"],
+      // TemplateSpecResources has the same body: an alias of TemplateSpecResource.
+      "embedded-resource": ["TemplateSpecResource"],
     };
     assert.deepEqual(open, expectedOpen[name] ?? [], `${name}: only preserve-unknown-fields objects are open`);
   }
@@ -516,6 +519,24 @@ test("a node the generator does not understand is unknown, with a warning naming
 
 test("every fixture except untyped-node generates without warnings", async () => {
   for (const name of fixtureNames.filter((n) => n !== "untyped-node")) assert.deepEqual((await fixture(name)).warnings, [], name);
+});
+
+test("a repeated subtree is declared once: its copies and every named type inside them are aliases, each path keeps its name", async () => {
+  const d = declarationsOf(await typesOf("repeated-subtrees"));
+  // The second occurrence of the pod (under steps[].pod) has the same body: an alias, and so is each type inside it.
+  assert.equal(d.aliases.get("PipelineSpecStepsPod"), "PipelineSpecBuild");
+  assert.equal(d.aliases.get("PipelineSpecStepsPodContainers"), "PipelineSpecBuildContainers");
+  assert.equal(d.aliases.get("PipelineSpecStepsPodContainersPorts"), "PipelineSpecBuildContainersPorts");
+  assert.equal(d.aliases.get("PipelineSpecStepsPodContainersPullPolicy"), "PipelineSpecBuildContainersPullPolicy");
+  assert.equal(d.consts.get("PipelineSpecStepsPodContainersPullPolicyValues"), "PipelineSpecBuildContainersPullPolicyValues");
+  // Its own description differs from the first occurrence's: it stays on the alias.
+  const podAlias = d.source.statements.find((st) => ts.isTypeAliasDeclaration(st) && st.name.text === "PipelineSpecStepsPod")!;
+  assert.deepEqual(ts.getJSDocCommentsAndTags(podAlias).map((c) => ts.getTextOfJSDocComment(c.comment)), ["The pod that runs this step."]);
+  // A nested description differs under cleanup: declared anew, though the unchanged ports inside it are still shared.
+  assert.deepEqual([...iface(d, "PipelineSpecCleanup").members.keys()], ["containers", "restartPolicy"]);
+  assert.ok(d.interfaces.has("PipelineSpecCleanup") && d.interfaces.has("PipelineSpecCleanupContainers"));
+  assert.equal(d.aliases.get("PipelineSpecCleanupContainersPorts"), "PipelineSpecBuildContainersPorts");
+  assert.equal(member(d, "PipelineSpecStepsPod", "containers").type, "PipelineSpecBuildContainers[]", "an alias resolves to the shared declaration");
 });
 
 test("each served version gets its own module, a deprecated one says so, and an unserved one is not generated", async () => {

@@ -1,6 +1,7 @@
 // Emits the TypeScript declarations of one resource version's schema from the normalised model.
 import type { CrdModel, VersionModel } from "../model/resource-model.js";
 import type { Property, SchemaNode } from "../model/schema-node.js";
+import { pairSubtrees, structuralIds } from "../model/structural-ids.js";
 import { assignTypeNames, rootEnvelopeKeys } from "../model/type-names.js";
 import { constraintTags, jsdoc, nestedTags } from "./jsdoc.js";
 import { camelCase } from "./names.js";
@@ -137,7 +138,23 @@ export function emitTypeDeclarations(crd: CrdModel, version: VersionModel, optio
     return text;
   };
 
-  const parts = declarationOrder.filter((n) => n !== root).map(declare);
+  // A named object whose body was already declared under another path (structural memoisation) becomes an alias of
+  // it, and so does every named node below it: each path keeps its name, the shape is written out once.
+  const aliases = aliasesOfRepeatedSubtrees(root, declarationOrder, nameOf);
+  const declareAlias = (node: SchemaNode, original: SchemaNode, topmost: boolean): string => {
+    const name = nameOf.get(node)!;
+    const target = nameOf.get(original)!;
+    const doc = topmost ? jsdoc("", node.description, tagsOf(node)) : "";
+    if (node.kind === "enum") return `export type ${name} = ${target};\nexport const ${name}Values = ${target}Values;\n`;
+    return `${doc}export type ${name} = ${target};\n`;
+  };
+  const parts: string[] = [];
+  for (const node of declarationOrder) {
+    if (node === root) continue;
+    const repeated = aliases.get(node);
+    if (!repeated) parts.push(declare(node));
+    else if (repeated.topmost) parts.push(repeated.pairs.map(([copy, original], i) => declareAlias(copy, original, i === 0)).join(""));
+  }
   const rootText = declare(root);
   const spec = root.kind === "object" ? root.properties.find((p) => p.name === "spec") : undefined;
   const status = root.kind === "object" ? root.properties.find((p) => p.name === "status") : undefined;
@@ -153,6 +170,36 @@ export function emitTypeDeclarations(crd: CrdModel, version: VersionModel, optio
     usesIntOrString,
     usesObjectMeta,
   };
+}
+
+interface RepeatedSubtree {
+  /** Whether this node heads the repeated subtree (its declaration carries the aliases of the whole subtree). */
+  topmost: boolean;
+  /** The named nodes of the subtree (topmost first) with their counterparts in the first occurrence. */
+  pairs: Array<[SchemaNode, SchemaNode]>;
+}
+
+/** Every named node inside a later occurrence of an already declared object body, with what it is an alias of. */
+function aliasesOfRepeatedSubtrees(root: SchemaNode, declarationOrder: SchemaNode[], nameOf: ReadonlyMap<SchemaNode, string>): Map<SchemaNode, RepeatedSubtree> {
+  const ids = structuralIds(root);
+  const firstWithBody = new Map<number, SchemaNode>();
+  const aliases = new Map<SchemaNode, RepeatedSubtree>();
+  // Declaration order is depth-first, so a first occurrence and all of its subtree come before any copy of it.
+  for (const node of declarationOrder) {
+    if (node === root || node.kind !== "object" || aliases.has(node)) continue;
+    const id = ids.bodyOf(node);
+    const original = firstWithBody.get(id);
+    if (original === undefined) {
+      firstWithBody.set(id, node);
+      continue;
+    }
+    const pairs: Array<[SchemaNode, SchemaNode]> = [];
+    pairSubtrees(node, original, (copy, first) => {
+      if (nameOf.has(copy)) pairs.push([copy, first]);
+    });
+    for (const [copy] of pairs) aliases.set(copy, { topmost: copy === node, pairs });
+  }
+  return aliases;
 }
 
 /** base, or base with "_" appended until no name in taken has it (generated type names never end in "_"). */
