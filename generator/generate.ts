@@ -44,7 +44,20 @@ export interface GenerateResult {
 /** A path as given on the command line, with "/" separators (as every generated file's header names its input). */
 const asGiven = (p: string) => p.split(path.sep).join("/");
 
+/** CRDGEN_TIMING=1 prints how long each phase took (for the benchmark and for finding what is slow). */
+function phaseTimer(): (phase: string) => void {
+  if (process.env["CRDGEN_TIMING"] !== "1") return () => undefined;
+  let last = 0; // performance.now() counts from the process's start
+  return (phase) => {
+    const now = performance.now();
+    process.stderr.write(`crdgen timing: ${phase} ${(now - last).toFixed(0)} ms\n`);
+    last = now;
+  };
+}
+
 export async function generate(options: GenerateOptions): Promise<GenerateResult> {
+  const timed = phaseTimer();
+  timed("start-up (since the process started)");
   if (options.testsDir && !options.hooksDir) throw new Error("--tests needs --hooks: the scaffolded tests import your hooks");
   const outDir = path.normalize(options.outDir);
   const previous = await readLock(outDir);
@@ -53,8 +66,10 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     // client-node and the runtime take a third of a second to load: only when CRDs come from a cluster.
     ...(options.fromCluster?.names.length ? await (await import("./load/read-cluster.js")).readClusterInputs(options.fromCluster) : []),
   ];
+  timed("read inputs");
   const versions = options.versions ?? "served";
-  const { crds, skipped, warnings } = await loadModels(texts, versions);
+  const { crds, skipped, warnings } = await loadModels(texts, { selection: versions, rawSchemas: options.validation ?? false });
+  timed("parse and model");
   const previousHooks = new Map((previous?.crds ?? []).flatMap((c) => (c.hooks ? [[c.name, c.hooks] as const] : [])));
   const files = planFiles(crds, {
     outDir,
@@ -66,13 +81,16 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     warnings,
     ...(options.progress ? { progress: options.progress } : {}),
   });
+  timed("emit");
   if (options.format) await formatGeneratedFiles(files);
   files.push(lockFor(files, crds, texts, { ...options, versions }, outDir));
+  timed("lock file");
   const report = await applyPlan(files, {
     check: options.check ?? false,
     outDir,
     previousFiles: (previous?.files ?? []).map((f) => path.join(outDir, f.path)),
   });
+  timed("write");
   return { crds, skipped, warnings, report };
 }
 

@@ -69,7 +69,7 @@ export function emitTypeDeclarations(crd: CrdModel, version: VersionModel, optio
       case "emptyObject": return "Record<string, never>";
       case "unknown": return "unknown";
       case "union": return node.members.map(typeExpr).join(" | ");
-      case "object": throw new Error(`internal: object at ${node.pointer} has no type name`);
+      case "object": throw new Error(`internal: an object of ${crd.kind} ${version.name} has no type name`);
     }
   };
 

@@ -2,7 +2,7 @@
 // the first error) is the same as one thread would give; small ones stay on the main thread (a worker costs ~100 ms).
 import os from "node:os";
 import { Worker } from "node:worker_threads";
-import { buildModels, type CrdModel, type VersionSelection } from "../model/resource-model.js";
+import { buildModels, type CrdModel, type ModelOptions } from "../model/resource-model.js";
 import type { SchemaWarning } from "../model/normalize-schema.js";
 import { InputError } from "./input-error.js";
 import { parseCrds, type SkippedDocument } from "./parse-crds.js";
@@ -26,14 +26,14 @@ function workerCount(texts: InputText[]): number {
   return Math.min(4, os.availableParallelism(), texts.length);
 }
 
-export async function loadModels(texts: InputText[], versions: VersionSelection): Promise<Models> {
+export async function loadModels(texts: InputText[], options: ModelOptions): Promise<Models> {
   const workers = workerCount(texts);
   if (workers < 2) {
     const { crds: loaded, skipped } = parseCrds(texts);
-    return { ...buildModels(loaded, versions), skipped };
+    return { ...buildModels(loaded, options), skipped };
   }
   const shares = split(texts, workers);
-  const results = await Promise.all(shares.map((share) => runWorker(share, versions)));
+  const results = await Promise.all(shares.map((share) => runWorker(share, options)));
   for (const r of results) {
     if ("inputError" in r) throw new InputError(r.inputError.location, r.inputError.problem);
     if ("fatal" in r) throw new Error(r.fatal);
@@ -70,9 +70,9 @@ function split(texts: InputText[], parts: number): InputText[][] {
 
 type WorkerResult = Models | { inputError: { location: InputError["location"]; problem: string } } | { fatal: string };
 
-function runWorker(texts: InputText[], versions: VersionSelection): Promise<WorkerResult> {
+function runWorker(texts: InputText[], options: ModelOptions): Promise<WorkerResult> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL("./model-worker.js", import.meta.url), { workerData: { texts, versions } });
+    const worker = new Worker(new URL("./model-worker.js", import.meta.url), { workerData: { texts, options } });
     worker.once("message", (message: WorkerResult) => {
       resolve(message);
       void worker.terminate();

@@ -56,7 +56,6 @@ function normalizeNode(raw: unknown, at: string, ctx: NormalizeContext): SchemaN
     throw new InputError({ file: ctx.file, documentIndex: ctx.documentIndex, schemaPath: pointer(at, "$ref") }, "$ref is not allowed in a CRD schema (the API server rejects it); inline the referenced schema");
   }
   const base = {
-    pointer: at,
     ...(typeof raw["description"] === "string" ? { description: raw["description"] } : {}),
     nullable: raw["nullable"] === true,
     constraints: readConstraints(raw, at, ctx),
@@ -116,7 +115,7 @@ function objectNode(
     return { ...base, kind: "object", properties: props, openIndexSignature, embeddedResource: shape.embeddedResource };
   }
   if (isRecord(additional)) return { ...base, kind: "map", values: normalizeSchema(additional, pointer(at, "additionalProperties"), ctx) };
-  if (additional === true) return { ...base, kind: "map", values: { pointer: pointer(at, "additionalProperties"), nullable: false, constraints: {}, kind: "unknown" } };
+  if (additional === true) return { ...base, kind: "map", values: { nullable: false, constraints: {}, kind: "unknown" } };
   if (shape.preserveUnknown) return { ...base, kind: "unknownRecord" };
   return { ...base, kind: "emptyObject" };
 }
@@ -182,5 +181,5 @@ function readConstraints(raw: Raw, at: string, ctx: NormalizeContext): Constrain
 function degrade(at: string, ctx: NormalizeContext, message: string, base?: Omit<SchemaNode, "kind">): SchemaNode {
   // Never abort the run on a shape we do not understand: the node becomes `unknown` and the user is told where.
   ctx.warnings.push({ file: ctx.file, documentIndex: ctx.documentIndex, schemaPath: at, message: `${message}; typed as unknown` });
-  return { ...(base ?? { pointer: at, nullable: false, constraints: {} }), kind: "unknown" };
+  return { ...(base ?? { nullable: false, constraints: {} }), kind: "unknown" };
 }

@@ -34,8 +34,11 @@ export interface VersionModel {
   subresources: { status: boolean; scale?: ScaleSubresource };
   printerColumns: PrinterColumn[];
   schema: SchemaNode;
-  /** The version's openAPIV3Schema as written, and its JSON pointer in the document (for validation and defaults). */
-  openAPIV3Schema: Record<string, unknown>;
+  /**
+   * The version's openAPIV3Schema as written, and its JSON pointer in the document (for validation and defaults).
+   * Kept only when asked for (--validation): copying it back from the worker threads cost more than parsing it.
+   */
+  openAPIV3Schema?: Record<string, unknown>;
   schemaPointer: string;
 }
 
@@ -67,11 +70,19 @@ export interface ModelResult {
 type Raw = Record<string, unknown>;
 const isRecord = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
 
-export function buildModels(loaded: LoadedCrd[], selection: VersionSelection = "served"): ModelResult {
+export interface ModelOptions {
+  /** Which versions to model (default: served). */
+  selection?: VersionSelection;
+  /** Keep each version's raw openAPIV3Schema (validation compiles it). */
+  rawSchemas?: boolean;
+}
+
+export function buildModels(loaded: LoadedCrd[], options: ModelOptions = {}): ModelResult {
+  const selection = options.selection ?? "served";
   const warnings: SchemaWarning[] = [];
   const seen = new Map<string, LoadedCrd>();
   const crds = loaded.map((entry) => {
-    const model = buildCrdModel(entry, selection, warnings);
+    const model = buildCrdModel(entry, selection, options.rawSchemas ?? false, warnings);
     const first = seen.get(model.name);
     if (first) {
       throw new InputError(
@@ -85,7 +96,7 @@ export function buildModels(loaded: LoadedCrd[], selection: VersionSelection = "
   return { crds, warnings };
 }
 
-function buildCrdModel(entry: LoadedCrd, selection: VersionSelection, warnings: SchemaWarning[]): CrdModel {
+function buildCrdModel(entry: LoadedCrd, selection: VersionSelection, rawSchemas: boolean, warnings: SchemaWarning[]): CrdModel {
   const where = (schemaPath: string) => ({ file: entry.file, documentIndex: entry.documentIndex, schemaPath });
   const requireString = (value: unknown, schemaPath: string, what: string): string => {
     if (typeof value !== "string" || value === "") throw new InputError(where(schemaPath), `${what} is missing`);
@@ -147,7 +158,7 @@ function buildCrdModel(entry: LoadedCrd, selection: VersionSelection, warnings: 
         ...(typeof c["priority"] === "number" ? { priority: c["priority"] } : {}),
       })),
       schema: normalizeSchema(schema, schemaAt, { file: entry.file, documentIndex: entry.documentIndex, warnings }),
-      openAPIV3Schema: schema,
+      ...(rawSchemas ? { openAPIV3Schema: schema } : {}),
       schemaPointer: schemaAt,
     });
   });

@@ -20,9 +20,17 @@ export function structuralIds(root: SchemaNode): StructuralIds {
     if (id === undefined) idOfSignature.set(signature, (id = idOfSignature.size));
     return id;
   };
+  // Descriptions are long: each distinct one is hashed once and stands in a signature as its number.
+  const idOfText = new Map<string, number>();
+  const textId = (text: string | undefined): number => {
+    if (text === undefined) return -1;
+    let id = idOfText.get(text);
+    if (id === undefined) idOfText.set(text, (id = idOfText.size));
+    return id;
+  };
   /** The body plus what the node says of itself: how it reads where it is used. */
   const whole = (node: SchemaNode): number =>
-    intern(JSON.stringify([bodyId(node), node.description ?? null, node.nullable, constraintsSignature(node.constraints)]));
+    intern(`${bodyId(node)} ${textId(node.description)} ${node.nullable} ${textId(constraintsSignature(node.constraints))}`);
   const bodyId = (node: SchemaNode): number => {
     const known = body.get(node);
     if (known !== undefined) return known;
@@ -33,7 +41,7 @@ export function structuralIds(root: SchemaNode): StructuralIds {
       case "map": signature = `map ${whole(node.values)}`; break;
       case "union": signature = `union ${node.members.map(whole).join(" ")}`; break;
       case "object":
-        signature = `object ${node.openIndexSignature} ${node.embeddedResource} ${JSON.stringify(node.properties.map((p) => [p.name, p.required, whole(p.node)]))}`;
+        signature = `object ${node.openIndexSignature} ${node.embeddedResource} ${node.properties.map((p) => `${textId(p.name)} ${p.required} ${whole(p.node)}`).join(",")}`;
         break;
       default: signature = node.kind;
     }
@@ -45,9 +53,10 @@ export function structuralIds(root: SchemaNode): StructuralIds {
   return { bodyOf: bodyId };
 }
 
-/** Constraints as a string with a fixed key order (the model fills them in schema order). */
-function constraintsSignature(c: Constraints): string {
-  return JSON.stringify(Object.keys(c).sort().map((k) => [k, c[k as keyof Constraints]]));
+/** Constraints as a string with a fixed key order (the model fills them in schema order); most nodes have none. */
+function constraintsSignature(c: Constraints): string | undefined {
+  const keys = Object.keys(c);
+  return keys.length === 0 ? undefined : JSON.stringify(keys.sort().map((k) => [k, c[k as keyof Constraints]]));
 }
 
 /**

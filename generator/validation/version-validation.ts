@@ -15,6 +15,7 @@ export interface VersionValidationCode {
 
 export function versionValidationCode(crd: CrdModel, version: VersionModel, warnings: SchemaWarning[]): VersionValidationCode {
   const where = (schemaPath: string) => ({ file: crd.source.file, documentIndex: crd.source.documentIndex, schemaPath: `${version.schemaPointer}${schemaPath}` });
+  if (!version.openAPIV3Schema) throw new Error(`internal: ${crd.name} ${version.name} was modelled without its raw schema (ModelOptions.rawSchemas)`);
   const { schema, dropped } = toAjvSchema(version.openAPIV3Schema);
   for (const d of dropped) warnings.push({ ...where(d.schemaPath), message: d.message });
   let schemaValidatorCode: string;
