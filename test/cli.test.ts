@@ -197,6 +197,29 @@ test("a reconcile hook with changed parameter types is kept byte-identical and a
   assert.match(run.stderr, /reconcile\(unknown, MySQLCluster\) should be reconcile\(MySQLClusterContext, MySQLCluster\)/);
 });
 
+test("when the storage version moves, a hooks file importing the old version's modules is kept and a .new file names the new imports", () => {
+  const root = tempDir();
+  const hooks = path.join(root, "src");
+  const crd = path.join(root, "crd.yaml");
+  const original = readFileSync("test/fixtures/schema/multi-version/crd.yaml", "utf8");
+  // First v1alpha1 is the storage version (the controller's), then v1 is, as when a project promotes its API.
+  const alphaStored = original.replace(/(name: v1alpha1\n\s+served: true\n\s+storage:) false/, "$1 true").replace(/(name: v1\n\s+served: true\n\s+storage:) true/, "$1 false");
+  assert.notEqual(alphaStored, original, "the fixture's storage flags were found");
+  writeFileSync(crd, alphaStored);
+  const args = ["generate", crd, "--out", path.join(root, "generated"), "--hooks", hooks];
+  assertOk(crdgen(args));
+  const hooksFile = path.join(hooks, "backup.hooks.ts");
+  const before = readFileSync(hooksFile, "utf8");
+  assert.match(before, /v1alpha1\/backup\.controller\.js/);
+
+  writeFileSync(crd, original);
+  const run = crdgen(args);
+  assertOk(run);
+  assert.equal(readFileSync(hooksFile, "utf8"), before, "the user's file is untouched");
+  assert.match(readFileSync(`${hooksFile}.new`, "utf8"), /from "[^"]*\/v1\/backup\.controller\.js"/, "the .new file imports the new storage version's controller");
+  assert.match(run.stderr, /import \{ BackupContext \} from "[^"]*v1alpha1\/backup\.controller\.js" should be import \{ BackupContext \} from "[^"]*\/v1\/backup\.controller\.js"/, describe(run));
+});
+
 test("a reconcile hook typed through the controller's Hooks interface is accepted without a .new file", () => {
   const root = tempDir();
   const hooks = path.join(root, "src");

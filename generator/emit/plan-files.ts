@@ -7,6 +7,7 @@ import type { RenderTemplate } from "./templates.js";
 import { deprecationTags, emitTypeDeclarations, freeName, type TypeDeclarations } from "./type-declarations.js";
 import type { SchemaWarning } from "../model/normalize-schema.js";
 import type { versionValidationCode } from "../validation/version-validation.js";
+import type { ExpectedHooks } from "../hooks/hook-signature.js";
 import { generatorVersion } from "../version.js";
 
 
@@ -16,7 +17,7 @@ export interface PlannedFile {
   /** generator: rewritten on every run. user: created once, never overwritten. */
   owner: "generator" | "user";
   /** For a hooks file: the parameter types its exported functions must keep, checked when the file already exists. */
-  hooks?: { kind: string; parameterTypes: string[] };
+  hooks?: { kind: string } & ExpectedHooks;
   /** For a hooks file: the CRD (metadata.name) it belongs to, recorded in the lock. */
   crdName?: string;
 }
@@ -236,7 +237,8 @@ function planUserFiles(controllers: PlannedController[], hooksDir: string, optio
       typesModule: moduleSpecifier(hooksDir, c.modulePath("types"), rel),
       controllerModule: moduleSpecifier(hooksDir, c.modulePath("controller"), rel),
     };
-    files.push({ path: c.hooksPath, content: options.render("hooks", hooksData), owner: "user", crdName: c.crd.name, hooks: { kind: c.crd.kind, parameterTypes: [`${c.crd.kind}Context`, c.crd.kind] } });
+    const hooks = { kind: c.crd.kind, parameterTypes: [`${c.crd.kind}Context`, c.crd.kind], modules: { types: hooksData.typesModule, controller: hooksData.controllerModule } };
+    files.push({ path: c.hooksPath, content: options.render("hooks", hooksData), owner: "user", crdName: c.crd.name, hooks });
     files.push({
       path: c.hooksPath.replace(/\.hooks\.ts$/, ".expansion.ts"),
       content: options.render("expansion", { kind: c.crd.kind, clientModule: moduleSpecifier(hooksDir, c.modulePath("client"), rel) }),

@@ -14,7 +14,15 @@ export interface SignatureMismatch {
  * Compares the parameter types of the exported `reconcile` (and `finalize`, when present) with what the
  * generated controller passes. A missing `reconcile` is a mismatch; a missing `finalize` is fine (it is optional).
  */
-export async function checkHookSignatures(fileName: string, text: string, parameterTypes: string[]): Promise<SignatureMismatch[]> {
+export interface ExpectedHooks {
+  /** The hook parameters' types, e.g. ["FooContext", "Foo"]. */
+  parameterTypes: string[];
+  /** Where the generated types and controller modules of the controller's version are, as the hooks file imports them. */
+  modules: { types: string; controller: string };
+}
+
+export async function checkHookSignatures(fileName: string, text: string, expectedHooks: ExpectedHooks): Promise<SignatureMismatch[]> {
+  const { parameterTypes } = expectedHooks;
   const tsMorph = await import("ts-morph");
   const { Project } = tsMorph;
   const project = new Project({ useInMemoryFileSystem: true, skipLoadingLibFiles: true, compilerOptions: { noLib: true } });
@@ -31,6 +39,22 @@ export async function checkHookSignatures(fileName: string, text: string, parame
     if (fn === declaredByType) continue;
     const found = `(${fn.getParameters().map((p) => p.getTypeNode()?.getText() ?? "untyped").join(", ")})`;
     if (found !== expected) mismatches.push({ hook, expected, found });
+  }
+  return [...mismatches, ...movedImports(source, expectedHooks)];
+}
+
+/**
+ * A hook parameter type imported from a generated types or controller module that is not the controller's any more:
+ * the storage version moved (v1alpha1 -> v1), and the old version's controller module is gone.
+ */
+function movedImports(source: import("ts-morph").SourceFile, { parameterTypes, modules }: ExpectedHooks): SignatureMismatch[] {
+  const mismatches: SignatureMismatch[] = [];
+  for (const declaration of source.getImportDeclarations()) {
+    const specifier = declaration.getModuleSpecifierValue();
+    const names = declaration.getNamedImports().map((n) => n.getName());
+    const wanted = specifier.endsWith(".controller.js") ? modules.controller : specifier.endsWith(".types.js") ? modules.types : undefined;
+    if (wanted === undefined || specifier === wanted || !names.some((n) => parameterTypes.includes(n))) continue;
+    mismatches.push({ hook: `import { ${names.join(", ")} } from `, expected: JSON.stringify(wanted), found: JSON.stringify(specifier) });
   }
   return mismatches;
 }

@@ -48,7 +48,7 @@ export async function applyPlan(files: PlannedFile[], options: ApplyOptions): Pr
     if (file.owner === "user" && existing !== undefined) {
       report.userKept.push(file.path);
       if (file.hooks) {
-        const mismatches = await checkHookSignatures(file.path, existing, file.hooks.parameterTypes);
+        const mismatches = await checkHookSignatures(file.path, existing, file.hooks);
         if (mismatches.length) {
           const newFile = `${file.path}.new`;
           const details = mismatches.map((m) => `${m.hook}${m.found} should be ${m.hook}${m.expected}`).join("; ");
