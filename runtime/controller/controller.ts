@@ -3,6 +3,7 @@ import type { KubeClient } from "../client/kube-client.js";
 import type { KubernetesObject, ResourceDescriptor } from "../client/types.js";
 import { ResourceClient } from "../client/resource-client.js";
 import type { SharedIndexInformer } from "../cache/informer.js";
+import { fanOutSignal } from "../cache/fan-out-signal.js";
 import { SharedInformerFactory } from "../cache/informer-factory.js";
 import { informerKey, listerWatcherFor } from "../cache/resource-lister-watcher.js";
 import { SharedIndexInformer as Informer } from "../cache/informer.js";
@@ -156,8 +157,18 @@ export class Controller<T extends KubernetesObject> {
    * Runs until `signal` aborts, then stops taking keys (the queue refuses adds, and keys still queued are left alone),
    * lets in-flight reconciles finish (shutDownWithDrain) and resolves. runControllers bounds that wait.
    */
-  async run(signal: AbortSignal): Promise<void> {
+  async run(parentSignal: AbortSignal): Promise<void> {
     this.started = true;
+    // Informers, workers and every reconcile's requests listen on it: one listener on the caller's signal.
+    const run = fanOutSignal(parentSignal);
+    try {
+      await this.runUntil(run.signal);
+    } finally {
+      run.dispose();
+    }
+  }
+
+  private async runUntil(signal: AbortSignal): Promise<void> {
     const factoryDone = this.config.informerFactory.start(signal);
     const timeoutMs = this.config.cacheSyncTimeoutMs ?? 120_000;
     const synced = await waitWithTimeout(this.config.informerFactory.waitForCacheSync(signal), timeoutMs);

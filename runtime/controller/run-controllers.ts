@@ -1,6 +1,7 @@
 // Runs controllers until SIGINT or SIGTERM, then shuts them down gracefully: no new keys are taken, in-flight
 // reconciles finish (within gracefulShutdownTimeoutMs), the Lease is released, and runControllers resolves.
 import type { KubeClient } from "../client/kube-client.js";
+import { fanOutSignal } from "../cache/fan-out-signal.js";
 import { LeaderElector } from "../manager/leader-election.js";
 import type { Logger } from "./logger.js";
 
@@ -53,7 +54,7 @@ export interface RunControllersOptions {
 }
 
 export async function runControllers(controllers: Runnable[], options: RunControllersOptions = {}): Promise<void> {
-  const stop = new AbortController();
+  const stop = fanOutSignal(options.signal);
   const graceMs = options.gracefulShutdownTimeoutMs ?? 30_000;
   const onSignal = (name: string) => {
     // process.once: a second SIGINT/SIGTERM during the drain gets the default action and ends the process at once.
@@ -64,7 +65,6 @@ export async function runControllers(controllers: Runnable[], options: RunContro
   const onTerm = () => onSignal("SIGTERM");
   process.once("SIGINT", onInt);
   process.once("SIGTERM", onTerm);
-  options.signal?.addEventListener("abort", () => stop.abort(), { once: true });
   try {
     const le = options.leaderElection;
     if (!le) return await runAll(controllers, stop.signal, graceMs);
@@ -78,12 +78,13 @@ export async function runControllers(controllers: Runnable[], options: RunContro
   } finally {
     process.off("SIGINT", onInt);
     process.off("SIGTERM", onTerm);
+    stop.dispose();
   }
 }
 
 async function runAll(controllers: Runnable[], signal: AbortSignal, graceMs: number): Promise<void> {
-  const stop = new AbortController();
-  const onAbort = () => stop.abort();
+  // Every controller listens on it (one listener on the caller's signal), and a failing one aborts it for the others.
+  const stop = fanOutSignal(signal);
   // The grace period starts when the controllers are told to stop, whatever the reason.
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<"timeout">((resolve) => {
@@ -91,8 +92,6 @@ async function runAll(controllers: Runnable[], signal: AbortSignal, graceMs: num
     if (stop.signal.aborted) arm();
     else stop.signal.addEventListener("abort", arm, { once: true });
   });
-  if (signal.aborted) stop.abort();
-  signal.addEventListener("abort", onAbort, { once: true });
   try {
     // One failing controller stops the others: an operator that half-runs is worse than one that restarts.
     // All of them finish (in-flight reconciles drain) before the first error is thrown, so a released Lease
@@ -110,6 +109,6 @@ async function runAll(controllers: Runnable[], signal: AbortSignal, graceMs: num
     if (failed) throw failed.reason;
   } finally {
     clearTimeout(timer);
-    signal.removeEventListener("abort", onAbort);
+    stop.dispose();
   }
 }

@@ -1,6 +1,7 @@
 // Unit tests for SharedIndexInformer delivery, resync, sync tracking, and SharedInformerFactory.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { getEventListeners } from "node:events";
 import {
   type DeletedFinalStateUnknown,
   Lister,
@@ -325,4 +326,29 @@ test("informer factory shares one informer per key, starts, syncs and shuts down
   await factory.shutdown();
   assert.equal(i1.isStopped() && i3.isStopped(), true);
   assert.equal(lwA.watches[0]!.signal.aborted, true);
+});
+
+test("a factory of 15 informers puts one or two listeners on the caller's signal, and node warns of no listener leak", async () => {
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => void warnings.push(`${w.name}: ${w.message}`);
+  process.on("warning", onWarning);
+  try {
+    const factory = new SharedInformerFactory();
+    // No LIST answer scripted: every informer waits for its first LIST until the signal aborts.
+    const lws = Array.from({ length: 15 }, () => new FakeListerWatcher());
+    lws.forEach((lw, i) => factory.informerFor(`things|ns=${i}`, () => makeInformer(lw).informer));
+    const ctrl = new AbortController();
+    factory.start(ctrl.signal);
+    const synced = factory.waitForCacheSync(ctrl.signal);
+    await flush();
+    assert.ok(getEventListeners(ctrl.signal, "abort").length <= 2, `listeners on the caller's signal: ${getEventListeners(ctrl.signal, "abort").length}`);
+    ctrl.abort();
+    assert.equal(await synced, false);
+    await factory.shutdown();
+    assert.equal(lws.every((lw) => lw.listCalls.length === 1), true);
+    await new Promise((resolve) => setImmediate(resolve)); // process warnings are emitted on a later tick
+    assert.deepEqual(warnings.filter((w) => w.startsWith("MaxListenersExceededWarning")), []);
+  } finally {
+    process.off("warning", onWarning);
+  }
 });
