@@ -8,6 +8,7 @@ import {
   isRetriableWatchError,
   isStreamInterrupted,
 } from "./listerwatcher.js";
+import { metaNamespaceKeyFunc } from "./keys.js";
 import type { DeltaSink } from "./sink.js";
 import { Backoff, type CacheClock, type ReflectorBackoffOptions, type SleepFunc, sleepOn, systemCacheClock } from "./timing.js";
 
@@ -44,9 +45,26 @@ export interface ReflectorOptions<T extends KubernetesObject> {
   /** Uniform [0,1) source for jitter and watch timeouts. Default Math.random. */
   random?: () => number;
   logger?: CacheLogger;
+  /**
+   * Streaming list (client-go WatchListClient, KEP-3157): get the initial state as the first events of a WATCH
+   * (`sendInitialEvents=true`) instead of a LIST, so the API server streams objects from its watch cache instead of
+   * building one large response. The same stream then carries the changes. If the server refuses it (older than
+   * 1.27, or the feature off) the reflector falls back to LIST for that round. Default: false, or true when the
+   * environment has client-go's feature gate `KUBE_FEATURE_WatchListClient=true` (so a whole operator can opt in).
+   */
+  useWatchList?: boolean;
 }
 
 type WatchOutcome = "closed" | "expired";
+
+/** The bookmark annotation that ends a streaming list's initial events (metav1.InitialEventsAnnotationKey). */
+export const INITIAL_EVENTS_END_ANNOTATION = "k8s.io/initial-events-end";
+
+/** The initial state a streaming list collects until its end bookmark, keyed like the cache. */
+interface InitialEvents<T> {
+  objects: Map<string, T>;
+  ended: boolean;
+}
 
 const ABORTED = Symbol("aborted");
 
@@ -66,6 +84,7 @@ export class Reflector<T extends KubernetesObject> {
   private readonly random: () => number;
   private readonly logger: CacheLogger;
   private readonly backoff: Backoff;
+  private readonly useWatchList: boolean;
 
   private lastRV = "";
   /** Set after a 410/too-large LIST: the next LIST must be a quorum read (RV ""). */
@@ -86,6 +105,7 @@ export class Reflector<T extends KubernetesObject> {
     this.random = options.random ?? Math.random;
     this.logger = options.logger ?? consoleCacheLogger;
     this.backoff = new Backoff(options.backoff ?? {}, this.clock, this.random);
+    this.useWatchList = options.useWatchList ?? process.env["KUBE_FEATURE_WatchListClient"] === "true";
   }
 
   /** The resourceVersion of the last LIST, watch event or bookmark applied ("" before the first LIST). */
@@ -118,13 +138,22 @@ export class Reflector<T extends KubernetesObject> {
   }
 
   private async listAndWatch(signal: AbortSignal): Promise<void> {
-    await this.list(signal);
+    // With useWatchList the first watch of this round streams the initial state; otherwise LIST first.
+    let initial: InitialEvents<T> | undefined = this.useWatchList ? { objects: new Map(), ended: false } : undefined;
+    if (!initial) await this.list(signal);
     while (!signal.aborted) {
       let outcome: WatchOutcome;
       try {
-        outcome = await this.watchOnce(signal);
+        outcome = await this.watchOnce(signal, initial);
       } catch (err) {
         if (signal.aborted) return;
+        if (initial && !initial.ended && !isRetriableWatchError(err)) {
+          // client-go: any other failure of the streaming list falls back to a standard LIST for this round.
+          this.logger.debug?.(`${this.name}: streaming list failed, falling back to LIST: ${describe(err)}`);
+          initial = undefined;
+          await this.list(signal);
+          continue;
+        }
         if (!isRetriableWatchError(err)) throw err;
         // 429 / connection refused: the server is alive but busy; keep the RV and watch again after backoff.
         this.logger.warn?.(`${this.name}: watch refused, retrying: ${describe(err)}`);
@@ -132,9 +161,16 @@ export class Reflector<T extends KubernetesObject> {
         continue;
       }
       if (outcome === "expired") {
-        // Relist at the last RV (LIST with RV means "not older than"), after the caller's backoff step.
+        // Relist at the last RV (LIST with RV means "not older than"), after the caller's backoff step. A streaming
+        // list whose RV is gone streams again at RV "" (the most recent state), like client-go.
         this.logger.debug?.(`${this.name}: watch expired at resourceVersion ${this.lastRV}, relisting`);
+        if (initial && !initial.ended) this.lastRVUnavailable = true;
         return;
+      }
+      if (initial?.ended) initial = undefined;
+      else if (initial && !signal.aborted) {
+        // Nothing stored yet: back off (the caller's step), then stream the initial state again.
+        throw new Error(`streaming list: the watch from resourceVersion ${JSON.stringify(this.lastRV)} closed before its initial events ended`);
       }
       // Closed cleanly (server timeout or our deadline): watch again from the last RV, no relist, no backoff.
     }
@@ -194,13 +230,21 @@ export class Reflector<T extends KubernetesObject> {
     return { items, resourceVersion };
   }
 
-  private async watchOnce(signal: AbortSignal): Promise<WatchOutcome> {
+  /** One WATCH; with `initial` (not yet ended) it first streams the initial state, stored at its end bookmark. */
+  private async watchOnce(signal: AbortSignal, initial?: InitialEvents<T>): Promise<WatchOutcome> {
     const timeoutSeconds = Math.min(
       2 * this.minWatchTimeout - 1,
       Math.floor(this.minWatchTimeout * (1 + this.random())),
     );
-    const startRV = this.lastRV;
+    const streaming = initial !== undefined && !initial.ended;
+    const startRV = streaming && this.lastRVUnavailable ? "" : this.lastRV;
     const options: ListOptions = { resourceVersion: startRV, timeoutSeconds, allowWatchBookmarks: true };
+    if (streaming) {
+      initial.objects.clear(); // a retry streams the whole initial state again
+      // "Not older than" startRV; RV "" asks for the most recent state (a consistent read).
+      options.sendInitialEvents = true;
+      options.resourceVersionMatch = "NotOlderThan";
+    }
     const ctrl = new AbortController();
     const onParentAbort = (): void => ctrl.abort();
     signal.addEventListener("abort", onParentAbort, { once: true });
@@ -217,8 +261,8 @@ export class Reflector<T extends KubernetesObject> {
       ctrl.signal.addEventListener("abort", () => resolve(ABORTED), { once: true });
     });
     // A watch started at RV ""/"0" begins with synthetic ADDED events in no RV order: don't track their RVs
-    // until the first other event (client-go propagateRVFromStart).
-    let propagateRV = startRV !== "" && startRV !== "0";
+    // until the first other event (client-go propagateRVFromStart). A streaming list's RV comes from its end bookmark.
+    let propagateRV = !streaming && startRV !== "" && startRV !== "0";
     const started = this.clock.now();
     let events = 0;
     let iterator: AsyncIterator<WatchEvent<T>> | undefined;
@@ -236,6 +280,10 @@ export class Reflector<T extends KubernetesObject> {
           const err = new WatchErrorEvent(ev.object);
           if (isResourceVersionTooOld(err)) return "expired";
           throw err;
+        }
+        if (streaming && !initial.ended) {
+          this.collectInitial(initial, ev);
+          continue;
         }
         if (ev.type !== "ADDED") propagateRV = true;
         this.apply(ev);
@@ -261,6 +309,28 @@ export class Reflector<T extends KubernetesObject> {
       throw new Error(`very short watch: watch from resourceVersion ${startRV} closed within 1s without events`);
     }
     return "closed";
+  }
+
+  /** Before its end bookmark a streaming list's events build the initial state, which then replaces the store. */
+  private collectInitial(initial: InitialEvents<T>, ev: WatchEvent<T>): void {
+    if (ev.type === "ERROR") return;
+    if (ev.type === "BOOKMARK") {
+      if (ev.object.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] !== "true") return;
+      const rv = ev.object.metadata?.resourceVersion ?? "";
+      this.sink.replace([...initial.objects.values()], rv);
+      this.lastRV = rv;
+      this.lastRVUnavailable = false;
+      initial.ended = true;
+      initial.objects.clear();
+      return;
+    }
+    try {
+      const key = metaNamespaceKeyFunc(ev.object);
+      if (ev.type === "DELETED") initial.objects.delete(key);
+      else initial.objects.set(key, ev.object);
+    } catch (err) {
+      this.logger.error(`${this.name}: unable to apply ${ev.type} event: ${describe(err)}`, err);
+    }
   }
 
   private apply(ev: WatchEvent<T>): void {

@@ -40,6 +40,8 @@ interface Call {
   kind: "list" | "watch";
   at: number;
   rv: string | undefined;
+  /** A watch asking for the initial state (sendInitialEvents: a streaming list). */
+  streaming?: boolean;
 }
 
 /**
@@ -96,7 +98,7 @@ class FaultyListerWatcher implements ListerWatcher<MySQLCluster> {
     return (async function* () {
       await self.held(signal);
       if (signal.aborted) return;
-      self.calls.push({ kind: "watch", at: Date.now(), rv: options.resourceVersion });
+      self.calls.push({ kind: "watch", at: Date.now(), rv: options.resourceVersion, streaming: options.sendInitialEvents === true });
       const ctrl = new AbortController();
       const onAbort = (): void => ctrl.abort();
       signal.addEventListener("abort", onAbort, { once: true });
@@ -144,10 +146,14 @@ interface Harness {
   stop(): Promise<void>;
 }
 
-/** A namespace of its own, an informer over MySQLClusters in it (default reflector settings), handlers recording events. */
-async function startHarness(namespace: string): Promise<Harness> {
+/**
+ * A namespace of its own holding the `seed` clusters, an informer over MySQLClusters in it (default reflector settings
+ * unless useWatchList), handlers recording events.
+ */
+async function startHarness(namespace: string, options: { useWatchList?: boolean; seed?: string[] } = {}): Promise<Harness> {
   await kube.request({ method: "POST", path: "/api/v1/namespaces", body: { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } } });
   const client = newMySQLClusterClient(kube);
+  for (const name of options.seed ?? []) await client.namespace(namespace).create(newCluster(name));
   const lw = new FaultyListerWatcher(listerWatcherFor(client.resource, { namespace }));
   const logs: string[] = [];
   const logger: CacheLogger = {
@@ -155,7 +161,12 @@ async function startHarness(namespace: string): Promise<Harness> {
     warn: (m) => void logs.push(`warn ${m}`),
     debug: (m) => void logs.push(`debug ${m}`),
   };
-  const informer = new SharedIndexInformer<MySQLCluster>({ name: `mysqlclusters/${namespace}`, listerWatcher: lw, logger });
+  const informer = new SharedIndexInformer<MySQLCluster>({
+    name: `mysqlclusters/${namespace}`,
+    listerWatcher: lw,
+    logger,
+    ...(options.useWatchList ? { reflector: { useWatchList: true } } : {}),
+  });
   const events: Recorded[] = [];
   informer.addEventHandler({
     addFunc: (o) => void events.push({ type: "add", name: o.metadata.name!, rv: o.metadata.resourceVersion, tombstone: false }),
@@ -378,6 +389,49 @@ test("apiserver down for 60 s: reconnect attempts back off to about one per 30 s
     assert.ok(burst <= 3, `at most 3 attempts in the first 5 s of recovery, got ${burst}: ${all.join(" ")}`);
   } finally {
     console.log(`# informer log: ${logSummary(h)}`);
+    await plane.startApiServer();
+    await h.stop();
+  }
+});
+
+test("streaming list (useWatchList): the initial state comes from a watch with sendInitialEvents and no LIST; changes follow on that stream; after 410 it streams the state again and the missed delete arrives as a tombstone", async () => {
+  const seed = Array.from({ length: 20 }, (_, i) => `s-${i}`);
+  const h = await startHarness("faults-watchlist", { useWatchList: true, seed });
+  try {
+    await assertInSync(h, "the 20 seeded clusters in the cache");
+    assert.equal(h.informer.getIndexer().list().length, 20);
+    assert.deepEqual(h.lw.calls.map((c) => `${c.kind}${c.streaming ? " streaming" : ""}`), ["watch streaming"], "synced by one streaming watch, no LIST");
+    await h.clusters.create(newCluster("w-new"));
+    await update(h, "s-1", 4);
+    await h.clusters.delete("s-2");
+    await assertInSync(h, "create, update and delete after the streaming list");
+    assert.equal(h.lw.count("watch"), 1, "the changes came over the same stream");
+    assert.deepEqual(deletesOf(h, "s-2").map((d) => d.tombstone), [false]);
+
+    await new Promise((r) => setTimeout(r, 1_500));
+    const lastRV = Number(h.informer.lastSyncResourceVersion());
+    h.lw.disconnect();
+    await h.clusters.delete("s-3");
+    await h.clusters.create(newCluster("w-later"));
+    await update(h, "s-4", 5);
+    await plane.stopApiServer();
+    const compacted = await compactEtcd();
+    assert.ok(compacted > lastRV, `compacted revision ${compacted} is newer than the informer's resourceVersion ${lastRV}`);
+    await plane.startApiServer();
+    await waitServed(h);
+    const reconnectedAt = Date.now();
+    h.lw.reconnect();
+    await assertInSync(h, "cache equals the server after 410");
+    assert.ok(h.lw.gone.some((t) => t >= reconnectedAt), `a watch from resourceVersion ${lastRV} got 410 Gone`);
+    const after410 = h.lw.calls.filter((c) => c.at >= reconnectedAt);
+    assert.ok(after410.some((c) => c.streaming), `the state was streamed again: ${JSON.stringify(after410)}`);
+    assert.equal(h.lw.count("list"), 0, "never a LIST");
+    assert.deepEqual(deletesOf(h, "s-3").map((d) => d.tombstone), [true], "the missed delete arrives as DeletedFinalStateUnknown");
+    assert.ok(h.events.some((e) => e.type === "add" && e.name === "w-later"), "addFunc for w-later");
+    console.log(`# streaming list: calls ${JSON.stringify(h.lw.calls.map((c) => ({ kind: c.kind, rv: c.rv, streaming: c.streaming })))}`);
+  } finally {
+    console.log(`# informer log: ${logSummary(h)}`);
+    h.lw.reconnect();
     await plane.startApiServer();
     await h.stop();
   }

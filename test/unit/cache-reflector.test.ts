@@ -266,3 +266,119 @@ test("run resolves when its signal aborts, during a watch or a hanging list", as
   await r2.stop();
   assert.equal(r2.logger.errors.length, 0);
 });
+
+// Streaming list (useWatchList): the initial state arrives as the first events of a WATCH, ended by a bookmark.
+const endBookmark = (rv: string) => ({
+  type: "BOOKMARK" as const,
+  object: { kind: "Thing", apiVersion: "example.com/v1", metadata: { resourceVersion: rv, annotations: { "k8s.io/initial-events-end": "true" } } },
+});
+
+test("useWatchList: the initial state streams on a watch, is stored at its end bookmark, and the same stream carries the changes", async () => {
+  const lw = new FakeListerWatcher();
+  const r = setup(lw, { useWatchList: true });
+  await until(() => lw.watches.length === 1, "watch");
+  const opts = lw.watches[0]!.options;
+  assert.equal(opts.sendInitialEvents, true);
+  assert.equal(opts.resourceVersionMatch, "NotOlderThan");
+  assert.equal(opts.resourceVersion, ""); // never synced: the most recent state
+  assert.equal(opts.allowWatchBookmarks, true);
+  lw.watches[0]!.push({ type: "ADDED", object: obj("a", "10") }, { type: "ADDED", object: obj("b", "12") }, { type: "BOOKMARK", object: { kind: "Thing", apiVersion: "example.com/v1", metadata: { resourceVersion: "15" } } });
+  await new Promise((resolve) => setImmediate(resolve));
+  // Nothing is stored before the end bookmark: the informer is not synced on half a state.
+  assert.deepEqual(r.indexer.listKeys(), []);
+  assert.equal(r.notes.length, 0);
+  lw.watches[0]!.push(endBookmark("20"));
+  await until(() => r.reflector.lastSyncResourceVersion() === "20", "rv 20");
+  assert.deepEqual(r.indexer.listKeys().sort(), ["a", "b"]);
+  assert.deepEqual(r.notes.map((n) => n.type), ["add", "add"]);
+  lw.watches[0]!.push({ type: "MODIFIED", object: obj("a", "21", { n: 3 }) }, { type: "DELETED", object: obj("b", "22") });
+  await until(() => r.reflector.lastSyncResourceVersion() === "22", "rv 22");
+  assert.equal(r.indexer.getByKey("a")?.spec?.n, 3);
+  assert.deepEqual(r.indexer.listKeys(), ["a"]);
+  assert.equal(lw.listCalls.length, 0);
+  assert.equal(lw.watches.length, 1);
+  // A clean close after the initial events: an ordinary watch from the last RV, not another streaming list.
+  lw.watches[0]!.close();
+  await until(() => lw.watches.length === 2, "rewatch");
+  assert.equal(lw.watches[1]!.options.resourceVersion, "22");
+  assert.equal(lw.watches[1]!.options.sendInitialEvents, undefined);
+  await r.stop();
+});
+
+test("useWatchList: a server that refuses the streaming list gets a standard paginated LIST for that round", async () => {
+  const lw = new FakeListerWatcher().queueList(list([obj("a", "10")], "100"));
+  const r = setup(lw, { useWatchList: true });
+  await until(() => lw.watches.length === 1, "streaming watch");
+  lw.watches[0]!.fail(httpError(422, "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch"));
+  await until(() => lw.watches.length === 2, "watch after the LIST");
+  assert.deepEqual(lw.listCalls, [{ resourceVersion: "0", limit: 500 }]);
+  assert.equal(lw.watches[1]!.options.resourceVersion, "100");
+  assert.equal(lw.watches[1]!.options.sendInitialEvents, undefined);
+  assert.deepEqual(r.indexer.listKeys(), ["a"]);
+  await r.stop();
+});
+
+test("useWatchList: after a 410 the initial state streams again at resourceVersion \"\", and a vanished object becomes a DeletedFinalStateUnknown", async () => {
+  const lw = new FakeListerWatcher();
+  const r = setup(lw, { useWatchList: true });
+  await until(() => lw.watches.length === 1, "watch");
+  const b = obj("b", "11", { n: 7 });
+  lw.watches[0]!.push({ type: "ADDED", object: obj("a", "10") }, { type: "ADDED", object: b }, endBookmark("100"));
+  await until(() => r.reflector.lastSyncResourceVersion() === "100", "synced");
+  lw.watches[0]!.fail(httpError(410, "Gone"));
+  await until(() => lw.watches.length === 2, "second streaming watch");
+  // Streams again "not older than" the last RV; the server says that RV is gone too, so the next try asks for the newest state.
+  assert.equal(lw.watches[1]!.options.sendInitialEvents, true);
+  assert.equal(lw.watches[1]!.options.resourceVersion, "100");
+  lw.watches[1]!.push({ type: "ADDED", object: obj("a", "10") }); // partial initial state, then 410
+  lw.watches[1]!.push({ type: "ERROR", object: { kind: "Status", code: 410, reason: "Expired", message: "too old resource version: 100 (250)" } });
+  await until(() => lw.watches.length === 3, "third streaming watch");
+  assert.equal(lw.watches[2]!.options.resourceVersion, "");
+  assert.equal(r.notes.filter((n) => n.type === "delete").length, 0); // the partial state was never stored
+  lw.watches[2]!.push({ type: "ADDED", object: obj("a", "10") }, endBookmark("300"));
+  await until(() => r.reflector.lastSyncResourceVersion() === "300", "resynced");
+  const deletes = r.notes.filter((n) => n.type === "delete");
+  assert.equal(deletes.length, 1);
+  const tomb = deletes[0]!.type === "delete" ? deletes[0]!.obj : undefined;
+  assert.ok(tomb instanceof DeletedFinalStateUnknown);
+  assert.equal(tomb.key, "b");
+  assert.deepEqual(tomb.obj, b);
+  assert.deepEqual(r.indexer.listKeys(), ["a"]);
+  assert.equal(lw.listCalls.length, 0);
+  await r.stop();
+});
+
+test("useWatchList: a stream that closes before its end bookmark stores nothing and streams again after a backoff step", async () => {
+  const lw = new FakeListerWatcher();
+  const r = setup(lw, { useWatchList: true });
+  await until(() => lw.watches.length === 1, "watch");
+  lw.watches[0]!.push({ type: "ADDED", object: obj("a", "10") });
+  lw.watches[0]!.close();
+  await until(() => lw.watches.length === 2, "second streaming watch");
+  assert.equal(r.indexer.listKeys().length, 0);
+  assert.equal(r.sleep.delays.length, 1);
+  assert.equal(lw.watches[1]!.options.sendInitialEvents, true);
+  lw.watches[1]!.push({ type: "ADDED", object: obj("c", "12") }, endBookmark("40"));
+  await until(() => r.reflector.lastSyncResourceVersion() === "40", "synced");
+  assert.deepEqual(r.indexer.listKeys(), ["c"]);
+  await r.stop();
+});
+
+test("useWatchList defaults to client-go's feature gate in the environment, KUBE_FEATURE_WatchListClient", async () => {
+  const before = process.env["KUBE_FEATURE_WatchListClient"];
+  try {
+    for (const [gate, streams] of [["true", true], ["false", false], [undefined, false]] as const) {
+      if (gate === undefined) delete process.env["KUBE_FEATURE_WatchListClient"];
+      else process.env["KUBE_FEATURE_WatchListClient"] = gate;
+      const lw = new FakeListerWatcher().queueList(list([], "1"));
+      const r = setup(lw);
+      await until(() => lw.watches.length === 1, "watch");
+      assert.equal(lw.watches[0]!.options.sendInitialEvents === true, streams, `KUBE_FEATURE_WatchListClient=${gate}`);
+      assert.equal(lw.listCalls.length, streams ? 0 : 1);
+      await r.stop();
+    }
+  } finally {
+    if (before === undefined) delete process.env["KUBE_FEATURE_WatchListClient"];
+    else process.env["KUBE_FEATURE_WatchListClient"] = before;
+  }
+});
