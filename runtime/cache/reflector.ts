@@ -256,10 +256,6 @@ export class Reflector<T extends KubernetesObject> {
       },
       (timeoutSeconds + this.deadlineMargin) * 1000,
     );
-    const aborted = new Promise<typeof ABORTED>((resolve) => {
-      if (ctrl.signal.aborted) resolve(ABORTED);
-      ctrl.signal.addEventListener("abort", () => resolve(ABORTED), { once: true });
-    });
     // A watch started at RV ""/"0" begins with synthetic ADDED events in no RV order: don't track their RVs
     // until the first other event (client-go propagateRVFromStart). A streaming list's RV comes from its end bookmark.
     let propagateRV = !streaming && startRV !== "" && startRV !== "0";
@@ -269,10 +265,7 @@ export class Reflector<T extends KubernetesObject> {
     try {
       iterator = this.lw.watch(options, ctrl.signal)[Symbol.asyncIterator]();
       for (;;) {
-        const nextP = iterator.next();
-        // If the abort wins the race, the pending next() may still reject later: keep that quiet.
-        nextP.catch(() => undefined);
-        const r = await Promise.race([nextP, aborted]);
+        const r = await nextOrAbort(iterator, ctrl.signal);
         if (r === ABORTED || r.done) break;
         events++;
         const ev = r.value;
@@ -355,6 +348,30 @@ export class Reflector<T extends KubernetesObject> {
       this.logger.error(`${this.name}: unable to apply ${ev.type} event: ${describe(err)}`, err);
     }
   }
+}
+
+/**
+ * The iterator's next event, or ABORTED as soon as signal aborts (a ListerWatcher may not end its stream promptly).
+ * Not Promise.race against one long-lived abort promise: every race would leave a reaction on it holding that
+ * event, so a watch would keep every event it ever delivered alive until it ends.
+ */
+function nextOrAbort<E>(iterator: AsyncIterator<E>, signal: AbortSignal): Promise<IteratorResult<E> | typeof ABORTED> {
+  if (signal.aborted) return Promise.resolve(ABORTED);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => resolve(ABORTED);
+    signal.addEventListener("abort", onAbort, { once: true });
+    // If the abort comes first, a later rejection of next() has nobody to tell: it settles this promise no more.
+    iterator.next().then(
+      (r) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(r);
+      },
+      (err: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(err);
+      },
+    );
+  });
 }
 
 function describe(err: unknown): string {

@@ -1,6 +1,8 @@
 // Unit tests for the Reflector's LIST/WATCH protocol against a scripted in-memory ListerWatcher.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { type CacheNotification, DeletedFinalStateUnknown, Indexer, IndexerSink, Reflector, type ReflectorOptions } from "@crdgen/runtime";
 import { FakeListerWatcher, type Obj, TestClock, httpError, list, obj, recordingLogger, recordingSleep, until } from "./cache-fakes.js";
 
@@ -381,4 +383,37 @@ test("useWatchList defaults to client-go's feature gate in the environment, KUBE
     if (before === undefined) delete process.env["KUBE_FEATURE_WatchListClient"];
     else process.env["KUBE_FEATURE_WatchListClient"] = before;
   }
+});
+
+test("a long watch does not keep the events it delivered alive (no reaction piles up on a long-lived promise)", async () => {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  const lw = new FakeListerWatcher().queueList(list([], "1"));
+  const ignore = (): void => undefined;
+  const reflector = new Reflector<Obj>({
+    listerWatcher: lw,
+    sink: { add: ignore, update: ignore, delete: ignore, replace: ignore },
+    clock: new TestClock(),
+    sleep: recordingSleep(),
+    random: () => 0.5,
+    logger: recordingLogger(),
+  });
+  const ctrl = new AbortController();
+  const done = reflector.run(ctrl.signal);
+  await until(() => lw.watches.length === 1, "watch");
+  const delivered: Array<WeakRef<Obj>> = [];
+  for (let i = 0; i < 100; i++) {
+    const o = obj(`o${i}`, String(10 + i));
+    delivered.push(new WeakRef(o));
+    lw.watches[0]!.push({ type: "MODIFIED", object: o });
+  }
+  await until(() => reflector.lastSyncResourceVersion() === "109", "rv 109");
+  for (let i = 0; i < 5; i++) {
+    gc();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const alive = delivered.filter((w) => w.deref() !== undefined).length;
+  assert.ok(alive <= 2, `${alive} of 100 delivered events are still reachable while the watch runs`);
+  ctrl.abort();
+  await done;
 });
