@@ -5,6 +5,7 @@ export * from "./kube-client.js";
 export * from "./patch.js";
 export * from "./resource-client.js";
 export { LineSplitter } from "./ndjson.js";
+export { ListDecoder } from "./list-decoder.js";
 export * from "./bound-verbs.js";
 export * from "./builtin-resources.js";
 export * from "./object-meta-dates.js";

@@ -6,6 +6,7 @@ import https from "node:https";
 import path from "node:path";
 import { KubeConfig, findHomeDir } from "@kubernetes/client-node";
 import { ApiError, TransportError } from "./api-error.js";
+import { ListDecoder } from "./list-decoder.js";
 import { LineSplitter } from "./ndjson.js";
 import type { KubernetesObject, Status, WatchEvent } from "./types.js";
 
@@ -25,6 +26,11 @@ export interface RequestOptions {
   /** Defaults to application/json when there is a body. */
   contentType?: string;
   signal?: AbortSignal;
+  /**
+   * The answer is a list (`{"items": [...]}`): decode it while it arrives, each element of items as soon as it is
+   * complete, passed through this function (see ListDecoder). A client that ignores it returns the same list.
+   */
+  listItem?: (item: unknown) => unknown;
 }
 
 export interface WatchOptions {
@@ -154,8 +160,9 @@ export class KubeClient {
     const { method, path: apiPath, signal } = opts;
     const ex = await this.open(method, apiPath, opts.query, opts.body, opts.contentType, signal, this.requestIdleTimeoutMs);
     try {
-      const text = await readText(ex.res, ex.idle);
       const status = ex.res.statusCode ?? 0;
+      if (opts.listItem && status >= 200 && status < 300) return (await readList(ex.res, ex.idle, opts.listItem, method, apiPath)) as T;
+      const text = await readText(ex.res, ex.idle);
       if (status < 200 || status >= 300) throw apiError(method, apiPath, ex.res, text);
       if (text.trim() === "") return undefined as T;
       try {
@@ -421,6 +428,20 @@ async function readText(res: http.IncomingMessage, idle: IdleTimer): Promise<str
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString("utf-8");
+}
+
+async function readList(res: http.IncomingMessage, idle: IdleTimer, listItem: (item: unknown) => unknown, method: string, apiPath: string): Promise<unknown> {
+  const decoder = new ListDecoder(listItem);
+  try {
+    for await (const chunk of res as AsyncIterable<Buffer>) {
+      idle.start();
+      decoder.push(chunk);
+    }
+    return decoder.end();
+  } catch (cause) {
+    if (!(cause instanceof SyntaxError)) throw cause;
+    throw new TransportError(method, apiPath, `response body is not a JSON list: ${cause.message}`, { cause, code: "MalformedResponse" });
+  }
 }
 
 function apiError(method: string, apiPath: string, res: http.IncomingMessage, text: string): ApiError {

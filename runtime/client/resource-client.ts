@@ -70,7 +70,9 @@ export class ResourceClient<T extends KubernetesObject, TList extends Kubernetes
   }
 
   async list(namespace: string | undefined, opts: ListOptions = {}, signal?: AbortSignal): Promise<TList> {
-    return reviveListMeta(await this.client.request<TList>({ method: "GET", path: this.collectionPath(namespace, true), query: listQuery(opts), ...sig(signal) }));
+    // Items are decoded while the list arrives; reviveListMeta then only covers a client that ignored listItem.
+    const list = await this.client.request<TList>({ method: "GET", path: this.collectionPath(namespace, true), query: listQuery(opts), listItem: reviveObjectMeta, ...sig(signal) });
+    return reviveListMeta(list);
   }
 
   async create(namespace: string | undefined, obj: T, opts: WriteOptions = {}): Promise<T> {
