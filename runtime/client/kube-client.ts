@@ -4,6 +4,8 @@ import fs from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import path from "node:path";
+import { pipeline } from "node:stream";
+import { createGunzip } from "node:zlib";
 import { KubeConfig, findHomeDir } from "@kubernetes/client-node";
 import { ApiError, TransportError } from "./api-error.js";
 import { ListDecoder } from "./list-decoder.js";
@@ -158,7 +160,7 @@ export class KubeClient {
   /** Sends one request; resolves with the decoded JSON body (undefined if empty). Non-2xx throws ApiError. */
   async request<T>(opts: RequestOptions): Promise<T> {
     const { method, path: apiPath, signal } = opts;
-    const ex = await this.open(method, apiPath, opts.query, opts.body, opts.contentType, signal, this.requestIdleTimeoutMs);
+    const ex = await this.open(method, apiPath, opts.query, opts.body, opts.contentType, signal, this.requestIdleTimeoutMs, true);
     try {
       const status = ex.res.statusCode ?? 0;
       if (opts.listItem && status >= 200 && status < 300) return (await readList(ex.res, ex.idle, opts.listItem, method, apiPath)) as T;
@@ -191,7 +193,7 @@ export class KubeClient {
     const idleMs = opts.idleTimeoutMs ?? Math.max(300_000, timeoutSeconds * 1000 + 60_000);
     let ex: Exchange;
     try {
-      ex = await this.open("GET", apiPath, query, undefined, undefined, signal, idleMs);
+      ex = await this.open("GET", apiPath, query, undefined, undefined, signal, idleMs, false);
     } catch (e) {
       if (signal?.aborted) return;
       throw e;
@@ -232,6 +234,11 @@ export class KubeClient {
     contentType: string | undefined,
     signal: AbortSignal | undefined,
     idleMs: number,
+    /**
+     * Ask for a gzip body, as client-go's transport does. The API server compresses answers over 128 kB (never a
+     * watch); a 10,000-object list shrinks from 8 MB to 0.45 MB, which is faster even over loopback TLS.
+     */
+    acceptGzip: boolean,
   ): Promise<Exchange> {
     if (signal?.aborted) throw abortReason(signal);
     const cluster = this.kubeConfig.getCurrentCluster();
@@ -251,6 +258,7 @@ export class KubeClient {
       "User-Agent": this.userAgent,
       ...impersonationHeaders(this.impersonate),
     };
+    if (acceptGzip) headers["Accept-Encoding"] = "gzip";
     let payload: Buffer | undefined;
     if (body !== undefined) {
       payload = Buffer.from(JSON.stringify(body), "utf-8");
@@ -421,9 +429,15 @@ export function queryString(query: Query | undefined): string {
   return s ? `?${s}` : "";
 }
 
+/** The response body, decompressed when the server sent it gzip-encoded. An error on either stream ends the iteration with it. */
+function bodyOf(res: http.IncomingMessage): AsyncIterable<Buffer> {
+  if (res.headers["content-encoding"] !== "gzip") return res;
+  return pipeline(res, createGunzip(), () => undefined);
+}
+
 async function readText(res: http.IncomingMessage, idle: IdleTimer): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of res as AsyncIterable<Buffer>) {
+  for await (const chunk of bodyOf(res)) {
     idle.start();
     chunks.push(chunk);
   }
@@ -433,7 +447,7 @@ async function readText(res: http.IncomingMessage, idle: IdleTimer): Promise<str
 async function readList(res: http.IncomingMessage, idle: IdleTimer, listItem: (item: unknown) => unknown, method: string, apiPath: string): Promise<unknown> {
   const decoder = new ListDecoder(listItem);
   try {
-    for await (const chunk of res as AsyncIterable<Buffer>) {
+    for await (const chunk of bodyOf(res)) {
       idle.start();
       decoder.push(chunk);
     }
