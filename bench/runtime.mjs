@@ -7,6 +7,7 @@
 // 50). Each measurement then runs in a fresh child process (node --expose-gc) so heaps and JIT state don't mix:
 //   informer-crdgen       crdgen SharedIndexInformer (generated mySQLClusterInformerFor), default transform
 //   informer-crdgen-raw   the same, but keeping managedFields (transform: identity) -- like for like with client-node
+//   informer-crdgen-watchlist  the same as informer-crdgen, with the streaming list (useWatchList) instead of LIST
 //   informer-client-node  client-node makeInformer over CustomObjectsApi.listNamespacedCustomObject
 //   controller            generated newMySQLClusterController with a no-op counting reconcile; 1 update per object
 // Results: a table on stdout, and bench/results/<date>.{json,md}.
@@ -57,6 +58,11 @@ async function settleHeap() {
   return process.memoryUsage().heapUsed;
 }
 
+/** The process's peak resident set so far, in MB (includes the transient copies a LIST response needs). */
+function peakRssMB() {
+  return process.resourceUsage().maxRSS / 1024;
+}
+
 async function until(cond, timeoutMs, what) {
   const deadline = Date.now() + timeoutMs;
   while (!cond()) {
@@ -75,7 +81,7 @@ async function loadKubeConfig(kubeconfigPath) {
 // ---------------------------------------------------------------------------------------------------------------
 // Children
 
-async function informerCrdgen(kubeconfigPath, keepManagedFields) {
+async function informerCrdgen(kubeconfigPath, { keepManagedFields = false, useWatchList = false } = {}) {
   const { KubeClient, SharedInformerFactory } = await import("@crdgen/runtime");
   const { mySQLClusterInformerFor } = await import(path.join(root, "dist/samples/mysql/generated/example.com/v1/index.js"));
   const kube = KubeClient.fromKubeConfig(await loadKubeConfig(kubeconfigPath));
@@ -84,7 +90,11 @@ async function informerCrdgen(kubeconfigPath, keepManagedFields) {
   const before = await settleHeap();
 
   const started = performance.now();
-  const { informer } = mySQLClusterInformerFor(factory, kube, { namespace: NAMESPACE, ...(keepManagedFields ? { transform: (o) => o } : {}) });
+  const { informer } = mySQLClusterInformerFor(factory, kube, {
+    namespace: NAMESPACE,
+    ...(keepManagedFields ? { transform: (o) => o } : {}),
+    reflector: { useWatchList },
+  });
   let adds = 0;
   informer.addEventHandler({ addFunc: () => void adds++ });
   factory.start(controller.signal);
@@ -97,7 +107,8 @@ async function informerCrdgen(kubeconfigPath, keepManagedFields) {
   const cached = informer.getIndexer().list().length;
   controller.abort();
   kube.close?.();
-  return { runtime: keepManagedFields ? "crdgen (managedFields kept)" : "crdgen", cached, adds, listedMs, syncMs, heapBefore: before, heapAfter: after, heapPerObject: (after - before) / cached };
+  const runtime = keepManagedFields ? "crdgen (managedFields kept)" : useWatchList ? "crdgen (streaming list)" : "crdgen";
+  return { runtime, cached, adds, listedMs, syncMs, heapBefore: before, heapAfter: after, heapPerObject: (after - before) / cached, peakRssMB: peakRssMB() };
 }
 
 async function informerClientNode(kubeconfigPath) {
@@ -130,7 +141,7 @@ async function informerClientNode(kubeconfigPath) {
   const cached = informer.list().length;
   stopping = true;
   await informer.stop();
-  return { runtime: "@kubernetes/client-node", cached, adds, listedMs, syncMs, heapBefore: before, heapAfter: after, heapPerObject: (after - before) / cached };
+  return { runtime: "@kubernetes/client-node", cached, adds, listedMs, syncMs, heapBefore: before, heapAfter: after, heapPerObject: (after - before) / cached, peakRssMB: peakRssMB() };
 }
 
 async function controllerRun(kubeconfigPath) {
@@ -220,25 +231,30 @@ const fmtB = (b) => `${Math.round(b).toLocaleString("en-US")} B`;
 const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
 
 function markdown(r) {
-  const [c, raw, k] = [r.informers.crdgen, r.informers.crdgenManagedFields, r.informers.clientNode];
+  const [c, raw, wl, k] = [r.informers.crdgen, r.informers.crdgenManagedFields, r.informers.crdgenWatchList, r.informers.clientNode];
   const ctl = r.controller;
   const lines = [
     `# crdgen runtime benchmark — ${r.date}`,
     "",
     `${r.objects.toLocaleString("en-US")} MySQLCluster objects in one namespace of a local kube-apiserver ${r.env.apiServer}; node ${r.env.node}, ${r.env.cpus} CPUs (${r.env.cpuModel}). ` +
-      `Created in ${fmtMs(r.createMs)} at concurrency ${r.concurrency}. Each informer ran ${r.runs}× (interleaved), each time in a fresh \`node --expose-gc\` process; medians shown.`,
+      `Created in ${fmtMs(r.createMs)} at concurrency ${r.concurrency}. Each informer ran ${r.runs}× (interleaved, in an order that rotates each round), each time in a fresh \`node --expose-gc\` process; medians shown.`,
     "",
     "## Informer: time to sync and heap per cached object",
     "",
-    "| runtime | cached | time to sync | heap / object |",
-    "|---|---:|---:|---:|",
-    ...[c, raw, k].map((x) => `| ${x.runtime} | ${x.cached.toLocaleString("en-US")} | ${fmtMs(x.syncMs)} | ${fmtB(x.heapPerObject)} |`),
-    `| **ratio crdgen / client-node** | | **${ratio(c.syncMs, k.syncMs)}** | **${ratio(c.heapPerObject, k.heapPerObject)}** |`,
-    `| ratio crdgen (managedFields kept) / client-node | | ${ratio(raw.syncMs, k.syncMs)} | ${ratio(raw.heapPerObject, k.heapPerObject)} |`,
+    "| runtime | cached | time to sync | heap / object | peak RSS | each run's time to sync (s) |",
+    "|---|---:|---:|---:|---:|---|",
+    ...[c, raw, wl, k].map(
+      (x) =>
+        `| ${x.runtime} | ${x.cached.toLocaleString("en-US")} | ${fmtMs(x.syncMs)} | ${fmtB(x.heapPerObject)} | ${Math.round(x.peakRssMB)} MB | ${x.runs.map((y) => (y.syncMs / 1000).toFixed(2)).join(", ")} |`,
+    ),
+    `| **ratio crdgen / client-node** | | **${ratio(c.syncMs, k.syncMs)}** | **${ratio(c.heapPerObject, k.heapPerObject)}** | ${ratio(c.peakRssMB, k.peakRssMB)} | |`,
+    `| ratio crdgen (managedFields kept) / client-node | | ${ratio(raw.syncMs, k.syncMs)} | ${ratio(raw.heapPerObject, k.heapPerObject)} | ${ratio(raw.peakRssMB, k.peakRssMB)} | |`,
+    `| ratio crdgen (streaming list) / client-node | | ${ratio(wl.syncMs, k.syncMs)} | ${ratio(wl.heapPerObject, k.heapPerObject)} | ${ratio(wl.peakRssMB, k.peakRssMB)} | |`,
     "",
     "Time to sync: from creating the informer until it reports synced (crdgen: `waitForCacheSync`; client-node: `start()` resolved, list applied) and its add handler has seen every object. " +
-      "Heap / object: `heapUsed` after sync minus `heapUsed` before creating the informer, both after `global.gc()`, divided by the cached count. " +
-      "crdgen drops `metadata.managedFields` by default (its default transform); client-node keeps them, hence the like-for-like row.",
+      "Heap / object: `heapUsed` after sync minus `heapUsed` before creating the informer, both after `global.gc()`, divided by the cached count. Peak RSS: the child process's maxRSS at that point (node itself is about 45 MB). " +
+      "crdgen drops `metadata.managedFields` by default (its default transform); client-node keeps them, hence the like-for-like row. " +
+      "The streaming list row gets the initial state from a WATCH with `sendInitialEvents=true` instead of a LIST (`useWatchList`).",
     "",
     "## Controller: every update reconciled",
     "",
@@ -286,19 +302,31 @@ async function parent() {
     kube.close();
     console.error(`created in ${fmtMs(createMs)}`);
 
-    // Informer runs are interleaved and repeated (BENCH_RUNS, default 3); the table shows each runtime's median run.
-    const RUNS = Number(process.env["BENCH_RUNS"] ?? 3);
-    const runs = { crdgen: [], clientNode: [], crdgenManagedFields: [] };
+    // Informer runs are interleaved and repeated (BENCH_RUNS, default 5); the table shows each runtime's median run.
+    const RUNS = Number(process.env["BENCH_RUNS"] ?? 5);
+    const variants = [
+      ["crdgen", "informer-crdgen"],
+      ["clientNode", "informer-client-node"],
+      ["crdgenManagedFields", "informer-crdgen-raw"],
+      ["crdgenWatchList", "informer-crdgen-watchlist"],
+    ];
+    const runs = Object.fromEntries(variants.map(([key]) => [key, []]));
     for (let r = 1; r <= RUNS; r++) {
-      console.error(`informers, run ${r}/${RUNS}: crdgen, @kubernetes/client-node, crdgen with managedFields ...`);
-      runs.crdgen.push(await child("informer-crdgen", plane.kubeconfigPath));
-      runs.clientNode.push(await child("informer-client-node", plane.kubeconfigPath));
-      runs.crdgenManagedFields.push(await child("informer-crdgen-raw", plane.kubeconfigPath));
+      // The order rotates each round, so no runtime always follows the same one (the API server's GC after a big list).
+      const order = variants.map((_, i) => variants[(i + r - 1) % variants.length]);
+      console.error(`informers, run ${r}/${RUNS}: ${order.map(([, mode]) => mode).join(", ")} ...`);
+      for (const [key, mode] of order) runs[key].push(await child(mode, plane.kubeconfigPath));
     }
     const median = (xs, f) => [...xs].sort((a, b) => f(a) - f(b))[Math.floor(xs.length / 2)];
     const informers = {};
     for (const [k, xs] of Object.entries(runs)) {
-      informers[k] = { ...xs[0], syncMs: median(xs, (x) => x.syncMs).syncMs, heapPerObject: median(xs, (x) => x.heapPerObject).heapPerObject, runs: xs };
+      informers[k] = {
+        ...xs[0],
+        syncMs: median(xs, (x) => x.syncMs).syncMs,
+        heapPerObject: median(xs, (x) => x.heapPerObject).heapPerObject,
+        peakRssMB: median(xs, (x) => x.peakRssMB).peakRssMB,
+        runs: xs,
+      };
     }
     console.error("controller: crdgen ...");
     const controller = await child("controller", plane.kubeconfigPath);
@@ -345,8 +373,9 @@ const mode = process.argv.find((a) => a.startsWith("--child="))?.slice("--child=
 if (mode) {
   const kubeconfigPath = process.argv[process.argv.length - 1];
   const run = {
-    "informer-crdgen": () => informerCrdgen(kubeconfigPath, false),
-    "informer-crdgen-raw": () => informerCrdgen(kubeconfigPath, true),
+    "informer-crdgen": () => informerCrdgen(kubeconfigPath),
+    "informer-crdgen-raw": () => informerCrdgen(kubeconfigPath, { keepManagedFields: true }),
+    "informer-crdgen-watchlist": () => informerCrdgen(kubeconfigPath, { useWatchList: true }),
     "informer-client-node": () => informerClientNode(kubeconfigPath),
     controller: () => controllerRun(kubeconfigPath),
   }[mode];
