@@ -318,6 +318,29 @@ async function compactEtcd(): Promise<number> {
   return revision;
 }
 
+/**
+ * Makes the informer miss `writes` and the history behind them: drops its watch, writes, stops the apiserver, compacts
+ * etcd past the informer's resourceVersion, restarts it and lets the informer back in; then waits until the cache
+ * equals the server and checks that a watch got 410 Gone on the way.
+ */
+async function missWritesPastCompaction(h: Harness, writes: () => Promise<void>): Promise<{ lastRV: number; compacted: number; reconnectedAt: number }> {
+  // Let the current watch live past 1 s so dropping it is not a "very short watch".
+  await new Promise((r) => setTimeout(r, 1_500));
+  const lastRV = Number(h.informer.lastSyncResourceVersion());
+  h.lw.disconnect();
+  await writes();
+  await plane.stopApiServer();
+  const compacted = await compactEtcd();
+  assert.ok(compacted > lastRV, `compacted revision ${compacted} is newer than the informer's resourceVersion ${lastRV}`);
+  await plane.startApiServer();
+  await waitServed(h);
+  const reconnectedAt = Date.now();
+  h.lw.reconnect();
+  await assertInSync(h, "cache equals the server after 410");
+  assert.ok(h.lw.gone.some((t) => t >= reconnectedAt), `a watch from resourceVersion ${lastRV} got 410 Gone`);
+  return { lastRV, compacted, reconnectedAt };
+}
+
 test("410 Gone: writes while the informer is away, etcd compacted past its resourceVersion, apiserver restarted: it relists, and the missed delete arrives as a tombstone", async () => {
   const t0 = Date.now();
   const h = await startHarness("faults-gone");
@@ -325,22 +348,11 @@ test("410 Gone: writes while the informer is away, etcd compacted past its resou
     await h.clusters.create(newCluster("g-keep"));
     await h.clusters.create(newCluster("g-doomed"));
     await assertInSync(h, "g-keep and g-doomed in the cache");
-    // Both came over the current watch; let it live past 1 s so dropping it is not a "very short watch".
-    await new Promise((r) => setTimeout(r, 1_500));
-    const lastRV = Number(h.informer.lastSyncResourceVersion());
-    h.lw.disconnect();
-    await h.clusters.delete("g-doomed");
-    await h.clusters.create(newCluster("g-new"));
-    await update(h, "g-keep", 3);
-    await plane.stopApiServer();
-    const compacted = await compactEtcd();
-    assert.ok(compacted > lastRV, `compacted revision ${compacted} is newer than the informer's resourceVersion ${lastRV}`);
-    await plane.startApiServer();
-    await waitServed(h);
-    const reconnectedAt = Date.now();
-    h.lw.reconnect();
-    await assertInSync(h, "cache equals the server after 410");
-    assert.ok(h.lw.gone.some((t) => t >= reconnectedAt), `a watch from resourceVersion ${lastRV} got 410 Gone`);
+    const { lastRV, compacted, reconnectedAt } = await missWritesPastCompaction(h, async () => {
+      await h.clusters.delete("g-doomed");
+      await h.clusters.create(newCluster("g-new"));
+      await update(h, "g-keep", 3);
+    });
     const relists = h.lw.calls.filter((c) => c.kind === "list" && c.at >= reconnectedAt);
     assert.ok(relists.length >= 1, "the informer relisted after the 410");
     const doomed = deletesOf(h, "g-doomed");
@@ -408,21 +420,11 @@ test("streaming list (useWatchList): the initial state comes from a watch with s
     assert.equal(h.lw.count("watch"), 1, "the changes came over the same stream");
     assert.deepEqual(deletesOf(h, "s-2").map((d) => d.tombstone), [false]);
 
-    await new Promise((r) => setTimeout(r, 1_500));
-    const lastRV = Number(h.informer.lastSyncResourceVersion());
-    h.lw.disconnect();
-    await h.clusters.delete("s-3");
-    await h.clusters.create(newCluster("w-later"));
-    await update(h, "s-4", 5);
-    await plane.stopApiServer();
-    const compacted = await compactEtcd();
-    assert.ok(compacted > lastRV, `compacted revision ${compacted} is newer than the informer's resourceVersion ${lastRV}`);
-    await plane.startApiServer();
-    await waitServed(h);
-    const reconnectedAt = Date.now();
-    h.lw.reconnect();
-    await assertInSync(h, "cache equals the server after 410");
-    assert.ok(h.lw.gone.some((t) => t >= reconnectedAt), `a watch from resourceVersion ${lastRV} got 410 Gone`);
+    const { reconnectedAt } = await missWritesPastCompaction(h, async () => {
+      await h.clusters.delete("s-3");
+      await h.clusters.create(newCluster("w-later"));
+      await update(h, "s-4", 5);
+    });
     const after410 = h.lw.calls.filter((c) => c.at >= reconnectedAt);
     assert.ok(after410.some((c) => c.streaming), `the state was streamed again: ${JSON.stringify(after410)}`);
     assert.equal(h.lw.count("list"), 0, "never a LIST");

@@ -43,6 +43,17 @@ export function json(res: http.ServerResponse, status: number, body: unknown, he
   res.end(JSON.stringify(body));
 }
 
+/** Writes body in pieces of `size` bytes, one per event-loop turn, so the client sees many small chunks. */
+export function writeInPieces(res: http.ServerResponse, body: Buffer, size: number): void {
+  let at = 0;
+  const next = (): void => {
+    if (at >= body.length) return void res.end();
+    res.write(body.subarray(at, (at += size)));
+    setImmediate(next);
+  };
+  next();
+}
+
 const echo: Handler = (_rec, res) => json(res, 200, { apiVersion: "v1", kind: "Echo", metadata: { name: "echo" } });
 
 export async function startFakeApi(handler: Handler = echo, opts: { token?: string; pathPrefix?: string } = {}): Promise<FakeApi> {

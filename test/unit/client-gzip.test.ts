@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { gzipSync } from "node:zlib";
 import { ApiError, type KubernetesObject, ResourceClient, type ResourceDescriptor, TransportError } from "@crdgen/runtime";
-import { startFakeApi } from "./client-fake-api.js";
+import { startFakeApi, writeInPieces } from "./client-fake-api.js";
 
 const widgets: ResourceDescriptor = { group: "example.com", version: "v1", plural: "widgets", kind: "Widget", namespaced: true };
 
@@ -18,15 +18,8 @@ const list = {
 test("get and list send Accept-Encoding: gzip and decode a gzip body, also when it arrives in small pieces", async () => {
   const api = await startFakeApi((rec, res) => {
     const body = rec.path.endsWith("/widgets") ? list : list.items[3];
-    const gz = gzipSync(JSON.stringify(body));
     res.writeHead(200, { "Content-Type": "application/json", "Content-Encoding": "gzip" });
-    let at = 0;
-    const next = (): void => {
-      if (at >= gz.length) return void res.end();
-      res.write(gz.subarray(at, (at += 50)));
-      setImmediate(next);
-    };
-    next();
+    writeInPieces(res, gzipSync(JSON.stringify(body)), 50);
   });
   try {
     const client = new ResourceClient<KubernetesObject>(api.client, widgets);

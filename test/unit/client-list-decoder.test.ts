@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ApiError, type KubernetesObject, ListDecoder, ResourceClient, type ResourceDescriptor, TransportError } from "@crdgen/runtime";
-import { json, startFakeApi } from "./client-fake-api.js";
+import { json, startFakeApi, writeInPieces } from "./client-fake-api.js";
 
 const tricky = {
   apiVersion: "example.com/v1",
@@ -110,14 +110,7 @@ test("ResourceClient.list over HTTP, written in 7-byte pieces: every item decode
   });
   const api = await startFakeApi((_rec, res) => {
     res.writeHead(200, { "Content-Type": "application/json" });
-    const bytes = Buffer.from(body);
-    let at = 0;
-    const next = (): void => {
-      if (at >= bytes.length) return void res.end();
-      res.write(bytes.subarray(at, (at += 7)));
-      setImmediate(next);
-    };
-    next();
+    writeInPieces(res, Buffer.from(body), 7);
   });
   try {
     const list = await new ResourceClient<KubernetesObject>(api.client, widgets).list("ns1");
