@@ -157,9 +157,6 @@ export class ListDecoder<T = unknown> {
 
   /** The whole list: the skeleton's fields with the decoded items. Throws SyntaxError if the body was incomplete. */
   end(): Record<string, unknown> & { items?: T[] } {
-    if (this.inElement && this.elementIsScalar && this.element.length > 0) {
-      throw new SyntaxError("unexpected end of JSON inside the items array");
-    }
     if (this.depth !== 0 || this.inString || this.inItems || this.inElement) throw new SyntaxError("unexpected end of JSON");
     const text = Buffer.concat(this.skeleton).toString("utf8");
     const body = JSON.parse(text) as unknown;
