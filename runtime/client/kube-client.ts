@@ -30,7 +30,7 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /**
    * The answer is a list (`{"items": [...]}`): decode it while it arrives, each element of items as soon as it is
-   * complete, passed through this function (see ListDecoder). A client that ignores it returns the same list.
+   * complete, passed through this function (see ListDecoder). Every KubeClient (also FakeCluster's) applies it.
    */
   listItem?: (item: unknown) => unknown;
 }

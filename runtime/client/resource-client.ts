@@ -2,7 +2,7 @@
 import type { V1Scale } from "@kubernetes/client-node";
 import type { KubeClient, Query } from "./kube-client.js";
 import { PATCH_CONTENT_TYPES, type Patch } from "./patch.js";
-import { reviveListMeta, reviveObjectMeta, reviveWatchEvents } from "./object-meta-dates.js";
+import { reviveObjectMeta, reviveWatchEvents } from "./object-meta-dates.js";
 import type { KubernetesList, KubernetesObject, ListOptions, ResourceDescriptor, Status, WatchEvent } from "./types.js";
 
 export type Subresource = "status" | "scale";
@@ -70,9 +70,8 @@ export class ResourceClient<T extends KubernetesObject, TList extends Kubernetes
   }
 
   async list(namespace: string | undefined, opts: ListOptions = {}, signal?: AbortSignal): Promise<TList> {
-    // Items are decoded while the list arrives; reviveListMeta then only covers a client that ignored listItem.
-    const list = await this.client.request<TList>({ method: "GET", path: this.collectionPath(namespace, true), query: listQuery(opts), listItem: reviveObjectMeta, ...sig(signal) });
-    return reviveListMeta(list);
+    // Each item is revived as it is decoded, while the rest of the list is still arriving.
+    return this.client.request<TList>({ method: "GET", path: this.collectionPath(namespace, true), query: listQuery(opts), listItem: reviveObjectMeta, ...sig(signal) });
   }
 
   async create(namespace: string | undefined, obj: T, opts: WriteOptions = {}): Promise<T> {

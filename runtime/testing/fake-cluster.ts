@@ -59,7 +59,12 @@ export class FakeCluster {
    */
   kubeClient(): KubeClient {
     const fake = {
-      request: async <R>(opts: RequestOptions): Promise<R> => this.serve(opts) as R,
+      request: async <R>(opts: RequestOptions): Promise<R> => {
+        const answer = this.serve(opts) as { items?: unknown };
+        // Like KubeClient: each item of a list answer passes through listItem (the fake's items are fresh clones).
+        if (opts.listItem && Array.isArray(answer?.items)) answer.items = answer.items.map(opts.listItem);
+        return answer as R;
+      },
       watch: <R extends KubernetesObject>(opts: WatchOptions): AsyncIterable<WatchEvent<R>> => {
         const route = this.route("GET", opts.path);
         return this.watchStore(route.store, route.namespace, queryListOptions(opts.query), opts.signal, false) as AsyncIterable<WatchEvent<R>>;

@@ -201,7 +201,9 @@ test("the fake KubeClient serves ResourceClient, so code written against Resourc
   assert.deepEqual(got.status, { ready: true });
   assert.deepEqual(got.spec, { size: 2, tags: ["t"] });
   await rejects(rc.update("ns", { ...got, metadata: { ...got.metadata, resourceVersion: "1" } }), isConflict);
-  assert.deepEqual((await rc.list(undefined, { labelSelector: "app=db" })).items.map((i) => i.metadata?.name), ["a"]);
+  const listed = (await rc.list(undefined, { labelSelector: "app=db" })).items;
+  assert.deepEqual(listed.map((i) => i.metadata?.name), ["a"]);
+  assert.ok(listed[0]!.metadata?.creationTimestamp instanceof Date, "list items are decoded like the real client's");
   const stop = new AbortController();
   for await (const e of rc.watch("ns", {}, stop.signal)) {
     assert.equal(e.type, "ADDED");
