@@ -3,6 +3,7 @@ export * from "./types.js";
 export * from "./api-error.js";
 export * from "./kube-client.js";
 export * from "./patch.js";
+export * from "./retry.js";
 export * from "./resource-client.js";
 export { LineSplitter } from "./ndjson.js";
 export { ListDecoder } from "./list-decoder.js";

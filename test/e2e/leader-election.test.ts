@@ -6,7 +6,7 @@ import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 import { startControlPlane, type ControlPlane } from "@crdgen/runtime/envtest";
-import { LeaderElector, kubeLeaseLock, runControllers, type KubeClient, type Lease } from "@crdgen/runtime";
+import { LeaderElector, kubeLeaseLock, retryOnConflict, runControllers, type KubeClient, type Lease } from "@crdgen/runtime";
 import { eventually } from "./control-plane.js";
 
 const LEASE_MS = 3_000;
@@ -168,9 +168,12 @@ test("runControllers: a standby runs no controller; a leader whose Lease is take
   await sleep(1_500);
   assert.equal(standbyRan, false, "the standby does not run controllers while the child leads");
   // Someone else writes the Lease: the leader's renewals now conflict and the holder is valid, so it cannot renew.
-  const current = (await getLease("stolen")) as Lease;
-  const stamp = new Date().toISOString().replace("Z", "000Z");
-  await kubeLeaseLock(kube, NS, "stolen").update({ ...current, spec: { ...current.spec, holderIdentity: "thief", renewTime: stamp, leaseDurationSeconds: 3600 } });
+  // The leader renews every retry period, so this write itself may meet a conflict: read afresh and write again.
+  await retryOnConflict(async () => {
+    const current = (await getLease("stolen")) as Lease;
+    const stamp = new Date().toISOString().replace("Z", "000Z");
+    await kubeLeaseLock(kube, NS, "stolen").update({ ...current, spec: { ...current.spec, holderIdentity: "thief", renewTime: stamp, leaseDurationSeconds: 3600 } });
+  });
   const stolenAt = Date.now();
   const exit = await leader.exited;
   const error = leader.events.find((e) => e.event === "error");
