@@ -468,8 +468,11 @@ test("21. a failing StatefulSet write sets Reconciled=False/ReconcileError, emit
     return condition(c, "Reconciled")?.reason === "ReconcileError" ? c : undefined;
   });
   assert.match(condition(failed, "Reconciled")?.message ?? "", /injected 500/);
-  const events = await new ResourceClient<KubernetesObject & { type?: string; reason?: string; regarding?: { name?: string } }>(admin, { group: "events.k8s.io", version: "v1", plural: "events", kind: "Event", namespaced: true }).list(NS);
-  assert.ok(events.items.some((e) => e.type === "Warning" && e.reason === "ReconcileError" && e.regarding?.name === "b21"), "a Warning event about b21");
+  // The hook writes the status first and the Event after it, so the Warning may land a moment after the condition.
+  const events = new ResourceClient<KubernetesObject & { type?: string; reason?: string; regarding?: { name?: string } }>(admin, { group: "events.k8s.io", version: "v1", plural: "events", kind: "Event", namespaced: true });
+  await eventually("a Warning event about b21", async () =>
+    (await events.list(NS)).items.some((e) => e.type === "Warning" && e.reason === "ReconcileError" && e.regarding?.name === "b21") ? true : undefined,
+  );
   await eventually("b21 write retried", async () => (sent.slice(mark).filter((r) => failing!.match(r)).length >= 3 ? true : undefined));
   failing = undefined;
   const recovered = await settled("b21");
