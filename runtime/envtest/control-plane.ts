@@ -11,7 +11,7 @@ import { makeCerts, type ControlPlaneCerts } from "./certs.js";
 import { startControllers, type ControllersInfo } from "./controllers.js";
 import { startFakeVolumeProvisioner } from "./fake-volume-provisioner.js";
 import { startProcess, type ManagedProcess } from "./process.js";
-import { freePorts, httpOk, httpsOk, waitUntil } from "./util.js";
+import { freePorts, httpOk, httpsOk, retryOnPortClash, waitUntil } from "./util.js";
 
 export interface ControlPlaneOptions {
   /** Folder holding etcd, kube-apiserver and kubectl (else TEST_ASSET_*, KUBEBUILDER_ASSETS, crdgen's build cache). */
@@ -57,7 +57,15 @@ export interface ControlPlane {
 
 const envStartTimeout = Number(process.env["KUBEBUILDER_CONTROLPLANE_START_TIMEOUT"] ?? "") * 1000;
 
-export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
+/**
+ * Starts etcd and kube-apiserver (and, with `controllers`, the rest) on free ports. A port is free when picked and
+ * bound by the process a moment later; if another process took it in between, the whole start is tried again.
+ */
+export function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
+  return retryOnPortClash(() => startControlPlaneOnce(options));
+}
+
+async function startControlPlaneOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
   const etcdBinary = findBinary("etcd", options.assetsDir);
   const apiServerBinary = findBinary("kube-apiserver", options.assetsDir);
   const startTimeoutMs = options.startTimeoutMs ?? (envStartTimeout > 0 ? envStartTimeout : 60_000);

@@ -18,6 +18,18 @@ export async function freePorts(count: number): Promise<number[]> {
   return ports;
 }
 
+/** Runs `start` again (up to `attempts` in all) while it fails because a process found its port taken. */
+export async function retryOnPortClash<T>(start: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (error) {
+      // waitUntil's error carries the log's tail, where etcd and the kube binaries report a failed bind.
+      if (attempt >= attempts || !/address already in use/.test(String((error as Error)?.message))) throw error;
+    }
+  }
+}
+
 export function httpOk(url: string): Promise<boolean> {
   return fetch(url).then((r) => r.ok, () => false);
 }

@@ -93,5 +93,5 @@ test("after the API server restarts, the informer reconnects and later changes a
   await eventually("observedGeneration 1 on survivor", observedGeneration("survivor", 1));
   await plane.restartApiServer();
   await clusters.patch("survivor", { type: "merge", body: { spec: { replicas: 2 } } });
-  await eventually("observedGeneration 2 on survivor after the restart", observedGeneration("survivor", 2), 60_000);
+  await eventually("observedGeneration 2 on survivor after the restart", observedGeneration("survivor", 2), 150_000);
 });

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { parse } from "yaml";
-import { ApiError, type KubeClient } from "@crdgen/runtime";
+import { ApiError, isInvalid, retryOnConflict, type KubeClient } from "@crdgen/runtime";
 import { startControlPlane, type ControlPlane } from "@crdgen/runtime/envtest";
 import type { ValidateOptions, ValidationResult } from "@crdgen/runtime/validation";
 import { generate } from "../../generator/generate.js";
@@ -201,12 +201,16 @@ test("updates: errors in values left unchanged are ratcheted, as the API server 
   // Tighten the schema in place, then wait until the API server validates with it.
   const tight = parse(readFileSync(path.join(repoRoot, "test/fixtures/validation/ratchet.yaml"), "utf8")) as { spec: unknown };
   const crdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/ratchets.validation.crdgen.dev";
-  const current = await kube.request<{ metadata: Record<string, unknown> }>({ method: "GET", path: crdPath });
-  await kube.request({ method: "PUT", path: crdPath, body: { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: current.metadata, spec: tight.spec } });
+  // The apiextensions controllers may still be writing the new CRD's status: read afresh on a conflict.
+  await retryOnConflict(async () => {
+    const current = await kube.request<{ metadata: Record<string, unknown> }>({ method: "GET", path: crdPath });
+    await kube.request({ method: "PUT", path: crdPath, body: { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: current.metadata, spec: tight.spec } });
+  });
   const probe = { ...object(storedSpec), metadata: { name: "probe" } };
   for (let i = 0; ; i++) {
-    const accepted = await kube.request({ method: "POST", path: resource, query: { dryRun: "All" }, body: probe }).then(() => true, () => false);
-    if (!accepted) break;
+    // Only a 422 says the new schema is in effect; any other error (the CRD's storage being swapped) is waited out.
+    const rejected = await kube.request({ method: "POST", path: resource, query: { dryRun: "All" }, body: probe }).then(() => false, (e: unknown) => isInvalid(e));
+    if (rejected) break;
     assert.ok(i < 300, "the tightened schema is in effect within 30 s");
     await new Promise((r) => setTimeout(r, 100));
   }
