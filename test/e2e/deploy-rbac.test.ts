@@ -166,6 +166,13 @@ test("the operator, as the deployed ServiceAccount, runs a whole cluster lifecyc
       for (const use of requestAttributes(r)) recorded.push({ ...use, status: r.status, path: r.path });
     },
   });
+  // The bindings from `kubectl apply` reach the authorizer's cache a moment later: wait until both are in effect,
+  // with requests that are not recorded, so a 403 below means a missing permission and not a slow cache.
+  const probe = KubeClient.fromKubeConfig(plane.kubeConfig(), { impersonate: { user: serviceAccountUser(operatorNamespace, serviceAccount) } });
+  // (Also waits out the 503 "storage is (re)initializing" of a CRD just installed.)
+  await eventually("list mysqlclusters as the ServiceAccount", () => newMySQLClusterClient(probe).listAllNamespaces().then(() => true));
+  await eventually("get the Lease as the ServiceAccount", () => kubeLeaseLock(probe, operatorNamespace, leaseName).get().then(() => true));
+  probe.close();
   const logLines: string[] = [];
   const logger = newLogger({ level: "info", write: (line) => logLines.push(line) });
   const controller = newMySQLClusterController(asOperator, hooks, { logger });
