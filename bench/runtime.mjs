@@ -9,6 +9,7 @@
 //   informer-crdgen-raw   the same, but keeping managedFields (transform: identity) -- like for like with client-node
 //   informer-crdgen-watchlist  the same as informer-crdgen, with the streaming list (useWatchList) instead of LIST
 //   informer-client-node  client-node makeInformer over CustomObjectsApi.listNamespacedCustomObject
+//   list-floor            the same LIST (gzip) as raw HTTPS, bytes drained and not decoded: the API server's share
 //   controller            generated newMySQLClusterController with a no-op counting reconcile; 1 update per object
 // Results: a table on stdout, and bench/results/<date>.{json,md}.
 import { spawn } from "node:child_process";
@@ -144,6 +145,30 @@ async function informerClientNode(kubeconfigPath) {
   return { runtime: "@kubernetes/client-node", cached, adds, listedMs, syncMs, heapBefore: before, heapAfter: after, heapPerObject: (after - before) / cached, peakRssMB: peakRssMB() };
 }
 
+/** The floor under every informer's time to sync: the API server producing and sending the LIST, nothing decoded. */
+async function listFloor(kubeconfigPath) {
+  const https = await import("node:https");
+  const kc = await loadKubeConfig(kubeconfigPath);
+  const tls = {};
+  await kc.applyToHTTPSOptions(tls);
+  const server = new URL(kc.getCurrentCluster().server);
+  const started = performance.now();
+  const bytes = await new Promise((resolve, reject) => {
+    const query = "resourceVersion=0&limit=500";
+    const headers = { ...tls.headers, Accept: "application/json", "Accept-Encoding": "gzip" };
+    https
+      .get({ host: server.hostname, port: server.port, path: `${collectionPath}?${query}`, ca: tls.ca, cert: tls.cert, key: tls.key, headers }, (res) => {
+        let n = 0;
+        res.on("data", (d) => void (n += d.length));
+        res.on("end", () => resolve(n));
+        res.on("error", reject);
+      })
+      .on("error", reject);
+  });
+  const syncMs = performance.now() - started;
+  return { runtime: "API server floor (LIST received, not decoded)", bytes, syncMs };
+}
+
 async function controllerRun(kubeconfigPath) {
   const { KubeClient } = await import("@crdgen/runtime");
   const { newMySQLClusterController } = await import(path.join(root, "dist/samples/mysql/generated/example.com/v1/index.js"));
@@ -250,10 +275,13 @@ function markdown(r) {
     `| **ratio crdgen / client-node** | | **${ratio(c.syncMs, k.syncMs)}** | **${ratio(c.heapPerObject, k.heapPerObject)}** | ${ratio(c.peakRssMB, k.peakRssMB)} | |`,
     `| ratio crdgen (managedFields kept) / client-node | | ${ratio(raw.syncMs, k.syncMs)} | ${ratio(raw.heapPerObject, k.heapPerObject)} | ${ratio(raw.peakRssMB, k.peakRssMB)} | |`,
     `| ratio crdgen (streaming list) / client-node | | ${ratio(wl.syncMs, k.syncMs)} | ${ratio(wl.heapPerObject, k.heapPerObject)} | ${ratio(wl.peakRssMB, k.peakRssMB)} | |`,
+    `| ${r.informers.floor.runtime} | | ${fmtMs(r.informers.floor.syncMs)} | | | ${r.informers.floor.runs.map((y) => (y.syncMs / 1000).toFixed(2)).join(", ")} |`,
     "",
     "Time to sync: from creating the informer until it reports synced (crdgen: `waitForCacheSync`; client-node: `start()` resolved, list applied) and its add handler has seen every object. " +
       "Heap / object: `heapUsed` after sync minus `heapUsed` before creating the informer, both after `global.gc()`, divided by the cached count. Peak RSS: the child process's maxRSS at that point (node itself is about 45 MB). " +
       "crdgen drops `metadata.managedFields` by default (its default transform); client-node keeps them, hence the like-for-like row. " +
+      `The floor row is the same gzip LIST over a fresh TLS connection, its ${Math.round(r.informers.floor.bytes / 1024).toLocaleString("en-US")} kB drained without decoding: what the API server takes on this machine, under every informer's time ` +
+      `(medians above it: crdgen ${fmtMs(c.syncMs - r.informers.floor.syncMs)}, client-node ${fmtMs(k.syncMs - r.informers.floor.syncMs)}). ` +
       "The streaming list row gets the initial state from a WATCH with `sendInitialEvents=true` instead of a LIST (`useWatchList`).",
     "",
     "## Controller: every update reconciled",
@@ -309,6 +337,7 @@ async function parent() {
       ["clientNode", "informer-client-node"],
       ["crdgenManagedFields", "informer-crdgen-raw"],
       ["crdgenWatchList", "informer-crdgen-watchlist"],
+      ["floor", "list-floor"],
     ];
     const runs = Object.fromEntries(variants.map(([key]) => [key, []]));
     for (let r = 1; r <= RUNS; r++) {
@@ -377,6 +406,7 @@ if (mode) {
     "informer-crdgen-raw": () => informerCrdgen(kubeconfigPath, { keepManagedFields: true }),
     "informer-crdgen-watchlist": () => informerCrdgen(kubeconfigPath, { useWatchList: true }),
     "informer-client-node": () => informerClientNode(kubeconfigPath),
+    "list-floor": () => listFloor(kubeconfigPath),
     controller: () => controllerRun(kubeconfigPath),
   }[mode];
   if (!run) throw new Error(`unknown child mode ${mode}`);
