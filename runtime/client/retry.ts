@@ -20,11 +20,11 @@ export const defaultRetry: Readonly<RetryBackoff> = { steps: 5, delayMs: 10, fac
  * `fn` must read the object afresh on every call; any other error, or a conflict on the last attempt, is thrown.
  */
 export function retryOnConflict<T>(fn: () => Promise<T>, backoff: RetryBackoff = defaultRetry): Promise<T> {
-  return retryOn(isConflict, fn, backoff);
+  return retryOnError(isConflict, fn, backoff);
 }
 
-/** Runs `fn` again while it throws an error `retriable` accepts, waiting per `backoff` in between. */
-export async function retryOn<T>(retriable: (e: unknown) => boolean, fn: () => Promise<T>, backoff: RetryBackoff = defaultRetry): Promise<T> {
+/** Runs `fn` again while it throws an error `retriable` accepts, waiting per `backoff` in between (client-go retry.OnError). */
+export async function retryOnError<T>(retriable: (e: unknown) => boolean, fn: () => Promise<T>, backoff: RetryBackoff = defaultRetry): Promise<T> {
   let delay = backoff.delayMs;
   for (let attempt = 1; ; attempt++) {
     try {
