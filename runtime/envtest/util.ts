@@ -2,6 +2,7 @@
 import { readFile } from "node:fs/promises";
 import https from "node:https";
 import net from "node:net";
+import { retryOnError } from "../client/retry.js";
 import type { ControlPlaneCerts } from "./certs.js";
 import type { ManagedProcess } from "./process.js";
 
@@ -18,16 +19,11 @@ export async function freePorts(count: number): Promise<number[]> {
   return ports;
 }
 
-/** Runs `start` again (up to `attempts` in all) while it fails because a process found its port taken. */
-export async function retryOnPortClash<T>(start: () => Promise<T>, attempts = 3): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await start();
-    } catch (error) {
-      // waitUntil's error carries the log's tail, where etcd and the kube binaries report a failed bind.
-      if (attempt >= attempts || !/address already in use/.test(String((error as Error)?.message))) throw error;
-    }
-  }
+/** Runs `start` again at once (up to `attempts` in all) while it fails because a process found its port taken. */
+export function retryOnPortClash<T>(start: () => Promise<T>, attempts = 3): Promise<T> {
+  // waitUntil's error carries the log's tail, where etcd and the kube binaries report a failed bind.
+  const portTaken = (error: unknown): boolean => /address already in use/.test(String((error as Error)?.message));
+  return retryOnError(portTaken, start, { steps: attempts, delayMs: 0, factor: 1, jitter: 0 });
 }
 
 export function httpOk(url: string): Promise<boolean> {
