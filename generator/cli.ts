@@ -107,9 +107,11 @@ program
   .option("--include-vendor", "also read vendor/ and node_modules/")
   .option("--include-tests", "also read tests (*_test.go, *.test.ts, *.spec.ts, test/, tests/, testdata/, e2e/)")
   .action(async (dirs: string[], opts: { json?: boolean; format: "text" | "json" | "mermaid" | "dot"; includeVendor?: boolean; includeTests?: boolean }) => {
-    const { explore } = await import("./explore/explore.js");
-    const [{ textReport }, { jsonReport }, { mermaidReport, dotReport }] = await Promise.all([import("./explore/report-text.js"), import("./explore/report-json.js"), import("./explore/report-graph.js")]);
-    const result = await explore(dirs, { includeVendor: opts.includeVendor ?? false, includeTests: opts.includeTests ?? false });
+    const { explore, ExploreInputError, textReport, jsonReport, mermaidReport, dotReport } = await import("@crdgen/explore");
+    const result = await explore(dirs, { includeVendor: opts.includeVendor ?? false, includeTests: opts.includeTests ?? false }).catch((error: unknown) => {
+      // A folder that cannot be read is the user's to fix: said in one line, like the other commands' input errors.
+      throw error instanceof ExploreInputError ? new UserError(error.message) : error;
+    });
     const format = opts.json ? "json" : opts.format;
     const render = { text: textReport, json: jsonReport, mermaid: mermaidReport, dot: dotReport }[format];
     process.stdout.write(render(result));

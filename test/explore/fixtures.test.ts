@@ -6,12 +6,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { commonAncestor } from "../../generator/explore/discover.js";
-import { explore } from "../../generator/explore/explore.js";
-import type { Controller, ExploreResult } from "../../generator/explore/model.js";
-import { flowKeys } from "../../generator/explore/model.js";
-import { dotReport, mermaidReport } from "../../generator/explore/report-graph.js";
-import { textReport } from "../../generator/explore/report-text.js";
+import { commonAncestor, dotReport, explore, flowKeys, mermaidReport, textReport, type Controller, type ExploreResult } from "@crdgen/explore";
 
 /** The repository root: this file runs as dist/test/explore/fixtures.test.js. */
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");

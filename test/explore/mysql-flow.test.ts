@@ -7,8 +7,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { explore } from "../../generator/explore/explore.js";
-import type { Loc } from "../../generator/explore/facts.js";
+import { explore, type Loc } from "@crdgen/explore";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const controllerFile = "samples/mysql/generated/example.com/v1/mysqlcluster.controller.ts";

@@ -2,8 +2,7 @@
 // code put it (fields, parameters, results, literals, classes).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { Constraint } from "../../generator/explore/facts.js";
-import { PointsTo, fieldSlot } from "../../generator/explore/points-to.js";
+import { PointsTo, fieldSlot, type Constraint } from "@crdgen/explore";
 
 const values = (pts: PointsTo, slot: string) => [...pts.valuesOf(slot)].sort();
 

@@ -1,6 +1,7 @@
 // What `crdgen explore` reports, for either language: per controller (one workqueue), the kinds it watches, the handlers
 // that put keys on the queue, the calls that do it, and the workers that take keys off and process them.
 import type { Loc } from "./facts.js";
+import { at } from "./loc.js";
 
 /** A function in the explored sources, or (no loc) one in a library such as controller-runtime. */
 export interface Place {
@@ -89,7 +90,6 @@ export interface ExploreResult {
 /** One flow per (watched kind, handler, worker): what precision and recall are counted on. */
 export function flowKeys(result: ExploreResult): string[] {
   const keys: string[] = [];
-  const at = (l?: Loc) => (l ? `${l.file}:${l.line}` : "library");
   for (const c of result.controllers) {
     for (const s of c.sources) {
       for (const h of s.handlers) {

@@ -1,14 +1,12 @@
 // Pictures of the flows: Mermaid (renders in GitHub markdown) and Graphviz dot. One chain per controller:
 // watched kind → handler → queue → worker loop → processing function.
-import type { Loc } from "./facts.js";
+import { at } from "./loc.js";
 import type { ExploreResult } from "./model.js";
 
 interface Graph {
   nodes: { id: string; label: string[]; shape: "box" | "queue" | "kind" }[];
   edges: { from: string; to: string; label?: string }[];
 }
-
-const at = (l?: Loc) => (l ? `${l.file}:${l.line}` : "library");
 
 function graphOf(result: ExploreResult): Graph {
   const g: Graph = { nodes: [], edges: [] };

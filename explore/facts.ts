@@ -60,6 +60,24 @@ export interface FnFact {
   assigns: { lhs: string[]; rhsIdents: string[]; rhsCall?: string; line: number }[];
 }
 
+/** A function as a reader first meets it (no parameters, loops or assignments read yet); unset optional fields are left out. */
+export function newFnFact(f: { id: string; name: string; loc: Loc; lang: Lang; owner?: string | undefined; parent?: string | undefined; role?: string | undefined; library?: boolean }): FnFact {
+  return {
+    id: f.id,
+    name: f.name,
+    loc: f.loc,
+    lang: f.lang,
+    params: 0,
+    paramNames: [],
+    loops: [],
+    assigns: [],
+    ...(f.owner ? { owner: f.owner } : {}),
+    ...(f.parent ? { parent: f.parent } : {}),
+    ...(f.role ? { role: f.role } : {}),
+    ...(f.library ? { library: true } : {}),
+  };
+}
+
 export interface CallFact {
   id: string;
   fn: string;

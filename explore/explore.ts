@@ -1,10 +1,10 @@
 // `crdgen explore`: find the sources, read them with the Go and TypeScript readers, and link the facts into flows.
 import { discover, readText, type DiscoverOptions } from "./discover.js";
 import { emptyFacts, mergeFacts } from "./facts.js";
-import { readGo } from "./go-read.js";
-import { link } from "./link.js";
+import { readGo } from "./go/read.js";
+import { link } from "./link/linker.js";
 import type { ExploreResult } from "./model.js";
-import { readTs } from "./ts-read.js";
+import { readTs } from "./ts/read.js";
 
 export async function explore(dirs: string[], options: DiscoverOptions = {}): Promise<ExploreResult> {
   const found = discover(dirs, options);

@@ -2,9 +2,8 @@
 // imports map to folders. Vendored code, node_modules and tests are left out unless asked for.
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { UserError } from "../user-error.js";
-import type { GoModule } from "./go-read.js";
-import type { TsPackage } from "./ts-read.js";
+import type { GoModule } from "./go/modules.js";
+import type { TsPackage } from "./ts/modules.js";
 
 export interface DiscoverOptions {
   includeVendor?: boolean;
@@ -26,8 +25,8 @@ export interface Discovered {
   tsPackages: TsPackage[];
 }
 
-/** Input that cannot be read: the message names the path. */
-export class ExploreInputError extends UserError {}
+/** Input that cannot be read: the message names the path (a command line prints it alone, without a stack). */
+export class ExploreInputError extends Error {}
 
 const TEST_DIRS = new Set(["test", "tests", "testdata", "__tests__", "e2e"]);
 const VENDOR_DIRS = new Set(["vendor", "node_modules"]);

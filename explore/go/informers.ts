@@ -1,0 +1,78 @@
+// Informers the Go reader recognises by shape: cache.New*Informer, factory accessors (`...Pods().Informer()`), raw watches.
+import type { Node } from "web-tree-sitter";
+import { type CallFact, singularKind } from "../facts.js";
+import { oneLine } from "../syntax.js";
+import { GoReaderBase, type Scope } from "./reader-base.js";
+
+export abstract class GoInformerReader extends GoReaderBase {
+  protected recogniseInformer(fact: CallFact, fnNode: Node, argNodes: Node[], qualifier: string | undefined): void {
+    const scope = this.scope!;
+    if (qualifier?.endsWith("/tools/cache")) {
+      const informerCtor = /^New(Shared|SharedIndex|Indexer)?Informer$/.test(fact.method);
+      if (informerCtor) {
+        const kind = this.kindOfObjectArg(argNodes[1]) ?? "?";
+        fact.informer = { kind, via: `cache.${fact.method}` };
+        if (fact.method === "NewInformer" || fact.method === "NewIndexerInformer") fact.handlerArg = 3;
+      }
+      return;
+    }
+    if (fnNode.type !== "selector_expression") return;
+    const operand = fnNode.childForFieldName("operand")!;
+    if (fact.method === "Informer" && argNodes.length === 0) {
+      fact.informer = { kind: this.kindOfInformerExpr(operand, 0) ?? "?", via: `${oneLine(operand.text)}.Informer()` };
+    } else if (fact.method === "Watch" && !isInWatchFunc(scope)) {
+      const kind = operand.type === "call_expression" ? this.pluralAccessorKind(operand) : undefined;
+      if (kind) fact.informer = { kind, via: "Watch" };
+    }
+  }
+
+  protected kindOfObjectArg(arg: Node | undefined): string | undefined {
+    const lit = arg?.type === "unary_expression" ? arg.namedChildren[0] : arg;
+    if (lit?.type !== "composite_literal") return undefined;
+    const type = lit.childForFieldName("type");
+    return type?.type === "qualified_type" ? type.childForFieldName("name")?.text : type?.text;
+  }
+
+  /** `factory.Apps().V1().Deployments()` → Deployment. */
+  protected pluralAccessorKind(call: Node): string | undefined {
+    const f = call.childForFieldName("function");
+    if (f?.type !== "selector_expression") return undefined;
+    const name = f.childForFieldName("field")!.text;
+    return /^[A-Z][A-Za-z]*s$/.test(name) ? singularKind(name) : undefined;
+  }
+
+  /** The kind behind an informer accessor: a `Foos()` call, a parameter typed `FooInformer`, or a local set from either. */
+  protected kindOfInformerExpr(node: Node, depth: number): string | undefined {
+    if (depth > 4) return undefined;
+    if (node.type === "call_expression") return this.pluralAccessorKind(node);
+    if (node.type === "identifier") {
+      for (let s = this.scope; s; s = s.parent) {
+        const type = s.paramTypes.get(node.text);
+        if (type) {
+          const name = type.descendantsOfType("type_identifier").at(-1)?.text ?? type.text;
+          // FooInformer names its kind; a generic cache.SharedIndexInformer does not, so the variable's name is used.
+          const generic = /^(Shared(Index)?)?Informer$/.test(name);
+          return name.endsWith("Informer") && !generic ? name.slice(0, -"Informer".length) : kindFromName(node.text);
+        }
+        const init = s.inits.get(node.text);
+        if (init) return this.kindOfInformerExpr(init, depth + 1);
+      }
+      return kindFromName(node.text);
+    }
+    // A field such as c.podInformer: its name is the best clue there is without type information.
+    if (node.type === "selector_expression") return kindFromName(node.childForFieldName("field")!.text);
+    return undefined;
+  }
+}
+
+/** `podInformer` → Pod, `fooInformer` → Foo; undefined for names that do not end in Informer. */
+function kindFromName(name: string): string | undefined {
+  const m = /^(\w+?)Informer$/i.exec(name);
+  return m ? m[1]!.charAt(0).toUpperCase() + m[1]!.slice(1) : undefined;
+}
+
+function isInWatchFunc(scope: Scope): boolean {
+  // WatchFunc, WatchFuncWithContext, ...: the watch side of a ListWatch, which the informer runs.
+  for (let s: Scope | undefined = scope; s; s = s.parent) if (/^Watch\w*Func/.test(s.fn.role ?? "")) return true;
+  return false;
+}

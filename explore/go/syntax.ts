@@ -1,0 +1,36 @@
+// Helpers over tree-sitter's Go syntax tree: which nodes are expressions, a node's key, keyed arguments, tail calls.
+import type { Node } from "web-tree-sitter";
+import { isTail, keyedIn, oneLine } from "../syntax.js";
+
+/** A node's identity across walks (tree-sitter hands out new Node objects for the same node). */
+export const nodeKey = (n: Node) => `${n.startIndex}:${n.endIndex}`;
+
+const EXPRESSIONS = new Set([
+  "identifier", "selector_expression", "call_expression", "func_literal", "composite_literal", "unary_expression",
+  "binary_expression", "parenthesized_expression", "type_assertion_expression", "type_conversion_expression",
+  "index_expression", "slice_expression", "interpreted_string_literal", "raw_string_literal", "int_literal",
+  "float_literal", "true", "false", "nil", "iota", "rune_literal", "imaginary_literal", "generic_type",
+]);
+
+export function isExpression(type: string): boolean {
+  return EXPRESSIONS.has(type);
+}
+
+/** The keyed elements among a call's arguments (`Name: "x"` in a composite literal), their values on one line. */
+export function goKeyedIn(args: Node[]): Record<string, string> {
+  return keyedIn(args, (a) =>
+    (a.type === "keyed_element" ? [a] : a.descendantsOfType("keyed_element")).map((el) => {
+      const [k, v] = el.namedChildren;
+      const key = (k?.namedChildren[0] ?? k)?.text;
+      const value = (v?.namedChildren[0] ?? v)?.text;
+      return [key || undefined, () => (value === undefined ? undefined : oneLine(value))] as const;
+    }),
+  );
+}
+
+const TAIL = { parent: (n: Node) => n.parent ?? undefined, passesThrough: (n: Node) => n.type === "expression_list", endsAt: (n: Node) => ["expression_statement", "return_statement", "go_statement", "defer_statement"].includes(n.type) };
+
+/** The call is a statement of its own, returned, or run by go or defer. */
+export function goIsTail(call: Node): boolean {
+  return isTail(call, TAIL);
+}

@@ -1,0 +1,115 @@
+// The facts indexed for the linker: functions, calls, callers and callees through points-to, closures, reachability.
+import type { CallFact, Facts, FnFact, Slot, TypeFact } from "../facts.js";
+import { locOrder } from "../loc.js";
+import type { Place } from "../model.js";
+import type { PointsTo } from "../points-to.js";
+
+/** The indexes and the points-to questions every part of the linker asks; the parts that find flows come later. */
+export abstract class LinkGraph {
+  protected readonly fns = new Map<string, FnFact>();
+  protected readonly calls = new Map<string, CallFact>();
+  protected readonly callsByFn = new Map<string, CallFact[]>();
+  protected readonly children = new Map<string, string[]>();
+  protected readonly types = new Map<string, TypeFact>();
+  protected readonly queueTypes = new Map<string, TypeFact>();
+  protected readonly internal = new Set<string>();
+  protected readonly queueCalls = new Map<string, CallFact>();
+  protected readonly informerCalls = new Map<string, CallFact>();
+  protected pts!: PointsTo;
+  protected readonly unlinked: string[] = [];
+
+  constructor(protected readonly facts: Facts) {
+    for (const f of facts.fns) this.fns.set(f.id, f);
+    for (const c of facts.calls) {
+      this.calls.set(c.id, c);
+      push(this.callsByFn, c.fn, c);
+    }
+    for (const f of facts.fns) if (f.parent) push(this.children, f.parent, f.id);
+    for (const t of facts.types) this.types.set(t.key, t);
+  }
+
+  protected isInternal(fnId: string): boolean {
+    let depth = 0;
+    for (let f = this.fns.get(fnId); f && depth < 64; f = f.parent ? this.fns.get(f.parent) : undefined, depth++) if (this.internal.has(f.id)) return true;
+    return false;
+  }
+
+  protected fnsAt(slot: Slot | undefined): string[] {
+    return [...this.pts.valuesOf(slot)].filter((v) => v.startsWith("f|")).map((v) => v.slice(2)).filter((id) => this.fns.has(id));
+  }
+
+  protected queuesAt(slot: Slot | undefined): string[] {
+    const queues = new Set<string>();
+    for (const v of this.pts.valuesOf(slot)) {
+      if (v.startsWith("q|")) queues.add(v.slice(2));
+    }
+    return [...queues];
+  }
+
+  protected place(fnId: string): Place {
+    const f = this.fns.get(fnId)!;
+    return { name: this.fnName(f), loc: f.loc };
+  }
+
+  protected fnName(f: FnFact): string {
+    if (f.name !== "func literal" && f.name !== "arrow function") return f.name;
+    const parent = f.parent ? this.fns.get(f.parent) : undefined;
+    return parent && parent.name !== "module" ? `${f.name} in ${this.fnName(parent)}` : f.name;
+  }
+
+  /** The functions a call may run. */
+  protected readonly calleeMemo = new Map<string, string[]>();
+  protected callees(call: CallFact): string[] {
+    let out = this.calleeMemo.get(call.id);
+    if (!out) this.calleeMemo.set(call.id, (out = this.fnsAt(call.callee).filter((id) => !this.isInternal(id))));
+    return out;
+  }
+
+  protected callerIndex: Map<string, CallFact[]> | undefined;
+  /** The calls that may run a function (built once: every call's callees). */
+  protected callersOf(fnId: string): CallFact[] {
+    if (!this.callerIndex) {
+      this.callerIndex = new Map();
+      for (const c of this.facts.calls) for (const id of this.callees(c)) push(this.callerIndex, id, c);
+    }
+    return this.callerIndex.get(fnId) ?? [];
+  }
+
+  /** A function and the closures written inside it. */
+  protected region(fnId: string): string[] {
+    const out = [fnId];
+    for (let i = 0; i < out.length; i++) for (const c of this.children.get(out[i]!) ?? []) out.push(c);
+    return out;
+  }
+
+  protected callsIn(fnIds: string[]): CallFact[] {
+    return fnIds.flatMap((id) => this.callsByFn.get(id) ?? []).sort((a, b) => locOrder(a.loc, b.loc));
+  }
+
+  /** Functions reachable from `start` (calls and closures), with the path that first reached each. */
+  protected reach(start: string, limit = 8): Map<string, string[]> {
+    const paths = new Map<string, string[]>([[start, []]]);
+    const queue = [start];
+    while (queue.length) {
+      const fn = queue.shift()!;
+      const path = paths.get(fn)!;
+      if (path.length >= limit) continue;
+      const next: [string, boolean][] = [
+        ...(this.children.get(fn) ?? []).map((c): [string, boolean] => [c, false]),
+        ...(this.callsByFn.get(fn) ?? []).flatMap((c) => this.callees(c).map((id): [string, boolean] => [id, true])),
+      ];
+      for (const [id, isCall] of next) {
+        if (paths.has(id) || this.isInternal(id)) continue;
+        paths.set(id, isCall ? [...path, id] : path);
+        queue.push(id);
+      }
+    }
+    return paths;
+  }
+}
+
+export function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}

@@ -1,0 +1,116 @@
+// The linker: finds queues, informers, handlers, producers and consumers in the facts, solves points-to so references
+// through fields, parameters and helpers meet, and assembles one controller per queue.
+// The linker is one class in layers, a file each: graph → registrations → workers → queue-controllers →
+// builder-controllers → linker (which finds the queues and solves).
+import type { CallFact, Constraint, Facts } from "../facts.js";
+import { locOrder } from "../loc.js";
+import type { Controller } from "../model.js";
+import { PointsTo } from "../points-to.js";
+import { BuilderControllerLinker } from "./builder-controllers.js";
+import { OWN_ADD, OWN_GET } from "./vocabulary.js";
+
+export interface LinkResult {
+  controllers: Controller[];
+  unlinked: string[];
+}
+
+export function link(facts: Facts): LinkResult {
+  return new Linker(facts).run();
+}
+
+class Linker extends BuilderControllerLinker {
+  run(): { controllers: Controller[]; unlinked: string[] } {
+    this.findQueueTypes();
+    this.findInternal();
+    const constraints = [...this.facts.constraints, ...this.promotions()];
+    for (const call of this.facts.calls) {
+      if (this.isInternal(call.fn)) continue;
+      if (this.isQueueConstructor(call)) {
+        this.queueCalls.set(call.id, call);
+        constraints.push({ c: "alloc", dst: call.ret, v: `q|${call.id}` });
+      }
+      if (call.informer) {
+        this.informerCalls.set(call.id, call);
+        constraints.push({ c: "alloc", dst: call.ret, v: `i|${call.id}` });
+      }
+    }
+    this.pts = new PointsTo(constraints);
+    // Constructors of own queue types (queue.New(100) returning a *Queue) are known only once values flow: add them and solve again.
+    let more = false;
+    for (const call of this.queueTypes.size ? this.facts.calls : []) {
+      if (this.isInternal(call.fn) || this.queueCalls.has(call.id)) continue;
+      // A function returning a fresh value of an own queue type; one that returns a queue already made (q|) only hands it on.
+      const makesOwnQueue = this.fnsAt(call.callee).some((fn) => {
+        const ret = [...this.pts.valuesOf(`${fn}#ret`)];
+        return ret.some((v) => v.startsWith("o|") && this.queueTypes.has(v.slice(2))) && !ret.some((v) => v.startsWith("q|"));
+      });
+      if (makesOwnQueue) {
+        this.queueCalls.set(call.id, call);
+        constraints.push({ c: "alloc", dst: call.ret, v: `q|${call.id}` });
+        more = true;
+      }
+    }
+    if (more) this.pts = new PointsTo(constraints);
+    const controllers = [...this.queueControllers(), ...this.builderControllers()];
+    controllers.sort((a, b) => locOrder(a.loc, b.loc) || a.name.localeCompare(b.name));
+    return { controllers, unlinked: this.unlinked };
+  }
+
+  /**
+   * Embedded structs and base classes: a name the outer type does not declare itself is the inner type's, both ways
+   * (c.queue on the outer type is the queue the inner type's worker reads; c.sync set on the outer is what it calls).
+   */
+  private promotions(): Constraint[] {
+    const out: Constraint[] = [];
+    for (const t of this.types.values()) {
+      const own = new Set([...(t.fields ?? []), ...t.methods]);
+      const seen = new Set<string>();
+      const visit = (key: string, depth: number) => {
+        const inner = this.types.get(key);
+        if (!inner || seen.has(key) || depth > 4) return;
+        seen.add(key);
+        for (const name of new Set([...(inner.fields ?? []), ...inner.methods])) {
+          if (own.has(name)) continue;
+          out.push({ c: "copy", dst: `${t.key}.${name}`, src: `${key}.${name}` });
+          out.push({ c: "copy", dst: `${key}.${name}`, src: `${t.key}.${name}` });
+        }
+        // A TypeScript base class's methods run with `this` being the subclass instance too (Go's promoted methods do not:
+        // their receiver is the embedded value).
+        if (t.key.startsWith("ts:")) for (const f of this.fns.values()) if (f.owner === key) out.push({ c: "alloc", dst: `${f.id}#this`, v: `o|${t.key}` });
+        for (const e of inner.embeds ?? []) visit(e, depth + 1);
+      };
+      for (const e of t.embeds ?? []) visit(e, 0);
+    }
+    return out;
+  }
+
+  // ---- what is a queue ----
+
+  private findQueueTypes(): void {
+    for (const t of this.types.values()) {
+      const adds = t.methods.some((m) => OWN_ADD.test(m));
+      const gets = t.methods.some((m) => OWN_GET.test(m));
+      if (adds && gets && (t.hasChannel || /queue$/i.test(t.name))) this.queueTypes.set(t.key, t);
+    }
+  }
+
+  /** Code inside queue implementations: its own adds and gets are not the operator's. */
+  private findInternal(): void {
+    for (const f of this.fns.values()) {
+      if (f.library) {
+        this.internal.add(f.id);
+        continue;
+      }
+      const ownerName = f.owner ? this.types.get(f.owner)?.name ?? f.owner.split(".").at(-1)! : undefined;
+      if ((f.owner && (this.queueTypes.has(f.owner) || /queue$/i.test(ownerName ?? ""))) || (!f.owner && /^new\w*queue$/i.test(f.name))) this.internal.add(f.id);
+    }
+  }
+
+  private isQueueConstructor(call: CallFact): boolean {
+    if (call.qualifier?.endsWith("/util/workqueue")) return /^New/.test(call.method) && !/Limiter$/.test(call.method);
+    if (/^new\w*queue$/i.test(call.method)) return true;
+    const cls = /^new (\w+)$/.exec(call.method)?.[1];
+    if (cls) return [...this.queueTypes.values()].some((t) => t.name === cls);
+    return false;
+  }
+}

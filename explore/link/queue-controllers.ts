@@ -1,0 +1,158 @@
+// Controllers built around a queue: its producers from the handlers, its workers, its name, type and rate limiter.
+import type { CallFact, TypeFact } from "../facts.js";
+import { at, locOrder } from "../loc.js";
+import type { Controller, Handler, Producer, Source } from "../model.js";
+import { push } from "./graph.js";
+import { WorkerLinker } from "./workers.js";
+import { ADD_METHODS, GET_METHODS, OWN_ADD, OWN_GET } from "./vocabulary.js";
+
+export abstract class QueueControllerLinker extends WorkerLinker {
+  protected queueControllers(): Controller[] {
+    const producersByQueue = new Map<string, CallFact[]>();
+    const consumersByQueue = new Map<string, CallFact[]>();
+    const opsByQueue = new Map<string, CallFact[]>();
+    for (const call of this.facts.calls) {
+      if (!call.recv || this.isInternal(call.fn)) continue;
+      const queues = this.queuesAt(call.recv);
+      if (queues.length === 0) continue;
+      for (const q of queues) {
+        const own = this.ownQueueType(q);
+        const isAdd = own ? OWN_ADD.test(call.method) || ADD_METHODS.has(call.method) : ADD_METHODS.has(call.method);
+        const isGet = own ? OWN_GET.test(call.method) : GET_METHODS.has(call.method);
+        if (isAdd) push(producersByQueue, q, call);
+        else if (isGet) push(consumersByQueue, q, call);
+        else push(opsByQueue, q, call);
+      }
+    }
+    const registrations = this.registrations();
+    // Registration-driven: each handler's reachable producers, with the queue each one adds to *for this registration*
+    // (a handler made by a helper such as enqueueRequestForObject(queue) adds to the queue passed at this call).
+    const sourcesByQueue = new Map<string, Source[]>();
+    const usedProducers = new Set<string>();
+    const allProducers = [...new Set([...producersByQueue.values()].flat())];
+    for (const reg of registrations) {
+      const handlersByQueue = new Map<string, Handler[]>();
+      for (const h of reg.handlers) {
+        const reached = this.reach(h.fn);
+        const byQueue = new Map<string, Producer[]>();
+        for (const p of allProducers) {
+          const path = reached.get(p.fn);
+          if (!path) continue;
+          for (const q of this.producerQueues(p, reg.factoryCall)) {
+            if (!this.queueCalls.has(q)) continue;
+            usedProducers.add(`${p.loc.file}:${p.loc.line}`);
+            push(byQueue, q, { method: p.method, text: p.text, loc: p.loc, via: path.map((id) => this.place(id)) });
+          }
+        }
+        for (const [q, found] of byQueue) push(handlersByQueue, q, { events: h.events, fn: this.place(h.fn), producers: found.sort((a, b) => locOrder(a.loc, b.loc)) });
+      }
+      for (const [q, handlers] of handlersByQueue) {
+        // One informer with handlers added by several calls (client-node's on("add"), on("update"), ...) is one source.
+        const same = (sourcesByQueue.get(q) ?? []).find((s) => s.kind === reg.kind && s.via === reg.via && at(s.loc) === at(reg.loc));
+        if (same) {
+          for (const h of handlers) if (!same.handlers.some((x) => at(x.fn.loc) === at(h.fn.loc))) same.handlers.push(h);
+          continue;
+        }
+        push(sourcesByQueue, q, { kind: reg.kind, via: reg.via, ...(reg.loc ? { loc: reg.loc } : {}), ...(reg.registeredAt ? { registeredAt: reg.registeredAt } : {}), handlers });
+      }
+      if (handlersByQueue.size === 0) {
+        for (const h of reg.handlers) this.unlinked.push(`handler ${this.place(h.fn).name} (${at(this.place(h.fn).loc)}) for ${reg.kind}: puts nothing on a queue found in the explored sources`);
+      }
+    }
+    const controllers: Controller[] = [];
+    for (const [queueId, ctor] of this.queueCalls) {
+      const producers = producersByQueue.get(queueId) ?? [];
+      const consumers = consumersByQueue.get(queueId) ?? [];
+      const workers = consumers.map((get) => this.worker(get, producers, opsByQueue.get(queueId) ?? []));
+      for (const w of workers) for (const r of w.requeues) usedProducers.add(`${r.loc.file}:${r.loc.line}`);
+      // The queue's own file first (the primary resource's wiring), then in source order.
+      const here = (s: Source) => ((s.registeredAt ?? s.loc)?.file === ctor.loc.file ? 0 : 1);
+      const sources = (sourcesByQueue.get(queueId) ?? []).sort((a, b) => here(a) - here(b) || locOrder(a.registeredAt ?? a.loc, b.registeredAt ?? b.loc));
+      const creator = this.fns.get(ctor.fn);
+      const own = this.ownQueueType(queueId);
+      const ref = consumers[0] ?? producers[0];
+      // Named after the type holding the queue in its file; a queue made in main() is named after whatever holds it.
+      const holder = this.holderType(queueId, ctor.loc.file, false) ?? (creator?.name === "main" ? this.holderType(queueId, ctor.loc.file, true) : undefined);
+      const controller: Controller = {
+        name: holder ?? (creator && creator.name !== "module" ? this.fnName(creator) : ctor.loc.file),
+        loc: ctor.loc,
+        queue: {
+          ...(this.queueName(ctor) ? { name: this.queueName(ctor)! } : {}),
+          ...(ref ? { ref: ref.text.slice(0, Math.max(0, ref.text.length - ref.method.length - 1)) } : {}),
+          type: own ? `${own.name} (own queue type${own.hasChannel ? " over a channel" : ""})` : ctor.qualifier?.endsWith("/util/workqueue") ? `workqueue.${ctor.method}` : ctor.method,
+          rateLimiter: this.rateLimiter(ctor, !!own),
+          loc: ctor.loc,
+        },
+        sources,
+        workers,
+      };
+      if (sources.length === 0) this.unlinked.push(`queue ${describeQueue(controller)}: no event handler found that adds to it`);
+      if (workers.length === 0) this.unlinked.push(`queue ${describeQueue(controller)}: no worker found that takes keys from it (nothing calls Get on it in the explored sources)`);
+      controllers.push(controller);
+    }
+    for (const [, producers] of producersByQueue) {
+      for (const p of producers) {
+        const key = `${p.loc.file}:${p.loc.line}`;
+        if (usedProducers.has(key)) continue;
+        usedProducers.add(key);
+        this.unlinked.push(`${p.text} at ${key}: not reached from any event handler or worker`);
+      }
+    }
+    return controllers;
+  }
+
+  /** The type (declared in the queue's file) whose field holds the queue: the controller's own name for itself. */
+  protected holders: Map<string, TypeFact[]> | undefined;
+  protected holderType(queueId: string, file: string, anywhere: boolean): string | undefined {
+    if (!this.holders) {
+      // Built once: for each store of a queue into a field, the types whose field it is.
+      this.holders = new Map();
+      for (const k of this.facts.constraints) {
+        if (k.c !== "store") continue;
+        const queues = this.queuesAt(k.src);
+        if (queues.length === 0) continue;
+        for (const v of this.pts.valuesOf(k.base)) {
+          const t = v.startsWith("o|") ? this.types.get(v.slice(2)) : undefined;
+          if (t) for (const q of queues) push(this.holders, q, t);
+        }
+      }
+    }
+    return (this.holders.get(queueId) ?? []).find((t) => anywhere || t.loc.file === file)?.name;
+  }
+
+  protected ownQueueType(queueId: string): TypeFact | undefined {
+    const ctor = this.queueCalls.get(queueId);
+    if (!ctor) return undefined;
+    for (const fnId of this.fnsAt(ctor.callee)) {
+      const f = this.fns.get(fnId)!;
+      // The constructor's result: the own queue type whose value it returns.
+      for (const v of this.pts.valuesOf(`${fnId}#ret`)) if (v.startsWith("o|") && this.queueTypes.has(v.slice(2))) return this.queueTypes.get(v.slice(2));
+      void f;
+    }
+    for (const v of this.pts.valuesOf(ctor.callee)) if (v.startsWith("c|") && this.queueTypes.has(v.slice(2))) return this.queueTypes.get(v.slice(2));
+    return undefined;
+  }
+
+  /** The name given to the queue's constructor as a string literal (a name held in a variable is not known here). */
+  protected queueName(ctor: CallFact): string | undefined {
+    const keyed = ctor.keyed["Name"] ?? ctor.keyed["name"];
+    if (keyed !== undefined) return /^"(.*)"$/.exec(keyed)?.[1];
+    return ctor.strings.at(-1);
+  }
+
+  protected rateLimiter(ctor: CallFact, own: boolean): string {
+    if (own) return "none";
+    const keyed = ctor.keyed["RateLimiter"] ?? ctor.keyed["rateLimiter"];
+    if (keyed) return keyed;
+    if (/RateLimiting/i.test(ctor.method)) {
+      const first = ctor.argTexts[0];
+      if (ctor.qualifier?.endsWith("/util/workqueue") && first) return first;
+      return "default";
+    }
+    return "none";
+  }
+}
+
+function describeQueue(c: Controller): string {
+  return `${c.queue.name ? `"${c.queue.name}" ` : ""}created at ${at(c.queue.loc)}`;
+}

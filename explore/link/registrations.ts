@@ -1,0 +1,95 @@
+// Where handlers are attached to informers and watches (client-go, client-node, crdgen's runtime), and which functions they are.
+import type { CallFact, Loc, Slot } from "../facts.js";
+import { at, locOrder } from "../loc.js";
+import { fieldSlot } from "../points-to.js";
+import { LinkGraph } from "./graph.js";
+import { CLIENT_NODE_EVENTS, EVENT_ORDER, HANDLER_FIELDS, REGISTER_METHODS } from "./vocabulary.js";
+
+/** Handler functions attached to one informer (or watch) at one place. */
+export interface Registration {
+  kind: string;
+  via: string;
+  loc?: Loc;
+  registeredAt?: Loc;
+  handlers: { fn: string; events: string[] }[];
+  /** The call that made the handler object (enqueueRequestForObject(queue, ...)), for its arguments. */
+  factoryCall?: CallFact;
+}
+
+export abstract class RegistrationLinker extends LinkGraph {
+  /** Every place handlers are attached to an informer or a watch, with the handler functions per event. */
+  protected registrations(): Registration[] {
+    const out: Registration[] = [];
+    const callByRet = new Map<Slot, CallFact>();
+    for (const c of this.facts.calls) callByRet.set(c.ret, c);
+    const informerOf = (slot: Slot | undefined): CallFact[] =>
+      [...this.pts.valuesOf(slot)].filter((v) => v.startsWith("i|")).map((v) => this.informerCalls.get(v.slice(2))).filter((c): c is CallFact => !!c);
+    for (const call of this.facts.calls) {
+      if (this.isInternal(call.fn)) continue;
+      let handlerSlot: Slot | undefined;
+      let informers: CallFact[] = [];
+      if (REGISTER_METHODS.has(call.method) && call.recv) {
+        handlerSlot = call.args[0];
+        informers = informerOf(call.recv);
+        // fooInformer.Informer() may also lead into a generated informer package's NewSharedIndexInformer: the same
+        // informer, seen from the operator's side, which is the one to report.
+        const accessors = informers.filter((i) => i.informer!.via.endsWith(".Informer()"));
+        if (accessors.length) informers = accessors;
+      } else if (call.method === "on" && call.recv && CLIENT_NODE_EVENTS[call.strings[0] ?? ""] && informerOf(call.recv).length) {
+        // @kubernetes/client-node: informer.on("add" | "update" | "change" | "delete", fn).
+        const fns = this.fnsAt(call.args[1]);
+        if (fns.length === 0) continue;
+        for (const inf of informerOf(call.recv)) {
+          out.push({ kind: inf.informer!.kind, via: inf.informer!.via, loc: inf.loc, registeredAt: call.loc, handlers: fns.map((fn) => ({ fn, events: [CLIENT_NODE_EVENTS[call.strings[0]!]!] })) });
+        }
+        continue;
+      } else if (call.handlerArg !== undefined && call.informer) {
+        handlerSlot = call.args[call.handlerArg];
+        informers = [call];
+      } else if (call.informer?.via === "Watch") {
+        // A raw watch: the function reading its result channel is the handler.
+        out.push({ kind: call.informer.kind, via: "Watch", loc: call.loc, handlers: [{ fn: call.fn, events: ["watch"] }] });
+        continue;
+      } else continue;
+      const handlers = this.handlerFns(handlerSlot, 0);
+      if (handlers.length === 0) {
+        this.unlinked.push(`${call.text} at ${at(call.loc)}: its handlers are not in the explored sources${call.args[0] && callByRet.get(call.args[0])?.qualifier ? ` (they come from ${callByRet.get(call.args[0])!.qualifier}: explore that library's sources too)` : ""}`);
+        continue;
+      }
+      const factory = handlerSlot ? callByRet.get(handlerSlot) : undefined;
+      const factoryCall = factory ? { factoryCall: factory } : {};
+      if (informers.length === 0) {
+        out.push({ kind: "?", via: call.text.replace(/\.\w+$/, ""), registeredAt: call.loc, handlers, ...factoryCall });
+        this.unlinked.push(`${call.text} at ${at(call.loc)}: could not tell which informer (so which kind) this is`);
+      }
+      for (const inf of informers) {
+        out.push({ kind: inf.informer!.kind, via: inf.informer!.via, loc: inf.loc, ...(inf.id !== call.id && inf.loc.line !== call.loc.line ? { registeredAt: call.loc } : {}), handlers, ...factoryCall });
+      }
+    }
+    return out;
+  }
+
+  /** Handler functions in a handler value: a ResourceEventHandlerFuncs-like literal, a filtering wrapper, or a type with OnAdd/... */
+  protected handlerFns(slot: Slot | undefined, depth: number): { fn: string; events: string[] }[] {
+    const byFn = new Map<string, string[]>();
+    for (const v of this.pts.valuesOf(slot)) {
+      // AddFunc/UpdateFunc/DeleteFunc set on the value win over OnAdd/... methods of its type (client-go's
+      // ResourceEventHandlerFuncs has both: the methods only call the funcs).
+      const funcs = HANDLER_FIELDS.filter(([field]) => !field.startsWith("On") && this.fnsAt(fieldSlot(v, field)).length > 0);
+      for (const [field, event] of funcs.length ? funcs : HANDLER_FIELDS) {
+        const s = fieldSlot(v, field);
+        for (const fn of this.fnsAt(s)) {
+          const events = byFn.get(fn) ?? [];
+          if (!events.includes(event)) events.push(event);
+          byFn.set(fn, events);
+        }
+      }
+      if (depth < 3) {
+        const inner = fieldSlot(v, "Handler");
+        if (inner) for (const h of this.handlerFns(inner, depth + 1)) byFn.set(h.fn, [...(byFn.get(h.fn) ?? []), ...h.events]);
+      }
+    }
+    const order = (events: string[]) => Math.min(...events.map((e) => EVENT_ORDER.indexOf(e)));
+    return [...byFn].map(([fn, events]) => ({ fn, events })).sort((a, b) => order(a.events) - order(b.events) || locOrder(this.fns.get(a.fn)!.loc, this.fns.get(b.fn)!.loc));
+  }
+}

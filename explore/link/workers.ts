@@ -1,0 +1,137 @@
+// Worker loops: what takes keys from a queue, the function each key is handed to, Done/Forget/requeues, and later hand-overs.
+import type { CallFact, FnFact, Slot } from "../facts.js";
+import { at, locOrder } from "../loc.js";
+import type { Place, Worker } from "../model.js";
+import { fieldSlot } from "../points-to.js";
+import { RegistrationLinker } from "./registrations.js";
+import { DONE_METHODS, FORGET_METHODS } from "./vocabulary.js";
+
+export abstract class WorkerLinker extends RegistrationLinker {
+  /** The queues a producer adds to; through a handler factory's parameter, the one passed at that factory call. */
+  protected producerQueues(p: CallFact, factoryCall: CallFact | undefined): string[] {
+    if (factoryCall && p.recvParam && this.callees(factoryCall).includes(p.recvParam.fn)) {
+      let slots: Slot[] = [factoryCall.args[p.recvParam.index] ?? ""];
+      for (const field of p.recvParam.path) slots = slots.flatMap((s) => [...this.pts.valuesOf(s)].map((v) => fieldSlot(v, field)).filter((x): x is Slot => !!x));
+      return [...new Set(slots.flatMap((s) => this.queuesAt(s)))];
+    }
+    return this.queuesAt(p.recv);
+  }
+
+  protected worker(get: CallFact, producers: CallFact[], ops: CallFact[]): Worker {
+    const getter = get.fn;
+    let loop: string | undefined = get.inLoop ? getter : undefined;
+    if (!loop) {
+      const callers = this.callersOf(getter);
+      loop = callers.find((c) => c.inLoop)?.fn;
+      if (!loop) this.unlinked.push(`${get.text} at ${at(get.loc)}: ${this.place(getter).name} is not called from a loop in the explored sources`);
+    }
+    const region = this.region(getter);
+    const regionCalls = this.callsIn(region);
+    // Direct helpers of the getter (a handleErr(err, key)) count for Done/Forget/requeues too.
+    const helpers = regionCalls.flatMap((c) => this.callees(c)).filter((id) => !region.includes(id));
+    const opRegion = new Set([...region, ...helpers]);
+    const inRegion = (c: CallFact) => opRegion.has(c.fn);
+    const [process, ...alternatives] = this.processing(get, region, regionCalls);
+    const worker: Worker = {
+      loop: this.place(loop ?? getter),
+      ...(loop && loop !== getter ? { getter: this.place(getter) } : {}),
+      get: get.loc,
+      getText: get.text,
+      ...(process ? { process: this.place(process) } : {}),
+      ...(alternatives.length ? { processAlso: alternatives.map((id) => this.place(id)) } : {}),
+      then: process ? this.delegations(process, 0) : [],
+      done: ops.filter((c) => inRegion(c) && DONE_METHODS.has(c.method)).map((c) => c.loc),
+      forget: ops.filter((c) => inRegion(c) && FORGET_METHODS.has(c.method)).map((c) => c.loc),
+      requeues: producers.filter((c) => inRegion(c) && (!process || !this.region(process).includes(c.fn))).map((c) => ({ method: c.method, loc: c.loc })),
+    };
+    return worker;
+  }
+
+  /** The function the item from Get is handed to: the first call in the getter that passes it (or a name derived from it). */
+  protected processing(get: CallFact, region: string[], regionCalls: CallFact[]): string[] {
+    const found = this.processingIn(region, regionCalls, (a) => a.rhsCall === get.id, get.id);
+    // Several functions behind one call (an interface or a field set by several controllers): all of them, as found.
+    if (found.length !== 1) return found;
+    const first = found[0]!;
+    // A wrapper that itself marks the key Done/Forget or requeues it (handle(key)) is still queue plumbing: look inside.
+    let p = first;
+    for (let depth = 0; depth < 2; depth++) {
+      const inner = this.region(p);
+      const innerCalls = this.callsIn(inner);
+      if (!innerCalls.some((c) => c.recv && this.queuesAt(c.recv).length)) break;
+      const params = new Set(this.fns.get(p)!.paramNames);
+      const next = this.processingIn(inner, innerCalls, undefined, undefined, params);
+      if (next.length === 0) break;
+      if (next.length > 1) return next;
+      p = next[0]!;
+    }
+    return [p];
+  }
+
+  protected processingIn(region: string[], regionCalls: CallFact[], seed: ((a: FnFact["assigns"][number]) => boolean) | undefined, skip: string | undefined, seedNames: Set<string> = new Set()): string[] {
+    const derived = new Set<string>(seedNames);
+    const assigns = region.flatMap((id) => this.fns.get(id)!.assigns);
+    if (seed) for (const a of assigns) if (seed(a)) for (const n of a.lhs) derived.add(n);
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const a of assigns) {
+        if (a.rhsIdents.some((i) => derived.has(i))) {
+          for (const n of a.lhs) {
+            if (!derived.has(n)) {
+              derived.add(n);
+              changed = true;
+            }
+          }
+        }
+      }
+    }
+    for (const c of regionCalls) {
+      if (c.id === skip || (c.recv && this.queuesAt(c.recv).length)) continue;
+      if (!c.argIdents.some((i) => derived.has(i))) continue;
+      const targets = this.callees(c).filter((id) => !region.includes(id));
+      if (targets.length) return targets.sort((a, b) => locOrder(this.fns.get(a)!.loc, this.fns.get(b)!.loc));
+    }
+    return [];
+  }
+
+  /**
+   * Where the processing function hands over to code chosen at run time in another file (crdgen's config.reconcile →
+   * hooks.reconcile): calls through a field, parameter or variable whose result is returned or awaited. Lambdas are
+   * followed through; a chain ends at the first named function, and chains that end in a lambda calling nothing known
+   * (an optional hook the operator does not have) are dropped.
+   */
+  protected delegations(fnId: string, depth: number): Place[][] {
+    if (depth > 5) return [];
+    const file = this.fns.get(fnId)!.loc.file;
+    const chains: Place[][] = [];
+    const seen = new Set<string>();
+    for (const c of this.callsIn(this.region(fnId))) {
+      if (!c.dynamic || !c.tail) continue;
+      for (const target of this.callees(c)) {
+        const t = this.fns.get(target)!;
+        if ((depth === 0 && t.loc.file === file) || seen.has(target)) continue;
+        if (t.owner && c.recv && this.pts.valuesOf(c.recv).has(`o|${t.owner}`) && !this.isFieldHolding(c)) continue;
+        seen.add(target);
+        const hop: Place = { name: `${c.text} → ${this.fnName(t)}`, loc: t.loc };
+        if (!isLambda(t)) {
+          chains.push([hop]);
+          continue;
+        }
+        for (const f of this.delegations(target, depth + 1)) chains.push([hop, ...f]);
+      }
+    }
+    return chains;
+  }
+
+  /** A call through a field that holds a function (`c.syncHandler(key)` with syncHandler set in the constructor). */
+  protected storedFields: Set<string> | undefined;
+  protected isFieldHolding(c: CallFact): boolean {
+    this.storedFields ??= new Set(this.facts.constraints.flatMap((k) => (k.c === "store" ? [k.field] : [])));
+    return this.storedFields.has(c.method);
+  }
+}
+
+/** A function literal or arrow function, not a named function. */
+function isLambda(f: FnFact): boolean {
+  return f.name === "func literal" || f.name === "arrow function" || f.name.endsWith(" (arrow)");
+}

@@ -1,0 +1,113 @@
+// TypeScript calls and `new` lowered to call facts and constraints, with the informers and queues recognised by shape.
+import { Node, SyntaxKind } from "ts-morph";
+import { type CallFact, type Slot, singularKind } from "../facts.js";
+import { oneLine } from "../syntax.js";
+import { TsReaderBase } from "./reader-base.js";
+import { capitalize, identsIn, tsIsTail, tsKeyedIn } from "./syntax.js";
+
+export abstract class TsCallReader extends TsReaderBase {
+  protected newExpression(node: import("ts-morph").NewExpression): Slot {
+    const clsNode = node.getExpression();
+    const cls = this.expr(clsNode);
+    const args = node.getArguments().map((a) => this.expr(a) ?? this.temp());
+    const ret = this.temp();
+    const name = clsNode.getText();
+    const fact: CallFact = {
+      id: this.nodeId(node),
+      fn: this.scope!.fn.id,
+      loc: this.loc(node),
+      method: `new ${name}`,
+      text: `new ${name}`,
+      callee: cls ?? this.temp(),
+      args,
+      ret,
+      argIdents: node.getArguments().flatMap((a) => identsIn(a)),
+      argTexts: node.getArguments().map((a) => oneLine(a.getText())),
+      keyed: tsKeyedIn(node.getArguments()),
+      strings: node.getArguments().flatMap((a) => (Node.isStringLiteral(a) ? [a.getLiteralText()] : [])),
+      inLoop: this.scope!.loopDepth > 0,
+      dynamic: false,
+      tail: tsIsTail(node),
+    };
+    const external = Node.isIdentifier(clsNode) ? this.imported.get(name)?.external : undefined;
+    if (external) fact.qualifier = external;
+    const typeArg = node.getTypeArguments()[0]?.getText();
+    if (/Informer$/.test(name) && typeArg) fact.informer = { kind: /^(KubernetesObject|[A-Z])$/.test(typeArg) ? "(kind set at run time)" : typeArg, via: `new ${name}` };
+    this.facts.calls.push(fact);
+    if (cls) this.facts.constraints.push({ c: "new", cls, args, ret });
+    return ret;
+  }
+
+  protected call(node: import("ts-morph").CallExpression): Slot {
+    const scope = this.scope!;
+    let calleeNode: Node = node.getExpression();
+    while (Node.isParenthesizedExpression(calleeNode) || Node.isNonNullExpression(calleeNode)) calleeNode = calleeNode.getExpression();
+    let method = calleeNode.getText();
+    let recv: Slot | undefined;
+    let callee: Slot | undefined;
+    let dynamic = false;
+    let qualifier: string | undefined;
+    let recvParam: CallFact["recvParam"];
+    const nsMember = Node.isPropertyAccessExpression(calleeNode) ? this.namespaceMember(calleeNode) : undefined;
+    if (nsMember !== undefined && Node.isPropertyAccessExpression(calleeNode)) {
+      method = calleeNode.getName();
+      callee = nsMember || undefined;
+    } else if (Node.isPropertyAccessExpression(calleeNode)) {
+      method = calleeNode.getName();
+      recv = this.expr(calleeNode.getExpression());
+      dynamic = true;
+      recvParam = this.paramRoot(calleeNode.getExpression());
+      const baseName = calleeNode.getExpression();
+      if (Node.isIdentifier(baseName) && !this.isLocal(baseName.getText()) && this.imported.get(baseName.getText())?.external) qualifier = this.imported.get(baseName.getText())!.external;
+      if (recv) {
+        callee = this.temp();
+        this.facts.constraints.push({ c: "load", dst: callee, base: recv, field: method });
+      }
+    } else if (calleeNode.getKind() === SyntaxKind.SuperKeyword) {
+      method = "super";
+      if (this.baseClass) callee = `${this.baseClass}.constructor`;
+    } else if (Node.isIdentifier(calleeNode)) {
+      callee = this.slotOfName(method);
+      dynamic = this.isLocal(method);
+      qualifier = this.imported.get(method)?.external;
+    } else {
+      callee = this.expr(calleeNode);
+      dynamic = true;
+    }
+    const argNodes = node.getArguments();
+    const args = argNodes.map((a) => this.expr(a) ?? this.temp());
+    const ret = this.temp();
+    const fact: CallFact = {
+      id: this.nodeId(node),
+      fn: scope.fn.id,
+      loc: this.loc(node),
+      method,
+      text: oneLine(calleeNode.getText()),
+      callee: callee ?? this.temp(),
+      args,
+      ret,
+      argIdents: argNodes.flatMap((a) => identsIn(a)),
+      argTexts: argNodes.map((a) => oneLine(a.getText())),
+      keyed: tsKeyedIn(argNodes),
+      strings: argNodes.flatMap((a) => (Node.isStringLiteral(a) ? [a.getLiteralText()] : [])),
+      inLoop: scope.loopDepth > 0,
+      dynamic,
+      tail: tsIsTail(node),
+      ...(recv ? { recv } : {}),
+      ...(qualifier ? { qualifier } : {}),
+      ...(recvParam ? { recvParam } : {}),
+    };
+    // @kubernetes/client-node's makeInformer(kubeConfig, "/api/v1/namespaces/x/pods", listFn): the path names the kind.
+    if (method === "makeInformer") {
+      const resourcePath = fact.argTexts.map((t) => t.replace(/^[`'"]|[`'"]$/g, "")).find((t) => t.startsWith("/"));
+      const plural = resourcePath?.split("/").filter(Boolean).at(-1);
+      fact.informer = { kind: plural ? capitalize(singularKind(plural)) : "?", via: "makeInformer" };
+    }
+    this.facts.calls.push(fact);
+    // An informer factory's informerFor(key, () => new Informer(...)) returns what its second argument makes (and only
+    // that: following the factory's cache would mix up every informer made through it).
+    if (method === "informerFor" && args[1]) this.facts.constraints.push({ c: "call", callee: args[1], args: [], ret });
+    else if (callee) this.facts.constraints.push({ c: "call", callee, args, ret });
+    return ret;
+  }
+}
