@@ -83,9 +83,10 @@ async function loadKubeConfig(kubeconfigPath) {
 // Children
 
 async function informerCrdgen(kubeconfigPath, { keepManagedFields = false, useWatchList = false } = {}) {
-  const { KubeClient, SharedInformerFactory } = await import("@crdgen/runtime");
+  const { HttpKubeClient } = await import("@crdgen/runtime/client");
+  const { SharedInformerFactory } = await import("@crdgen/runtime/cache");
   const { mySQLClusterInformerFor } = await import(path.join(root, "dist/samples/mysql/generated/example.com/v1/index.js"));
-  const kube = KubeClient.fromKubeConfig(await loadKubeConfig(kubeconfigPath));
+  const kube = HttpKubeClient.fromKubeConfig(await loadKubeConfig(kubeconfigPath));
   const factory = new SharedInformerFactory();
   const controller = new AbortController();
   const before = await settleHeap();
@@ -170,10 +171,10 @@ async function listFloor(kubeconfigPath) {
 }
 
 async function controllerRun(kubeconfigPath) {
-  const { KubeClient } = await import("@crdgen/runtime");
+  const { HttpKubeClient } = await import("@crdgen/runtime/client");
   const { newMySQLClusterController } = await import(path.join(root, "dist/samples/mysql/generated/example.com/v1/index.js"));
-  const kube = KubeClient.fromKubeConfig(await loadKubeConfig(kubeconfigPath));
-  const writer = KubeClient.fromKubeConfig(await loadKubeConfig(kubeconfigPath));
+  const kube = HttpKubeClient.fromKubeConfig(await loadKubeConfig(kubeconfigPath));
+  const writer = HttpKubeClient.fromKubeConfig(await loadKubeConfig(kubeconfigPath));
   const seen = new Map(); // key -> newest generation reconciled
   const target = new Map(); // key -> generation the update produced
   let reconciles = 0;

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFile, readdir } from "node:fs/promises";
 import path from "node:path";
 import { parse } from "yaml";
-import { rulesFor, type ClusterRole } from "@crdgen/runtime";
+import { rulesFor, type ClusterRole } from "@crdgen/runtime/manager";
 import { deployDir, deployManifests, operatorAccess } from "../samples/mysql/src/deploy-manifests.js";
 import * as hooks from "../samples/mysql/src/mysqlcluster.hooks.js";
 

@@ -556,21 +556,23 @@ test("each served version gets its own module, a deprecated one says so, and an 
 test("subresource verbs appear in a client only when the CRD enables them", async () => {
   const client = async (name: string, file: string) => (await fixture(name)).files.get(file)!;
   const scale = await client("scale-subresource", "scale-subresource.fixtures.crdgen.dev/v1/workerpool.client.ts");
-  assert.match(scale, /export type WorkerPoolVerbs = rt.ObjectVerbs<WorkerPool, WorkerPoolList> & rt.StatusVerbs<WorkerPool> & rt.ScaleVerbs;/);
+  assert.match(scale, /export type WorkerPoolVerbs = client.ObjectVerbs<WorkerPool, WorkerPoolList> & client.StatusVerbs<WorkerPool> & client.ScaleVerbs;/);
   const cluster = await client("cluster-scoped", "cluster-scoped.fixtures.crdgen.dev/v1/storagepool.client.ts");
-  assert.match(cluster, /export type StoragePoolVerbs = rt.ObjectVerbs<StoragePool, StoragePoolList>;/);
+  assert.match(cluster, /export type StoragePoolVerbs = client.ObjectVerbs<StoragePool, StoragePoolList>;/);
   assert.match(cluster, /export type StoragePoolClient = StoragePoolVerbs & /);
 });
 
-test("kinds named like the runtime's exports get the runtime as a namespace import, aliased only when a kind is called rt", async () => {
+test("kinds named like the runtime's exports get the runtime and its subpaths as namespace imports, aliased only when a kind is called rt", async () => {
   const { files } = await fixture("kinds-sharing-a-version");
   const file = (name: string) => files.get(`kinds.fixtures.crdgen.dev/v1/${name}`)!;
   for (const stem of ["controller", "lister", "object", "informer", "cluster", "resource"]) {
-    for (const artifact of ["client", "lister", "informer"]) assert.match(file(`${stem}.${artifact}.ts`), /^import \* as rt from "@crdgen\/runtime";$/m, `${stem}.${artifact}.ts`);
+    assert.match(file(`${stem}.client.ts`), /^import \* as client from "@crdgen\/runtime\/client";$/m, `${stem}.client.ts`);
+    assert.match(file(`${stem}.lister.ts`), /^import \* as cache from "@crdgen\/runtime\/cache";$/m, `${stem}.lister.ts`);
+    assert.match(file(`${stem}.informer.ts`), /^import type \* as rt from "@crdgen\/runtime";\nimport \* as cache from "@crdgen\/runtime\/cache";$/m, `${stem}.informer.ts`);
   }
   assert.match(file("controller.controller.ts"), /export function newControllerController\(kube: rt\.KubeClient, hooks: ControllerHooks, options: rt\.ControllerOptions = \{\}\): rt\.Controller<Controller>/);
-  assert.match(file("cluster.lister.ts"), /export type ClusterLister = rt\.ClusterLister<Cluster>;/);
-  assert.match(file("rt.client.ts"), /^import \* as rt_ from "@crdgen\/runtime";$/m);
+  assert.match(file("cluster.lister.ts"), /export type ClusterLister = cache\.ClusterLister<Cluster>;/);
+  assert.match(file("rt.informer.ts"), /^import type \* as rt_ from "@crdgen\/runtime";$/m);
   const intOrString = declarationsOf(file("intorstring.types.ts"));
   assert.match(file("intorstring.types.ts"), /^import type \{ IntOrString as IntOrString_ \} from "@crdgen\/runtime";$/m);
   assert.equal(member(intOrString, "IntOrStringSpec", "port").type, "IntOrString_");

@@ -119,10 +119,16 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
       const header = headerLine([crd]);
       const types = declared.get(version)!;
       // The namespace the operational modules import the runtime as: "rt", unless a name of this kind's own is "rt".
-      const rt = freeName("rt", new Set([...types.exported, ...kindModuleNames(crd.kind)]));
+      const taken = new Set([...types.exported, ...kindModuleNames(crd.kind)]);
+      const rt = freeName("rt", taken);
       const data = {
         header,
         rt,
+        // The runtime's subpaths, each imported as a namespace named for it (rt stays the root).
+        rtCache: freeName("cache", taken),
+        rtClient: freeName("client", taken),
+        rtHandler: freeName("handler", taken),
+        rtWorkqueue: freeName("workqueue", taken),
         kind: crd.kind,
         camelKind: camelCase(crd.kind),
         group: crd.group,

@@ -1,7 +1,7 @@
 // Reads CustomResourceDefinitions by name from the current kubeconfig context (KUBECONFIG or ~/.kube/config),
 // as named YAML texts like the file inputs, so the rest of the pipeline is the same.
 import { KubeConfig } from "@kubernetes/client-node";
-import { ApiError, KubeClient } from "@crdgen/runtime";
+import { ApiError, HttpKubeClient } from "@crdgen/runtime/client";
 import { stringify } from "yaml";
 import { InputError } from "./input-error.js";
 import type { InputText } from "./read-inputs.js";
@@ -28,7 +28,7 @@ export async function readClusterInputs(options: ClusterInputOptions): Promise<I
   if (!context || !kc.getCurrentCluster()) {
     throw new InputError({ file: "kubeconfig" }, "no current context: set KUBECONFIG or ~/.kube/config to a kubeconfig with a current-context, or pass --context");
   }
-  const kube = KubeClient.fromKubeConfig(kc);
+  const kube = HttpKubeClient.fromKubeConfig(kc);
   try {
     const inputs: InputText[] = [];
     for (const name of options.names) {

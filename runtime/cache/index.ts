@@ -1,4 +1,4 @@
-// @crdgen/runtime cache: reflector, indexed store, shared informer, listers and label selectors (client-go tools/cache).
+// @crdgen/runtime/cache: reflector, indexed store, shared informer and factory, listers, label selectors (client-go tools/cache).
 export {
   DeletedFinalStateUnknown,
   isDeletedFinalStateUnknown,
@@ -28,9 +28,11 @@ export {
   isRetriableWatchError,
   isStreamInterrupted,
 } from "./listerwatcher.js";
-export { type CacheClock, type SleepFunc, type ReflectorBackoffOptions, systemCacheClock, sleepOn } from "./timing.js";
-export { type DeltaSink, type CacheNotification, IndexerSink } from "./sink.js";
-export { type CacheLogger, consoleCacheLogger, type ReflectorOptions, Reflector } from "./reflector.js";
+export type { ReflectorBackoffOptions } from "./backoff.js";
+export type { DeltaSink, CacheNotification } from "./sink.js";
+// Exported for the runtime's own tests: the sink that turns reflector deltas into store writes and notifications.
+export { IndexerSink } from "./sink.js";
+export { type ReflectorOptions, Reflector } from "./reflector.js";
 export {
   type ResourceEventHandler,
   type ResourceEventHandlerRegistration,

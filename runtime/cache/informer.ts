@@ -1,11 +1,12 @@
 // One reflector feeding one cache and any number of event handlers, delivered in order (client-go SharedIndexInformer).
 import type { KubernetesObject } from "../client/types.js";
+import { type Clock, realClock } from "../clock/clock.js";
+import { defaultLogger, type Logger } from "../log/logger.js";
 import { type IndexFunc, Indexer, type Indexers, NamespaceIndex, metaNamespaceIndexFunc } from "./indexer.js";
 import type { DeletedFinalStateUnknown } from "./keys.js";
 import type { ListerWatcher } from "./listerwatcher.js";
-import { type CacheLogger, Reflector, type ReflectorOptions, consoleCacheLogger } from "./reflector.js";
+import { Reflector, type ReflectorOptions } from "./reflector.js";
 import { type CacheNotification, IndexerSink } from "./sink.js";
-import { type CacheClock, systemCacheClock } from "./timing.js";
 
 /**
  * Callbacks for cache changes. They run after the cache holds the change; per handler one at a time and in order.
@@ -55,8 +56,9 @@ export interface SharedIndexInformerOptions<T extends KubernetesObject> {
   name?: string;
   /** Deep-freeze cached objects so accidental mutation throws (a development aid, like KUBE_CACHE_MUTATION_DETECTOR). */
   freezeObjects?: boolean;
-  clock?: CacheClock;
-  logger?: CacheLogger;
+  clock?: Clock;
+  /** Where the informer and its reflector log. Default: the shared pino logger (a controller passes its own down). */
+  logger?: Logger;
   /** Reflector tuning (page size, watch timeouts, backoff, sleep, random). */
   reflector?: Omit<ReflectorOptions<T>, "listerWatcher" | "sink" | "name" | "clock" | "logger">;
 }
@@ -81,7 +83,7 @@ class Listener<T extends KubernetesObject> implements ResourceEventHandlerRegist
   constructor(
     private readonly handler: ResourceEventHandler<T>,
     private readonly informer: { hasSynced(): boolean; unregister(l: Listener<T>): void; name: string },
-    private readonly logger: CacheLogger,
+    private readonly logger: Logger,
   ) {}
 
   remove(): void {
@@ -156,7 +158,7 @@ class Listener<T extends KubernetesObject> implements ResourceEventHandlerRegist
   }
 
   private logFailure(d: Delivery<T>, err: unknown): void {
-    this.logger.error(`${this.informer.name}: ${d.kind} handler failed: ${err instanceof Error ? err.message : String(err)}`, err);
+    this.logger.error(`${this.informer.name}: ${d.kind} handler failed: ${err instanceof Error ? err.message : String(err)}`, { error: err });
   }
 }
 
@@ -169,8 +171,8 @@ export class SharedIndexInformer<T extends KubernetesObject> {
   private readonly indexer: Indexer<T>;
   private readonly sink: IndexerSink<T>;
   private readonly reflector: Reflector<T>;
-  private readonly clock: CacheClock;
-  private readonly logger: CacheLogger;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
   private readonly resyncPeriodMs: number;
   private listeners: Array<Listener<T>> = [];
   private started = false;
@@ -180,8 +182,8 @@ export class SharedIndexInformer<T extends KubernetesObject> {
 
   constructor(options: SharedIndexInformerOptions<T>) {
     this.name = options.name ?? "informer";
-    this.clock = options.clock ?? systemCacheClock;
-    this.logger = options.logger ?? consoleCacheLogger;
+    this.clock = options.clock ?? realClock;
+    this.logger = options.logger ?? defaultLogger();
     const requested = options.resyncPeriodMs ?? 0;
     this.resyncPeriodMs = requested > 0 ? Math.max(requested, MIN_RESYNC_MS) : 0;
     this.indexer = new Indexer<T>({
@@ -249,7 +251,7 @@ export class SharedIndexInformer<T extends KubernetesObject> {
   /** Runs the reflector (and the resync timer) until signal aborts. A second call returns the first run. */
   run(signal: AbortSignal): Promise<void> {
     if (this.started) {
-      this.logger.warn?.(`${this.name}: informer already started`);
+      this.logger.warn(`${this.name}: informer already started`);
       return this.runPromise ?? Promise.resolve();
     }
     this.started = true;

@@ -10,19 +10,9 @@ import {
 } from "./listerwatcher.js";
 import { metaNamespaceKeyFunc } from "./keys.js";
 import type { DeltaSink } from "./sink.js";
-import { Backoff, type CacheClock, type ReflectorBackoffOptions, type SleepFunc, sleepOn, systemCacheClock } from "./timing.js";
-
-/** Where the cache writes diagnostics; console by default (debug is silent unless provided). */
-export interface CacheLogger {
-  error(message: string, err?: unknown): void;
-  warn?(message: string, err?: unknown): void;
-  debug?(message: string, err?: unknown): void;
-}
-
-export const consoleCacheLogger: CacheLogger = {
-  error: (m, e) => (e === undefined ? console.error(m) : console.error(m, e)),
-  warn: (m, e) => (e === undefined ? console.warn(m) : console.warn(m, e)),
-};
+import { type Clock, type SleepFunc, realClock, sleepOn } from "../clock/clock.js";
+import { defaultLogger, type Logger } from "../log/logger.js";
+import { Backoff, type ReflectorBackoffOptions } from "./backoff.js";
 
 export interface ReflectorOptions<T extends KubernetesObject> {
   listerWatcher: ListerWatcher<T>;
@@ -39,12 +29,13 @@ export interface ReflectorOptions<T extends KubernetesObject> {
    */
   watchDeadlineMarginSeconds?: number;
   backoff?: ReflectorBackoffOptions;
-  clock?: CacheClock;
+  clock?: Clock;
   /** Waits between retries; defaults to a sleep on clock. */
   sleep?: SleepFunc;
   /** Uniform [0,1) source for jitter and watch timeouts. Default Math.random. */
   random?: () => number;
-  logger?: CacheLogger;
+  /** Where diagnostics go (debug for relists, warn for retried watches, error for failures). Default: the shared pino logger. */
+  logger?: Logger;
   /**
    * Streaming list (client-go WatchListClient, KEP-3157): get the initial state as the first events of a WATCH
    * (`sendInitialEvents=true`) instead of a LIST, so the API server streams objects from its watch cache instead of
@@ -79,10 +70,10 @@ export class Reflector<T extends KubernetesObject> {
   private readonly pageSize: number;
   private readonly minWatchTimeout: number;
   private readonly deadlineMargin: number;
-  private readonly clock: CacheClock;
+  private readonly clock: Clock;
   private readonly sleep: SleepFunc;
   private readonly random: () => number;
-  private readonly logger: CacheLogger;
+  private readonly logger: Logger;
   private readonly backoff: Backoff;
   private readonly useWatchList: boolean;
 
@@ -100,10 +91,10 @@ export class Reflector<T extends KubernetesObject> {
     this.pageSize = options.pageSize ?? 500;
     this.minWatchTimeout = options.minWatchTimeoutSeconds ?? 300;
     this.deadlineMargin = options.watchDeadlineMarginSeconds ?? 5;
-    this.clock = options.clock ?? systemCacheClock;
+    this.clock = options.clock ?? realClock;
     this.sleep = options.sleep ?? sleepOn(this.clock);
     this.random = options.random ?? Math.random;
-    this.logger = options.logger ?? consoleCacheLogger;
+    this.logger = options.logger ?? defaultLogger();
     this.backoff = new Backoff(options.backoff ?? {}, this.clock, this.random);
     this.useWatchList = options.useWatchList ?? process.env["KUBE_FEATURE_WatchListClient"] === "true";
   }
@@ -116,7 +107,7 @@ export class Reflector<T extends KubernetesObject> {
   /** Runs LIST+WATCH until signal aborts. Calling it again while running is logged and ignored. */
   async run(signal: AbortSignal): Promise<void> {
     if (this.running) {
-      this.logger.warn?.(`${this.name}: reflector is already running`);
+      this.logger.warn(`${this.name}: reflector is already running`);
       return;
     }
     this.running = true;
@@ -127,7 +118,7 @@ export class Reflector<T extends KubernetesObject> {
           await this.listAndWatch(signal);
         } catch (err) {
           if (signal.aborted) break;
-          this.logger.error(`${this.name}: list/watch failed, will retry: ${describe(err)}`, err);
+          this.logger.error(`${this.name}: list/watch failed, will retry: ${describe(err)}`, { error: err });
         }
         if (signal.aborted) break;
         await this.sleep(this.backoff.next(), signal);
@@ -149,21 +140,21 @@ export class Reflector<T extends KubernetesObject> {
         if (signal.aborted) return;
         if (initial && !initial.ended && !isRetriableWatchError(err)) {
           // client-go: any other failure of the streaming list falls back to a standard LIST for this round.
-          this.logger.debug?.(`${this.name}: streaming list failed, falling back to LIST: ${describe(err)}`);
+          this.logger.debug(`${this.name}: streaming list failed, falling back to LIST: ${describe(err)}`);
           initial = undefined;
           await this.list(signal);
           continue;
         }
         if (!isRetriableWatchError(err)) throw err;
         // 429 / connection refused: the server is alive but busy; keep the RV and watch again after backoff.
-        this.logger.warn?.(`${this.name}: watch refused, retrying: ${describe(err)}`);
+        this.logger.warn(`${this.name}: watch refused, retrying: ${describe(err)}`);
         await this.sleep(this.backoff.next(), signal);
         continue;
       }
       if (outcome === "expired") {
         // Relist at the last RV (LIST with RV means "not older than"), after the caller's backoff step. A streaming
         // list whose RV is gone streams again at RV "" (the most recent state), like client-go.
-        this.logger.debug?.(`${this.name}: watch expired at resourceVersion ${this.lastRV}, relisting`);
+        this.logger.debug(`${this.name}: watch expired at resourceVersion ${this.lastRV}, relisting`);
         if (initial && !initial.ended) this.lastRVUnavailable = true;
         return;
       }
@@ -192,7 +183,7 @@ export class Reflector<T extends KubernetesObject> {
         if (signal.aborted) throw err;
         // 410 (also an expired continue token) or too-large RV: retry at once as a quorum read (RV "").
         if (rv !== "" && (isResourceVersionTooOld(err) || isResourceVersionTooLarge(err))) {
-          this.logger.debug?.(`${this.name}: list at resourceVersion ${JSON.stringify(rv)} expired, listing with ""`);
+          this.logger.debug(`${this.name}: list at resourceVersion ${JSON.stringify(rv)} expired, listing with ""`);
           this.lastRVUnavailable = true;
           rv = "";
           continue;
@@ -287,7 +278,7 @@ export class Reflector<T extends KubernetesObject> {
       if (ctrl.signal.aborted) return "closed";
       if (isResourceVersionTooOld(err)) return "expired";
       if (isStreamInterrupted(err) && (events > 0 || this.clock.now() - started >= 1000)) {
-        this.logger.warn?.(`${this.name}: watch stream interrupted, watching again from resourceVersion ${this.lastRV}: ${describe(err)}`);
+        this.logger.warn(`${this.name}: watch stream interrupted, watching again from resourceVersion ${this.lastRV}: ${describe(err)}`);
         return "closed";
       }
       throw err;
@@ -322,7 +313,7 @@ export class Reflector<T extends KubernetesObject> {
       if (ev.type === "DELETED") initial.objects.delete(key);
       else initial.objects.set(key, ev.object);
     } catch (err) {
-      this.logger.error(`${this.name}: unable to apply ${ev.type} event: ${describe(err)}`, err);
+      this.logger.error(`${this.name}: unable to apply ${ev.type} event: ${describe(err)}`, { error: err });
     }
   }
 
@@ -345,7 +336,7 @@ export class Reflector<T extends KubernetesObject> {
       }
     } catch (err) {
       // client-go logs store errors and keeps watching; one malformed object must not stop the stream.
-      this.logger.error(`${this.name}: unable to apply ${ev.type} event: ${describe(err)}`, err);
+      this.logger.error(`${this.name}: unable to apply ${ev.type} event: ${describe(err)}`, { error: err });
     }
   }
 }

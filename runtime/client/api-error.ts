@@ -133,6 +133,16 @@ export const isGone = (e: unknown): boolean => matches(e, 410, ["Gone", "Expired
 export const isInvalid = (e: unknown): boolean => matches(e, 422, ["Invalid"]);
 export const isForbidden = (e: unknown): boolean => matches(e, 403, ["Forbidden"]);
 
+/**
+ * controller-runtime's client.IgnoreNotFound as a rejection handler: a NotFound becomes undefined, anything else is
+ * rethrown. Deleting what is already gone, or reading what may not exist yet, then needs no try/catch:
+ * `await client.delete(name).catch(ignoreNotFound)`, `const obj = await client.get(name).catch(ignoreNotFound)`.
+ */
+export function ignoreNotFound(err: unknown): undefined {
+  if (isNotFound(err)) return undefined;
+  throw err;
+}
+
 function parseRetryAfter(h: string | undefined): number | undefined {
   if (h === undefined || !/^\s*\d+\s*$/.test(h)) return undefined;
   return Number(h);

@@ -1,13 +1,29 @@
-// The client package's public exports.
+// @crdgen/runtime/client: the REST client (KubeClient and its HTTP implementation), ResourceClient, bound verbs,
+// patches, API errors and retries. The root re-exports what an operator author uses.
 export * from "./types.js";
 export * from "./api-error.js";
-export * from "./kube-client.js";
-export * from "./patch.js";
+export {
+  type KubeClient,
+  HttpKubeClient,
+  type KubeClientOptions,
+  type LoadKubeClientOptions,
+  type RequestOptions,
+  type WatchOptions,
+  type ResponseInfo,
+  type Impersonation,
+  type HttpMethod,
+  type Query,
+  type QueryValue,
+  loadKubeClient,
+  serviceAccountUser,
+} from "./kube-client.js";
+export { type DeepPartial, type MergePatch, type ApplyConfiguration, type JsonPatchOperation, type Patch, type PatchType, jsonPointer } from "./patch.js";
 export * from "./retry.js";
 export * from "./resource-client.js";
-export { LineSplitter } from "./ndjson.js";
-export { ListDecoder } from "./list-decoder.js";
 export * from "./bound-verbs.js";
 export * from "./builtin-resources.js";
-export * from "./object-meta-dates.js";
-export * from "./string-pool.js";
+// Exported for the runtime's own tests: the streaming decoders and the identity-string pool behind list and watch.
+export { LineSplitter } from "./ndjson.js";
+export { ListDecoder } from "./list-decoder.js";
+export { StringPool, shareIdentityStrings } from "./string-pool.js";
+export { reviveObjectMeta, reviveListMeta } from "./object-meta-dates.js";

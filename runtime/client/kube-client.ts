@@ -1,4 +1,5 @@
-// KubeClient: JSON requests and NDJSON watches against the API server, configured and authenticated by a KubeConfig.
+// KubeClient, what every part of the runtime talks to the API server through, and HttpKubeClient, its implementation:
+// JSON requests and NDJSON watches over HTTP(S), configured and authenticated by a KubeConfig.
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
@@ -108,10 +109,26 @@ const DEFAULT_REQUEST_IDLE_MS = 90_000;
 const FREE_SOCKET_TIMEOUT_MS = 30_000;
 
 /**
+ * The API server as the runtime sees it: one JSON request, one watch stream. ResourceClient, generated clients,
+ * informers, the event recorder and leader election use only this, so a fake (runtime/testing's FakeCluster) can
+ * stand in for the server. loadKubeClient returns the HTTP implementation.
+ */
+export interface KubeClient {
+  /** Sends one request; resolves with the decoded JSON body (undefined if empty). Non-2xx throws ApiError. */
+  request<T>(opts: RequestOptions): Promise<T>;
+  /** Watches opts.path: watch events until the server closes the stream or opts.signal aborts. */
+  watch<T extends KubernetesObject>(opts: WatchOptions): AsyncIterable<WatchEvent<T>>;
+  /** The namespace of the current context (in-cluster: the pod's namespace), if any. */
+  readonly defaultNamespace: string | undefined;
+  /** Releases connections; in-flight requests are cut. */
+  close(): void;
+}
+
+/**
  * A thin, typed-by-caller HTTP client for the Kubernetes API. Authentication is re-applied from the KubeConfig
  * on every request (service-account tokens and exec credentials rotate); connections are kept alive and reused.
  */
-export class KubeClient {
+export class HttpKubeClient implements KubeClient {
   readonly kubeConfig: KubeConfig;
   private readonly requestIdleTimeoutMs: number;
   private readonly userAgent: string;
@@ -135,7 +152,7 @@ export class KubeClient {
     return this.impersonate;
   }
 
-  static fromKubeConfig(kc: KubeConfig, opts: KubeClientOptions = {}): KubeClient {
+  static fromKubeConfig(kc: KubeConfig, opts: KubeClientOptions = {}): HttpKubeClient {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error(`kubeconfig: context "${kc.getCurrentContext()}" has no cluster`);
     // Fail now rather than on the first request: a malformed URL, or plain http, which client-node only
@@ -144,7 +161,7 @@ export class KubeClient {
     if (url.protocol === "http:" && !cluster.skipTLSVerify && !cluster.proxyUrl) {
       throw new Error(`kubeconfig: cluster "${cluster.name}" uses http:// without insecure-skip-tls-verify, which client-node refuses`);
     }
-    return new KubeClient(kc, opts);
+    return new HttpKubeClient(kc, opts);
   }
 
   /** The server URL of the current context. */
@@ -335,7 +352,7 @@ export function loadKubeClient(opts: LoadKubeClientOptions = {}): KubeClient {
     if (!kc.getContextObject(opts.context)) throw new Error(`kubeconfig: no context named "${opts.context}"`);
     kc.setCurrentContext(opts.context);
   }
-  return KubeClient.fromKubeConfig(kc, opts);
+  return HttpKubeClient.fromKubeConfig(kc, opts);
 }
 
 function impersonationHeaders(as: Impersonation | undefined): http.OutgoingHttpHeaders {

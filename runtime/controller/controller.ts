@@ -8,14 +8,15 @@ import { SharedInformerFactory } from "../cache/informer-factory.js";
 import { informerKey, listerWatcherFor } from "../cache/resource-lister-watcher.js";
 import { SharedIndexInformer as Informer } from "../cache/informer.js";
 import { splitMetaNamespaceKey } from "../cache/keys.js";
-import type { RateLimitingQueue } from "../workqueue/index.js";
-import { controllerMetrics, type ControllerMetrics, type Registry } from "../manager/metrics.js";
-import { newEventRecorder, type EventRecorder } from "./event-recorder.js";
+import type { RateLimitingQueue } from "../workqueue/rate-limiting-queue.js";
+import { controllerMetrics, type ControllerMetrics, type Registry } from "../metrics/prometheus.js";
+import { newEventRecorder, type EventRecorder } from "../events/event-recorder.js";
 import { ensureFinalizer, removeFinalizer } from "./finalizer.js";
-import { newLogger, type Logger } from "./logger.js";
+import { newLogger, type Logger } from "../log/logger.js";
 import { TerminalError, type ReconcileContext, type ReconcileResult } from "./reconcile.js";
-import { enqueueRequestForOwner, enqueueRequestsFromMapFunc, type PrimaryWatchOptions, type WatchSpec } from "./watches.js";
-import { keepManagedFieldsOf, newChildObjects, type ChildObjects } from "./child-objects.js";
+import { enqueueRequestForOwner, enqueueRequestsFromMapFunc, type WatchSpec } from "../handler/event-handlers.js";
+import type { PrimaryWatchOptions } from "../handler/predicates.js";
+import { keepManagedFieldsOf, newChildObjects, type ChildObjects } from "../children/child-objects.js";
 
 /** Options a user passes to a generated new<Kind>Controller. */
 export interface ControllerOptions extends PrimaryWatchOptions {
@@ -113,6 +114,7 @@ export class Controller<T extends KubernetesObject> {
         listerWatcher: listerWatcherFor(new ResourceClient<KubernetesObject>(this.config.kube, child), scope),
         // ctx.children.apply compares against what this controller applied, so its managedFields entry stays.
         transform: keepManagedFieldsOf(this.config.fieldManager ?? this.config.name),
+        logger: this.log,
       }),
     );
     informer.addEventHandler(enqueueRequestForOwner(this.queue, this.config.resource));
@@ -136,6 +138,7 @@ export class Controller<T extends KubernetesObject> {
         name: `${resource.plural}${resource.group ? `.${resource.group}` : ""}`,
         listerWatcher: listerWatcherFor(new ResourceClient<C>(this.config.kube, resource), scope),
         transform: keepManagedFieldsOf<C>(this.config.fieldManager ?? this.config.name),
+        logger: this.log,
       }),
     );
     informer.addEventHandler(enqueueRequestsFromMapFunc(this.queue, watch.mapToKeys));

@@ -1,8 +1,8 @@
 // The reconcile contract (controller-runtime's Request/Result): what a hook returns and what it receives.
 import type { KubeClient } from "../client/kube-client.js";
-import type { EventRecorder } from "./event-recorder.js";
-import type { ChildObjects } from "./child-objects.js";
-import type { Logger } from "./logger.js";
+import type { EventRecorder } from "../events/event-recorder.js";
+import type { ChildObjects } from "../children/child-objects.js";
+import type { Logger } from "../log/logger.js";
 
 /** What reconcile returns. Nothing (or {}) means done until the next change; requeueAfter runs it again after that many ms. */
 export interface ReconcileResult {

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { KubeConfig } from "@kubernetes/client-node";
 import { parseAllDocuments } from "yaml";
-import { KubeClient } from "../client/kube-client.js";
+import { HttpKubeClient, type KubeClient } from "../client/kube-client.js";
 import { isAlreadyExists } from "../client/api-error.js";
 import { findBinary } from "./binaries.js";
 import { makeCerts, type ControlPlaneCerts } from "./certs.js";
@@ -121,7 +121,7 @@ async function startControlPlaneOnce(options: ControlPlaneOptions): Promise<Cont
       kc.loadFromFile(kubeconfigPath);
       return kc;
     };
-    const client = KubeClient.fromKubeConfig(kubeConfig());
+    const client = HttpKubeClient.fromKubeConfig(kubeConfig());
     // The apiserver creates "default" shortly after it reports ready; tests expect it to exist.
     await waitUntil(async () => (await client.request({ method: "GET", path: "/api/v1/namespaces/default" }).then(() => true, () => false)), startTimeoutMs, "namespace default");
 
@@ -139,7 +139,7 @@ async function startControlPlaneOnce(options: ControlPlaneOptions): Promise<Cont
         return controllers.kwokUnavailable;
       },
       kubeConfig,
-      kubeClient: () => KubeClient.fromKubeConfig(kubeConfig()),
+      kubeClient: () => HttpKubeClient.fromKubeConfig(kubeConfig()),
       installCrds: (files) => installCrds(client, files),
       async restartApiServer() {
         await plane.stopApiServer();

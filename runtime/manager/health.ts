@@ -2,7 +2,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
-import { metricsRegistry } from "./metrics.js";
+import { metricsRegistry } from "../metrics/prometheus.js";
 
 /** A check passes when it returns true or nothing; it fails when it returns false, throws or rejects (the message is the reason). */
 export type CheckFn = () => boolean | void | Promise<boolean | void>;

@@ -1,7 +1,6 @@
-// The manager package's public exports: leader election, metrics, probes, the operator process (options, startManager) and RBAC.
-export * from "./leader-election.js";
-export * from "./metrics.js";
+// @crdgen/runtime/manager: the operator process beyond runManager: startManager, runControllers, probes, flags, RBAC.
+export * from "./manager.js";
+export * from "./run-controllers.js";
 export * from "./health.js";
 export * from "./options.js";
-export * from "./manager.js";
 export * from "./rbac.js";

@@ -2,8 +2,8 @@
 // while leading when leader election is on), stop gracefully on SIGINT/SIGTERM, then close the servers.
 import { readFileSync } from "node:fs";
 import type { KubeClient } from "../client/kube-client.js";
-import { runControllers, type Runnable } from "../controller/run-controllers.js";
-import { newLogger, type Logger } from "../controller/logger.js";
+import { runControllers, type Runnable } from "./run-controllers.js";
+import { newLogger, type Logger } from "../log/logger.js";
 import { cacheSyncedCheck, ping, startProbeServer, type HealthCheck, type ProbeServer } from "./health.js";
 import { parseBindAddress, type ManagerOptions } from "./options.js";
 import type { Registry } from "prom-client";

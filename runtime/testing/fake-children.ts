@@ -4,8 +4,8 @@ import { isDeepStrictEqual } from "node:util";
 import { isNotFound } from "../client/api-error.js";
 import type { ApplyConfiguration } from "../client/patch.js";
 import type { KubernetesObject, ResourceDescriptor } from "../client/types.js";
-import type { ChildObjects } from "../controller/child-objects.js";
-import { appliedFieldsOf } from "../controller/managed-fields.js";
+import type { ChildObjects } from "../children/child-objects.js";
+import { appliedFieldsOf } from "../children/managed-fields.js";
 import type { FakeCluster } from "./fake-cluster.js";
 
 /** A ChildObjects over `cluster` for hook unit tests; `sent` counts the requests apply and delete made. */

@@ -12,7 +12,7 @@ import type { Patch, JsonPatchOperation } from "../client/patch.js";
 import type { DeleteCollectionOptions, DeleteOptions, PatchOptions, WatchResourceOptions, WriteOptions } from "../client/resource-client.js";
 import type { KubernetesList, KubernetesObject, ListOptions, ResourceDescriptor, Status, WatchEvent } from "../client/types.js";
 import { applyJsonPatch, applyMergePatch } from "./json-patch.js";
-import { parseFieldSelector, parseLabelSelector } from "./selectors.js";
+import { fieldSelectorMatcher, labelSelectorMatcher } from "./selectors.js";
 
 type Obj = KubernetesObject & { metadata: Record<string, unknown> & { name: string }; status?: unknown; [k: string]: unknown };
 type Meta = Record<string, unknown>;
@@ -55,13 +55,13 @@ export class FakeCluster {
 
   /**
    * A KubeClient whose request() and watch() are served from this cluster, so `new ResourceClient(kube, ...)`,
-   * generated `new<Kind>Client(kube)` and the event recorder work unchanged. Other KubeClient members are absent.
+   * generated `new<Kind>Client(kube)` and the event recorder work unchanged.
    */
   kubeClient(): KubeClient {
-    const fake = {
+    return {
       request: async <R>(opts: RequestOptions): Promise<R> => {
         const answer = this.serve(opts) as { items?: unknown };
-        // Like KubeClient: each item of a list answer passes through listItem (the fake's items are fresh clones).
+        // Like HttpKubeClient: each item of a list answer passes through listItem (the fake's items are fresh clones).
         if (opts.listItem && Array.isArray(answer?.items)) answer.items = answer.items.map(opts.listItem);
         return answer as R;
       },
@@ -69,9 +69,9 @@ export class FakeCluster {
         const route = this.route("GET", opts.path);
         return this.watchStore(route.store, route.namespace, queryListOptions(opts.query), opts.signal, false) as AsyncIterable<WatchEvent<R>>;
       },
+      defaultNamespace: undefined,
       close: () => undefined,
     };
-    return fake as unknown as KubeClient;
   }
 
   // ---- the verbs, namespace-first, on plain JSON objects (dates as RFC 3339 strings) ----
@@ -250,8 +250,8 @@ export class FakeCluster {
   private matcher(s: Stored, ns: string | undefined, opts: ListOptions): (o: Obj) => boolean {
     const namespace = s.resource.namespaced ? ns || undefined : undefined;
     if (!s.resource.namespaced && ns) throw new Error(`${s.resource.kind} is cluster-scoped: pass undefined, not namespace "${ns}"`);
-    const labels = parseLabelSelector(opts.labelSelector);
-    const fields = parseFieldSelector(opts.fieldSelector);
+    const labels = labelSelectorMatcher(opts.labelSelector);
+    const fields = fieldSelectorMatcher(opts.fieldSelector);
     return (o) => (namespace === undefined || o.metadata["namespace"] === namespace) && labels(o) && fields(o);
   }
 

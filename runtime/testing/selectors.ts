@@ -1,56 +1,17 @@
-// Label and field selector matching for the fake client (the subset of the API server's selector grammar tests use).
+// Label and field selector matching for the fake client: labels with the cache's parser (the API server's grammar),
+// fields on metadata.name and metadata.namespace, the fields every resource supports.
 import type { KubernetesObject } from "../client/types.js";
+import { parseLabelSelector } from "../cache/labels.js";
 
-type Requirement = (labels: Record<string, string>) => boolean;
-
-/** Parses `a=b,c!=d,e in (x,y),f notin (z),g,!h` into a predicate over labels; throws on what it cannot read. */
-export function parseLabelSelector(selector: string | undefined): (obj: KubernetesObject) => boolean {
+/** A predicate over objects for a labelSelector query parameter; throws on what the API server would refuse. */
+export function labelSelectorMatcher(selector: string | undefined): (obj: KubernetesObject) => boolean {
   if (!selector || !selector.trim()) return () => true;
-  const requirements: Requirement[] = splitTopLevel(selector).map(parseRequirement);
-  return (obj) => {
-    const labels = obj.metadata?.labels ?? {};
-    return requirements.every((r) => r(labels));
-  };
-}
-
-function splitTopLevel(s: string): string[] {
-  const parts: string[] = [];
-  let depth = 0;
-  let current = "";
-  for (const ch of s) {
-    if (ch === "(") depth++;
-    if (ch === ")") depth--;
-    if (ch === "," && depth === 0) {
-      parts.push(current);
-      current = "";
-    } else current += ch;
-  }
-  parts.push(current);
-  return parts.map((p) => p.trim()).filter((p) => p !== "");
-}
-
-function parseRequirement(r: string): Requirement {
-  let m = /^([^\s!=(),]+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(r);
-  if (m) {
-    const [, key, op, values] = m as unknown as [string, string, string, string];
-    const set = new Set(values.split(",").map((v) => v.trim()).filter((v) => v !== ""));
-    return op === "in" ? (l) => key in l && set.has(l[key]!) : (l) => !(key in l) || !set.has(l[key]!);
-  }
-  m = /^([^\s!=(),]+)\s*(==|=|!=)\s*([^\s!=(),]*)$/.exec(r);
-  if (m) {
-    const [, key, op, value] = m as unknown as [string, string, string, string];
-    return op === "!=" ? (l) => l[key] !== value : (l) => l[key] === value;
-  }
-  m = /^(!?)\s*([^\s!=(),]+)$/.exec(r);
-  if (m) {
-    const [, not, key] = m as unknown as [string, string, string];
-    return not ? (l) => !(key in l) : (l) => key in l;
-  }
-  throw new Error(`unable to parse requirement: ${JSON.stringify(r)}`);
+  const parsed = parseLabelSelector(selector);
+  return (obj) => parsed.matches(obj.metadata?.labels);
 }
 
 /** Field selectors on metadata.name and metadata.namespace (`=`, `==`, `!=`), the fields every resource supports. */
-export function parseFieldSelector(selector: string | undefined): (obj: KubernetesObject) => boolean {
+export function fieldSelectorMatcher(selector: string | undefined): (obj: KubernetesObject) => boolean {
   if (!selector || !selector.trim()) return () => true;
   const checks = selector.split(",").map((term) => {
     const m = /^\s*([^\s!=]+)\s*(==|=|!=)\s*(\S*)\s*$/.exec(term);

@@ -1,7 +1,8 @@
 // A work queue that can add items after a delay, as in client-go util/workqueue/delaying_queue.go.
 
-import { realClock, type Clock } from "./clock.js";
-import { queueMetricsFor, type MetricsProvider } from "./metrics.js";
+import { realClock, type Clock } from "../clock/clock.js";
+import type { MetricsProvider } from "../metrics/provider.js";
+import { queueMetricsFor } from "./metrics.js";
 import { BasicQueue, type Queue } from "./queue.js";
 import { WaitingHeap } from "./waiting-heap.js";
 

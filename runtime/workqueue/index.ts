@@ -1,5 +1,4 @@
-// @crdgen/runtime workqueue: dedup, delays and rate limits between informer events and reconcile workers (client-go util/workqueue).
-export { type Clock, realClock, FakeClock } from "./clock.js";
+// @crdgen/runtime/workqueue: dedup, delays and rate limits between informer events and reconcile workers (client-go util/workqueue).
 export { type GetResult, type Queue, type QueueOptions, newQueue } from "./queue.js";
 export { type DelayingQueue, type DelayingQueueOptions, newDelayingQueue } from "./delaying-queue.js";
 export {
@@ -10,13 +9,3 @@ export {
   defaultControllerRateLimiter,
 } from "./rate-limiters.js";
 export { type RateLimitingQueue, type RateLimitingQueueOptions, newRateLimitingQueue } from "./rate-limiting-queue.js";
-export {
-  type MetricsProvider,
-  type GaugeMetric,
-  type SettableGaugeMetric,
-  type CounterMetric,
-  type HistogramMetric,
-  noopMetricsProvider,
-  setDefaultMetricsProvider,
-  defaultMetricsProvider,
-} from "./metrics.js";

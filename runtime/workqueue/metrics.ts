@@ -1,63 +1,8 @@
-// Workqueue metrics without a metrics library: the queue talks to a MetricsProvider (client-go util/workqueue/metrics.go).
-// runtime/manager/metrics.ts supplies the Prometheus implementation and installs it as the default provider.
+// The queue's side of the workqueue metrics: per-item timestamps turned into depth, latency and work-duration
+// observations on a MetricsProvider (client-go util/workqueue/metrics.go defaultQueueMetrics).
 
-import { realClock, type Clock } from "./clock.js";
-
-export interface GaugeMetric {
-  inc(): void;
-  dec(): void;
-}
-export interface SettableGaugeMetric {
-  set(value: number): void;
-}
-export interface CounterMetric {
-  inc(): void;
-}
-export interface HistogramMetric {
-  observe(value: number): void;
-}
-
-/** Creates the metrics of the queue called `name` (client-go workqueue.MetricsProvider). Calling twice with one name must be allowed. */
-export interface MetricsProvider {
-  newDepthMetric(name: string): GaugeMetric;
-  newAddsMetric(name: string): CounterMetric;
-  /** Seconds from add to get. */
-  newLatencyMetric(name: string): HistogramMetric;
-  /** Seconds from get to done. */
-  newWorkDurationMetric(name: string): HistogramMetric;
-  /** Sum of the seconds every in-flight item has been processing so far. */
-  newUnfinishedWorkSecondsMetric(name: string): SettableGaugeMetric;
-  /** Seconds the longest-running in-flight item has been processing. */
-  newLongestRunningProcessorSecondsMetric(name: string): SettableGaugeMetric;
-  newRetriesMetric(name: string): CounterMetric;
-}
-
-const noop = { inc() {}, dec() {}, set() {}, observe() {} };
-
-/** Records nothing. */
-export const noopMetricsProvider: MetricsProvider = {
-  newDepthMetric: () => noop,
-  newAddsMetric: () => noop,
-  newLatencyMetric: () => noop,
-  newWorkDurationMetric: () => noop,
-  newUnfinishedWorkSecondsMetric: () => noop,
-  newLongestRunningProcessorSecondsMetric: () => noop,
-  newRetriesMetric: () => noop,
-};
-
-let globalProvider: MetricsProvider = noopMetricsProvider;
-
-/**
- * Sets the provider used by queues created afterwards without an explicit one (client-go workqueue.SetProvider).
- * Importing @crdgen/runtime installs the Prometheus provider on the crdgen registry.
- */
-export function setDefaultMetricsProvider(provider: MetricsProvider): void {
-  globalProvider = provider;
-}
-
-export function defaultMetricsProvider(): MetricsProvider {
-  return globalProvider;
-}
+import { realClock, type Clock } from "../clock/clock.js";
+import { defaultMetricsProvider, noopMetricsProvider, type CounterMetric, type GaugeMetric, type HistogramMetric, type MetricsProvider, type SettableGaugeMetric } from "../metrics/provider.js";
 
 /** client-go's unfinished-work refresh period. */
 export const UNFINISHED_WORK_UPDATE_PERIOD_MS = 500;
@@ -155,7 +100,7 @@ export class QueueMetrics<T> {
 /** Queue metrics for `name` from `provider` (default: the global provider); undefined (no metrics) for an unnamed queue, as client-go. */
 export function queueMetricsFor<T>(name: string | undefined, provider: MetricsProvider | undefined, clock?: Clock): QueueMetrics<T> | undefined {
   if (!name) return undefined;
-  const p = provider ?? globalProvider;
+  const p = provider ?? defaultMetricsProvider();
   if (p === noopMetricsProvider) return undefined;
   return new QueueMetrics<T>(name, p, clock);
 }

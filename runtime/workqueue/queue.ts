@@ -1,7 +1,8 @@
 // The core work queue: FIFO order plus dirty/processing sets, as in client-go util/workqueue/queue.go.
 
-import type { Clock } from "./clock.js";
-import { queueMetricsFor, type MetricsProvider, type QueueMetrics } from "./metrics.js";
+import type { Clock } from "../clock/clock.js";
+import type { MetricsProvider } from "../metrics/provider.js";
+import { queueMetricsFor, type QueueMetrics } from "./metrics.js";
 
 /** What get() resolves to: an item to process, or shutdown once the queue is shut down and empty. */
 export type GetResult<T> = { item: T; shutdown: false } | { item: undefined; shutdown: true };

@@ -1,6 +1,6 @@
 // Rate limiters deciding how long a requeued item waits, as in client-go util/workqueue/default_rate_limiters.go.
 
-import { realClock, type Clock } from "./clock.js";
+import { realClock, type Clock } from "../clock/clock.js";
 
 export interface RateLimiter<T> {
   /** Delay in ms before item may be processed again; counts as one more requeue. */

@@ -1,8 +1,8 @@
 // A delaying queue whose requeues wait as long as a RateLimiter says, as in client-go util/workqueue/rate_limiting_queue.go.
 
-import type { Clock } from "./clock.js";
+import type { Clock } from "../clock/clock.js";
 import { BasicDelayingQueue, type DelayingQueue } from "./delaying-queue.js";
-import type { MetricsProvider } from "./metrics.js";
+import type { MetricsProvider } from "../metrics/provider.js";
 import { defaultControllerRateLimiter, type RateLimiter } from "./rate-limiters.js";
 
 export interface RateLimitingQueue<T> extends DelayingQueue<T> {

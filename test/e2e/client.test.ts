@@ -2,7 +2,9 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import type { ControlPlane } from "@crdgen/runtime/envtest";
-import { ApiError, SharedInformerFactory, isConflict, isInvalid, isNotFound, type KubeClient, type Status } from "@crdgen/runtime";
+import { ApiError, isConflict, isNotFound, type KubeClient } from "@crdgen/runtime";
+import { SharedInformerFactory } from "@crdgen/runtime/cache";
+import { isInvalid, type Status } from "@crdgen/runtime/client";
 import {
   newMySQLClusterClient,
   type MySQLClusterClient,

@@ -14,23 +14,10 @@ import { parseAllDocuments } from "yaml";
 import type { V1ConfigMap, V1Deployment, V1OwnerReference, V1StatefulSet } from "@kubernetes/client-node";
 import { KubeConfig } from "@kubernetes/client-node";
 import { findBinary, startControlPlane, type ControlPlane } from "@crdgen/runtime/envtest";
-import {
-  ApiError,
-  KubeClient,
-  ResourceClient,
-  builtinResources,
-  controllerOwnerReference,
-  isNotFound,
-  kubeLeaseLock,
-  newLogger,
-  serviceAccountUser,
-  startManager,
-  type KubernetesObject,
-  type Patch,
-  type PolicyRule,
-  type ResourceDescriptor,
-  type ResponseInfo,
-} from "@crdgen/runtime";
+import { ApiError, ResourceClient, builtinResources, controllerOwnerReference, isNotFound, newLogger, type KubernetesObject, type ResourceDescriptor, type KubeClient } from "@crdgen/runtime";
+import { kubeLeaseLock } from "@crdgen/runtime/leaderelection";
+import { HttpKubeClient, serviceAccountUser, type Patch, type ResponseInfo } from "@crdgen/runtime/client";
+import { startManager, type PolicyRule } from "@crdgen/runtime/manager";
 import { newMySQLClusterController } from "../../samples/mysql/generated/example.com/v1/mysqlcluster.controller.js";
 import { newMySQLClusterClient, type MySQLClusterVerbs } from "../../samples/mysql/generated/example.com/v1/mysqlcluster.client.js";
 import * as hooks from "../../samples/mysql/src/mysqlcluster.hooks.js";
@@ -160,7 +147,7 @@ test("the operator, as the deployed ServiceAccount, runs a whole cluster lifecyc
   const written: readonly ResourceDescriptor[] = access.flatMap((a) => a.writes ?? []);
 
   const recorded: Use[] = [];
-  const asOperator = KubeClient.fromKubeConfig(plane.kubeConfig(), {
+  const asOperator = HttpKubeClient.fromKubeConfig(plane.kubeConfig(), {
     impersonate: { user: serviceAccountUser(operatorNamespace, serviceAccount) },
     onResponse: (r) => {
       for (const use of requestAttributes(r)) recorded.push({ ...use, status: r.status, path: r.path });
@@ -168,7 +155,7 @@ test("the operator, as the deployed ServiceAccount, runs a whole cluster lifecyc
   });
   // The bindings from `kubectl apply` reach the authorizer's cache a moment later: wait until both are in effect,
   // with requests that are not recorded, so a 403 below means a missing permission and not a slow cache.
-  const probe = KubeClient.fromKubeConfig(plane.kubeConfig(), { impersonate: { user: serviceAccountUser(operatorNamespace, serviceAccount) } });
+  const probe = HttpKubeClient.fromKubeConfig(plane.kubeConfig(), { impersonate: { user: serviceAccountUser(operatorNamespace, serviceAccount) } });
   // (Also waits out the 503 "storage is (re)initializing" of a CRD just installed.)
   await eventually("list mysqlclusters as the ServiceAccount", () => newMySQLClusterClient(probe).listAllNamespaces().then(() => true));
   await eventually("get the Lease as the ServiceAccount", () => kubeLeaseLock(probe, operatorNamespace, leaseName).get().then(() => true));
@@ -332,7 +319,7 @@ test("the operator, as the deployed ServiceAccount, runs a whole cluster lifecyc
 test("a second replica is a ready standby (so a rolling update can proceed) that reconciles nothing until the leader stops", async () => {
   const quiet = newLogger({ write: () => undefined });
   const start = async () => {
-    const kube = KubeClient.fromKubeConfig(plane.kubeConfig(), { impersonate: { user: serviceAccountUser(operatorNamespace, serviceAccount) } });
+    const kube = HttpKubeClient.fromKubeConfig(plane.kubeConfig(), { impersonate: { user: serviceAccountUser(operatorNamespace, serviceAccount) } });
     const controller = newMySQLClusterController(kube, hooks, { logger: quiet });
     const stop = new AbortController();
     const manager = await startManager([controller], {
@@ -390,7 +377,7 @@ async function identityWith(name: string, rules: PolicyRule[], cluster = false):
       subjects: [{ kind: "ServiceAccount", name, namespace: ns }],
     },
   });
-  return KubeClient.fromKubeConfig(plane.kubeConfig(), { impersonate: { user: serviceAccountUser(ns, name) } });
+  return HttpKubeClient.fromKubeConfig(plane.kubeConfig(), { impersonate: { user: serviceAccountUser(ns, name) } });
 }
 
 /** RBAC changes reach the authorizer's cache shortly after the write; retry a 403 for a little while. */

@@ -2,18 +2,9 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import type { ControlPlane } from "@crdgen/runtime/envtest";
-import {
-  type CacheLogger,
-  type DeletedFinalStateUnknown,
-  type KubeClient,
-  type ListOptions,
-  type ListerWatcher,
-  SharedIndexInformer,
-  isDeletedFinalStateUnknown,
-  isResourceVersionTooOld,
-  listerWatcherFor,
-  unwrapDeleted,
-} from "@crdgen/runtime";
+import type { KubeClient, Logger } from "@crdgen/runtime";
+import { type DeletedFinalStateUnknown, type ListerWatcher, SharedIndexInformer, isDeletedFinalStateUnknown, isResourceVersionTooOld, listerWatcherFor, unwrapDeleted } from "@crdgen/runtime/cache";
+import { type ListOptions } from "@crdgen/runtime/client";
 import { newMySQLClusterClient, type MySQLClusterVerbs } from "../../samples/mysql/generated/example.com/v1/mysqlcluster.client.js";
 import type { MySQLCluster } from "../../samples/mysql/generated/example.com/v1/mysqlcluster.types.js";
 import { eventually, startSampleControlPlane } from "./control-plane.js";
@@ -156,10 +147,12 @@ async function startHarness(namespace: string, options: { useWatchList?: boolean
   for (const name of options.seed ?? []) await client.namespace(namespace).create(newCluster(name));
   const lw = new FaultyListerWatcher(listerWatcherFor(client.resource, { namespace }));
   const logs: string[] = [];
-  const logger: CacheLogger = {
+  const logger: Logger = {
     error: (m) => void logs.push(`error ${m}`),
     warn: (m) => void logs.push(`warn ${m}`),
+    info: (m) => void logs.push(`info ${m}`),
     debug: (m) => void logs.push(`debug ${m}`),
+    child: () => logger,
   };
   const informer = new SharedIndexInformer<MySQLCluster>({
     name: `mysqlclusters/${namespace}`,

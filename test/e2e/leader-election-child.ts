@@ -1,6 +1,7 @@
 // Test helper (not a test): a child-process candidate that runs one probe controller under runControllers' leader election.
 // argv: kubeconfig namespace lease identity. Prints one JSON line per event ({event:"start"|"stop"|"exit"|"error", at}).
-import { loadKubeClient, runControllers } from "@crdgen/runtime";
+import { loadKubeClient } from "@crdgen/runtime";
+import { runControllers } from "@crdgen/runtime/manager";
 
 const [kubeconfig, namespace, name, identity] = process.argv.slice(2);
 if (!kubeconfig || !namespace || !name || !identity) throw new Error("usage: leader-election-child <kubeconfig> <namespace> <lease> <identity>");

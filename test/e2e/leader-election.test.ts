@@ -6,7 +6,9 @@ import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 import { startControlPlane, type ControlPlane } from "@crdgen/runtime/envtest";
-import { LeaderElector, kubeLeaseLock, retryOnConflict, runControllers, type KubeClient, type Lease } from "@crdgen/runtime";
+import { LeaderElector, kubeLeaseLock, type Lease } from "@crdgen/runtime/leaderelection";
+import { retryOnConflict, type KubeClient } from "@crdgen/runtime";
+import { runControllers } from "@crdgen/runtime/manager";
 import { eventually } from "./control-plane.js";
 
 const LEASE_MS = 3_000;

@@ -5,7 +5,8 @@
 // from the cached object, so a concurrent change makes it conflict); SLEEP_MS (in each reconcile, default 0; the sleep
 // ignores the shutdown signal, like a reconcile in the middle of its work); SHUTDOWN_TIMEOUT_MS (graceful limit).
 // Stdout: one JSON line per event: ready, leading, start/end (key, pid, at), conflict-free logs (event "log"), exit, error.
-import { loadKubeClient, newLogger, runControllers, type Runnable } from "@crdgen/runtime";
+import { loadKubeClient, newLogger } from "@crdgen/runtime";
+import { runControllers, type Runnable } from "@crdgen/runtime/manager";
 import { newMySQLClusterController } from "../../samples/mysql/generated/example.com/v1/mysqlcluster.controller.js";
 
 const env = (name: string) => process.env[name] || undefined;

@@ -8,7 +8,8 @@ import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { ControlPlane } from "@crdgen/runtime/envtest";
-import { kubeLeaseLock, type KubeClient } from "@crdgen/runtime";
+import { kubeLeaseLock } from "@crdgen/runtime/leaderelection";
+import { type KubeClient } from "@crdgen/runtime";
 import { newMySQLClusterClient, type MySQLClusterVerbs } from "../../samples/mysql/generated/example.com/v1/mysqlcluster.client.js";
 import { eventually, startSampleControlPlane } from "./control-plane.js";
 

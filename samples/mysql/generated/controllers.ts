@@ -2,6 +2,7 @@
 // Every controller crdgen generated, each with your hooks: main.ts runs them. Regenerated on every run, so adding a
 // CRD adds its controller here and removing one removes it, and main.ts never needs an edit.
 import * as rt from "@crdgen/runtime";
+import * as cache from "@crdgen/runtime/cache";
 import * as mySQLClusterController from "./example.com/v1/mysqlcluster.controller.js";
 import * as mySQLClusterHooks from "../src/mysqlcluster.hooks.js";
 
@@ -9,7 +10,7 @@ import * as mySQLClusterHooks from "../src/mysqlcluster.hooks.js";
 export type SharedControllerOptions = Omit<rt.ControllerOptions, "name" | "owns" | "watches">;
 
 export function newControllers(kube: rt.KubeClient, options: SharedControllerOptions = {}): rt.ManagedController[] {
-  const shared = { ...options, informerFactory: options.informerFactory ?? new rt.SharedInformerFactory() };
+  const shared = { ...options, informerFactory: options.informerFactory ?? new cache.SharedInformerFactory() };
   return [
     mySQLClusterController.newMySQLClusterController(kube, mySQLClusterHooks, shared),
   ];

@@ -2,7 +2,7 @@
 import { randomInt } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import type { V1CronJob, V1Secret, V1StatefulSet } from "@kubernetes/client-node";
-import { ResourceClient, builtinResources as kinds, isNotFound, type ReconcileResult, type WatchSpec } from "@crdgen/runtime";
+import { ResourceClient, builtinResources as kinds, ignoreNotFound, type ReconcileResult, type WatchSpec } from "@crdgen/runtime";
 import type { MySQLCluster, MySQLClusterStatus } from "../generated/example.com/v1/mysqlcluster.types.js";
 import type { MySQLClusterContext } from "../generated/example.com/v1/mysqlcluster.controller.js";
 import * as child from "./mysql-children.js";
@@ -92,14 +92,14 @@ async function ensureRootPassword(ctx: MySQLClusterContext, obj: MySQLCluster, s
   const ref = obj.spec?.rootPasswordSecretRef;
   if (ref) {
     const key = ref.key ?? "password";
-    const secret = await secrets.get(namespace, ref.name).catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
+    const secret = await secrets.get(namespace, ref.name).catch(ignoreNotFound);
     if (!secret?.data?.[key]) return { reason: "RootPasswordSecretNotFound", message: `Secret ${ref.name} with key ${key} not found` };
     return undefined;
   }
   const name = child.childNames(obj.metadata.name!).rootSecret;
   // The cache can lag behind a create of a moment ago: read the server before concluding the Secret is missing.
   const existing = ctx.children.get<V1Secret>(kinds.secrets, namespace, name) ??
-    (await secrets.get(namespace, name).catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e))));
+    (await secrets.get(namespace, name).catch(ignoreNotFound));
   if (!existing) {
     if (statefulSetExists) {
       return { reason: "RootPasswordSecretMissing", message: `Secret ${name} was deleted while the StatefulSet exists; restore it (a new password would not match the data)` };
@@ -133,12 +133,8 @@ async function writeStatus(ctx: MySQLClusterContext, obj: MySQLCluster, status: 
   if (isDeepStrictEqual(status, old)) return;
   const body: Record<string, unknown> = { ...status };
   for (const key of Object.keys(old)) if (!(key in body)) body[key] = null;
-  try {
-    await ctx.client.namespace(obj.metadata.namespace!).patchStatus(obj.metadata.name!, { type: "merge", body: { status: body } as never });
-  } catch (error) {
-    // A child's event can reconcile a cluster the moment it is deleted: gone is fine, there is no status to write.
-    if (isNotFound(error)) return;
-    throw error;
-  }
+  // A child's event can reconcile a cluster the moment it is deleted: gone is fine, there is no status to write.
+  const patched = await ctx.client.namespace(obj.metadata.namespace!).patchStatus(obj.metadata.name!, { type: "merge", body: { status: body } as never }).catch(ignoreNotFound);
+  if (!patched) return;
   ctx.log.info("status updated", { observedGeneration: status.observedGeneration, phase: status.phase, readyReplicas: status.readyReplicas });
 }

@@ -1,0 +1,34 @@
+// Lint: typescript-eslint's strict, type-aware rule set over every TypeScript source; plain recommended rules for scripts.
+import js from "@eslint/js";
+import globals from "globals";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  // Generated output is checked by the staleness tests, not by lint; ajv's standalone validators are @ts-nocheck.
+  { ignores: ["**/dist/**", "**/node_modules/**", "test/fixtures/**", "samples/*/generated/**", ".tmp/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.strictTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      // noUncheckedIndexedAccess is on, so `!` marks an index the code has just proven present; forbidding it
+      // would trade a visible assertion for a silent `as`.
+      "@typescript-eslint/no-non-null-assertion": "off",
+      // Numbers and booleans print as expected in messages; objects and nullish values stay errors.
+      "@typescript-eslint/restrict-template-expressions": ["error", { allowNumber: true, allowBoolean: true }],
+      // `() => void doThing()` and `(x) => set.add(x)` shorthand arrows are the idiom of handlers.
+      "@typescript-eslint/no-confusing-void-expression": ["error", { ignoreArrowShorthand: true }],
+      "@typescript-eslint/no-floating-promises": [
+        "error",
+        // node:test tracks the promises test() and describe() return itself.
+        { allowForKnownSafeCalls: [{ from: "package", package: "node:test", name: ["test", "it", "describe", "suite"] }] },
+      ],
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+    },
+  },
+  {
+    files: ["**/*.js", "**/*.mjs"],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { globals: { ...globals.node } },
+  },
+);

@@ -1,0 +1,87 @@
+// Records events.k8s.io/v1 Events about an object, as client-go's tools/events recorder does; best effort, never
+// fails a reconcile. The API server also serves them as core/v1 Events (regarding -> involvedObject, note -> message).
+import os from "node:os";
+import type { KubeClient } from "../client/kube-client.js";
+import type { KubernetesObject } from "../client/types.js";
+import type { Logger } from "../log/logger.js";
+import { microTime } from "../meta/micro-time.js";
+
+export interface EventOptions {
+  /** What was done (or failed) about the object, e.g. "Scaling"; at most 128 characters. Default: the reason. */
+  action?: string;
+  /** A second object the event is about (events.k8s.io/v1 `related`). */
+  related?: KubernetesObject;
+}
+
+export interface EventRecorder {
+  event(obj: KubernetesObject, type: "Normal" | "Warning", reason: string, message: string, options?: EventOptions): Promise<void>;
+}
+
+export interface EventRecorderOptions {
+  /** reportingInstance; default `<component>-<hostname>` (at most 128 characters). */
+  reportingInstance?: string;
+}
+
+// Limits of the API server's events validation (ValidateEventCreate).
+const REASON_LIMIT = 128;
+const ACTION_LIMIT = 128;
+const INSTANCE_LIMIT = 128;
+const NOTE_LIMIT = 1024;
+
+/**
+ * `component` becomes reportingController, which must be a qualified name (`[prefix/]name`, name at most 63
+ * characters of [A-Za-z0-9._-]); a controller name such as `mysqlclusters.example.com` is one.
+ */
+export function newEventRecorder(kube: KubeClient, component: string, log: Logger, options: EventRecorderOptions = {}): EventRecorder {
+  const reportingController = component;
+  const reportingInstance = truncate(options.reportingInstance ?? `${component}-${os.hostname()}`, INSTANCE_LIMIT);
+  return {
+    async event(obj, type, reason, message, eventOptions = {}) {
+      const meta = obj.metadata ?? {};
+      // Events of cluster-scoped objects live in "default", as kubectl and client-go put them.
+      const namespace = meta.namespace ?? "default";
+      const body = {
+        apiVersion: "events.k8s.io/v1",
+        kind: "Event",
+        // Named as client-go names them, <name>.<unix nanos in hex>: events.k8s.io validates metadata strictly,
+        // so a generateName ending in "." (the core/v1 habit) is rejected.
+        metadata: { name: `${meta.name ?? "object"}.${unixNanos().toString(16)}`, namespace },
+        eventTime: microTime(),
+        regarding: reference(obj),
+        ...(eventOptions.related ? { related: reference(eventOptions.related) } : {}),
+        type,
+        reason: truncate(reason, REASON_LIMIT),
+        action: truncate(eventOptions.action ?? reason, ACTION_LIMIT),
+        note: truncateBytes(message, NOTE_LIMIT),
+        reportingController,
+        reportingInstance,
+      };
+      try {
+        await kube.request({ method: "POST", path: `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/events`, body });
+      } catch (error) {
+        log.warn("could not record event", { reason, error });
+      }
+    },
+  };
+}
+
+// Date.now() in ns, its sub-millisecond digits from the monotonic clock so names in one millisecond differ.
+function unixNanos(): bigint {
+  return BigInt(Date.now()) * 1_000_000n + (process.hrtime.bigint() % 1_000_000n);
+}
+
+function reference(obj: KubernetesObject): Record<string, string | undefined> {
+  const meta = obj.metadata ?? {};
+  return { apiVersion: obj.apiVersion, kind: obj.kind, name: meta.name, namespace: meta.namespace, uid: meta.uid, resourceVersion: meta.resourceVersion };
+}
+
+function truncate(s: string, max: number): string {
+  return s.length <= max ? s : s.slice(0, max);
+}
+
+// The note limit is in bytes; drop whole characters until the UTF-8 form fits.
+function truncateBytes(s: string, max: number): string {
+  let out = truncate(s, max);
+  while (Buffer.byteLength(out) > max) out = out.slice(0, -1);
+  return out;
+}

@@ -1,0 +1,4 @@
+// @crdgen/runtime/leaderelection: Lease-based leader election (client-go tools/leaderelection), as runManager uses it.
+export * from "./leader-election.js";
+/** The timestamp format of a Lease's acquireTime and renewTime (metav1.MicroTime). */
+export { microTime } from "../meta/micro-time.js";

@@ -1,0 +1,12 @@
+// @crdgen/runtime/metrics: the crdgen Prometheus registry, the workqueue and controller metrics on it, and the provider interfaces.
+export {
+  type MetricsProvider,
+  type GaugeMetric,
+  type SettableGaugeMetric,
+  type CounterMetric,
+  type HistogramMetric,
+  noopMetricsProvider,
+  setDefaultMetricsProvider,
+  defaultMetricsProvider,
+} from "./provider.js";
+export * from "./prometheus.js";

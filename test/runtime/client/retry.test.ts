@@ -1,0 +1,51 @@
+// retryOnConflict: a read-modify-write is retried on 409 Conflict only, and gives up after its steps.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { ApiError, retryOnConflict } from "@crdgen/runtime";
+import { type Status } from "@crdgen/runtime/client";
+
+function apiError(code: number, reason: string): ApiError {
+  const body: Status = { kind: "Status", apiVersion: "v1", status: "Failure", code, reason, message: reason };
+  return new ApiError({ status: code, method: "PUT", path: "/apis/coordination.k8s.io/v1/namespaces/default/leases/l", body });
+}
+
+test("retryOnConflict calls again after each conflict and returns the first success", async () => {
+  let calls = 0;
+  const result = await retryOnConflict(async () => {
+    calls++;
+    if (calls < 3) throw apiError(409, "Conflict");
+    return "written";
+  });
+  assert.equal(result, "written");
+  assert.equal(calls, 3);
+});
+
+test("retryOnConflict throws any other error at once, AlreadyExists (also a 409) included", async () => {
+  for (const error of [apiError(422, "Invalid"), apiError(409, "AlreadyExists"), new Error("boom")]) {
+    let calls = 0;
+    await assert.rejects(
+      retryOnConflict(async () => {
+        calls++;
+        throw error;
+      }),
+      (e) => e === error,
+    );
+    assert.equal(calls, 1, `${error.message} is not retried`);
+  }
+});
+
+test("retryOnConflict gives up after its steps and throws the last conflict", async () => {
+  let calls = 0;
+  const last = apiError(409, "Conflict");
+  await assert.rejects(
+    retryOnConflict(
+      async () => {
+        calls++;
+        throw calls === 4 ? last : apiError(409, "Conflict");
+      },
+      { steps: 4, delayMs: 1, factor: 2, jitter: 0.1 },
+    ),
+    (e) => e === last,
+  );
+  assert.equal(calls, 4);
+});
