@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { ApiError, ResourceClient, isAlreadyExists, isConflict, isNotFound, type ResourceDescriptor } from "@crdgen/runtime";
+import { ApiError, ResourceClient, ignoreNotFound, isAlreadyExists, isConflict, isNotFound, type ResourceDescriptor } from "@crdgen/runtime";
 import { HttpKubeClient, TransportError, isForbidden, isGone, isInvalid, type Status } from "@crdgen/runtime/client";
 import { startFakeApi, json, makeKubeConfig, type Handler } from "../support/fake-api-server.js";
 
@@ -197,4 +197,14 @@ test("a GET on a pooled connection the server dropped is retried once on a new c
   } finally {
     await api.close();
   }
+});
+
+test("ignoreNotFound turns a NotFound rejection into undefined and rethrows anything else", async () => {
+  const notFound = new ApiError({ status: 404, method: "GET", path: "/api/v1/namespaces/a/secrets/x", body: { kind: "Status", apiVersion: "v1", status: "Failure", reason: "NotFound", code: 404 } });
+  const conflict = new ApiError({ status: 409, method: "PUT", path: "/x", body: { kind: "Status", apiVersion: "v1", status: "Failure", reason: "Conflict", code: 409 } });
+  assert.equal(await Promise.reject(notFound).catch(ignoreNotFound), undefined);
+  assert.equal(await Promise.resolve("found").catch(ignoreNotFound), "found");
+  await assert.rejects(Promise.reject(conflict).catch(ignoreNotFound), (e) => e === conflict);
+  const transport = new Error("socket hang up");
+  await assert.rejects(Promise.reject(transport).catch(ignoreNotFound), (e) => e === transport);
 });
