@@ -98,6 +98,22 @@ const isDirectory = (p: string) => {
 /** A wrong combination of options: said in one line, like commander's own errors. */
 class UsageError extends UserError {}
 
+/**
+ * explore is an optional peer package: its parsers (tree-sitter's Go grammar among them) are not installed with every
+ * operator that only generates code.
+ */
+async function loadExplore(): Promise<typeof import("@crdgen/explore")> {
+  try {
+    return await import("@crdgen/explore");
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === "ERR_MODULE_NOT_FOUND" && String(error).includes("@crdgen/explore")) {
+      throw new UserError("crdgen explore needs the package @crdgen/explore: npm install --save-dev @crdgen/explore");
+    }
+    throw error;
+  }
+}
+
 program
   .command("explore")
   .description("Map an operator's event flow in Go and TypeScript sources: informer → handler → workqueue → worker loop → processing function.")
@@ -107,7 +123,7 @@ program
   .option("--include-vendor", "also read vendor/ and node_modules/")
   .option("--include-tests", "also read tests (*_test.go, *.test.ts, *.spec.ts, test/, tests/, testdata/, e2e/)")
   .action(async (dirs: string[], opts: { json?: boolean; format: "text" | "json" | "mermaid" | "dot"; includeVendor?: boolean; includeTests?: boolean }) => {
-    const { explore, ExploreInputError, textReport, jsonReport, mermaidReport, dotReport } = await import("@crdgen/explore");
+    const { explore, ExploreInputError, textReport, jsonReport, mermaidReport, dotReport } = await loadExplore();
     const result = await explore(dirs, { includeVendor: opts.includeVendor ?? false, includeTests: opts.includeTests ?? false }).catch((error: unknown) => {
       // A folder that cannot be read is the user's to fix: said in one line, like the other commands' input errors.
       throw error instanceof ExploreInputError ? new UserError(error.message) : error;
