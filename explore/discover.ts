@@ -112,7 +112,8 @@ function packageOf(abs: string, file: string): TsPackage | undefined {
   if (typeof json.main === "string") entries.set(".", json.main);
   if (json.exports && typeof json.exports === "object") {
     for (const [sub, target] of Object.entries(json.exports as Record<string, unknown>)) {
-      const t = typeof target === "string" ? target : (target as Record<string, unknown>)?.["default"] ?? (target as Record<string, unknown>)?.["import"];
+      const conditions = target !== null && typeof target === "object" ? (target as Record<string, unknown>) : undefined;
+      const t = typeof target === "string" ? target : (conditions?.["default"] ?? conditions?.["import"]);
       if (typeof t === "string") entries.set(sub, t);
     }
   }

@@ -47,7 +47,7 @@ export abstract class GoCallReader extends GoControllerRuntimeReader {
         recvParam = this.paramRoot(operand);
         if (recv) {
           callee = this.temp();
-          scope.fn && this.facts.constraints.push({ c: "load", dst: callee, base: recv, field: method });
+          this.facts.constraints.push({ c: "load", dst: callee, base: recv, field: method });
         }
       }
     } else if (fnNode.type === "qualified_type") {

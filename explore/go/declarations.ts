@@ -40,7 +40,7 @@ export class GoFileReader extends GoStatementReader {
       if (type.type === "struct_type") {
         for (const field of type.descendantsOfType("field_declaration")) {
           if (field.parent?.parent?.id !== type.id) continue; // fields of nested anonymous structs are not this type's
-          const names = field.childrenForFieldName("name").filter((n): n is Node => n !== null);
+          const names = field.childrenForFieldName("name");
           if (names.length) fields.push(...names.map((n) => n.text));
           else {
             // An embedded field: *base.Controller or Controller; its fields and methods are promoted.

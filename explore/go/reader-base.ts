@@ -88,7 +88,6 @@ export abstract class GoReaderBase {
         continue;
       }
       for (const n of names) {
-        if (!n) continue;
         scope.names.set(n.text, `${scope.fn.id}#p${index}`);
         scope.fn.paramNames.push(n.text);
         if (type) scope.paramTypes.set(n.text, type);
@@ -102,7 +101,7 @@ export abstract class GoReaderBase {
   protected readResults(result: Node | null, scope: Scope): void {
     if (!result || result.type !== "parameter_list") return;
     for (const decl of result.namedChildren) {
-      for (const n of decl.childrenForFieldName("name")) if (n) scope.names.set(n.text, `${scope.fn.id}$${n.text}`);
+      for (const n of decl.childrenForFieldName("name")) scope.names.set(n.text, `${scope.fn.id}$${n.text}`);
     }
   }
 

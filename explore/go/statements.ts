@@ -33,7 +33,7 @@ export abstract class GoStatementReader extends GoExpressionReader {
             const [rightSlot, rightIdents] = this.collect(() => (right ? this.expr(right) : undefined));
             const left = range.childForFieldName("left");
             for (const id of left?.type === "expression_list" ? left.namedChildren : left ? [left] : []) {
-              if (id?.type === "identifier") {
+              if (id.type === "identifier") {
                 const slot = this.declare(id.text);
                 if (rightSlot) this.facts.constraints.push({ c: "copy", dst: slot, src: rightSlot });
                 scope.fn.assigns.push({ lhs: [id.text], rhsIdents: rightIdents, line: id.startPosition.row + 1 });
@@ -62,7 +62,7 @@ export abstract class GoStatementReader extends GoExpressionReader {
   }
 
   protected varSpec(spec: Node, slotFor: (name: string) => Slot): void {
-    const names = spec.childrenForFieldName("name").filter((n): n is Node => n !== null);
+    const names = spec.childrenForFieldName("name");
     const value = spec.childForFieldName("value");
     const values = value?.type === "expression_list" ? value.namedChildren : value ? [value] : [];
     const type = spec.childForFieldName("type");
@@ -89,7 +89,6 @@ export abstract class GoStatementReader extends GoExpressionReader {
     const rhsCall = rights.length === 1 && rights[0] ? this.lastCallId : undefined;
     const rhsIsCall = rights.length === 1 && rights[0]?.type === "call_expression";
     lefts.forEach((l, i) => {
-      if (!l) return;
       // `a, b := f()`: the first result is the one that matters for queues, informers and watches.
       const src = rights.length === lefts.length ? rhsSlots[i] : i === 0 ? rhsSlots[0] : undefined;
       const rhsNode = rights.length === lefts.length ? rights[i] : rights[0];
@@ -107,7 +106,7 @@ export abstract class GoStatementReader extends GoExpressionReader {
       }
     });
     scope.fn.assigns.push({
-      lhs: lefts.filter((l): l is Node => l?.type === "identifier").map((l) => l.text),
+      lhs: lefts.filter((l) => l.type === "identifier").map((l) => l.text),
       rhsIdents,
       ...(rhsIsCall && rhsCall ? { rhsCall } : {}),
       line: node.startPosition.row + 1,

@@ -124,10 +124,8 @@ export abstract class QueueControllerLinker extends WorkerLinker {
     const ctor = this.queueCalls.get(queueId);
     if (!ctor) return undefined;
     for (const fnId of this.fnsAt(ctor.callee)) {
-      const f = this.fns.get(fnId)!;
       // The constructor's result: the own queue type whose value it returns.
       for (const v of this.pts.valuesOf(`${fnId}#ret`)) if (v.startsWith("o|") && this.queueTypes.has(v.slice(2))) return this.queueTypes.get(v.slice(2));
-      void f;
     }
     for (const v of this.pts.valuesOf(ctor.callee)) if (v.startsWith("c|") && this.queueTypes.has(v.slice(2))) return this.queueTypes.get(v.slice(2));
     return undefined;

@@ -27,7 +27,7 @@ export abstract class RegistrationLinker extends LinkGraph {
     for (const call of this.facts.calls) {
       if (this.isInternal(call.fn)) continue;
       let handlerSlot: Slot | undefined;
-      let informers: CallFact[] = [];
+      let informers: CallFact[];
       if (REGISTER_METHODS.has(call.method) && call.recv) {
         handlerSlot = call.args[0];
         informers = informerOf(call.recv);

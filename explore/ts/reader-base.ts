@@ -126,7 +126,7 @@ export abstract class TsReaderBase {
    * `rt.newRateLimitingQueue` with `import * as rt from "<explored module>"`: the exported name's own slot, found through
    * the module's re-exports. Undefined when the base is not such a namespace; "" when the name is not exported there.
    */
-  protected namespaceMember(node: import("ts-morph").PropertyAccessExpression): Slot | "" | undefined {
+  protected namespaceMember(node: import("ts-morph").PropertyAccessExpression): Slot | undefined {
     const base = node.getExpression();
     if (!Node.isIdentifier(base) || this.lookup(base.getText())) return undefined;
     const slot = this.imported.get(base.getText())?.slot;

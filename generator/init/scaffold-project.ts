@@ -19,9 +19,10 @@ export class InitError extends UserError {}
 
 export async function initProject(options: InitOptions): Promise<InitResult> {
   const dir = path.resolve(options.dir);
-  const existing = await readdir(dir).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return [];
-    throw new InitError(`cannot use ${options.dir}: ${error.code ?? error.message}`);
+  const existing = await readdir(dir).catch((error: unknown) => {
+    const { code, message } = error as NodeJS.ErrnoException;
+    if (code === "ENOENT") return [];
+    throw new InitError(`cannot use ${options.dir}: ${code ?? message}`);
   });
   if (existing.length > 0) throw new InitError(`${options.dir} is not empty (${existing.slice(0, 5).join(", ")}${existing.length > 5 ? ", ..." : ""}); crdgen init writes only into a new or empty folder`);
   const name = options.name ?? npmName(path.basename(dir));

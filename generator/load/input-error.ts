@@ -28,3 +28,10 @@ export function formatLocation({ file, documentIndex, schemaPath }: InputLocatio
 export function pointer(base: string, ...segments: Array<string | number>): string {
   return segments.reduce<string>((p, s) => `${p}/${String(s).replace(/~/g, "~0").replace(/\//g, "~1")}`, base);
 }
+
+/** A YAML value where text is expected: a scalar as String() prints it, "" when absent, a mapping or sequence as JSON. */
+export function scalarText(value: unknown): string {
+  if (value === undefined || value === null) return "";
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value);
+  return JSON.stringify(value);
+}

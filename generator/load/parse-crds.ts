@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import jsYaml from "js-yaml";
 import { parseAllDocuments } from "yaml";
-import { InputError } from "./input-error.js";
+import { InputError, scalarText } from "./input-error.js";
 import type { InputText } from "./read-inputs.js";
 
 export interface LoadedCrd {
@@ -40,8 +40,8 @@ export function parseCrds(inputs: InputText[]): ParsedInputs {
         throw new InputError({ file: input.file, documentIndex }, "a document must be a Kubernetes object (a YAML mapping)");
       }
       const object = value as Record<string, unknown>;
-      const apiVersion = String(object["apiVersion"] ?? "");
-      const kind = String(object["kind"] ?? "");
+      const apiVersion = scalarText(object["apiVersion"]);
+      const kind = scalarText(object["kind"]);
       if (kind === "CustomResourceDefinition" && apiVersion.startsWith("apiextensions.k8s.io/") && apiVersion !== crdApiVersion) {
         throw new InputError(
           { file: input.file, documentIndex, schemaPath: "/apiVersion" },
@@ -117,7 +117,7 @@ function carefulLoad(file: string, text: string): unknown[] {
       throw new InputError({ file, documentIndex }, `invalid YAML at line ${line}, column ${col}: ${message}`);
     }
     try {
-      return doc.contents === null ? null : doc.toJS({ maxAliasCount: 1000 });
+      return doc.contents === null ? null : (doc.toJS({ maxAliasCount: 1000 }) as unknown);
     } catch (error) {
       if (error instanceof RangeError) throw tooDeep(file, documentIndex);
       throw error;

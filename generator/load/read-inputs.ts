@@ -40,8 +40,9 @@ export async function readInputs(args: string[], stdin: () => Promise<string> = 
 }
 
 async function readText(file: string): Promise<string> {
-  return readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
-    throw new InputError({ file }, `cannot read it (${error.code ?? error.message})`);
+  return readFile(file, "utf8").catch((error: unknown) => {
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new InputError({ file }, `cannot read it (${code ?? message})`);
   });
 }
 

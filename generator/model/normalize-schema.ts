@@ -1,5 +1,5 @@
 // Normalises a raw openAPIV3Schema into SchemaNodes, one explicit rule per Kubernetes extension and placement.
-import { InputError, pointer, type InputLocation } from "../load/input-error.js";
+import { InputError, pointer, scalarText, type InputLocation } from "../load/input-error.js";
 import type { CelRule, Constraints, Property, RequiredCombinator, SchemaNode, ValueCombinator } from "./schema-node.js";
 
 export interface SchemaWarning extends InputLocation {
@@ -150,7 +150,7 @@ function readConstraints(raw: Raw, at: string, ctx: NormalizeContext): Constrain
   const rules = raw["x-kubernetes-validations"];
   if (Array.isArray(rules)) {
     c.validations = rules.filter(isRecord).map((r): CelRule => {
-      const rule: CelRule = { rule: String(r["rule"] ?? "") };
+      const rule: CelRule = { rule: scalarText(r["rule"]) };
       for (const key of ["message", "messageExpression", "reason", "fieldPath"] as const) if (typeof r[key] === "string") rule[key] = r[key];
       return rule;
     });

@@ -1,5 +1,5 @@
 // Builds the intermediate model of each CRD and version: names, scope, versions, subresources, columns and schema.
-import { InputError, pointer } from "../load/input-error.js";
+import { InputError, pointer, scalarText } from "../load/input-error.js";
 import type { LoadedCrd } from "../load/parse-crds.js";
 import { normalizeSchema, type SchemaWarning } from "./normalize-schema.js";
 import type { SchemaNode } from "./schema-node.js";
@@ -142,8 +142,8 @@ function buildCrdModel(entry: LoadedCrd, selection: VersionSelection, rawSchemas
         ...(scale
           ? {
               scale: {
-                specReplicasPath: String(scale["specReplicasPath"] ?? ""),
-                statusReplicasPath: String(scale["statusReplicasPath"] ?? ""),
+                specReplicasPath: scalarText(scale["specReplicasPath"]),
+                statusReplicasPath: scalarText(scale["statusReplicasPath"]),
                 ...(typeof scale["labelSelectorPath"] === "string" ? { labelSelectorPath: scale["labelSelectorPath"] } : {}),
               },
             }

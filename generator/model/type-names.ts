@@ -50,9 +50,18 @@ export function assignTypeNames(kind: string, root: SchemaNode, reserved: Readon
   const candidates: Candidate[] = [];
   const visit = (node: SchemaNode, prefix: string, segment: string, lossless: boolean, forceNamed = false): void => {
     const name = prefix + segment;
-    if (node.kind === "array") return visit(node.items, prefix, segment, lossless);
-    if (node.kind === "map") return visit(node.values, name, "Value", lossless);
-    if (node.kind === "union") return node.members.forEach((m, i) => visit(m, name, `Option${i + 1}`, lossless));
+    if (node.kind === "array") {
+      visit(node.items, prefix, segment, lossless);
+      return;
+    }
+    if (node.kind === "map") {
+      visit(node.values, name, "Value", lossless);
+      return;
+    }
+    if (node.kind === "union") {
+      node.members.forEach((m, i) => visit(m, name, `Option${i + 1}`, lossless));
+      return;
+    }
     if (node.kind === "object" || node.kind === "enum" || forceNamed) candidates.push({ node, prefix, segment, lossless });
     if (node.kind === "object") {
       for (const p of node.properties) {

@@ -34,7 +34,7 @@ export function toAjvSchema(openAPIV3Schema: Raw): AjvSchemaResult {
         for (const [name, child] of Object.entries(value)) if (isRecord(child)) props[name] = convert(child, pointer(at, "properties", name));
         Object.defineProperty(out, "properties", { value: props, enumerable: true, writable: true, configurable: true });
       } else if ((key === "items" || key === "additionalProperties" || key === "not") && isRecord(value)) out[key] = convert(value, pointer(at, key));
-      else if ((key === "allOf" || key === "anyOf" || key === "oneOf") && Array.isArray(value)) out[key] = value.map((v, i) => (isRecord(v) ? convert(v, pointer(at, key, i)) : v));
+      else if ((key === "allOf" || key === "anyOf" || key === "oneOf") && Array.isArray(value)) out[key] = (value as unknown[]).map((v, i) => (isRecord(v) ? convert(v, pointer(at, key, i)) : v));
       else if (key === "format") {
         const name = typeof value === "string" ? kubernetesFormatName(value) : undefined;
         const type = node["type"];
@@ -52,15 +52,19 @@ export function toAjvSchema(openAPIV3Schema: Raw): AjvSchemaResult {
     }
     // OpenAPI 3.0: exclusiveMinimum/Maximum are booleans qualifying minimum/maximum.
     for (const [bound, exclusive] of [["minimum", "exclusiveMinimum"], ["maximum", "exclusiveMaximum"]] as const) {
+      /* eslint-disable @typescript-eslint/no-dynamic-delete -- the keys are the four literal bound keywords; deleting keeps the other keywords in their fixed order */
       if (out[exclusive] === true && typeof out[bound] === "number") {
         out[exclusive] = out[bound];
         delete out[bound];
       } else if (typeof out[exclusive] === "boolean") delete out[exclusive];
+      /* eslint-enable @typescript-eslint/no-dynamic-delete */
     }
     if (node["x-kubernetes-int-or-string"] === true && out["type"] === undefined) out["type"] = ["integer", "string"];
     if (node["nullable"] === true && out["type"] !== undefined) {
-      out["type"] = [...(Array.isArray(out["type"]) ? out["type"] : [out["type"]]), "null"];
-      if (Array.isArray(out["enum"]) && !out["enum"].includes(null)) out["enum"] = [...out["enum"], null];
+      const type = out["type"];
+      out["type"] = [...(Array.isArray(type) ? (type as unknown[]) : [type]), "null"];
+      const values = out["enum"];
+      if (Array.isArray(values) && !values.includes(null)) out["enum"] = [...(values as unknown[]), null];
     }
     return out;
   };

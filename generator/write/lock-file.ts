@@ -32,9 +32,10 @@ export function lockPath(outDir: string, file: string): string {
 /** The previous run's lock, or undefined when there is none. A lock crdgen cannot read is an error, never ignored. */
 export async function readLock(outDir: string): Promise<LockFile | undefined> {
   const file = path.join(outDir, lockFileName);
-  const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return undefined;
-    throw new InputError({ file }, `cannot read it (${error.code ?? error.message})`);
+  const text = await readFile(file, "utf8").catch((error: unknown) => {
+    const { code, message } = error as NodeJS.ErrnoException;
+    if (code === "ENOENT") return undefined;
+    throw new InputError({ file }, `cannot read it (${code ?? message})`);
   });
   if (text === undefined) return undefined;
   let parsed: unknown;
@@ -43,8 +44,8 @@ export async function readLock(outDir: string): Promise<LockFile | undefined> {
   } catch (error) {
     throw new InputError({ file }, `is not valid JSON (${error instanceof Error ? error.message : String(error)}); restore it from version control or delete it`);
   }
-  const lock = parsed as Partial<LockFile>;
-  if (typeof lock !== "object" || lock === null || lock.lockVersion !== lockVersion || !Array.isArray(lock.files) || !Array.isArray(lock.crds)) {
+  const lock = (typeof parsed === "object" && parsed !== null ? parsed : {}) as Partial<LockFile>;
+  if (lock.lockVersion !== lockVersion || !Array.isArray(lock.files) || !Array.isArray(lock.crds)) {
     throw new InputError({ file }, `is not a crdgen lock of version ${lockVersion}; restore it from version control or delete it`);
   }
   return lock as LockFile;
