@@ -6,9 +6,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import type { ExploreResult } from "@crdgen/explore";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const crdgen = (...args: string[]) => spawnSync(process.execPath, [path.join(repoRoot, "bin", "crdgen.js"), "explore", ...args], { cwd: repoRoot, encoding: "utf8" });
+/** The `--json` report: the explore result with its format version. */
+const jsonReport = (stdout: string) => JSON.parse(stdout) as ExploreResult & { version: number };
 
 test("a folder with no controller: exit 0 and the report says nothing was found", () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "crdgen-explore-empty-"));
@@ -21,7 +24,7 @@ test("a folder with no controller: exit 0 and the report says nothing was found"
     assert.match(run.stdout, /No controller found/);
     const json = crdgen(dir, "--json");
     assert.equal(json.status, 0);
-    assert.deepEqual(JSON.parse(json.stdout).controllers, []);
+    assert.deepEqual(jsonReport(json.stdout).controllers, []);
     assert.match(json.stderr, /no controller found/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -50,10 +53,10 @@ test("--json, --format mermaid and --format dot describe the same flows", () => 
   const dir = "test/fixtures/explore/channel-queue";
   const json = crdgen(dir, "--json");
   assert.equal(json.status, 0, json.stderr);
-  const parsed = JSON.parse(json.stdout);
+  const parsed = jsonReport(json.stdout);
   assert.equal(parsed.version, 1);
   assert.equal(parsed.controllers.length, 1);
-  assert.equal(parsed.controllers[0].sources[0].kind, "ConfigMap");
+  assert.equal(parsed.controllers[0]?.sources[0]?.kind, "ConfigMap");
   const mermaid = crdgen(dir, "--format", "mermaid");
   assert.equal(mermaid.status, 0);
   assert.match(mermaid.stdout, /^flowchart LR\n/);

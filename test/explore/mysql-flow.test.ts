@@ -74,7 +74,7 @@ test("the README's event-flow steps 3-6 are what explore reports for the MySQL o
   assert.equal(step5File, "runtime/controller/controller.ts");
   assert.equal(w.getter?.loc?.file, step5File);
   assert.ok(namesIn(step5).includes("processNextWorkItem"));
-  assert.equal(w.getter?.name, "Controller.processNextWorkItem");
+  assert.equal(w.getter.name, "Controller.processNextWorkItem");
   assert.ok(namesIn(step5).includes("queue.get"));
   assert.match(lineAt(w.get), /this\.queue\.get\(\)/);
   assert.match(lineAt(w.loop.loc), /worker\(/);
