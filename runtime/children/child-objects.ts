@@ -20,6 +20,7 @@ export interface ApplyOutcome<C> {
 /** Children access for one controller; the hooks reach it as `ctx.children`. */
 export interface ChildObjects {
   /** The cached object (owned or watched kinds only), or undefined. Read-only. */
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the cache is untyped: C names the kind the descriptor stands for (callers write get<V1Secret>)
   get<C extends KubernetesObject>(resource: ResourceDescriptor, namespace: string | undefined, name: string): C | undefined;
   /** Cached objects of a kind, optionally in one namespace. Read-only. */
   list<C extends KubernetesObject>(resource: ResourceDescriptor, namespace?: string): C[];
@@ -44,6 +45,7 @@ export function newChildObjects(kube: KubeClient, fieldManager: string, informer
     }
     return informer.getIndexer();
   };
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- implements ChildObjects.get: the cache is untyped, C is the caller's kind
   const get = <C extends KubernetesObject>(resource: ResourceDescriptor, namespace: string | undefined, name: string): C | undefined =>
     cacheOf(resource).getByKey(objectKey(resource.namespaced ? namespace : undefined, name)) as C | undefined;
   return {
@@ -53,11 +55,11 @@ export function newChildObjects(kube: KubeClient, fieldManager: string, informer
       return (namespace === undefined ? cache.list() : cache.byIndex("namespace", namespace)) as C[];
     },
     async apply<C extends KubernetesObject>(resource: ResourceDescriptor, desired: ApplyConfiguration<C>): Promise<ApplyOutcome<C>> {
-      const name = desired.metadata?.name;
+      const name = desired.metadata.name;
       if (!name) throw new Error(`apply ${resource.kind}: desired object has no metadata.name`);
-      const namespace = resource.namespaced ? desired.metadata?.namespace : undefined;
+      const namespace = resource.namespaced ? desired.metadata.namespace : undefined;
       const cached = get<C>(resource, namespace, name);
-      if (cached && sameAppliedFields(appliedFieldsOf(desired as Record<string, unknown>), extractApplied(cached, fieldManager))) {
+      if (cached && sameAppliedFields(appliedFieldsOf(desired), extractApplied(cached, fieldManager))) {
         return { object: cached, changed: false };
       }
       const client = new ResourceClient<C>(kube, resource);

@@ -12,7 +12,7 @@ export function extractApplied(live: KubernetesObject, fieldManager: string): Re
   );
   const fields = entry?.fieldsV1 as FieldSet | undefined;
   if (!fields) return undefined;
-  return extract(live as unknown as Record<string, unknown>, fields) as Record<string, unknown>;
+  return extract(live, fields) as Record<string, unknown>;
 }
 
 /**
@@ -45,7 +45,7 @@ function extractList(items: unknown[], set: FieldSet, keys: string[]): unknown[]
   const values = keys.filter((k) => k.startsWith("v:")).map((k) => JSON.stringify(JSON.parse(k.slice(2))));
   const out: unknown[] = [];
   for (const item of items) {
-    const match = byKey.find(([fields]) => Object.entries(fields).every(([f, v]) => (item as Record<string, unknown>)?.[f] === v));
+    const match = byKey.find(([fields]) => Object.entries(fields).every(([f, v]) => (item as Record<string, unknown> | null | undefined)?.[f] === v));
     if (match) out.push(extract(item, match[1]));
     else if (values.includes(JSON.stringify(item))) out.push(item);
   }

@@ -398,7 +398,11 @@ function send(
     });
     req.on("error", (err: NodeJS.ErrnoException) => {
       dispose();
-      if (signal?.aborted) return reject(abortReason(signal));
+      if (signal?.aborted) {
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- an aborted request rejects with the signal's reason, whatever it is, as fetch does
+        reject(abortReason(signal));
+        return;
+      }
       const e = idle.fired ?? toTransportError(method, apiPath, err);
       if (req.reusedSocket && (err.code === "ECONNRESET" || err.code === "EPIPE")) staleConnectionErrors.add(e);
       reject(e);
@@ -479,7 +483,7 @@ function apiError(method: string, apiPath: string, res: http.IncomingMessage, te
   let body: Status | string = text;
   try {
     const parsed: unknown = JSON.parse(text);
-    if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) body = parsed as Status;
+    if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) body = parsed;
   } catch {
     // Not JSON (a proxy's HTML page, plain text): keep the raw text as the body.
   }

@@ -13,18 +13,18 @@ export function reviveObjectMeta<T>(obj: T): T {
   if (!meta || typeof meta !== "object") return obj;
   shareIdentityStrings(obj);
   for (const key of ["creationTimestamp", "deletionTimestamp"]) {
-    if (typeof meta[key] === "string") meta[key] = new Date(meta[key] as string);
+    if (typeof meta[key] === "string") meta[key] = new Date(meta[key]);
   }
   if (Array.isArray(meta["managedFields"])) {
     for (const entry of meta["managedFields"] as Array<Record<string, unknown>>) {
-      if (typeof entry["time"] === "string") entry["time"] = new Date(entry["time"] as string);
+      if (typeof entry["time"] === "string") entry["time"] = new Date(entry["time"]);
     }
   }
   return obj;
 }
 
 export function reviveListMeta<L extends KubernetesList<KubernetesObject>>(list: L): L {
-  if (Array.isArray(list?.items)) list.items.forEach(reviveObjectMeta);
+  if (Array.isArray(list.items)) list.items.forEach(reviveObjectMeta);
   return list;
 }
 

@@ -22,8 +22,8 @@ async function openssl(cwd: string, args: string[]): Promise<void> {
     await run("openssl", args, { cwd });
   } catch (error) {
     const e = error as NodeJS.ErrnoException & { stderr?: string };
-    if (e.code === "ENOENT") throw new Error("the control plane needs the openssl command to make its certificates; install it (Debian: apt-get install openssl)");
-    throw new Error(`openssl ${args[0]} failed: ${e.stderr ?? e.message}`);
+    if (e.code === "ENOENT") throw new Error("the control plane needs the openssl command to make its certificates; install it (Debian: apt-get install openssl)", { cause: error });
+    throw new Error(`openssl ${args[0]} failed: ${e.stderr ?? e.message}`, { cause: error });
   }
 }
 

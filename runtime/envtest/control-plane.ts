@@ -190,7 +190,7 @@ async function installCrds(client: KubeClient, files: string[]): Promise<void> {
       try {
         await client.request({ method: "POST", path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", body: doc });
       } catch (error) {
-        if (!isAlreadyExists(error)) throw new Error(`installing ${doc.metadata?.name} from ${file}: ${(error as Error).message}`);
+        if (!isAlreadyExists(error)) throw new Error(`installing ${doc.metadata?.name} from ${file}: ${(error as Error).message}`, { cause: error });
       }
       for (const v of doc.spec.versions) if (v.served) wanted.push({ group: doc.spec.group, version: v.name, plural: doc.spec.names.plural });
     }

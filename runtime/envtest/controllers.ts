@@ -98,7 +98,7 @@ export async function startControllers(ctx: ControllersContext): Promise<Control
     try {
       await ctx.client.request({ method: "POST", path: "/api/v1/nodes", body: kwokNode(fakeNodeName) });
     } catch (error) {
-      if (!isAlreadyExists(error)) throw new Error(`creating the fake node ${fakeNodeName}: ${(error as Error).message}`);
+      if (!isAlreadyExists(error)) throw new Error(`creating the fake node ${fakeNodeName}: ${(error as Error).message}`, { cause: error });
     }
     kwok = startProcess("kwok", kwokBinary, [
       `--kubeconfig=${kubeconfigPath}`,

@@ -60,8 +60,8 @@ export function startProcess(name: string, binary: string, args: string[], logFi
     stdio: ["ignore", "pipe", "pipe"],
     ...(env ? { env: { ...process.env, ...env } } : {}),
   });
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
   const exited = new Promise<number | string>((resolve) => {
     child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown"));
     child.once("error", (error) => resolve(`failed to start: ${error.message}`));

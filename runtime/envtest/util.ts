@@ -22,7 +22,7 @@ export async function freePorts(count: number): Promise<number[]> {
 /** Runs `start` again at once (up to `attempts` in all) while it fails because a process found its port taken. */
 export function retryOnPortClash<T>(start: () => Promise<T>, attempts = 3): Promise<T> {
   // waitUntil's error carries the log's tail, where etcd and the kube binaries report a failed bind.
-  const portTaken = (error: unknown): boolean => /address already in use/.test(String((error as Error)?.message));
+  const portTaken = (error: unknown): boolean => /address already in use/.test(String((error as Error | null | undefined)?.message));
   return retryOnError(portTaken, start, { steps: attempts, delayMs: 0, factor: 1, jitter: 0 });
 }
 
@@ -52,7 +52,7 @@ export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number
     const dead = proc && (proc.child.exitCode !== null || proc.child.signalCode !== null);
     if (dead || Date.now() > deadline) {
       const tail = logFile ? (await readFile(logFile, "utf8").catch(() => "")).split("\n").slice(-15).join("\n") : "";
-      throw new Error(`control plane: ${what} ${dead ? `failed: ${proc!.name} exited` : `not ready after ${timeoutMs / 1000}s`}${tail ? `\n--- last lines of ${logFile}:\n${tail}` : ""}`);
+      throw new Error(`control plane: ${what} ${dead ? `failed: ${proc.name} exited` : `not ready after ${timeoutMs / 1000}s`}${tail ? `\n--- last lines of ${logFile}:\n${tail}` : ""}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

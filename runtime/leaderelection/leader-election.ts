@@ -174,7 +174,7 @@ export class LeaderElector {
   private async campaign(): Promise<LeaderElectionOutcome> {
     const log = this.options.logger?.child({ lease: this.lock.description, identity: this.identity });
     // Acquire.
-    let lastRenewStart = 0;
+    let lastRenewStart: number;
     for (;;) {
       if (this.stop.signal.aborted) return "stopped";
       const start = this.clock.now();
@@ -184,6 +184,7 @@ export class LeaderElector {
       }
       await this.sleep(this.retryPeriodMs * (1 + Math.random() * this.jitterFactor), this.stop.signal);
     }
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() may run during the awaited request above; TS keeps the narrowing across awaits
     if (this.stop.signal.aborted) {
       // Stopped while the winning request was in flight: hand the Lease back without starting any work.
       await this.releaseLease();
@@ -206,6 +207,7 @@ export class LeaderElector {
       );
     const onStop = () => wake.abort();
     this.stop.signal.addEventListener("abort", onStop, { once: true });
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() may have run (from the logger) since the check above; the listener would miss it
     if (this.stop.signal.aborted) wake.abort();
     let lost = false;
     try {
@@ -220,6 +222,7 @@ export class LeaderElector {
         }
         const start = this.clock.now();
         if (await this.withTimeout(deadline - start, (signal) => this.tryAcquireOrRenew(signal))) lastRenewStart = start;
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- wake may abort during the awaited renewal; TS keeps the narrowing across awaits
         if (wake.signal.aborted) break;
       }
     } finally {
@@ -317,7 +320,7 @@ export class LeaderElector {
       if (!lease || lease.spec?.holderIdentity !== this.identity) return false;
       const stamp = microTime(new Date(this.clock.now()));
       try {
-        const spec: LeaseSpec = { holderIdentity: "", leaseDurationSeconds: 1, acquireTime: stamp, renewTime: stamp, leaseTransitions: lease.spec?.leaseTransitions ?? 0 };
+        const spec: LeaseSpec = { holderIdentity: "", leaseDurationSeconds: 1, acquireTime: stamp, renewTime: stamp, leaseTransitions: lease.spec.leaseTransitions ?? 0 };
         this.setObserved(await this.withTimeout(deadline - this.clock.now(), (signal) => this.lock.update({ ...lease, spec }, signal)));
         return true;
       } catch (error) {
@@ -372,7 +375,7 @@ export class LeaderElector {
 
   private sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
-      if (signal?.aborted || ms <= 0) return resolve();
+      if (signal?.aborted || ms <= 0) { resolve(); return; }
       const done = () => {
         this.clock.clearTimeout(handle);
         signal?.removeEventListener("abort", done);

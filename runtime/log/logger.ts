@@ -102,10 +102,21 @@ function toText(line: string): string {
   }
   const { time, level, msg, ...fields } = record;
   const pairs = Object.entries(fields).map(([k, v]) => `${k}=${formatValue(v)}`);
-  return [String(time), String(level).toUpperCase().padEnd(5), String(msg ?? ""), ...pairs].join(" ");
+  return [String(time), String(level).toUpperCase().padEnd(5), textOf(msg), ...pairs].join(" ");
 }
 
 function formatValue(v: unknown): string {
-  const s = typeof v === "string" ? v : JSON.stringify(v);
+  const s = typeof v === "string" ? v : jsonOf(v);
   return s !== undefined && /^[^\s"=]+$/.test(s) ? s : JSON.stringify(s);
+}
+
+/** pino's msg is a string; anything else prints as JSON, and no message as nothing. */
+function textOf(msg: unknown): string {
+  if (typeof msg === "string") return msg;
+  return msg === undefined || msg === null ? "" : (jsonOf(msg) ?? "");
+}
+
+/** JSON.stringify as it behaves: undefined (not a string) for undefined, functions and symbols. */
+function jsonOf(v: unknown): string | undefined {
+  return JSON.stringify(v);
 }

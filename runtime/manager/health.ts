@@ -5,6 +5,7 @@ import type { Registry } from "prom-client";
 import { metricsRegistry } from "../metrics/prometheus.js";
 
 /** A check passes when it returns true or nothing; it fails when it returns false, throws or rejects (the message is the reason). */
+// eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- a check may be a procedure that returns nothing; `undefined` would reject functions typed `() => void`
 export type CheckFn = () => boolean | void | Promise<boolean | void>;
 
 export interface HealthCheck {
@@ -77,14 +78,16 @@ async function runCheck(c: HealthCheck): Promise<CheckOutcome> {
 async function serveChecks(endpoint: string, checks: HealthCheck[], sub: string, url: URL, res: ServerResponse): Promise<void> {
   if (sub !== "") {
     const one = checks.find((c) => c.name === sub);
-    if (one === undefined) return text(res, 404, `${endpoint}: no check named ${sub}\n`);
+    if (one === undefined) { text(res, 404, `${endpoint}: no check named ${sub}\n`); return; }
     const outcome = await runCheck(one);
-    return outcome.ok ? text(res, 200, "ok") : text(res, 500, `internal server error: ${outcome.reason}\n`);
+    if (outcome.ok) text(res, 200, "ok");
+    else text(res, 500, `internal server error: ${outcome.reason}\n`);
+    return;
   }
   const excluded = new Set(url.searchParams.getAll("exclude"));
   const outcomes = await Promise.all(checks.filter((c) => !excluded.has(c.name)).map(runCheck));
   const failed = outcomes.some((o) => !o.ok);
-  if (!failed && !url.searchParams.has("verbose")) return text(res, 200, "ok");
+  if (!failed && !url.searchParams.has("verbose")) { text(res, 200, "ok"); return; }
   const lines = outcomes.map((o) => (o.ok ? `[+]${o.name} ok` : `[-]${o.name} failed: ${o.reason}`));
   for (const name of excluded) lines.push(`[+]${name} excluded: ok`);
   lines.push(failed ? `${endpoint} check failed` : `${endpoint} check passed`);
@@ -105,11 +108,11 @@ export async function startProbeServer(options: ProbeServerOptions): Promise<Pro
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://localhost");
-    if (req.method !== "GET" && req.method !== "HEAD") return text(res, 405, "method not allowed\n");
+    if (req.method !== "GET" && req.method !== "HEAD") { text(res, 405, "method not allowed\n"); return; }
     const [, first = "", ...rest] = url.pathname.split("/");
     const sub = rest.join("/");
-    if (!serve.has(first as "metrics")) return text(res, 404, "not found\n");
-    if (first === "metrics" && sub === "") return text(res, 200, await registry.metrics(), registry.contentType);
+    if (!serve.has(first)) { text(res, 404, "not found\n"); return; }
+    if (first === "metrics" && sub === "") { text(res, 200, await registry.metrics(), registry.contentType); return; }
     if (first === "healthz") return serveChecks("healthz", healthz, sub, url, res);
     if (first === "readyz") return serveChecks("readyz", readyz, sub, url, res);
     text(res, 404, "not found\n");

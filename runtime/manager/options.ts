@@ -56,9 +56,9 @@ export function parseManagerOptions(argv: readonly string[], env: Readonly<Recor
   const options = Object.fromEntries([...flags.map((f) => [f.name, { type: f.type }]), ["help", { type: "boolean" }]]) as Record<string, { type: "string" | "boolean" }>;
   let values: Record<string, string | boolean | undefined>;
   try {
-    values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values as Record<string, string | boolean | undefined>;
+    values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
   } catch (error) {
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\n\n${managerUsage()}`);
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n\n${managerUsage()}`, { cause: error });
   }
   const string = (name: string): string | undefined => {
     const flag = values[name];

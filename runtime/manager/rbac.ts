@@ -160,7 +160,7 @@ export function mergeRules(rules: readonly PolicyRule[]): PolicyRule[] {
     for (const group of rule.apiGroups) {
       const scope = `${group}\0${names.join(",")}`;
       let resources = byScope.get(scope);
-      if (!resources) byScope.set(scope, (resources = new Map()));
+      if (!resources) byScope.set(scope, (resources = new Map<string, Set<string>>()));
       for (const resource of rule.resources) {
         let verbs = resources.get(resource);
         if (!verbs) resources.set(resource, (verbs = new Set()));

@@ -67,7 +67,7 @@ export async function runControllers(controllers: Runnable[], options: RunContro
   process.once("SIGTERM", onTerm);
   try {
     const le = options.leaderElection;
-    if (!le) return await runAll(controllers, stop.signal, graceMs);
+    if (!le) { await runAll(controllers, stop.signal, graceMs); return; }
     const elector = new LeaderElector({
       ...le,
       onStartedLeading: (signal) => runAll(controllers, signal, graceMs),

@@ -40,7 +40,7 @@ export function setStatusCondition<C extends Condition>(
   }
   const existing = list[at]!;
   const lastTransitionTime = existing.status === condition.status ? existing.lastTransitionTime : stamp;
-  list[at] = { ...existing, ...condition, lastTransitionTime } as C;
+  list[at] = { ...existing, ...condition, lastTransitionTime };
   return list;
 }
 

@@ -59,10 +59,11 @@ export class FakeCluster {
    */
   kubeClient(): KubeClient {
     return {
+      // eslint-disable-next-line @typescript-eslint/require-await -- async so that the fake's errors reject, as the real request()'s do
       request: async <R>(opts: RequestOptions): Promise<R> => {
         const answer = this.serve(opts) as { items?: unknown };
         // Like HttpKubeClient: each item of a list answer passes through listItem (the fake's items are fresh clones).
-        if (opts.listItem && Array.isArray(answer?.items)) answer.items = answer.items.map(opts.listItem);
+        if (opts.listItem && Array.isArray(answer.items)) answer.items = answer.items.map(opts.listItem);
         return answer as R;
       },
       watch: <R extends KubernetesObject>(opts: WatchOptions): AsyncIterable<WatchEvent<R>> => {
@@ -94,8 +95,8 @@ export class FakeCluster {
   create(r: ResourceDescriptor, ns: string | undefined, input: KubernetesObject, opts: WriteOptions = {}): Obj {
     const s = this.store(r);
     const obj = clone(input as Obj);
-    obj.metadata ??= {} as Obj["metadata"];
-    const meta = obj.metadata as Meta;
+    const meta: Meta = (obj as { metadata?: Meta }).metadata ?? {}; // a create body may lack metadata
+    obj.metadata = meta as Obj["metadata"];
     const namespace = this.scope(s, ns ?? (meta["namespace"] as string | undefined));
     if (meta["namespace"] !== undefined && s.resource.namespaced && meta["namespace"] !== namespace) {
       throw apiError(400, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request");
@@ -170,7 +171,7 @@ export class FakeCluster {
     if ((pre?.uid && pre.uid !== current.metadata["uid"]) || (pre?.resourceVersion && pre.resourceVersion !== current.metadata["resourceVersion"])) {
       throw apiError(409, "Conflict", `Precondition failed: UID or ResourceVersion in precondition does not match for ${s.resource.plural} "${name}"`, s.resource, name);
     }
-    if (((current.metadata["finalizers"] as string[] | undefined) ?? []).length > 0) {
+    if (((current.metadata["finalizers"]) ?? []).length > 0) {
       if (current.metadata["deletionTimestamp"] || opts.dryRun) return clone(current);
       const next = clone(current);
       (next.metadata as Meta)["deletionTimestamp"] = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -182,9 +183,9 @@ export class FakeCluster {
   }
 
   deleteCollection(r: ResourceDescriptor, ns: string | undefined, opts: DeleteCollectionOptions = {}): KubernetesList<Obj> {
-    const { propagationPolicy, gracePeriodSeconds, preconditions, dryRun, ...listOptions } = opts;
+    const { propagationPolicy: _propagationPolicy, gracePeriodSeconds: _gracePeriodSeconds, preconditions: _preconditions, dryRun, ...listOptions } = opts;
     const list = this.list(r, ns, listOptions);
-    for (const item of list.items) this.delete(r, item.metadata.namespace as string | undefined, item.metadata.name, { ...(dryRun ? { dryRun } : {}) });
+    for (const item of list.items) this.delete(r, item.metadata.namespace, item.metadata.name, { dryRun });
     return list;
   }
 
@@ -193,7 +194,7 @@ export class FakeCluster {
    * what happened after it. Objects moving in or out of a label selector arrive as ADDED / DELETED, as on the server.
    */
   watch(r: ResourceDescriptor, ns: string | undefined, opts: WatchResourceOptions = {}, signal?: AbortSignal): AsyncIterable<WatchEvent<Obj>> {
-    const { idleTimeoutMs, ...list } = opts;
+    const { idleTimeoutMs: _idleTimeoutMs, ...list } = opts;
     return this.watchStore(this.store(r), ns, list, signal, true);
   }
 
@@ -210,7 +211,10 @@ export class FakeCluster {
     const translate = (h: Stored["history"][number]) => {
       const now = h.type !== "DELETED" && matches(h.object);
       const before = h.previous !== undefined && matches(h.previous);
-      if (h.type === "DELETED") return void (matches(h.object) && push({ type: "DELETED", object: h.object }));
+      if (h.type === "DELETED") {
+        if (matches(h.object)) push({ type: "DELETED", object: h.object });
+        return;
+      }
       if (now && before) push({ type: "MODIFIED", object: h.object });
       else if (now) push({ type: "ADDED", object: h.object });
       else if (before) push({ type: "DELETED", object: h.object });
@@ -259,7 +263,7 @@ export class FakeCluster {
     // Server-managed metadata survives every write; the rest of metadata comes from the new object.
     const keep = ["uid", "creationTimestamp", "generation", "deletionTimestamp", "deletionGracePeriodSeconds", "namespace", "name"];
     for (const k of keep) {
-      if (current.metadata[k] === undefined) delete next.metadata[k];
+      if (current.metadata[k] === undefined) Reflect.deleteProperty(next.metadata, k);
       else next.metadata[k] = current.metadata[k];
     }
     next.metadata["resourceVersion"] = current.metadata["resourceVersion"];
@@ -268,9 +272,9 @@ export class FakeCluster {
     if (isDeepStrictEqual(next, current)) return clone(current); // a no-op write keeps the resourceVersion
     // generation counts changes of everything but metadata (and status, when that is a subresource)
     const spec = (o: Obj) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== "metadata" && !(s.status && k === "status")));
-    if (!isDeepStrictEqual(spec(next), spec(current))) next.metadata["generation"] = ((current.metadata["generation"] as number | undefined) ?? 0) + 1;
+    if (!isDeepStrictEqual(spec(next), spec(current))) next.metadata["generation"] = ((current.metadata["generation"]) ?? 0) + 1;
     if (opts.dryRun) return clone(next);
-    if (next.metadata["deletionTimestamp"] && ((next.metadata["finalizers"] as string[] | undefined) ?? []).length === 0) {
+    if (next.metadata["deletionTimestamp"] && ((next.metadata["finalizers"]) ?? []).length === 0) {
       this.remove(s, next);
       return clone(next);
     }
@@ -279,7 +283,7 @@ export class FakeCluster {
 
   private commit(s: Stored, type: "ADDED" | "MODIFIED", obj: Obj, previous: Obj | undefined): Obj {
     obj.metadata["resourceVersion"] = String(++this.rv);
-    s.objects.set(key(obj.metadata["namespace"] as string | undefined, obj.metadata.name), obj);
+    s.objects.set(key(obj.metadata["namespace"], obj.metadata.name), obj);
     this.notify(s, { rv: this.rv, type, object: obj, previous });
     return clone(obj);
   }
@@ -287,7 +291,7 @@ export class FakeCluster {
   private remove(s: Stored, obj: Obj): void {
     const gone = clone(obj);
     gone.metadata["resourceVersion"] = String(++this.rv);
-    s.objects.delete(key(obj.metadata["namespace"] as string | undefined, obj.metadata.name));
+    s.objects.delete(key(obj.metadata["namespace"], obj.metadata.name));
     this.notify(s, { rv: this.rv, type: "DELETED", object: gone, previous: obj });
   }
 
@@ -379,6 +383,8 @@ export class FakeResourceClient<T extends KubernetesObject, TList extends Kubern
     readonly resource: ResourceDescriptor,
   ) {}
 
+  // The verbs are async so that the fake's errors reject, as the real client's do.
+  /* eslint-disable @typescript-eslint/require-await -- async only to turn throws into rejections */
   async get(namespace: string | undefined, name: string, _signal?: AbortSignal): Promise<T> {
     return reviveObjectMeta(this.cluster.get(this.resource, namespace, name) as unknown as T);
   }
@@ -400,15 +406,18 @@ export class FakeResourceClient<T extends KubernetesObject, TList extends Kubern
   async deleteCollection(namespace: string | undefined, opts: DeleteCollectionOptions = {}): Promise<TList | Status> {
     return reviveListMeta(this.cluster.deleteCollection(this.resource, namespace, opts) as unknown as TList);
   }
+  /* eslint-enable @typescript-eslint/require-await */
   watch(namespace: string | undefined, opts: WatchResourceOptions = {}, signal?: AbortSignal): AsyncIterable<WatchEvent<T>> {
     return this.cluster.watch(this.resource, namespace, opts, signal) as unknown as AsyncIterable<WatchEvent<T>>;
   }
+  /* eslint-disable @typescript-eslint/require-await -- async only to turn throws into rejections */
   async updateStatus(namespace: string | undefined, obj: T, opts: WriteOptions = {}): Promise<T> {
     return reviveObjectMeta(this.cluster.updateStatus(this.resource, namespace, obj, opts) as unknown as T);
   }
   async patchStatus(namespace: string | undefined, name: string, patch: Patch<T>, opts: PatchOptions = {}): Promise<T> {
     return reviveObjectMeta(this.cluster.patchStatus(this.resource, namespace, name, patch as Patch<KubernetesObject>, opts) as unknown as T);
   }
+  /* eslint-enable @typescript-eslint/require-await */
 
   /** The verbs bound to one namespace (undefined for cluster-scoped kinds), as `client.namespace(ns)` returns them. */
   namespace(namespace: string | undefined): ObjectVerbs<T, TList> & StatusVerbs<T> {
@@ -451,9 +460,10 @@ function patched(s: Stored, current: Obj, patch: Patch<KubernetesObject>, name: 
   } catch (error) {
     throw invalid(s.resource, name, (error as Error).message);
   }
-  const obj = result as Obj;
-  if (obj === null || typeof obj !== "object" || typeof obj.metadata !== "object" || obj.metadata === null) throw invalid(s.resource, name, "metadata: Required value");
-  return obj;
+  if (result === null || typeof result !== "object" || !("metadata" in result) || typeof result.metadata !== "object" || result.metadata === null) {
+    throw invalid(s.resource, name, "metadata: Required value");
+  }
+  return result as Obj;
 }
 
 // An absent status stays absent (an own `status: undefined` would make a no-op write look like a change).
@@ -486,7 +496,7 @@ function wirePatch(opts: RequestOptions, q: Readonly<Record<string, unknown>>): 
     case "application/merge-patch+json":
       return { type: "merge", body: opts.body as never };
     case "application/apply-patch+yaml":
-      return { type: "apply", body: opts.body as never, fieldManager: String(q["fieldManager"] ?? ""), ...(q["force"] ? { force: true } : {}) };
+      return { type: "apply", body: opts.body as never, fieldManager: typeof q["fieldManager"] === "string" ? q["fieldManager"] : "", ...(q["force"] ? { force: true } : {}) };
     default:
       throw apiError(415, "UnsupportedMediaType", `the body of the request was in an unknown format: ${opts.contentType ?? "none"}`);
   }
@@ -508,8 +518,8 @@ function nameOf(obj: KubernetesObject): string {
 
 const key = (namespace: string | undefined, name: string) => (namespace ? `${namespace}/${name}` : name);
 const byKey = (a: Obj, b: Obj) => {
-  const ka = key(a.metadata["namespace"] as string | undefined, a.metadata.name);
-  const kb = key(b.metadata["namespace"] as string | undefined, b.metadata.name);
+  const ka = key(a.metadata["namespace"], a.metadata.name);
+  const kb = key(b.metadata["namespace"], b.metadata.name);
   return ka < kb ? -1 : ka > kb ? 1 : 0;
 };
 const resourceId = (r: ResourceDescriptor) => `${r.group}/${r.version}/${r.plural}`;

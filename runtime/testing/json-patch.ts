@@ -42,7 +42,7 @@ export function applyMergePatch(target: Json, patch: Json): Json {
   if (patch === null || typeof patch !== "object" || Array.isArray(patch)) return structuredClone(patch);
   const out: Record<string, Json> = target !== null && typeof target === "object" && !Array.isArray(target) ? { ...(target as Record<string, Json>) } : {};
   for (const [k, v] of Object.entries(patch as Record<string, Json>)) {
-    if (v === null) delete out[k];
+    if (v === null) Reflect.deleteProperty(out, k);
     else out[k] = applyMergePatch(out[k], v);
   }
   return out;
@@ -94,7 +94,7 @@ function remove(root: Json, pointer: string): Json {
   get(root, pointer);
   const { parent, last } = parentOf(root, pointer);
   if (Array.isArray(parent)) parent.splice(Number(last), 1);
-  else delete (parent as Record<string, Json>)[last];
+  else Reflect.deleteProperty(parent as Record<string, Json>, last);
   return root;
 }
 

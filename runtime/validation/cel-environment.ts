@@ -14,6 +14,7 @@ class CIDRValue {
 }
 
 /** The `format` library: named checks whose validate() gives optional.none() when the string is valid. */
+// eslint-disable-next-line @typescript-eslint/no-extraneous-class -- the CEL runtime needs a constructor to register `format`'s type; the class carries no state
 class FormatLibrary {}
 class NamedFormat {
   constructor(readonly name: string, readonly check: (s: string) => string[]) {}
@@ -128,7 +129,8 @@ function reduceList(list: unknown[], pick: (a: unknown, b: unknown) => unknown):
   return list.reduce((a, b) => pick(a, b));
 }
 
-const equalJson = (a: unknown, b: unknown): boolean => JSON.stringify(a, (_k, v) => (typeof v === "bigint" ? `${v}n` : v)) === JSON.stringify(b, (_k, v) => (typeof v === "bigint" ? `${v}n` : v));
+const bigintAsText = (_k: string, v: unknown): unknown => (typeof v === "bigint" ? `${v}n` : v);
+const equalJson = (a: unknown, b: unknown): boolean => JSON.stringify(a, bigintAsText) === JSON.stringify(b, bigintAsText);
 
 /** A fresh environment with `self` and `oldSelf` declared as dyn and the Kubernetes library functions registered. */
 export function kubernetesCelEnvironment(): Environment {
@@ -149,7 +151,7 @@ export function kubernetesCelEnvironment(): Environment {
     })
     // Extended strings and regex.
     .registerFunction("string.charAt(int): string", (s: string, i: bigint) => {
-      const chars = [...s];
+      const chars = Array.from(s); // code points, as CEL counts them
       if (i < 0n || i > BigInt(chars.length)) throw new Error(`index out of range: ${i}`);
       return chars[Number(i)] ?? "";
     })
@@ -167,7 +169,7 @@ export function kubernetesCelEnvironment(): Environment {
       }
       return out;
     })
-    .registerFunction("string.reverse(): string", (s: string) => [...s].reverse().join(""))
+    .registerFunction("string.reverse(): string", (s: string) => Array.from(s).reverse().join(""))
     .registerFunction("string.find(string): string", (s: string, re: string) => {
       const m = RE2JS.compile(re).matcher(s);
       return m.find() ? m.group() ?? "" : "";

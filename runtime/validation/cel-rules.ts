@@ -50,8 +50,8 @@ function compileExpression(expression: string): CompiledRule {
     const unknown = [...found.calls].filter((name) => !functionNames().has(name));
     const checked = parsed.check();
     if (unknown.length) compiled = { supported: false, reason: `calls ${unknown.join(", ")}, which crdgen's CEL environment does not implement` };
-    else if (!checked.valid) compiled = { supported: false, reason: `the CEL library cannot type-check it: ${String(checked.error?.message ?? "").split("\n")[0]}` };
-    else compiled = { supported: true, usesOldSelf: found.oldSelf, run: (vars) => parsed(vars) };
+    else if (!checked.valid) compiled = { supported: false, reason: `the CEL library cannot type-check it: ${(checked.error?.message ?? "").split("\n")[0]}` };
+    else compiled = { supported: true, usesOldSelf: found.oldSelf, run: (vars): unknown => parsed(vars) };
   } catch (error) {
     compiled = { supported: false, reason: `the CEL library cannot parse it: ${(error instanceof Error ? error.message : String(error)).split("\n")[0]}` };
   }

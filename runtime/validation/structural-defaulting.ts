@@ -24,7 +24,7 @@ function prune(value: unknown, node: StructuralNode | undefined): void {
       const known = node?.properties && Object.prototype.hasOwnProperty.call(node.properties, key) ? node.properties[key] : undefined;
       if (known) prune(value[key], known);
       else if (node?.additionalProperties) prune(value[key], node.additionalProperties);
-      else delete value[key];
+      else Reflect.deleteProperty(value, key);
     }
   }
 }
@@ -52,7 +52,7 @@ export function pruneNonNullableNulls(value: unknown, node: StructuralNode | und
   } else if (isJsonObject(value)) {
     for (const key of Object.keys(value)) {
       const schema = childSchema(node, key);
-      if (isNonNullableNull(value[key], schema) && !("default" in schema!)) delete value[key];
+      if (isNonNullableNull(value[key], schema) && !("default" in schema!)) Reflect.deleteProperty(value, key);
       else pruneNonNullableNulls(value[key], schema);
     }
   }

@@ -258,7 +258,7 @@ function checkEmbeddedResource(value: Record<string, unknown>, segments: Segment
 /** The old element of a list-type=map list with the same key values. */
 function correlate(item: unknown, old: Old, keys: readonly string[]): Old {
   if (!old.present || !Array.isArray(old.value) || !isJsonObject(item)) return absent;
-  const match = old.value.find((o) => isJsonObject(o) && keys.every((k) => JSON.stringify(o[k]) === JSON.stringify(item[k])));
+  const match: unknown = old.value.find((o) => isJsonObject(o) && keys.every((k) => JSON.stringify(o[k]) === JSON.stringify(item[k])));
   return match === undefined ? absent : { present: true, value: match };
 }
 
@@ -411,7 +411,7 @@ function unchangedSinceOld(instancePath: string, data: unknown, oldData: unknown
   for (const part of parts) {
     if (sameJson(value, old)) return true;
     if (Array.isArray(value)) {
-      const item = value[Number(part)];
+      const item: unknown = value[Number(part)];
       if (!Array.isArray(old) || !node) return false;
       const keys = node.listMapKeys ?? [];
       const match: unknown =
