@@ -7,9 +7,10 @@ import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import type { LockFile } from "../../generator/write/lock-file.js";
 
-/** The repo root: this file runs as dist/test/cli.test.js. */
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+/** The repo root: this file runs as dist/test/generator/cli.test.js. */
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const crdgenBin = path.join(repoRoot, "bin", "crdgen.js");
 const sampleCrd = "samples/mysql/crd.yaml";
 const inputs = "test/fixtures/inputs";
@@ -227,7 +228,7 @@ test("a reconcile hook typed through the controller's Hooks interface is accepte
   assertOk(crdgen(args));
   const hooksFile = path.join(hooks, "mysqlcluster.hooks.ts");
   const mine = [
-    `import type { MySQLClusterHooks } from "../generated/example.com/v1/mysqlcluster.controller.js";`,
+    `import type { MySQLClusterHooks } from "../../generated/example.com/v1/mysqlcluster.controller.js";`,
     `export const reconcile: MySQLClusterHooks["reconcile"] = async (ctx, obj) => {`,
     `  ctx.log.info("reconciling", { name: obj.metadata.name });`,
     `};`,
@@ -351,7 +352,7 @@ test("--format runs one formatter pass: the output parses, a second run is up to
   const args = ["generate", sampleCrd, "--out", out, "--format"];
   assertOk(crdgen(args));
   assertOk(crdgen([...args, "--check"]));
-  const lock = JSON.parse(readFileSync(path.join(out, "crdgen.lock"), "utf8"));
+  const lock = JSON.parse(readFileSync(path.join(out, "crdgen.lock"), "utf8")) as LockFile;
   assert.equal(lock.options.format, true);
   const plain = path.join(tempDir(), "plain");
   assertOk(crdgen(["generate", sampleCrd, "--out", plain]));

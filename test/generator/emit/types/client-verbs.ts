@@ -1,16 +1,17 @@
 // Type-level tests of generated clients and listers: scope decides the namespace argument, subresources decide the extra verbs.
 // `npx tsc -b` is the test runner: each @ts-expect-error must meet an error, every other line must compile. Nothing here runs.
-import type { StoragePool } from "../fixtures/schema/cluster-scoped/expected/cluster-scoped.fixtures.crdgen.dev/v1/storagepool.types.js";
-import type { StoragePoolClient } from "../fixtures/schema/cluster-scoped/expected/cluster-scoped.fixtures.crdgen.dev/v1/storagepool.client.js";
-import type { StoragePoolLister } from "../fixtures/schema/cluster-scoped/expected/cluster-scoped.fixtures.crdgen.dev/v1/storagepool.lister.js";
-import type { WorkerPool } from "../fixtures/schema/scale-subresource/expected/scale-subresource.fixtures.crdgen.dev/v1/workerpool.types.js";
-import type { WorkerPoolClient } from "../fixtures/schema/scale-subresource/expected/scale-subresource.fixtures.crdgen.dev/v1/workerpool.client.js";
-import type { Rollout } from "../fixtures/schema/enum-strings/expected/enum-strings.fixtures.crdgen.dev/v1/rollout.types.js";
-import type { RolloutClient } from "../fixtures/schema/enum-strings/expected/enum-strings.fixtures.crdgen.dev/v1/rollout.client.js";
-import type { RolloutLister } from "../fixtures/schema/enum-strings/expected/enum-strings.fixtures.crdgen.dev/v1/rollout.lister.js";
-import type { Backup } from "../fixtures/schema/multi-version/expected/multi-version.fixtures.crdgen.dev/v1/backup.types.js";
-import type { BackupClient } from "../fixtures/schema/multi-version/expected/multi-version.fixtures.crdgen.dev/v1/backup.client.js";
-import type { BackupClient as BackupV1alpha1Client } from "../fixtures/schema/multi-version/expected/multi-version.fixtures.crdgen.dev/v1alpha1/backup.client.js";
+/* eslint-disable @typescript-eslint/no-unsafe-call -- the calls flagged are the @ts-expect-error ones: a verb the client must not have is unresolved by design */
+import type { StoragePool } from "../../../fixtures/schema/cluster-scoped/expected/cluster-scoped.fixtures.crdgen.dev/v1/storagepool.types.js";
+import type { StoragePoolClient } from "../../../fixtures/schema/cluster-scoped/expected/cluster-scoped.fixtures.crdgen.dev/v1/storagepool.client.js";
+import type { StoragePoolLister } from "../../../fixtures/schema/cluster-scoped/expected/cluster-scoped.fixtures.crdgen.dev/v1/storagepool.lister.js";
+import type { WorkerPool } from "../../../fixtures/schema/scale-subresource/expected/scale-subresource.fixtures.crdgen.dev/v1/workerpool.types.js";
+import type { WorkerPoolClient } from "../../../fixtures/schema/scale-subresource/expected/scale-subresource.fixtures.crdgen.dev/v1/workerpool.client.js";
+import type { Rollout } from "../../../fixtures/schema/enum-strings/expected/enum-strings.fixtures.crdgen.dev/v1/rollout.types.js";
+import type { RolloutClient } from "../../../fixtures/schema/enum-strings/expected/enum-strings.fixtures.crdgen.dev/v1/rollout.client.js";
+import type { RolloutLister } from "../../../fixtures/schema/enum-strings/expected/enum-strings.fixtures.crdgen.dev/v1/rollout.lister.js";
+import type { Backup } from "../../../fixtures/schema/multi-version/expected/multi-version.fixtures.crdgen.dev/v1/backup.types.js";
+import type { BackupClient } from "../../../fixtures/schema/multi-version/expected/multi-version.fixtures.crdgen.dev/v1/backup.client.js";
+import type { BackupClient as BackupV1alpha1Client } from "../../../fixtures/schema/multi-version/expected/multi-version.fixtures.crdgen.dev/v1alpha1/backup.client.js";
 
 declare const storagePools: StoragePoolClient; // cluster-scoped, no subresources
 declare const workerPools: WorkerPoolClient; // namespaced, status and scale

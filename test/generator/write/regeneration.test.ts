@@ -10,7 +10,7 @@ import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { stringify } from "yaml";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 const crdgenBin = path.join(repoRoot, "bin", "crdgen.js");
 const temps: string[] = [];
 after(() => temps.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -82,8 +82,15 @@ function writeCrd(dir: string, file: string, kind: string, group: string, versio
   writeFileSync(path.join(dir, "crds", file), stringify(crd));
 }
 
-function lockOf(dir: string): { inputs: Array<{ path: string; sha256: string }>; crds: Array<{ name: string; versions: string[]; hooks: string }>; files: Array<{ path: string; sha256: string }>; userFiles: string[] } {
-  return JSON.parse(readFileSync(path.join(dir, "src/generated/crdgen.lock"), "utf8"));
+interface Lock {
+  inputs: Array<{ path: string; sha256: string }>;
+  crds: Array<{ name: string; versions: string[]; hooks: string }>;
+  files: Array<{ path: string; sha256: string }>;
+  userFiles: string[];
+}
+
+function lockOf(dir: string): Lock {
+  return JSON.parse(readFileSync(path.join(dir, "src/generated/crdgen.lock"), "utf8")) as Lock;
 }
 
 test("edit user files, then add a field, add a version, remove a version and add a second CRD: each regeneration keeps user files and follows the CRDs", () => {

@@ -5,10 +5,10 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, wri
 import path from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { generate } from "../generator/generate.js";
+import { generate } from "../../generator/generate.js";
 
-/** The repo root: this file runs as dist/test/corpus.test.js. */
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+/** The repo root: this file runs as dist/test/generator/corpus.test.js. */
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const corpusDir = path.resolve(repoRoot, "../shared/crds");
 /** Inside the repo (gitignored .tmp/) so the generated code resolves @crdgen/runtime and @kubernetes/client-node from node_modules. */
 const workDir = path.join(repoRoot, ".tmp", `corpus-${process.pid}`);

@@ -5,8 +5,8 @@ import { readFile, readdir } from "node:fs/promises";
 import path from "node:path";
 import { parse } from "yaml";
 import { rulesFor, type ClusterRole } from "@crdgen/runtime/manager";
-import { deployDir, deployManifests, operatorAccess } from "../samples/mysql/src/deploy-manifests.js";
-import * as hooks from "../samples/mysql/src/mysqlcluster.hooks.js";
+import { deployDir, deployManifests, operatorAccess } from "../../../samples/mysql/src/deploy-manifests.js";
+import * as hooks from "../../../samples/mysql/src/mysqlcluster.hooks.js";
 
 test("the committed samples/mysql/deploy/ is exactly what npm run deploy:manifests writes", async () => {
   const wanted = deployManifests();

@@ -10,12 +10,12 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { compileRule } from "@crdgen/runtime/validation";
-import { generate } from "../generator/generate.js";
-import { structuralNode } from "../generator/validation/structural-skeleton.js";
-import type { CelRule, StructuralNode } from "@crdgen/runtime/validation";
-import { applyWidgetDefaults, normalizeWidget, validateWidget } from "./fixtures/validation/expected/validation.crdgen.dev/v1/widget.validation.js";
+import { generate } from "../../../generator/generate.js";
+import { structuralNode } from "../../../generator/validation/structural-skeleton.js";
+import type { StructuralNode } from "@crdgen/runtime/validation";
+import { applyWidgetDefaults, normalizeWidget, validateWidget } from "../../fixtures/validation/expected/validation.crdgen.dev/v1/widget.validation.js";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..");
 const fixtureDir = path.join(repoRoot, "test", "fixtures", "validation");
 const updateGolden = process.env["UPDATE_GOLDEN"] === "1";
 
@@ -130,7 +130,7 @@ test("corpus CEL rules: crdgen evaluates or reports as skipped every one, and sa
   const skipped = new Map<string, number>();
   const visit = (node: StructuralNode) => {
     for (const rule of node.rules ?? []) {
-      const compiled = compileRule(rule as CelRule);
+      const compiled = compileRule(rule);
       if (compiled.supported) supported++;
       else skipped.set(compiled.reason, (skipped.get(compiled.reason) ?? 0) + 1);
     }
@@ -172,8 +172,8 @@ function at(root: unknown, pointer: string): unknown {
 }
 
 test("corpus: validate() never throws, and every error's schemaPath points into the CRD's openAPIV3Schema", async () => {
-  const { compileSchemaValidator } = await import("../generator/validation/compile-validator.js");
-  const { toAjvSchema } = await import("../generator/validation/ajv-schema.js");
+  const { compileSchemaValidator } = await import("../../../generator/validation/compile-validator.js");
+  const { toAjvSchema } = await import("../../../generator/validation/ajv-schema.js");
   const { validateResource, validatorRequire } = await import("@crdgen/runtime/validation");
   const corpusDir = path.resolve(repoRoot, "../shared/crds");
   let objects = 0;
@@ -187,7 +187,9 @@ test("corpus: validate() never throws, and every error's schemaPath points into 
       const raw = version.schema.openAPIV3Schema;
       // The generated module's code, run the way its template runs it.
       const module: { exports: unknown } = { exports: {} };
-      new Function("require", "module", compileSchemaValidator(toAjvSchema(raw).schema))(validatorRequire, module);
+      // eslint-disable-next-line @typescript-eslint/no-implied-eval -- the test runs the generated validator module's code
+      const load = new Function("require", "module", compileSchemaValidator(toAjvSchema(raw).schema)) as (require: typeof validatorRequire, module: { exports: unknown }) => void;
+      load(validatorRequire, module);
       const structure = structuralNode(raw);
       const validation = { schemaValidator: module.exports as never, structure };
       for (const spec of [{}, wrongLeaves(structure.properties?.["spec"] ?? {}, 2), wrongLeaves(structure.properties?.["spec"] ?? {}, 6)]) {

@@ -9,12 +9,12 @@ import { fileURLToPath } from "node:url";
 import { isMainThread } from "node:worker_threads";
 import ts from "typescript";
 import { parse, stringify } from "yaml";
-import { generate } from "../generator/generate.js";
-import { formatLocation } from "../generator/load/input-error.js";
-import type { SchemaWarning } from "../generator/model/normalize-schema.js";
+import { generate } from "../../generator/generate.js";
+import { formatLocation } from "../../generator/load/input-error.js";
+import type { SchemaWarning } from "../../generator/model/normalize-schema.js";
 
-/** The repository root: this file runs as dist/test/golden.test.js. */
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+/** The repository root: this file runs as dist/test/generator/golden.test.js. */
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 // Every generated header names its input as given, so inputs are passed relative to the repository root (npm test runs there).
 if (process.cwd() !== repoRoot && isMainThread) process.chdir(repoRoot);
 const repoPath = (...segments: string[]) => path.relative(process.cwd(), path.join(repoRoot, ...segments)).split(path.sep).join("/");
@@ -51,7 +51,7 @@ async function generateFrom(input: string, options: { hooks?: boolean } = {}): P
   const dir = await mkdtemp(path.join(tmpdir(), "crdgen-golden-"));
   try {
     const outDir = path.join(dir, "generated");
-    const result = await generate({ inputs: [input], outDir, ...(options.hooks ? { hooksDir: path.join(dir, "src") } : {}) });
+    const result = await generate({ inputs: [input], outDir, hooksDir: options.hooks ? path.join(dir, "src") : undefined });
     return { outDir, files: await readTree(outDir), warnings: result.warnings.map(formatWarning) };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -115,7 +115,7 @@ function declarationsOf(text: string): Declarations {
           index = m.type.getText(source);
         }
       }
-      result.interfaces.set(statement.name.text, { members, ...(index !== undefined ? { index } : {}), tags: tagsOf(statement).map((t) => t.name) });
+      result.interfaces.set(statement.name.text, { members, index, tags: tagsOf(statement).map((t) => t.name) });
     } else if (ts.isTypeAliasDeclaration(statement)) {
       result.aliases.set(statement.name.text, statement.type.getText(source));
     } else if (ts.isVariableStatement(statement)) {
@@ -482,7 +482,7 @@ test("adding fields elsewhere, even the camelCase twin of a dashed or snake_case
   };
   const a = root["spec"]!.properties["a"] as { properties: Record<string, unknown> };
   a.properties = { zz: object({ q: { type: "string" } }), ...a.properties };
-  root["extra"] = object({ value: { type: "string" } }) as never;
+  root["extra"] = object({ value: { type: "string" } });
 
   const dir = await mkdtemp(path.join(tmpdir(), "crdgen-golden-"));
   try {
@@ -568,7 +568,7 @@ test("kinds named like the runtime's exports get the runtime and its subpaths as
   for (const stem of ["controller", "lister", "object", "informer", "cluster", "resource"]) {
     assert.match(file(`${stem}.client.ts`), /^import \* as client from "@crdgen\/runtime\/client";$/m, `${stem}.client.ts`);
     assert.match(file(`${stem}.lister.ts`), /^import \* as cache from "@crdgen\/runtime\/cache";$/m, `${stem}.lister.ts`);
-    assert.match(file(`${stem}.informer.ts`), /^import type \* as rt from "@crdgen\/runtime";\nimport \* as cache from "@crdgen\/runtime\/cache";$/m, `${stem}.informer.ts`);
+    assert.match(file(`${stem}.informer.ts`), /^import type \* as rt from "@crdgen\/runtime";\nimport type \* as cache from "@crdgen\/runtime\/cache";$/m, `${stem}.informer.ts`);
   }
   assert.match(file("controller.controller.ts"), /export function newControllerController\(kube: rt\.KubeClient, hooks: ControllerHooks, options: rt\.ControllerOptions = \{\}\): rt\.Controller<Controller>/);
   assert.match(file("cluster.lister.ts"), /export type ClusterLister = cache\.ClusterLister<Cluster>;/);

@@ -1,24 +1,25 @@
 // Type-level tests of generated object types: closed objects, required, optional and nullable fields, enums, records, open and embedded objects.
 // `npx tsc -b` is the test runner: each @ts-expect-error must meet an error, every other line must compile. Nothing here runs.
-import type { GadgetSpec } from "../fixtures/schema/closed-and-empty-object/expected/closed-and-empty-object.fixtures.crdgen.dev/v1/gadget.types.js";
-import type { ReservationSpec } from "../fixtures/schema/nullable/expected/nullable.fixtures.crdgen.dev/v1/reservation.types.js";
-import type { RolloutSpec, RolloutSpecStrategy, RolloutSpecStrategyValues } from "../fixtures/schema/enum-strings/expected/enum-strings.fixtures.crdgen.dev/v1/rollout.types.js";
-import type { BucketNotificationSpec } from "../fixtures/schema/enum-odd-strings/expected/enum-odd-strings.fixtures.crdgen.dev/v1/bucketnotification.types.js";
-import type { VolumeSpec } from "../fixtures/schema/enum-mixed/expected/enum-mixed.fixtures.crdgen.dev/v1/volume.types.js";
-import type { FirewallRuleSpec } from "../fixtures/schema/enum-in-items/expected/enum-in-items.fixtures.crdgen.dev/v1/firewallrule.types.js";
-import type { PortMapSpec } from "../fixtures/schema/int-or-string/expected/int-or-string.fixtures.crdgen.dev/v1/portmap.types.js";
-import type { PipelineSpec, PipelineSpecConfig } from "../fixtures/schema/preserve-unknown-fields/expected/preserve-unknown-fields.fixtures.crdgen.dev/v1/pipeline.types.js";
-import type { Blob } from "../fixtures/schema/preserve-unknown-root/expected/preserve-unknown-root.fixtures.crdgen.dev/v1/blob.types.js";
-import type { TemplateSpec, TemplateSpecConfigMap, TemplateSpecResource } from "../fixtures/schema/embedded-resource/expected/embedded-resource.fixtures.crdgen.dev/v1/template.types.js";
-import type { SettingsSpec } from "../fixtures/schema/additional-properties/expected/additional-properties.fixtures.crdgen.dev/v1/settings.types.js";
-import type { SelectorSpec } from "../fixtures/schema/typed-union/expected/typed-union.fixtures.crdgen.dev/v1/selector.types.js";
-import type { MirrorSpecFooBar, MirrorSpecFoo_Bar } from "../fixtures/schema/name-collisions/expected/name-collisions.fixtures.crdgen.dev/v1/mirror.types.js";
-import type { KeySetSpec } from "../fixtures/schema/keys-and-reserved-words/expected/keys-and-reserved-words.fixtures.crdgen.dev/v1/keyset.types.js";
-import type { Backup as BackupV1 } from "../fixtures/schema/multi-version/expected/multi-version.fixtures.crdgen.dev/v1/backup.types.js";
-import type { Backup as BackupV1alpha1 } from "../fixtures/schema/multi-version/expected/multi-version.fixtures.crdgen.dev/v1alpha1/backup.types.js";
-import type { PostgresqlSpecStandby } from "../fixtures/schema/required-only-combinators/expected/required-only-combinators.fixtures.crdgen.dev/v1/postgresql.types.js";
+import type { GadgetSpec } from "../../../fixtures/schema/closed-and-empty-object/expected/closed-and-empty-object.fixtures.crdgen.dev/v1/gadget.types.js";
+import type { ReservationSpec } from "../../../fixtures/schema/nullable/expected/nullable.fixtures.crdgen.dev/v1/reservation.types.js";
+import type { RolloutSpec, RolloutSpecStrategy, RolloutSpecStrategyValues } from "../../../fixtures/schema/enum-strings/expected/enum-strings.fixtures.crdgen.dev/v1/rollout.types.js";
+import type { BucketNotificationSpec } from "../../../fixtures/schema/enum-odd-strings/expected/enum-odd-strings.fixtures.crdgen.dev/v1/bucketnotification.types.js";
+import type { VolumeSpec } from "../../../fixtures/schema/enum-mixed/expected/enum-mixed.fixtures.crdgen.dev/v1/volume.types.js";
+import type { FirewallRuleSpec } from "../../../fixtures/schema/enum-in-items/expected/enum-in-items.fixtures.crdgen.dev/v1/firewallrule.types.js";
+import type { PortMapSpec } from "../../../fixtures/schema/int-or-string/expected/int-or-string.fixtures.crdgen.dev/v1/portmap.types.js";
+import type { PipelineSpec, PipelineSpecConfig } from "../../../fixtures/schema/preserve-unknown-fields/expected/preserve-unknown-fields.fixtures.crdgen.dev/v1/pipeline.types.js";
+import type { Blob } from "../../../fixtures/schema/preserve-unknown-root/expected/preserve-unknown-root.fixtures.crdgen.dev/v1/blob.types.js";
+import type { TemplateSpec, TemplateSpecConfigMap, TemplateSpecResource } from "../../../fixtures/schema/embedded-resource/expected/embedded-resource.fixtures.crdgen.dev/v1/template.types.js";
+import type { SettingsSpec } from "../../../fixtures/schema/additional-properties/expected/additional-properties.fixtures.crdgen.dev/v1/settings.types.js";
+import type { SelectorSpec } from "../../../fixtures/schema/typed-union/expected/typed-union.fixtures.crdgen.dev/v1/selector.types.js";
+import type { MirrorSpecFooBar, MirrorSpecFoo_Bar } from "../../../fixtures/schema/name-collisions/expected/name-collisions.fixtures.crdgen.dev/v1/mirror.types.js";
+import type { KeySetSpec } from "../../../fixtures/schema/keys-and-reserved-words/expected/keys-and-reserved-words.fixtures.crdgen.dev/v1/keyset.types.js";
+import type { Backup as BackupV1 } from "../../../fixtures/schema/multi-version/expected/multi-version.fixtures.crdgen.dev/v1/backup.types.js";
+import type { Backup as BackupV1alpha1 } from "../../../fixtures/schema/multi-version/expected/multi-version.fixtures.crdgen.dev/v1alpha1/backup.types.js";
+import type { PostgresqlSpecStandby } from "../../../fixtures/schema/required-only-combinators/expected/required-only-combinators.fixtures.crdgen.dev/v1/postgresql.types.js";
 
 /** True only when A and B are the same type. */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the standard type-equality idiom: T only ties the two signatures together
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 
 export function closedObjectRejectsUnknownKey(): GadgetSpec[] {
@@ -170,6 +171,7 @@ export function wireKeysStayExact(): KeySetSpec[] {
   return [ok, renamed];
 }
 
+// eslint-disable-next-line @typescript-eslint/no-deprecated -- the deprecated v1alpha1 Backup is the point of this check
 export function eachVersionHasItsOwnApiVersion(alpha: BackupV1alpha1, v1: BackupV1): BackupV1[] {
   // @ts-expect-error a v1alpha1 Backup is not a v1 Backup
   const converted: BackupV1 = alpha;

@@ -4,8 +4,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { FakeCluster } from "@crdgen/runtime/testing";
-import { wireKeyResource, type WireKey, type WireKeySpec } from "../fixtures/schema/wire-keys/expected/wire-keys.fixtures.crdgen.dev/v1/wirekey.types.js";
-import { newWireKeyClient } from "../fixtures/schema/wire-keys/expected/wire-keys.fixtures.crdgen.dev/v1/wirekey.client.js";
+import { wireKeyResource, type WireKey, type WireKeySpec } from "../../fixtures/schema/wire-keys/expected/wire-keys.fixtures.crdgen.dev/v1/wirekey.types.js";
+import { newWireKeyClient } from "../../fixtures/schema/wire-keys/expected/wire-keys.fixtures.crdgen.dev/v1/wirekey.client.js";
 
 const wireKeys = ["__proto__", "constructor", "a-b", "1abc", "", "🚀", "toString"];
 

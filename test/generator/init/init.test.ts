@@ -8,7 +8,7 @@ import path from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
 const crdgenBin = path.join(repoRoot, "bin", "crdgen.js");
 const corpusCrd = path.resolve(repoRoot, "../shared/crds/external-dns/dnsendpoints.externaldns.k8s.io.yaml");
 const temps: string[] = [];
@@ -48,12 +48,12 @@ test("crdgen init scaffolds a project where npm run generate && npm test work at
   const project = path.join(root, "my-operator");
   const init = spawnSync(process.execPath, [crdgenBin, "init", project], { encoding: "utf8" });
   assert.equal(init.status, 0, init.stderr);
-  const pkg = JSON.parse(readFileSync(path.join(project, "package.json"), "utf8"));
+  const pkg = JSON.parse(readFileSync(path.join(project, "package.json"), "utf8")) as { name: string; scripts: Record<string, string>; dependencies: Record<string, string>; devDependencies: Record<string, string> };
   assert.equal(pkg.name, "my-operator");
   assert.deepEqual(Object.keys(pkg.scripts).filter((s) => ["generate", "build", "start", "test"].includes(s)).sort(), ["build", "generate", "start", "test"]);
   assert.ok(pkg.dependencies["@crdgen/runtime"], "the runtime is a dependency");
   assert.ok(pkg.devDependencies["crdgen"], "crdgen is a (dev) dependency");
-  const tsconfig = JSON.parse(readFileSync(path.join(project, "tsconfig.json"), "utf8"));
+  const tsconfig = JSON.parse(readFileSync(path.join(project, "tsconfig.json"), "utf8")) as { compilerOptions: { strict?: boolean; module?: string } };
   assert.equal(tsconfig.compilerOptions.strict, true);
   assert.equal(tsconfig.compilerOptions.module, "NodeNext");
   for (const file of ["README.md", ".gitignore", "crds"]) assert.ok(existsSync(path.join(project, file)), `${file} was created`);
