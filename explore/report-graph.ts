@@ -25,7 +25,7 @@ function graphOf(result: ExploreResult): Graph {
     const key = `${from}>${to}>${label ?? ""}`;
     if (edges.has(key)) return;
     edges.add(key);
-    g.edges.push({ from, to, ...(label ? { label } : {}) });
+    g.edges.push({ from, to, label });
   };
   result.controllers.forEach((c, ci) => {
     const q = node(`q${ci}`, [`queue ${c.queue.name ?? c.queue.ref ?? c.name}`, at(c.queue.loc)], "queue");

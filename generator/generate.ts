@@ -73,13 +73,13 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const previousHooks = new Map((previous?.crds ?? []).flatMap((c) => (c.hooks ? [[c.name, c.hooks] as const] : [])));
   const files = planFiles(crds, {
     outDir,
-    ...(options.hooksDir ? { hooksDir: path.normalize(options.hooksDir) } : {}),
-    ...(options.testsDir ? { testsDir: path.normalize(options.testsDir) } : {}),
+    hooksDir: options.hooksDir ? path.normalize(options.hooksDir) : undefined,
+    testsDir: options.testsDir ? path.normalize(options.testsDir) : undefined,
     previousHooks,
     render: templateRenderer(options.templatesDir),
-    ...(options.validation ? { validationCode: (await import("./validation/version-validation.js")).versionValidationCode } : {}),
+    validationCode: options.validation ? (await import("./validation/version-validation.js")).versionValidationCode : undefined,
     warnings,
-    ...(options.progress ? { progress: options.progress } : {}),
+    progress: options.progress,
   });
   timed("emit");
   if (options.format) await formatGeneratedFiles(files);

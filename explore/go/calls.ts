@@ -86,9 +86,9 @@ export abstract class GoCallReader extends GoControllerRuntimeReader {
       inLoop: scope.loopDepth > 0,
       dynamic,
       tail: goIsTail(node),
-      ...(recv ? { recv } : {}),
-      ...(qualifier ? { qualifier } : {}),
-      ...(recvParam ? { recvParam } : {}),
+      recv,
+      qualifier,
+      recvParam,
     };
     this.recogniseInformer(fact, fnNode, argNodes, qualifier);
     this.facts.calls.push(fact);

@@ -93,7 +93,7 @@ export abstract class GoControllerRuntimeReader extends GoInformerReader {
     const name = oneLine(callee?.text ?? target?.text ?? "handler").replace(/\[.*\]$/, "");
     const inner = target?.type === "call_expression" && /MapFunc$/.test(name) ? target.childForFieldName("arguments")?.namedChildren[0] : undefined;
     const slot = inner ? this.expr(inner) : undefined;
-    return { kind, handlerName: name, ...(slot ? { handler: slot } : {}) };
+    return { kind, handlerName: name, handler: slot };
   }
 
   /** controller-runtime without the builder: `c, err := controller.New(name, mgr, controller.Options{Reconciler: r})`, then `c.Watch(source.Kind(...))`. */

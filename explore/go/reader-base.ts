@@ -66,7 +66,7 @@ export abstract class GoReaderBase {
   }
 
   protected withScope<T>(fn: FnFact, body: (scope: Scope) => T): T {
-    const scope: Scope = { fn, names: new Map(), paramTypes: new Map(), inits: new Map(), allInits: new Map(), loopDepth: 0, temps: 0, ...(this.scope ? { parent: this.scope } : {}) };
+    const scope: Scope = { fn, names: new Map(), paramTypes: new Map(), inits: new Map(), allInits: new Map(), loopDepth: 0, temps: 0, parent: this.scope };
     const saved = this.scope;
     this.scope = scope;
     try {

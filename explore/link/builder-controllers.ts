@@ -25,12 +25,12 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
       return {
         name: b.name ?? typeName ?? this.place(b.fn).name,
         loc: b.loc,
-        queue: { ...(b.name ? { name: b.name } : {}), type: "controller-runtime workqueue (created by the controller)", rateLimiter: "default (workqueue.DefaultTypedControllerRateLimiter)", loc: b.loc },
+        queue: { name: b.name, type: "controller-runtime workqueue (created by the controller)", rateLimiter: "default (workqueue.DefaultTypedControllerRateLimiter)", loc: b.loc },
         sources,
         workers: [
           {
             loop: { name: "controller-runtime worker (Controller.processNextWorkItem in the library)" },
-            ...(reconcile ? { process: this.place(reconcile) } : {}),
+            process: reconcile ? this.place(reconcile) : undefined,
             then: [],
             done: [],
             forget: [],

@@ -53,7 +53,7 @@ export abstract class QueueControllerLinker extends WorkerLinker {
           for (const h of handlers) if (!same.handlers.some((x) => at(x.fn.loc) === at(h.fn.loc))) same.handlers.push(h);
           continue;
         }
-        push(sourcesByQueue, q, { kind: reg.kind, via: reg.via, ...(reg.loc ? { loc: reg.loc } : {}), ...(reg.registeredAt ? { registeredAt: reg.registeredAt } : {}), handlers });
+        push(sourcesByQueue, q, { kind: reg.kind, via: reg.via, loc: reg.loc, registeredAt: reg.registeredAt, handlers });
       }
       if (handlersByQueue.size === 0) {
         for (const h of reg.handlers) this.unlinked.push(`handler ${this.place(h.fn).name} (${at(this.place(h.fn).loc)}) for ${reg.kind}: puts nothing on a queue found in the explored sources`);

@@ -56,14 +56,13 @@ export abstract class RegistrationLinker extends LinkGraph {
         this.unlinked.push(`${call.text} at ${at(call.loc)}: its handlers are not in the explored sources${call.args[0] && callByRet.get(call.args[0])?.qualifier ? ` (they come from ${callByRet.get(call.args[0])!.qualifier}: explore that library's sources too)` : ""}`);
         continue;
       }
-      const factory = handlerSlot ? callByRet.get(handlerSlot) : undefined;
-      const factoryCall = factory ? { factoryCall: factory } : {};
+      const factoryCall = handlerSlot ? callByRet.get(handlerSlot) : undefined;
       if (informers.length === 0) {
-        out.push({ kind: "?", via: call.text.replace(/\.\w+$/, ""), registeredAt: call.loc, handlers, ...factoryCall });
+        out.push({ kind: "?", via: call.text.replace(/\.\w+$/, ""), registeredAt: call.loc, handlers, factoryCall });
         this.unlinked.push(`${call.text} at ${at(call.loc)}: could not tell which informer (so which kind) this is`);
       }
       for (const inf of informers) {
-        out.push({ kind: inf.informer!.kind, via: inf.informer!.via, loc: inf.loc, ...(inf.id !== call.id && inf.loc.line !== call.loc.line ? { registeredAt: call.loc } : {}), handlers, ...factoryCall });
+        out.push({ kind: inf.informer!.kind, via: inf.informer!.via, loc: inf.loc, registeredAt: inf.id !== call.id && inf.loc.line !== call.loc.line ? call.loc : undefined, handlers, factoryCall });
       }
     }
     return out;

@@ -34,10 +34,10 @@ export abstract class WorkerLinker extends RegistrationLinker {
     const [process, ...alternatives] = this.processing(get, region, regionCalls);
     const worker: Worker = {
       loop: this.place(loop ?? getter),
-      ...(loop && loop !== getter ? { getter: this.place(getter) } : {}),
+      getter: loop && loop !== getter ? this.place(getter) : undefined,
       get: get.loc,
       getText: get.text,
-      ...(process ? { process: this.place(process) } : {}),
+      process: process ? this.place(process) : undefined,
       ...(alternatives.length ? { processAlso: alternatives.map((id) => this.place(id)) } : {}),
       then: process ? this.delegations(process, 0) : [],
       done: ops.filter((c) => inRegion(c) && DONE_METHODS.has(c.method)).map((c) => c.loc),

@@ -93,9 +93,9 @@ export abstract class TsCallReader extends TsReaderBase {
       inLoop: scope.loopDepth > 0,
       dynamic,
       tail: tsIsTail(node),
-      ...(recv ? { recv } : {}),
-      ...(qualifier ? { qualifier } : {}),
-      ...(recvParam ? { recvParam } : {}),
+      recv,
+      qualifier,
+      recvParam,
     };
     // @kubernetes/client-node's makeInformer(kubeConfig, "/api/v1/namespaces/x/pods", listFn): the path names the kind.
     if (method === "makeInformer") {

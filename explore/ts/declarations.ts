@@ -93,7 +93,7 @@ export class TsFileReader extends TsExpressionReader {
     this.scope!.fn.assigns.push({
       lhs: boundNames(nameNode),
       rhsIdents: init ? identsIn(init) : [],
-      ...(lastCall ? { rhsCall: lastCall } : {}),
+      rhsCall: lastCall,
       line: d.getStartLineNumber(),
     });
   }

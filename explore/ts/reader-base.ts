@@ -52,7 +52,7 @@ export abstract class TsReaderBase {
   }
 
   protected withScope(fn: FnFact, thisSlot: Slot | undefined, body: (scope: Scope) => void): void {
-    const scope: Scope = { fn, names: new Map(), loopDepth: 0, temps: 0, ...(thisSlot ? { thisSlot } : {}), ...(this.scope ? { parent: this.scope } : {}) };
+    const scope: Scope = { fn, names: new Map(), loopDepth: 0, temps: 0, thisSlot, parent: this.scope };
     const saved = this.scope;
     this.scope = scope;
     try {

@@ -126,7 +126,7 @@ function carefulLoad(file: string, text: string): unknown[] {
 }
 
 function tooDeep(file: string, documentIndex?: number): InputError {
-  return new InputError({ file, ...(documentIndex !== undefined ? { documentIndex } : {}) }, "the YAML nests too deep to read (hundreds of levels of mappings and sequences, where a CRD schema needs a few dozen)");
+  return new InputError({ file, documentIndex }, "the YAML nests too deep to read (hundreds of levels of mappings and sequences, where a CRD schema needs a few dozen)");
 }
 
 function describeKinds(skipped: SkippedDocument[], file: string): string {

@@ -104,19 +104,19 @@ function expectedControllers(root: string, spec: ExpectedSpec): Controller[] {
     const i = r.lastIndexOf(":");
     return { file: r.slice(0, i), line: Number(r.slice(i + 1)) };
   };
-  const place = (written: string) => ({ name: "", ...(loc(written) ? { loc: loc(written)! } : {}) });
+  const place = (written: string) => ({ name: "", loc: loc(written) });
   return spec.controllers.map((c) => ({
     name: "",
-    queue: { type: "", rateLimiter: "", ...(loc(c.queue) ? { loc: loc(c.queue)! } : {}) },
+    queue: { type: "", rateLimiter: "", loc: loc(c.queue) },
     sources: c.sources.map((s) => ({
       kind: s.kind,
       via: "",
-      ...(loc(s.informer) ? { loc: loc(s.informer)! } : {}),
+      loc: loc(s.informer),
       handlers: s.handlers.map((h) => ({ events: h.events, fn: place(h.fn), producers: h.producers.map((p) => ({ method: "", text: "", loc: loc(p)!, via: [] })) })),
     })),
     workers: c.workers.map((w) => ({
       loop: place(w.loop),
-      ...(w.get ? { get: loc(w.get)! } : {}),
+      get: w.get ? loc(w.get) : undefined,
       process: place(w.process),
       then: w.then.map((t) => [place(t)]),
       done: w.done.map((d) => loc(d)!),
