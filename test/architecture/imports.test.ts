@@ -138,3 +138,51 @@ test("controller/ never imports manager/ (the manager runs controllers, not the 
   const bad = graph.edges.filter((e) => runtimeFolder(e.from) === "controller" && runtimeFolder(e.to) === "manager");
   assert.deepEqual(bad.map((e) => `${e.from} imports ${e.spec}`), []);
 });
+
+/** ARCHITECTURE.md's "Import rules" table: runtime folder -> the runtime folders it may import. */
+function allowedImports(): Map<string, Set<string>> {
+  const doc = readFileSync(path.join(repoRoot, "ARCHITECTURE.md"), "utf8");
+  const section = doc.slice(doc.indexOf("## Import rules"));
+  const rows = [...section.matchAll(/^\| ([a-z]+) \| ([a-z, ]*)\|$/gm)];
+  return new Map(rows.map((r) => [r[1]!, new Set(r[2]!.split(",").map((s) => s.trim()).filter(Boolean))]));
+}
+
+test("every runtime folder is in ARCHITECTURE.md's import table, and imports only the folders its row allows", () => {
+  const allowed = allowedImports();
+  const folders = readdirSync(path.join(repoRoot, "runtime"), { withFileTypes: true })
+    .filter((e) => e.isDirectory() && !skipped.has(e.name))
+    .map((e) => e.name)
+    .sort();
+  assert.deepEqual([...allowed.keys()].sort(), folders, "the table lists exactly the runtime's folders");
+  const bad = graph.edges.filter((e) => {
+    const from = runtimeFolder(e.from);
+    const to = runtimeFolder(e.to);
+    return from !== undefined && to !== undefined && from !== to && !allowed.get(from)?.has(to);
+  });
+  assert.deepEqual(bad.map((e) => `${e.from} imports ${e.spec}`), []);
+});
+
+test("generated code imports only the runtime, @kubernetes/client-node, its own files and the user's hooks", () => {
+  const generated = graph.files.filter((f) => /^samples\/[^/]+\/generated\//.test(f));
+  assert.ok(generated.length > 0, "the sample's generated files are in the graph");
+  const bad = generated.flatMap((file) => {
+    const { importedFiles } = ts.preProcessFile(readFileSync(path.join(repoRoot, file), "utf8"), true, true);
+    return importedFiles
+      .map((ref) => ref.fileName)
+      .filter((spec) => {
+        if (/^@crdgen\/runtime(\/|$)/.test(spec) || spec === "@kubernetes/client-node") return false;
+        if (!spec.startsWith(".")) return true;
+        const target = rel(path.resolve(repoRoot, path.dirname(file), spec));
+        return !/^samples\/[^/]+\/(generated|src)\//.test(target);
+      })
+      .map((spec) => `${file} imports ${spec}`);
+  });
+  assert.deepEqual(bad, []);
+});
+
+test("the generator never imports tree-sitter (explore's parsers are explore's own)", () => {
+  const bad = graph.files
+    .filter((f) => f.startsWith("generator/"))
+    .filter((f) => /["'](web-)?tree-sitter/.test(readFileSync(path.join(repoRoot, f), "utf8")));
+  assert.deepEqual(bad, []);
+});
