@@ -24,11 +24,15 @@ export default tseslint.config(
         { allowForKnownSafeCalls: [{ from: "package", package: "node:test", name: ["test", "it", "describe", "suite"] }] },
       ],
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+      // False positives only (~150, none a bug): ts-morph's node classes are built from mixins the rule cannot follow,
+      // and @kubernetes/client-node's model classes (V1ObjectMeta, ...) are meant to be written as object literals.
+      "@typescript-eslint/no-unsafe-class-instance-assignment": "off",
     },
   },
   {
     files: ["**/*.js", "**/*.mjs"],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { globals: { ...globals.node } },
+    // Keep disableTypeChecked's parser options (no project service for scripts outside every tsconfig).
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { ...globals.node } },
   },
 );
