@@ -40,7 +40,7 @@ before(async () => {
 after(async () => {
   stopAll.abort();
   await Promise.all(factories.map((f) => f.shutdown()));
-  kube?.close();
+  (kube as KubeClient | undefined)?.close(); // before() may have failed before setting it
   await plane?.stop();
 });
 
@@ -89,7 +89,7 @@ test("create then get returns the object with server-set metadata (uid, resource
     assert.ok(Math.abs(ts.getTime() - Date.now()) < 5 * 60_000, `creationTimestamp ${ts.toISOString()} is now`);
     assert.equal(obj.metadata.generation, 1);
     assert.equal(obj.spec?.replicas, 3);
-    assert.equal(obj.spec?.version, "8.0.36");
+    assert.equal(obj.spec.version, "8.0.36");
   }
   assert.equal(got.metadata.uid, created.metadata.uid);
   assert.equal(got.metadata.resourceVersion, created.metadata.resourceVersion);
@@ -200,7 +200,7 @@ test("patch merge (RFC 7386) changes the given fields and null removes a field",
   assert.deepEqual(patched.metadata.labels, { keep: "yes", added: "new" });
   assert.deepEqual(patched.metadata.annotations, { other: "stay" });
   assert.equal(patched.spec?.replicas, 3);
-  assert.equal(patched.spec?.version, "8.0.36", "fields the patch does not name are kept");
+  assert.equal(patched.spec.version, "8.0.36", "fields the patch does not name are kept");
 });
 
 test("patch apply with a fieldManager: managedFields name that manager as owner of the applied fields", async () => {
@@ -271,7 +271,7 @@ test("updateStatus writes status only: a spec change in the same object is ignor
   write.spec = { ...write.spec!, replicas: 6 };
   const written = await clusters.updateStatus(write);
   assert.equal(written.status?.phase, "Ready");
-  assert.equal(written.status?.readyReplicas, 2);
+  assert.equal(written.status.readyReplicas, 2);
   assert.equal(written.spec?.replicas, 2, "the spec change was ignored");
   assert.equal(written.metadata.generation, 1, "generation tracks spec only");
   const stored = await clusters.get("status-only");
@@ -301,7 +301,7 @@ test("delete returns and a later get is 404 (isNotFound)", async () => {
   const status = deleted as Status & { details?: { uid?: string } };
   assert.equal(status.status, "Success");
   assert.equal(status.details?.name, "doomed");
-  assert.equal(status.details?.uid, created.metadata.uid);
+  assert.equal(status.details.uid, created.metadata.uid);
   const error = await apiErrorOf(clusters.get("doomed"));
   assert.equal(error.status, 404);
   assert.equal(error.reason, "NotFound");
@@ -385,7 +385,7 @@ test("an informer syncs 1,000 MySQLClusters; its lister lists, gets and selects 
   // The first LIST is at resourceVersion "0", which the API server answers from its watch cache: right after a burst
   // of creates that snapshot may trail etcd by a few objects, and the watch from its RV then delivers the rest.
   assert.ok(atSync > 0 && atSync <= total, `${atSync} objects in the cache at sync`);
-  await eventually(`${total} objects in the lister`, async () => (lister.namespace(bulkNs).list().length === total ? true : undefined));
+  await eventually(`${total} objects in the lister`, () => (lister.namespace(bulkNs).list().length === total ? true : undefined));
   const convergedMs = performance.now() - syncStart;
   console.log(
     `1,000 MySQLCluster creates (20 in flight): ${(createMs / 1000).toFixed(2)} s; informer LIST + sync: ${(syncMs / 1000).toFixed(2)} s ` +
@@ -415,7 +415,7 @@ test("an informer syncs 1,000 MySQLClusters; its lister lists, gets and selects 
   await bulk.patch("bulk-0042", { type: "merge", body: { spec: { replicas: 9 }, metadata: { labels: { shard: "moved" } } } });
   await bulk.create(cluster("bulk-late", {}, { shard: "3" }));
   await bulk.delete("bulk-0999");
-  await eventually("the patch, create and delete in the lister", async () => {
+  await eventually("the patch, create and delete in the lister", () => {
     const patched = lister.get(bulkNs, "bulk-0042");
     const ready = patched?.spec?.replicas === 9 && lister.get(bulkNs, "bulk-late") !== undefined && lister.get(bulkNs, "bulk-0999") === undefined;
     return ready ? true : undefined;

@@ -27,8 +27,9 @@ before(async () => {
 after(async () => {
   stopOperator.abort();
   await operator;
-  kube?.close();
-  if (!plane) return;
+  // before() may have failed before setting these.
+  (kube as KubeClient | undefined)?.close();
+  if (!(plane as ControlPlane | undefined)) return;
   await plane.stop();
   const left = execFileSync("ps", ["-eo", "args="], { encoding: "utf8" }).split("\n").filter((l) => l.includes(plane.dir));
   assert.deepEqual(left, [], "stop ends kube-controller-manager, kube-scheduler and kwok too");
@@ -50,10 +51,10 @@ test("garbage collection: a ConfigMap controlled by a MySQLCluster is deleted af
     data: { owner: "gc-owner" },
   });
   await clusters.delete("gc-owner", { propagationPolicy: "Background" });
-  await eventually("the MySQLCluster gc-owner to be gone", () => clusters.get("gc-owner").then(() => undefined, (e) => (isNotFound(e) ? true : undefined)));
+  await eventually("the MySQLCluster gc-owner to be gone", () => clusters.get("gc-owner").then(() => undefined, (e: unknown) => (isNotFound(e) ? true : undefined)));
   await eventually(
     "the garbage collector to delete ConfigMap gc-dependent",
-    () => configMaps.get("default", "gc-dependent").then(() => undefined, (e) => (isNotFound(e) ? true : undefined)),
+    () => configMaps.get("default", "gc-dependent").then(() => undefined, (e: unknown) => (isNotFound(e) ? true : undefined)),
     60_000,
   );
 });
@@ -81,7 +82,7 @@ test("kwok: a StatefulSet of 2 replicas gets 2 pods on the fake node and status.
   for (const pod of pods.items) {
     assert.equal(pod.spec?.nodeName, nodeName, `${pod.metadata?.name} was scheduled to the fake node`);
     assert.equal(pod.status?.phase, "Running", `kwok reports ${pod.metadata?.name} Running`);
-    assert.ok(pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"), `kwok reports ${pod.metadata?.name} Ready`);
+    assert.ok(pod.status.conditions?.some((c) => c.type === "Ready" && c.status === "True"), `kwok reports ${pod.metadata?.name} Ready`);
   }
 });
 
@@ -92,5 +93,5 @@ test("the sample operator brings a MySQLCluster of 2 replicas to phase Ready wit
   // No polling: the StatefulSet's status updates (owned, watched) reconcile the cluster as its instances become ready.
   const db = await eventually("MySQLCluster ready: phase Ready, readyReplicas 2", () => clusters.get("ready").then((c) => (c.status?.phase === "Ready" && c.status.readyReplicas === 2 ? c : undefined)), 90_000);
   assert.equal(db.status?.replicas, 2);
-  assert.equal(db.status?.observedGeneration, 1);
+  assert.equal(db.status.observedGeneration, 1);
 });

@@ -35,10 +35,10 @@ async function committedManifests(): Promise<KubernetesObject[]> {
   return docs;
 }
 
-const one = <T extends KubernetesObject>(docs: KubernetesObject[], kind: string): T => {
+const one = (docs: KubernetesObject[], kind: string): KubernetesObject => {
   const found = docs.filter((d) => d.kind === kind);
   assert.equal(found.length, 1, `samples/mysql/deploy/ has exactly one ${kind}`);
-  return found[0] as T;
+  return found[0]!;
 };
 
 interface Rbac extends KubernetesObject {
@@ -62,7 +62,7 @@ before(async () => {
   });
   admin = plane.kubeClient();
   docs = await committedManifests();
-  deployment = one<V1Deployment & KubernetesObject>(docs, "Deployment");
+  deployment = one(docs, "Deployment");
   operatorNamespace = deployment.metadata!.namespace!;
   serviceAccount = deployment.spec!.template.spec!.serviceAccountName!;
   const args = deployment.spec!.template.spec!.containers[0]!.args ?? [];
@@ -71,8 +71,9 @@ before(async () => {
 });
 
 after(async () => {
-  admin?.close();
-  await plane?.stop();
+  // before() may have failed before setting these.
+  (admin as KubeClient | undefined)?.close();
+  await (plane as ControlPlane | undefined)?.stop();
 });
 
 test("kubectl apply -f samples/mysql/deploy/ creates every object the manifests describe", async () => {
@@ -139,8 +140,8 @@ const label = (key: string) => {
 };
 
 test("the operator, as the deployed ServiceAccount, runs a whole cluster lifecycle with no 403 and uses every permission it is granted", async (t) => {
-  const clusterRole = one<Rbac>(docs, "ClusterRole");
-  const role = one<Rbac>(docs, "Role");
+  const clusterRole = one(docs, "ClusterRole") as Rbac;
+  const role = one(docs, "Role") as Rbac;
   const access = operatorAccess();
   const primary = access[0]!.resource;
   const owned: readonly ResourceDescriptor[] = access.flatMap((a) => a.owns ?? []);
@@ -246,12 +247,12 @@ test("the operator, as the deployed ServiceAccount, runs a whole cluster lifecyc
     await clusters.patch("db", { type: "merge", body: { spec: { storage: { reclaimPolicy: "Retain" } } } as never });
     await ready("reclaimPolicy Retain", uid);
     // 5. Backup switched off (its children, if any, go).
-    await clusters.patch("db", { type: "merge", body: { spec: { backup: null } } as never });
+    await clusters.patch("db", { type: "merge", body: { spec: { backup: null } } });
     await ready("backup removed", uid);
     // 6. The cluster deleted: no finalizer holds it, and the operator's cache lets it go.
     await clusters.delete("db");
     await eventually("db gone from the API", () => clusters.get("db").then(() => undefined, (e: unknown) => (isNotFound(e) ? true : undefined)));
-    await eventually("db gone from the operator's cache", async () => (controller.informer.getIndexer().getByKey(`${namespace}/db`) ? undefined : true));
+    await eventually("db gone from the operator's cache", () => (controller.informer.getIndexer().getByKey(`${namespace}/db`) ? undefined : true));
     // Leadership is renewed (an update of the Lease) at least once before stopping.
     const lease = kubeLeaseLock(admin, operatorNamespace, leaseName);
     const first = await lease.get();
@@ -344,7 +345,7 @@ test("a second replica is a ready standby (so a rolling update can proceed) that
       assert.equal(standby.manager.isLeading(), false);
       assert.equal(standby.controller.hasSynced(), false, "the standby's controller has not started");
       await leader.shutdown();
-      await eventually("the standby taking over", async () => (standby.manager.isLeading() && standby.controller.hasSynced() ? true : undefined));
+      await eventually("the standby taking over", () => (standby.manager.isLeading() && standby.controller.hasSynced() ? true : undefined));
       assert.equal(await standby.readyz(), 200);
     } finally {
       await standby.shutdown();
@@ -491,7 +492,7 @@ test("main.js with the Deployment's arguments, authenticated as the ServiceAccou
   });
   const lines: string[] = [];
   const ports: Record<string, number> = {};
-  for (const stream of [child.stdout!, child.stderr!]) {
+  for (const stream of [child.stdout, child.stderr]) {
     readline.createInterface({ input: stream }).on("line", (line) => {
       lines.push(line);
       const entry = (() => { try { return JSON.parse(line) as { msg?: string; port?: number }; } catch { return {}; } })();
@@ -501,7 +502,7 @@ test("main.js with the Deployment's arguments, authenticated as the ServiceAccou
   }
   const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("exit", (code, signal) => resolve([code, signal])));
   try {
-    await eventually("main.js serving probes", async () => (ports["health"] && ports["metrics"] ? true : undefined));
+    await eventually("main.js serving probes", () => (ports["health"] && ports["metrics"] ? true : undefined));
     // Ready comes first (a standby is ready too); then it takes the free Lease.
     await eventually("main.js ready", async () => ((await fetch(`http://127.0.0.1:${ports["health"]}/readyz`)).status === 200 ? true : undefined));
     await eventually(`main.js holding the Lease ${operatorNamespace}/${leaseName}`, async () => ((await kubeLeaseLock(admin, operatorNamespace, leaseName).get())?.spec?.holderIdentity ? true : undefined));

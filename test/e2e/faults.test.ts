@@ -23,8 +23,9 @@ before(async () => {
 after(async () => {
   stopAll.abort();
   await Promise.allSettled(running);
-  kube?.close();
-  await plane?.stop();
+  // before() may have failed before setting these.
+  (kube as KubeClient | undefined)?.close();
+  await (plane as ControlPlane | undefined)?.stop();
 });
 
 interface Call {
@@ -102,6 +103,7 @@ class FaultyListerWatcher implements ListerWatcher<MySQLCluster> {
       } catch (err) {
         if (isResourceVersionTooOld(err)) self.gone.push(Date.now());
         // disconnect(): end the stream like a dropped connection.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- signal may abort during the watch above; TS keeps the narrowing across awaits
         if (!ctrl.signal.aborted || signal.aborted) throw err;
       } finally {
         self.active.delete(ctrl);
@@ -197,8 +199,8 @@ const newCluster = (name: string): MySQLCluster => ({
 });
 
 async function snapshots(h: Harness): Promise<{ server: Record<string, string>; cache: Record<string, string> }> {
-  const toMap = (items: MySQLCluster[]) =>
-    Object.fromEntries(items.map((o) => [o.metadata.name!, o.metadata.resourceVersion ?? ""]).sort(([a], [b]) => (a! < b! ? -1 : 1)));
+  const toMap = (items: MySQLCluster[]): Record<string, string> =>
+    Object.fromEntries(items.map((o): [string, string] => [o.metadata.name!, o.metadata.resourceVersion ?? ""]).sort(([a], [b]) => (a < b ? -1 : 1)));
   const server = toMap((await h.clusters.list()).items);
   return { server, cache: toMap(h.informer.getIndexer().list()) };
 }
@@ -254,7 +256,7 @@ test("kube-apiserver killed mid-watch three times: after each restart creates, u
         // cache), so the writes below must travel over its new watch and deletes arrive as real DELETED events.
         await h.clusters.create(newCluster(`r${round}-probe`));
         created.push(`r${round}-probe`);
-        await eventually(`r${round}-probe in the cache`, async () => (h.informer.getIndexer().list().some((o) => o.metadata.name === `r${round}-probe`) ? true : undefined), 120_000);
+        await eventually(`r${round}-probe in the cache`, () => (h.informer.getIndexer().list().some((o) => o.metadata.name === `r${round}-probe`) ? true : undefined), 120_000);
       }
       const victims = away ? ["seed-a", "seed-b"] : round === 1 ? ["seed-c"] : ["r1-a"];
       for (const name of [`r${round}-a`, `r${round}-b`]) {
@@ -272,7 +274,7 @@ test("kube-apiserver killed mid-watch three times: after each restart creates, u
       // The reflector's backoff may have grown during the outages (it resets only after 2 quiet minutes).
       await assertInSync(h, `cache equals the server after restart ${round}`, 150_000);
       for (const name of victims) {
-        await eventually(`deleteFunc for ${name} (round ${round})`, async () => (deletesOf(h, name).length > 0 ? true : undefined), 10_000);
+        await eventually(`deleteFunc for ${name} (round ${round})`, () => (deletesOf(h, name).length > 0 ? true : undefined), 10_000);
         // While away the delete can only come from a relist (a tombstone) or a replayed watch event; once connected it
         // must be a watch DELETED event carrying the object, not a tombstone.
         if (!away) assert.equal(deletesOf(h, name)[0]!.tombstone, false, `${name} deleted while connected: a real DELETED event`);
@@ -384,7 +386,7 @@ test("apiserver down for 60 s: reconnect attempts back off to about one per 30 s
     await waitServed(h);
     await h.clusters.create(newCluster("b-after"));
     // At the 30 s cap the jittered wait is up to 60 s, and a 410 after the restart costs one more step.
-    await eventually("b-after in the cache", async () => (h.informer.getIndexer().list().some((o) => o.metadata.name === "b-after") ? true : undefined), 180_000);
+    await eventually("b-after in the cache", () => (h.informer.getIndexer().list().some((o) => o.metadata.name === "b-after") ? true : undefined), 180_000);
     const recovered = Date.now();
     await assertInSync(h, "cache equals the server after the outage");
     const firstAfter = h.lw.calls.find((c) => c.at >= up);

@@ -29,7 +29,7 @@ before(async () => {
 after(async () => {
   // A child left behind by a failed test would keep this process (and its pipes) alive.
   for (const proc of children) if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
-  await plane?.stop();
+  await (plane as ControlPlane | undefined)?.stop(); // before() may have failed before setting it
 });
 
 interface Interval { who: string; start: number; stop?: number }
@@ -78,7 +78,7 @@ function child(lease: string, identity: string) {
   // "close", not "exit": stdout may still hold the last lines when the process has exited.
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.on("close", (code, signal) => resolve({ code, signal })));
   const waitFor = (event: string, timeoutMs = 15_000) =>
-    eventually(`child ${identity} event ${event} (stderr: ${stderr})`, async () => events.find((e) => e.event === event), timeoutMs);
+    eventually(`child ${identity} event ${event} (stderr: ${stderr})`, () => events.find((e) => e.event === event), timeoutMs);
   return { proc, events, exited, waitFor };
 }
 
@@ -86,27 +86,27 @@ test("two in-process candidates: exactly one leads, never both; aborting the lea
   const intervals: Interval[] = [];
   const a = candidate("graceful", "a", intervals);
   const b = candidate("graceful", "b", intervals);
-  await eventually("a leader", async () => (intervals.length > 0 ? true : undefined), 10_000);
+  await eventually("a leader", () => (intervals.length > 0 ? true : undefined), 10_000);
   await sleep(4_000); // longer than the lease: renewals keep the one leader
   assert.equal(intervals.length, 1, "one leader, no flapping");
   assert.equal(a.elector.isLeader() !== b.elector.isLeader(), true, "exactly one leads");
   const [leader, standby] = a.elector.isLeader() ? [a, b] : [b, a];
   const before = await getLease("graceful");
   assert.equal(before?.spec?.holderIdentity, leader.elector.identity);
-  assert.equal(before?.spec?.leaseDurationSeconds, 3);
-  assert.match(before?.spec?.renewTime ?? "", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+  assert.equal(before.spec.leaseDurationSeconds, 3);
+  assert.match(before.spec.renewTime ?? "", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
 
   const abortedAt = Date.now();
   leader.stop.abort();
   assert.equal(await leader.done, "released");
-  await eventually("the standby leads", async () => (standby.elector.isLeader() ? true : undefined), 5_000);
+  await eventually("the standby leads", () => (standby.elector.isLeader() ? true : undefined), 5_000);
   const takeover = intervals[1]!.start - abortedAt;
   console.log(`graceful takeover after abort: ${takeover} ms`);
   // At most one jittered retry plus round trips; without the release it would wait for expiry (≥ LEASE_MS - RETRY_MS).
   assert.ok(takeover <= RETRY_MS * 2.2 + 800, `standby led ${takeover} ms after the leader's abort`);
   const after = await getLease("graceful");
   assert.equal(after?.spec?.holderIdentity, standby.elector.identity);
-  assert.equal(after?.spec?.leaseTransitions, (before?.spec?.leaseTransitions ?? 0) + 1);
+  assert.equal(after.spec.leaseTransitions, (before.spec.leaseTransitions ?? 0) + 1);
   standby.stop.abort();
   await standby.done;
   assertNoOverlap(intervals);
@@ -132,7 +132,7 @@ test("a leader killed with SIGKILL (no release) is replaced once its Lease expir
     const killedAt = Date.now();
     leader.proc.kill("SIGKILL");
     await leader.exited;
-    await eventually("the standby leads", async () => (standby.elector.isLeader() ? true : undefined), 10_000);
+    await eventually("the standby leads", () => (standby.elector.isLeader() ? true : undefined), 10_000);
     const start = intervals[0]!.start;
     console.log(`crash takeover after kill -9: ${start - killedAt} ms (${start - lastRenew} ms after the last renewal)`);
     assert.ok(start - lastRenew >= LEASE_MS, `took over ${start - lastRenew} ms after the last renewal, before the Lease expired`);
@@ -157,7 +157,7 @@ test("runControllers in a child process: SIGTERM stops the probe controller, rel
   assert.deepEqual(proc.events.map((e) => e.event), ["ready", "start", "stop", "exit"]);
   const lease = await getLease("sigterm");
   assert.equal(lease?.spec?.holderIdentity, "");
-  assert.equal(lease?.spec?.leaseDurationSeconds, 1);
+  assert.equal(lease.spec.leaseDurationSeconds, 1);
 });
 
 test("runControllers: a standby runs no controller; a leader whose Lease is taken away stops its controllers and rejects", async () => {
@@ -165,7 +165,10 @@ test("runControllers: a standby runs no controller; a leader whose Lease is take
   await leader.waitFor("start");
   let standbyRan = false;
   const standbyStop = new AbortController();
-  const standby = runControllers([{ name: "probe", run: async () => void (standbyRan = true) }], {
+  const standby = runControllers([{ name: "probe", run: () => {
+        standbyRan = true;
+        return Promise.resolve();
+      } }], {
     signal: standbyStop.signal,
     leaderElection: { kube, namespace: NS, name: "stolen", identity: "standby", leaseDurationMs: 30_000, renewDeadlineMs: 20_000, retryPeriodMs: RETRY_MS },
   });

@@ -69,7 +69,7 @@ async function reconcileOnce(name: string): Promise<Sent[]> {
   const before = finished.get(key) ?? 0;
   const mark = sent.length;
   queueAdd(key);
-  await eventually(`a reconcile of ${key}`, async () => ((finished.get(key) ?? 0) > before ? true : undefined));
+  await eventually(`a reconcile of ${key}`, () => ((finished.get(key) ?? 0) > before ? true : undefined));
   return writes(name, mark);
 }
 
@@ -85,7 +85,7 @@ before(async () => {
 after(async () => {
   stop.abort();
   await running;
-  await plane?.stop();
+  await (plane as ControlPlane | undefined)?.stop(); // before() may have failed before setting it
 });
 
 // ---- helpers ----
@@ -108,7 +108,10 @@ const pdbs = client<V1PodDisruptionBudget>(kinds.podDisruptionBudgets);
 const cronJobs = client<V1CronJob>(kinds.cronJobs);
 const pvcs = client<V1PersistentVolumeClaim>(kinds.persistentVolumeClaims);
 const serviceAccounts = client<V1ServiceAccount>(kinds.serviceAccounts);
-const maybe = <T>(p: Promise<T>): Promise<T | undefined> => p.catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
+const maybe = <T>(p: Promise<T>): Promise<T | undefined> => p.catch((e: unknown) => {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  });
 
 async function createCluster(name: string, spec: Partial<MySQLClusterSpec> = {}): Promise<MySQLCluster> {
   await clusters.create({ apiVersion: "example.com/v1", kind: "MySQLCluster", metadata: { name }, spec: { replicas: 3, version: "8.0.36", ...spec } });
@@ -127,7 +130,7 @@ async function settled(name: string): Promise<MySQLCluster> {
 }
 
 async function patchSpec(name: string, spec: Record<string, unknown>): Promise<MySQLCluster> {
-  await clusters.patch(name, { type: "merge", body: { spec } as never });
+  await clusters.patch(name, { type: "merge", body: { spec } });
   return settled(name);
 }
 
@@ -147,7 +150,7 @@ async function setStsStatus(name: string, s: { replicas: number; ready: number; 
         updateRevision: s.update ?? s.current ?? "rev-1",
         observedGeneration: s.observed === false ? (live.metadata?.generation ?? 1) - 1 : live.metadata?.generation,
       },
-    } as never,
+    },
   });
 }
 
@@ -174,11 +177,11 @@ test("1. creating a cluster yields exactly the section 3.2 children, with common
   ];
   for (const o of owned) {
     assert.deepEqual(o.metadata?.ownerReferences, [owner], `${o.kind} ${o.metadata?.name} ownerReference`);
-    for (const [k, v] of Object.entries(labels)) assert.equal(o.metadata?.labels?.[k], v, `${o.kind} ${o.metadata?.name} label ${k}`);
+    for (const [k, v] of Object.entries(labels)) assert.equal(o.metadata.labels?.[k], v, `${o.kind} ${o.metadata.name} label ${k}`);
   }
   const root = await secrets.get(NS, "b01-root");
   assert.equal(root.metadata?.labels?.["app.kubernetes.io/managed-by"], "mysql-operator");
-  assert.equal(root.metadata?.ownerReferences, undefined, "reclaimPolicy Retain: the password outlives the cluster");
+  assert.equal(root.metadata.ownerReferences, undefined, "reclaimPolicy Retain: the password outlives the cluster");
   assert.equal((await services.get(NS, "b01-headless")).spec?.clusterIP, "None");
   assert.equal((await maybe(cronJobs.get(NS, "b01-backup"))), undefined, "no backup configured, no CronJob");
   assert.equal((await maybe(pvcs.get(NS, "b01-backup"))), undefined);
@@ -207,11 +210,11 @@ test("4. scaling 3→5 changes only sts.spec.replicas (template and hash untouch
   await patchSpec("b04", { replicas: 5 });
   const after = await sts.get(NS, "b04");
   assert.equal(after.spec?.replicas, 5);
-  assert.deepEqual(after.spec?.template, before.spec?.template);
+  assert.deepEqual(after.spec.template, before.spec?.template);
   await patchSpec("b04", { replicas: 3 });
   const back = await sts.get(NS, "b04");
   assert.equal(back.spec?.replicas, 3);
-  assert.equal(back.spec?.persistentVolumeClaimRetentionPolicy?.whenScaled, "Retain");
+  assert.equal(back.spec.persistentVolumeClaimRetentionPolicy?.whenScaled, "Retain");
   assert.equal(sent.slice(mark).filter((r) => r.method === "DELETE" && r.path.includes("persistentvolumeclaims")).length, 0);
 });
 
@@ -223,7 +226,7 @@ test("5. scaling 3→1 deletes the PodDisruptionBudget; 1→2 recreates it with 
   await patchSpec("b05", { replicas: 2 });
   const pdb = await eventually("PDB b05 recreated", () => maybe(pdbs.get(NS, "b05")));
   assert.equal(pdb.spec?.maxUnavailable, 1);
-  assert.deepEqual(pdb.spec?.selector?.matchLabels, { "app.kubernetes.io/name": "mysql", "app.kubernetes.io/instance": "b05" });
+  assert.deepEqual(pdb.spec.selector?.matchLabels, { "app.kubernetes.io/name": "mysql", "app.kubernetes.io/instance": "b05" });
 });
 
 test("6. a version change swaps the image and the version label only; imageRepository prefixes the image", async () => {
@@ -248,13 +251,13 @@ test("6. a version change swaps the image and the version label only; imageRepos
 test("7. a series downgrade and malformed versions are rejected with their messages; a patch downgrade and a series upgrade are accepted", async () => {
   await createCluster("b07", { version: "8.4.5" });
   const original = await clusters.get("b07");
-  await rejected(clusters.patch("b07", { type: "merge", body: { spec: { version: "8.0.40" } } as never }), /older major\.minor series/);
-  await rejected(clusters.patch("b07", { type: "merge", body: { spec: { version: "8.0" } } as never }), /spec\.version/);
-  await rejected(clusters.patch("b07", { type: "merge", body: { spec: { version: "latest" } } as never }), /spec\.version/);
+  await rejected(clusters.patch("b07", { type: "merge", body: { spec: { version: "8.0.40" } } }), /older major\.minor series/);
+  await rejected(clusters.patch("b07", { type: "merge", body: { spec: { version: "8.0" } } }), /spec\.version/);
+  await rejected(clusters.patch("b07", { type: "merge", body: { spec: { version: "latest" } } }), /spec\.version/);
   assert.equal((await clusters.get("b07")).metadata.resourceVersion, original.metadata.resourceVersion, "stored object unchanged");
   await createCluster("b07b", { version: "8.0.40" });
-  await clusters.patch("b07b", { type: "merge", body: { spec: { version: "8.0.36" } } as never });
-  await clusters.patch("b07b", { type: "merge", body: { spec: { version: "8.4.5" } } as never });
+  await clusters.patch("b07b", { type: "merge", body: { spec: { version: "8.0.36" } } });
+  await clusters.patch("b07b", { type: "merge", body: { spec: { version: "8.4.5" } } });
   assert.equal((await clusters.get("b07b")).spec?.version, "8.4.5");
 });
 
@@ -263,7 +266,7 @@ test("8. during an upgrade Ready=False/RollingUpdate, Progressing=True/Upgrading
   await setStsStatus("b08", { replicas: 3, ready: 3, updated: 3 });
   let db = await eventually("b08 Ready", async () => ((await clusters.get("b08")).status?.phase === "Ready" ? clusters.get("b08") : undefined));
   assert.equal(db.status?.currentVersion, "8.0.36");
-  await clusters.patch("b08", { type: "merge", body: { spec: { version: "8.0.40" } } as never });
+  await clusters.patch("b08", { type: "merge", body: { spec: { version: "8.0.40" } } });
   await eventually("b08 image 8.0.40", async () => ((await sts.get(NS, "b08")).spec?.template.spec?.containers[0]?.image === "mysql:8.0.40" ? true : undefined));
   await setStsStatus("b08", { replicas: 3, ready: 3, updated: 1, current: "rev-1", update: "rev-2" });
   db = await eventually("b08 Updating", async () => {
@@ -286,10 +289,10 @@ test("8. during an upgrade Ready=False/RollingUpdate, Progressing=True/Upgrading
 test("9. a deleted Service, ConfigMap, PDB or ServiceAccount is recreated with the same spec by the reconcile its delete event triggers", async () => {
   await createCluster("b09");
   const cases: Array<[ResourceClient<KubernetesObject>, string, (o: KubernetesObject) => unknown]> = [
-    [services as never, "b09", (o) => (o as V1Service).spec?.ports],
-    [configMaps as never, "b09-config", (o) => (o as V1ConfigMap).data],
-    [pdbs as never, "b09", (o) => (o as V1PodDisruptionBudget).spec?.maxUnavailable],
-    [serviceAccounts as never, "b09", (o) => (o as V1ServiceAccount).automountServiceAccountToken],
+    [services, "b09", (o) => (o as V1Service).spec?.ports],
+    [configMaps, "b09-config", (o) => (o as V1ConfigMap).data],
+    [pdbs, "b09", (o) => (o as V1PodDisruptionBudget).spec?.maxUnavailable],
+    [serviceAccounts, "b09", (o) => (o as V1ServiceAccount).automountServiceAccountToken],
   ];
   for (const [c, name, content] of cases) {
     const before = await c.get(NS, name);
@@ -304,7 +307,7 @@ test("9. a deleted Service, ConfigMap, PDB or ServiceAccount is recreated with t
 
 test("10. drift in sts replicas or image is reverted, while a foreign pod-template annotation survives", async () => {
   await createCluster("b10");
-  await sts.patch(NS, "b10", { type: "merge", body: { spec: { replicas: 7, template: { metadata: { annotations: { "kubectl.kubernetes.io/restartedAt": "2026-12-02T00:00:00Z" } } } } } as never });
+  await sts.patch(NS, "b10", { type: "merge", body: { spec: { replicas: 7, template: { metadata: { annotations: { "kubectl.kubernetes.io/restartedAt": "2026-12-02T00:00:00Z" } } } } } });
   const live = await sts.get(NS, "b10");
   const containers = structuredClone(live.spec!.template.spec!.containers);
   containers[0]!.image = "mysql:5.7.44";
@@ -326,9 +329,9 @@ test("11. the generated root Secret holds 32 [A-Za-z0-9] characters; data and re
   await patchSpec("b11", { replicas: 4 });
   await reconcileOnce("b11");
   const later = await secrets.get(NS, "b11-root");
-  assert.equal(later.metadata?.resourceVersion, first.metadata?.resourceVersion);
+  assert.equal(later.metadata?.resourceVersion, first.metadata.resourceVersion);
   assert.deepEqual(later.data, first.data);
-  await secrets.patch(NS, "b11-root", { type: "merge", body: { data: { password: Buffer.from("chosen-by-the-user").toString("base64") } } as never });
+  await secrets.patch(NS, "b11-root", { type: "merge", body: { data: { password: Buffer.from("chosen-by-the-user").toString("base64") } } });
   await reconcileOnce("b11");
   assert.equal(Buffer.from((await secrets.get(NS, "b11-root")).data!["password"]!, "base64").toString(), "chosen-by-the-user");
 });
@@ -382,7 +385,7 @@ test("15. changing service.type ClusterIP→LoadBalancer updates Service in plac
   await patchSpec("b15", { service: { type: "LoadBalancer" } });
   const after = await services.get(NS, "b15");
   assert.equal(after.spec?.type, "LoadBalancer");
-  assert.equal(after.spec?.clusterIP, before.spec?.clusterIP);
+  assert.equal(after.spec.clusterIP, before.spec.clusterIP);
   assert.equal(after.metadata?.uid, before.metadata?.uid);
 });
 
@@ -391,8 +394,8 @@ test("16. spec.backup creates the CronJob and PVC; a version change updates the 
   let db = await patchSpec("b16", { backup: { schedule: "0 3 * * *" } });
   const cj = await cronJobs.get(NS, "b16-backup");
   assert.equal(cj.spec?.schedule, "0 3 * * *");
-  assert.equal(cj.spec?.concurrencyPolicy, "Forbid");
-  assert.equal(cj.spec?.jobTemplate.spec?.template.spec?.containers[0]?.image, "mysql:8.0.36");
+  assert.equal(cj.spec.concurrencyPolicy, "Forbid");
+  assert.equal(cj.spec.jobTemplate.spec?.template.spec?.containers[0]?.image, "mysql:8.0.36");
   assert.equal((await pvcs.get(NS, "b16-backup")).spec?.resources?.requests?.["storage"], "5Gi");
   assert.equal(condition(db, "BackupScheduled")?.status, "True");
   await patchSpec("b16", { version: "8.0.40" });
@@ -424,7 +427,7 @@ test("17. reclaimPolicy Retain leaves Secret and backup PVC unowned (whenDeleted
 
 test("18. immutable storage and password ref changes are rejected with their messages; out-of-range replicas, unknown service type, 46-char names too", async () => {
   await createCluster("b18", { storage: { size: "2Gi", storageClassName: "fast" } });
-  const patch = (spec: Record<string, unknown>) => clusters.patch("b18", { type: "merge", body: { spec } as never });
+  const patch = (spec: Record<string, unknown>) => clusters.patch("b18", { type: "merge", body: { spec } });
   await rejected(patch({ storage: { size: "3Gi" } }), /storage\.size is immutable/);
   await rejected(patch({ storage: { storageClassName: "slow" } }), /storage\.storageClassName is immutable/);
   await rejected(patch({ rootPasswordSecretRef: { name: "other" } }), /rootPasswordSecretRef is immutable/);
@@ -438,9 +441,9 @@ test("18. immutable storage and password ref changes are rejected with their mes
 test("19. the API server applies the defaults: only version given reads back with replicas 1, storage 1Gi/Retain, service ClusterIP, image mysql", async () => {
   const created = await clusters.create({ apiVersion: "example.com/v1", kind: "MySQLCluster", metadata: { name: "b19" }, spec: { version: "8.0.36" } });
   assert.equal(created.spec?.replicas, 1);
-  assert.deepEqual(created.spec?.storage, { size: "1Gi", reclaimPolicy: "Retain" });
-  assert.deepEqual(created.spec?.service, { type: "ClusterIP" });
-  assert.equal(created.spec?.imageRepository, "mysql");
+  assert.deepEqual(created.spec.storage, { size: "1Gi", reclaimPolicy: "Retain" });
+  assert.deepEqual(created.spec.service, { type: "ClusterIP" });
+  assert.equal(created.spec.imageRepository, "mysql");
 });
 
 test("20. the scale subresource changes spec.replicas and reads status.replicas and status.selector", async () => {
@@ -463,7 +466,7 @@ test("21. a failing StatefulSet write sets Reconciled=False/ReconcileError, emit
   const readySince = condition(before, "Ready")?.lastTransitionTime;
   const mark = sent.length;
   failing = { match: (r) => r.method === "PATCH" && r.path.endsWith("/statefulsets/b21"), status: 500, times: Number.POSITIVE_INFINITY };
-  await clusters.patch("b21", { type: "merge", body: { spec: { replicas: 4 } } as never });
+  await clusters.patch("b21", { type: "merge", body: { spec: { replicas: 4 } } });
   const failed = await eventually("b21 ReconcileError", async () => {
     const c = await clusters.get("b21");
     return condition(c, "Reconciled")?.reason === "ReconcileError" ? c : undefined;
@@ -474,7 +477,7 @@ test("21. a failing StatefulSet write sets Reconciled=False/ReconcileError, emit
   await eventually("a Warning event about b21", async () =>
     (await events.list(NS)).items.some((e) => e.type === "Warning" && e.reason === "ReconcileError" && e.regarding?.name === "b21") ? true : undefined,
   );
-  await eventually("b21 write retried", async () => (sent.slice(mark).filter((r) => failing!.match(r)).length >= 3 ? true : undefined));
+  await eventually("b21 write retried", () => (sent.slice(mark).filter((r) => failing!.match(r)).length >= 3 ? true : undefined));
   failing = undefined;
   const recovered = await settled("b21");
   assert.equal(condition(recovered, "Reconciled")?.status, "True");

@@ -25,7 +25,7 @@ before(async () => {
 after(async () => {
   stop.abort();
   await running;
-  await plane?.stop();
+  await (plane as ControlPlane | undefined)?.stop(); // before() may have failed before setting it
 });
 
 const observedGeneration = (name: string, generation: number) => () =>
@@ -50,7 +50,7 @@ test("a new MySQLCluster gets its StatefulSet and headless Service, each with a 
     ]);
   }
   assert.equal(sts.spec?.replicas, 3);
-  assert.equal(sts.spec?.template.spec?.containers[0]?.image, "mysql:8.0.36");
+  assert.equal(sts.spec.template.spec?.containers[0]?.image, "mysql:8.0.36");
   assert.equal(svc.spec?.clusterIP, "None");
   assert.ok(sts.metadata?.managedFields?.some((f) => f.manager === "mysql-operator" && f.operation === "Apply"), "written by server-side apply with the operator's field manager");
 });

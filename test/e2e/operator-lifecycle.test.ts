@@ -29,7 +29,7 @@ before(async () => {
 after(async () => {
   // A child left behind by a failed test would keep this process (and its pipes) alive, and keep reconciling.
   for (const proc of children) if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
-  await plane?.stop();
+  await (plane as ControlPlane | undefined)?.stop(); // before() may have failed before setting it
 });
 
 interface ChildEvent {
@@ -52,14 +52,14 @@ function operator(env: Record<string, string>) {
   children.push(proc);
   const events: ChildEvent[] = [];
   let stderr = "";
-  proc.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-  readline.createInterface({ input: proc.stdout! }).on("line", (line) => events.push(JSON.parse(line) as ChildEvent));
+  proc.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  readline.createInterface({ input: proc.stdout }).on("line", (line) => events.push(JSON.parse(line) as ChildEvent));
   let exitedAt = 0;
   proc.on("exit", () => (exitedAt = Date.now()));
   // Resolved on "close", not "exit": stdout may still hold the last lines when the process has exited.
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.on("close", (code, signal) => resolve({ code, signal })));
   const waitFor = (what: string, match: (e: ChildEvent) => boolean, timeoutMs = 20_000) =>
-    eventually(`operator ${proc.pid}: ${what} (stderr: ${stderr.slice(-2000)})`, async () => events.find(match), timeoutMs);
+    eventually(`operator ${proc.pid}: ${what} (stderr: ${stderr.slice(-2000)})`, () => events.find(match), timeoutMs);
   return { proc, pid: proc.pid!, events, exited, waitFor, exitedAt: () => exitedAt, stderr: () => stderr };
 }
 
@@ -95,7 +95,7 @@ test("SIGTERM during a slow reconcile: it finishes, no key is taken after the si
   // The Lease is given up after the drain (its release stamp is not before the reconcile's end).
   const lease = await kubeLeaseLock(kube, "default", "shutdown").get();
   assert.equal(lease?.spec?.holderIdentity, "");
-  assert.ok(Date.parse(lease!.spec!.renewTime!) >= end.at - 1, `released at ${lease?.spec?.renewTime}, reconcile ended at ${new Date(end.at).toISOString()}`);
+  assert.ok(Date.parse(lease.spec.renewTime!) >= end.at - 1, `released at ${lease.spec.renewTime}, reconcile ended at ${new Date(end.at).toISOString()}`);
   assert.ok(shutdownMs < 5_000, `exited ${shutdownMs} ms after SIGTERM`);
 });
 
@@ -127,6 +127,7 @@ test("two operator processes under leader election: never both reconcile; kill -
   let bumping = true;
   let bumps = 0;
   const bumper = (async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the test sets bumping = false while this loop runs
     while (bumping) {
       const name = names[bumps % names.length]!;
       await clusters.patch(name, { type: "merge", body: { spec: { replicas: (bumps % 5) + 1 } } }).catch(() => undefined);
@@ -137,7 +138,7 @@ test("two operator processes under leader election: never both reconcile; kill -
   const all = () => [a, b, ...extra];
   const extra: Array<ReturnType<typeof operator>> = [];
   try {
-    const leading = await eventually("a leader", async () => all().find((p) => p.events.some((e) => e.event === "leading")), 20_000);
+    const leading = await eventually("a leader", () => all().find((p) => p.events.some((e) => e.event === "leading")), 20_000);
     const first = leading;
     const standby = first === a ? b : a;
     await first.waitFor("a reconcile", (e) => e.event === "end");
@@ -184,7 +185,10 @@ test("two operator processes under leader election: never both reconcile; kill -
       let open: number | undefined;
       for (const e of p.events) {
         if (e.event === "start") open = e.at;
-        if (e.event === "end" && open !== undefined) out.push({ pid: p.pid, start: open, end: e.at }), (open = undefined);
+        if (e.event === "end" && open !== undefined) {
+          out.push({ pid: p.pid, start: open, end: e.at });
+          open = undefined;
+        }
       }
       if (open !== undefined) out.push({ pid: p.pid, start: open, end: p.exitedAt() });
       return out;
@@ -228,9 +232,9 @@ test("a 409 Conflict on updateStatus is an error requeue with backoff, not a cra
   assert.ok(conflicts.length > 0, "some status writes conflicted");
   for (const c of conflicts) {
     assert.equal(c.record?.key, "conflict/racy");
-    assert.equal(c.record?.level, "error");
-    assert.match(JSON.stringify(c.record?.error), /409|[Cc]onflict/);
-    assert.equal(typeof c.record?.requeues, "number");
+    assert.equal(c.record.level, "error");
+    assert.match(JSON.stringify(c.record.error), /409|[Cc]onflict/);
+    assert.equal(typeof c.record.requeues, "number");
   }
   assert.equal(op.proc.exitCode, null, "the operator is still running");
   assert.equal(op.events.some((e) => e.event === "error"), false);

@@ -97,7 +97,7 @@ before(async () => {
 after(async () => {
   const rows = [...tally].map(([file, t]) => `  ${file}: ${t.compared} objects (${t.rejected} rejected by the API server), ${t.agreed} agree with the API server, ${t.compared - t.agreed} disagree; CEL rules skipped by crdgen on the way: ${t.skippedRules.size}`);
   if (rows.length) console.log(`validation vs the API server:\n${rows.join("\n")}`);
-  kube?.close();
+  (kube as KubeClient | undefined)?.close(); // before() may have failed before setting it
   await plane?.stop();
   rmSync(workDir, { recursive: true, force: true });
 });

@@ -202,7 +202,7 @@ test("a GET on a pooled connection the server dropped is retried once on a new c
 test("ignoreNotFound turns a NotFound rejection into undefined and rethrows anything else", async () => {
   const notFound = new ApiError({ status: 404, method: "GET", path: "/api/v1/namespaces/a/secrets/x", body: { kind: "Status", apiVersion: "v1", status: "Failure", reason: "NotFound", code: 404 } });
   const conflict = new ApiError({ status: 409, method: "PUT", path: "/x", body: { kind: "Status", apiVersion: "v1", status: "Failure", reason: "Conflict", code: 409 } });
-  assert.equal(await Promise.reject(notFound).catch(ignoreNotFound), undefined);
+  assert.equal(await Promise.reject<string>(notFound).catch(ignoreNotFound), undefined);
   assert.equal(await Promise.resolve("found").catch(ignoreNotFound), "found");
   await assert.rejects(Promise.reject(conflict).catch(ignoreNotFound), (e) => e === conflict);
   const transport = new Error("socket hang up");

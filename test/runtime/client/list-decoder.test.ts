@@ -127,7 +127,7 @@ test("ResourceClient.list over HTTP, written in 7-byte pieces: every item decode
 
 test("ResourceClient.list: a 200 body cut short is TransportError MalformedResponse; a 404 is still an ApiError", async () => {
   const api = await startFakeApi((rec, res) => {
-    if (rec.path.includes("/namespaces/missing/")) return json(res, 404, { kind: "Status", code: 404, reason: "NotFound", message: "namespaces \"missing\" not found" });
+    if (rec.path.includes("/namespaces/missing/")) { json(res, 404, { kind: "Status", code: 404, reason: "NotFound", message: "namespaces \"missing\" not found" }); return; }
     res.writeHead(200, { "Content-Type": "application/json" });
     res.end('{"kind":"WidgetList","items":[{"metadata":{"name":"a"}},{"metadata":');
   });

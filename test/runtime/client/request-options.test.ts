@@ -54,7 +54,7 @@ function rawValues(raw: string[], name: string): string[] {
 
 test("onResponse sees every exchange with its status, 2xx or not, watches included, before the body is read", async () => {
   const api = await startFakeApi((rec, res) => {
-    if (rec.method === "DELETE") return json(res, 403, { kind: "Status", apiVersion: "v1", status: "Failure", reason: "Forbidden", code: 403 });
+    if (rec.method === "DELETE") { json(res, 403, { kind: "Status", apiVersion: "v1", status: "Failure", reason: "Forbidden", code: 403 }); return; }
     if (rec.query.includes("watch=true")) {
       res.writeHead(200, { "Content-Type": "application/json" });
       return res.end();

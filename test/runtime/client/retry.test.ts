@@ -11,10 +11,9 @@ function apiError(code: number, reason: string): ApiError {
 
 test("retryOnConflict calls again after each conflict and returns the first success", async () => {
   let calls = 0;
-  const result = await retryOnConflict(async () => {
+  const result = await retryOnConflict(() => {
     calls++;
-    if (calls < 3) throw apiError(409, "Conflict");
-    return "written";
+    return calls < 3 ? Promise.reject(apiError(409, "Conflict")) : Promise.resolve("written");
   });
   assert.equal(result, "written");
   assert.equal(calls, 3);
@@ -24,9 +23,9 @@ test("retryOnConflict throws any other error at once, AlreadyExists (also a 409)
   for (const error of [apiError(422, "Invalid"), apiError(409, "AlreadyExists"), new Error("boom")]) {
     let calls = 0;
     await assert.rejects(
-      retryOnConflict(async () => {
+      retryOnConflict(() => {
         calls++;
-        throw error;
+        return Promise.reject(error);
       }),
       (e) => e === error,
     );
@@ -39,9 +38,9 @@ test("retryOnConflict gives up after its steps and throws the last conflict", as
   const last = apiError(409, "Conflict");
   await assert.rejects(
     retryOnConflict(
-      async () => {
+      () => {
         calls++;
-        throw calls === 4 ? last : apiError(409, "Conflict");
+        return Promise.reject(calls === 4 ? last : apiError(409, "Conflict"));
       },
       { steps: 4, delayMs: 1, factor: 2, jitter: 0.1 },
     ),

@@ -20,7 +20,7 @@ const widgets: ResourceDescriptor = { group: "example.com", version: "v1", plura
 const gadgets: ResourceDescriptor = { group: "example.com", version: "v1", plural: "gadgets", kind: "Gadget", namespaced: false };
 const configmaps: ResourceDescriptor = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true };
 
-async function withApi(fn: (api: FakeApi) => Promise<void>, handler?: Handler, opts?: { token?: string; pathPrefix?: string }): Promise<void> {
+async function withApi(fn: (api: FakeApi) => void | Promise<void>, handler?: Handler, opts?: { token?: string; pathPrefix?: string }): Promise<void> {
   const api = await startFakeApi(handler, opts);
   try {
     await fn(api);
@@ -142,10 +142,10 @@ test("apply patch sends application/apply-patch+yaml with a JSON body and fieldM
     await rc.patch("ns1", "w1", { type: "apply", body, fieldManager: "my-operator" }, { dryRun: true });
     const [a, b] = api.requests;
     assert.equal(a?.method, "PATCH");
-    assert.equal(a?.path, "/apis/example.com/v1/namespaces/ns1/widgets/w1");
-    assert.equal(a?.headers["content-type"], "application/apply-patch+yaml");
-    assert.equal(a?.query, "fieldManager=my-operator&force=true");
-    assert.deepEqual(JSON.parse(a?.body ?? ""), body);
+    assert.equal(a.path, "/apis/example.com/v1/namespaces/ns1/widgets/w1");
+    assert.equal(a.headers["content-type"], "application/apply-patch+yaml");
+    assert.equal(a.query, "fieldManager=my-operator&force=true");
+    assert.deepEqual(JSON.parse(a.body), body);
     assert.equal(b?.query, "dryRun=All&fieldManager=my-operator");
   }));
 
@@ -221,11 +221,11 @@ test("patchStatus PATCHes the status subresource with the patch's content type",
     });
     const [m, a] = api.requests;
     assert.equal(m?.method, "PATCH");
-    assert.equal(m?.path, "/apis/example.com/v1/gadgets/g1/status");
-    assert.equal(m?.headers["content-type"], "application/merge-patch+json");
+    assert.equal(m.path, "/apis/example.com/v1/gadgets/g1/status");
+    assert.equal(m.headers["content-type"], "application/merge-patch+json");
     assert.equal(a?.path, "/apis/example.com/v1/gadgets/g1/status");
-    assert.equal(a?.headers["content-type"], "application/apply-patch+yaml");
-    assert.equal(a?.query, "fieldManager=op&force=false");
+    assert.equal(a.headers["content-type"], "application/apply-patch+yaml");
+    assert.equal(a.query, "fieldManager=op&force=false");
   }));
 
 test("getScale and updateScale use the scale subresource", () =>
@@ -237,11 +237,11 @@ test("getScale and updateScale use the scale subresource", () =>
       await rc.updateScale("ns1", "w1", { ...scale, spec: { replicas: 5 } });
       const [g, u] = api.requests;
       assert.equal(g?.method, "GET");
-      assert.equal(g?.path, "/apis/example.com/v1/namespaces/ns1/widgets/w1/scale");
+      assert.equal(g.path, "/apis/example.com/v1/namespaces/ns1/widgets/w1/scale");
       assert.equal(u?.method, "PUT");
-      assert.equal(u?.path, "/apis/example.com/v1/namespaces/ns1/widgets/w1/scale");
-      assert.equal(u?.headers["content-type"], "application/json");
-      assert.equal(JSON.parse(u?.body ?? "").spec.replicas, 5);
+      assert.equal(u.path, "/apis/example.com/v1/namespaces/ns1/widgets/w1/scale");
+      assert.equal(u.headers["content-type"], "application/json");
+      assert.equal((JSON.parse(u.body) as { spec: { replicas: number } }).spec.replicas, 5);
     },
     (_rec, res) => json(res, 200, { apiVersion: "autoscaling/v1", kind: "Scale", metadata: { name: "w1" }, spec: { replicas: 2 }, status: { replicas: 2 } }),
   ));
@@ -294,10 +294,11 @@ test("authentication is re-applied on every request, so rotated tokens are used"
       currentContext: "ctx",
     });
     kc.addAuthenticator({
-      isAuthProvider: (user) => user.authProvider?.name === "rotating",
-      applyAuthentication: async (_user, opts) => {
+      isAuthProvider: (user) => (user.authProvider as { name?: string } | undefined)?.name === "rotating",
+      applyAuthentication: (_user, opts: { headers?: unknown }) => {
         n += 1;
         (opts.headers as Record<string, string>)["Authorization"] = `Bearer token-${n}`;
+        return Promise.resolve();
       },
     });
     const client = HttpKubeClient.fromKubeConfig(kc);
@@ -321,7 +322,7 @@ test("sequential requests reuse one keep-alive connection", () =>
   }));
 
 test("the context's namespace is exposed as defaultNamespace", () =>
-  withApi(async (api) => {
+  withApi((api) => {
     assert.equal(api.client.defaultNamespace, "team-a");
     assert.equal(api.client.server, api.url);
   }));
@@ -393,7 +394,7 @@ test("loadKubeClient with no kubeconfig and no service account fails instead of 
     assert.throws(() => loadKubeClient(), /no kubeconfig/);
   } finally {
     for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
+      if (v === undefined) Reflect.deleteProperty(process.env, k);
       else process.env[k] = v;
     }
     fs.rmSync(home, { recursive: true, force: true });

@@ -151,7 +151,7 @@ test("an ERROR event is yielded with its Status and the stream then ends", () =>
       const events = await collect(rc.watch("ns1", { resourceVersion: "1" }));
       assert.equal(events.length, 1);
       assert.equal(events[0]?.type, "ERROR");
-      assert.ok(isGone(events[0]?.object));
+      assert.ok(isGone(events[0].object));
     },
   ));
 

@@ -9,10 +9,9 @@ const clash = () =>
 
 test("a start that fails on a taken port is tried again, and its result returned", async () => {
   let calls = 0;
-  const result = await retryOnPortClash(async () => {
+  const result = await retryOnPortClash(() => {
     calls++;
-    if (calls < 3) throw clash();
-    return "started";
+    return calls < 3 ? Promise.reject(clash()) : Promise.resolve("started");
   });
   assert.equal(result, "started");
   assert.equal(calls, 3);
@@ -22,9 +21,9 @@ test("any other start failure is thrown at once", async () => {
   let calls = 0;
   const other = new Error("control plane: kube-apiserver /readyz not ready after 60s");
   await assert.rejects(
-    retryOnPortClash(async () => {
+    retryOnPortClash(() => {
       calls++;
-      throw other;
+      return Promise.reject(other);
     }),
     (e) => e === other,
   );
@@ -34,9 +33,9 @@ test("any other start failure is thrown at once", async () => {
 test("port clashes on every attempt: the last one's error is thrown after the given attempts", async () => {
   let calls = 0;
   await assert.rejects(
-    retryOnPortClash(async () => {
+    retryOnPortClash(() => {
       calls++;
-      throw clash();
+      return Promise.reject(clash());
     }, 2),
     /address already in use/,
   );

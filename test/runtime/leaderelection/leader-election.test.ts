@@ -25,6 +25,8 @@ class LeaseStore {
   /** A candidate's view; set broken to make its requests fail (a partitioned or hung leader). */
   view(): LeaseLock & { broken: boolean } {
     const conflict = (reason: string, code = 409) => new ApiError({ status: code, method: "PUT", path: "/le", body: { kind: "Status", code, reason, message: reason } });
+    // The verbs are async so that a broken view's errors reject, as a real client's do.
+    /* eslint-disable @typescript-eslint/require-await -- async only to turn throws into rejections */
     const view = {
       description: "ns/le",
       broken: false,
@@ -43,6 +45,7 @@ class LeaseStore {
         if (lease.metadata.resourceVersion !== this.lease?.metadata.resourceVersion) throw conflict("Conflict");
         return this.write(lease.spec ?? {});
       },
+      /* eslint-enable @typescript-eslint/require-await */
     };
     return view;
   }
@@ -118,8 +121,8 @@ test("the leader renews every retryPeriod, keeping acquireTime and leaseTransiti
   await advance(clock, 6_000);
   assert.equal(store.writes - writes, 3, "renewed at 2 s, 4 s and 6 s");
   assert.equal(store.lease?.spec?.renewTime, "2026-12-02T17:00:06.000000Z");
-  assert.equal(store.lease?.spec?.acquireTime, "2026-12-02T17:00:00.000000Z");
-  assert.equal(store.lease?.spec?.leaseTransitions, 0);
+  assert.equal(store.lease.spec.acquireTime, "2026-12-02T17:00:00.000000Z");
+  assert.equal(store.lease.spec.leaseTransitions, 0);
   a.stop.abort();
   await a.done;
 });
@@ -162,8 +165,8 @@ test("a leader that cannot renew stops leading by renewDeadline; the standby tak
   // b saw a's 4 s renewal at its 4 s attempt (b retries every 2 s from 0.01 s): expiry at ~19 s, next attempt ≤ 2 s later.
   assert.ok(bStart - breakAt >= 15_000 && bStart - breakAt <= 15_000 + 2_000 + 20, `b took over ${bStart - breakAt} ms after a's last renewal`);
   assert.equal(store.lease?.spec?.holderIdentity, "b");
-  assert.equal(store.lease?.spec?.leaseTransitions, 1);
-  assert.equal(store.lease?.spec?.acquireTime, formatMicroTime(bStart));
+  assert.equal(store.lease.spec.leaseTransitions, 1);
+  assert.equal(store.lease.spec.acquireTime, formatMicroTime(bStart));
   b.stop.abort();
   await b.done;
 });
@@ -188,7 +191,7 @@ test("a 409 Conflict on takeover (a rival wrote first) means this candidate does
   assert.equal(store.lease?.spec?.holderIdentity, "rival");
   await advance(clock, 20_000); // the rival never renews: b takes over
   assert.equal(b.elector.isLeader(), true);
-  assert.equal(store.lease?.spec?.leaseTransitions, 6);
+  assert.equal(store.lease.spec.leaseTransitions, 6);
   b.stop.abort();
   await b.done;
 });
@@ -212,12 +215,12 @@ test("aborting the leader's signal drains its work, calls onStoppedLeading, then
   assert.equal(drained, true);
   assert.equal(await a.done, "released");
   assert.deepEqual(a.events.map((e) => e.what), ["start", "stop"]);
-  assert.ok(["", "b"].includes(store.lease?.spec?.holderIdentity ?? "?"), "emptied (or already taken by b)");
+  assert.ok(["", "b"].includes(store.lease.spec.holderIdentity ?? "?"), "emptied (or already taken by b)");
   await advance(clock, 2_000);
   assert.equal(b.elector.isLeader(), true);
   assert.ok(b.events[0]!.at - abortAt <= 500 + 2_000 + 20, `b led ${b.events[0]!.at - abortAt} ms after the abort (500 ms drain + ≤ 1 retry)`);
   assert.ok(b.events[0]!.at >= a.events[1]!.at, "no overlap");
-  assert.equal(store.lease?.spec?.leaseTransitions, 1);
+  assert.equal(store.lease.spec.leaseTransitions, 1);
   b.stop.abort();
   await b.done;
 });
@@ -232,14 +235,14 @@ test("release() empties the Lease with leaseDurationSeconds 1, like client-go's 
   await released;
   assert.equal(await a.done, "released");
   assert.equal(store.lease?.spec?.holderIdentity, "");
-  assert.equal(store.lease?.spec?.leaseDurationSeconds, 1);
+  assert.equal(store.lease.spec.leaseDurationSeconds, 1);
   assert.equal(a.leaderSignal?.aborted, true);
 });
 
 test("a failing onStartedLeading releases the Lease and makes run reject with its error", async () => {
   const clock = new FakeClock(START);
   const store = new LeaseStore();
-  const a = candidate(store, clock, "a", { work: async () => { throw new Error("controller crashed"); } });
+  const a = candidate(store, clock, "a", { work: () => Promise.reject(new Error("controller crashed")) });
   const outcome = assert.rejects(a.done, /controller crashed/);
   await advance(clock, 10);
   await outcome;
@@ -261,7 +264,7 @@ test("runControllers: a failing controller stops the others and rejects only aft
     name: "slow",
     run: (signal: AbortSignal) => new Promise<void>((resolve) => signal.addEventListener("abort", () => setTimeout(() => { order.push("slow drained"); resolve(); }, 50))),
   };
-  const failing = { name: "failing", run: async () => { throw new Error("boom"); } };
+  const failing = { name: "failing", run: () => Promise.reject(new Error("boom")) };
   await assert.rejects(runControllers([slow, failing]).finally(() => order.push("rejected")), /boom/);
   assert.deepEqual(order, ["slow drained", "rejected"]);
 });
@@ -272,7 +275,7 @@ test("stopping while the winning request is in flight hands the Lease back witho
   const lock = store.view();
   let letCreate!: () => void;
   const gate = new Promise<void>((r) => (letCreate = r));
-  const create = lock.create;
+  const create = lock.create.bind(lock);
   lock.create = async (spec) => {
     await gate;
     return create(spec);

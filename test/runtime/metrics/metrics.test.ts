@@ -2,7 +2,7 @@
 // and the probe server answers /healthz, /readyz and /metrics.
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { Controller, TerminalError, newLogger, type ReconcileContext, type ReconcileResult } from "@crdgen/runtime";
+import { Controller, TerminalError, newLogger, type ReconcileResult } from "@crdgen/runtime";
 import { HttpKubeClient } from "@crdgen/runtime/client";
 import { FakeClock } from "@crdgen/runtime/testing";
 import { Registry, WORKQUEUE_DURATION_BUCKETS, metricsRegistry, workqueueMetricsProvider } from "@crdgen/runtime/metrics";
@@ -94,7 +94,9 @@ test("a named queue without a provider records into the crdgen registry; an unna
   assert.equal(await value(registry, "workqueue_adds_total", {}), undefined);
 });
 
-async function metricsController(registry: Registry, reconcile: (ctx: ReconcileContext, o: Obj) => Promise<ReconcileResult | void>) {
+type Reconcile = ConstructorParameters<typeof Controller<Obj>>[0]["reconcile"];
+
+async function metricsController(registry: Registry, reconcile: Reconcile) {
   const lw = new FakeListerWatcher().queueList(list([obj("a", "1", { ns: "ns" })], "10"));
   const informer = new SharedIndexInformer<Obj>({ listerWatcher: lw });
   const informerFactory = new SharedInformerFactory();
@@ -111,7 +113,7 @@ async function metricsController(registry: Registry, reconcile: (ctx: ReconcileC
 
 test("controller_runtime_* metrics: pre-initialised, then counted per result for success, error and requeueAfter", async () => {
   const registry = new Registry();
-  const outcomes: Array<() => ReconcileResult | void> = [
+  const outcomes: Array<() => ReconcileResult | undefined> = [
     () => undefined,
     () => {
       throw new Error("boom");
@@ -124,7 +126,7 @@ test("controller_runtime_* metrics: pre-initialised, then counted per result for
   const activeDuring: Array<number | undefined> = [];
   const { controller, queue, stop } = await metricsController(registry, async () => {
     activeDuring.push(await value(registry, "controller_runtime_active_workers", { controller: "things" }));
-    return (outcomes.shift() as () => ReconcileResult | void)();
+    return outcomes.shift()!();
   });
   const c = { controller: "things" };
   for (const result of ["success", "error", "requeue", "requeue_after"]) {
@@ -228,7 +230,7 @@ test("cacheSyncedCheck makes /readyz wait for a running controller's caches, and
   informerFactory.informerFor("things", () => informer);
   const queue = newRateLimitingQueue<string>({ name: "things", metricsProvider: workqueueMetricsProvider(registry) });
   const kube = HttpKubeClient.fromKubeConfig(makeKubeConfig("http://127.0.0.1:9"));
-  const controller = new Controller<Obj>({ name: "things", resource, kube, informerFactory, informer, queue, logger: quiet, metricsRegistry: registry, reconcile: async () => undefined });
+  const controller = new Controller<Obj>({ name: "things", resource, kube, informerFactory, informer, queue, logger: quiet, metricsRegistry: registry, reconcile: () => Promise.resolve(undefined) });
   const probes = await startProbeServer({ port: 0, host: "127.0.0.1", registry, checks: { readyz: [cacheSyncedCheck([controller])] } });
   const stop = new AbortController();
   stops.push(stop);

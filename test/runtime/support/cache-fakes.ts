@@ -23,7 +23,7 @@ export function obj(name: string, rv: string, opts: { ns?: string; labels?: Reco
 }
 
 export function list(items: Obj[], rv: string, cont?: string): KubernetesList<Obj> {
-  return { apiVersion: "v1", kind: "ThingList", metadata: { resourceVersion: rv, ...(cont ? { continue: cont } : {}) }, items } as KubernetesList<Obj>;
+  return { apiVersion: "v1", kind: "ThingList", metadata: { resourceVersion: rv, ...(cont ? { continue: cont } : {}) }, items };
 }
 
 /** An error shaped like the REST client's (numeric status). */

@@ -14,8 +14,11 @@ export interface Recorded {
   remotePort: number | undefined;
 }
 
-/** Answers a recorded request; the default echoes `{ kind: "Echo", metadata: { name: "echo" } }` with 200. */
-export type Handler = (rec: Recorded, res: http.ServerResponse, req: http.IncomingMessage) => void;
+/**
+ * Answers a recorded request, sync or async (the result is ignored; an async handler's rejection surfaces as
+ * unhandled); the default echoes `{ kind: "Echo", metadata: { name: "echo" } }` with 200.
+ */
+export type Handler = (rec: Recorded, res: http.ServerResponse, req: http.IncomingMessage) => unknown;
 
 export interface FakeApi {
   url: string;
@@ -72,7 +75,7 @@ export async function startFakeApi(handler: Handler = echo, opts: { token?: stri
         remotePort: req.socket.remotePort,
       };
       requests.push(rec);
-      handler(rec, res, req);
+      void handler(rec, res, req);
     });
   });
   const api: Partial<FakeApi> = { requests, closedSockets: 0 };

@@ -25,16 +25,16 @@ test("create sets uid, resourceVersion, generation 1 and creationTimestamp; get 
   const client = newFakeResourceClient<Widget>(widgets).namespace("ns");
   const created = await client.create(w("a"));
   assert.equal(created.metadata?.namespace, "ns");
-  assert.equal(created.metadata?.generation, 1);
-  assert.match(created.metadata?.uid ?? "", /^[0-9a-f-]{36}$/);
-  assert.ok(created.metadata?.creationTimestamp instanceof Date);
+  assert.equal(created.metadata.generation, 1);
+  assert.match(created.metadata.uid ?? "", /^[0-9a-f-]{36}$/);
+  assert.ok(created.metadata.creationTimestamp instanceof Date);
   const got = await client.get("a");
-  assert.equal(got.metadata?.resourceVersion, created.metadata?.resourceVersion);
+  assert.equal(got.metadata?.resourceVersion, created.metadata.resourceVersion);
   got.spec!.size = 99;
   assert.equal((await client.get("a")).spec?.size, 1, "stored object is not shared");
   await rejects(client.create(w("a")), isAlreadyExists);
   await rejects(client.get("missing"), isNotFound);
-  const generated = await client.create({ metadata: { generateName: "gen-" } } as Widget);
+  const generated = await client.create({ metadata: { generateName: "gen-" } });
   assert.match(generated.metadata?.name ?? "", /^gen-[0-9a-f]{5}$/);
 });
 
@@ -115,7 +115,7 @@ test("merge patch deletes with null and replaces lists; json patch supports test
   const j = await client.patch("a", { type: "json", ops: [{ op: "test", path: "/spec/size", value: 1 }, { op: "add", path: "/spec/tags/-", value: "d" }, { op: "replace", path: "/spec/size", value: 4 }, { op: "remove", path: "/metadata/labels/y" }] });
   assert.deepEqual(j.spec, { size: 4, tags: ["c", "d"] });
   assert.deepEqual(j.metadata?.labels, {});
-  assert.equal(j.metadata?.generation, 3);
+  assert.equal(j.metadata.generation, 3);
   await rejects(client.patch("a", { type: "json", ops: [{ op: "test", path: "/spec/size", value: 1 }] }), isInvalid);
   await rejects(client.patch("a", { type: "merge", body: { metadata: { resourceVersion: a.metadata!.resourceVersion! }, spec: { size: 9 } } }), isConflict);
   await rejects(client.patch("missing", { type: "merge", body: {} }), isNotFound);
@@ -127,7 +127,7 @@ test("apply creates a missing object and merges into an existing one", async () 
   const created = await client.patch("a", { type: "apply", body, fieldManager: "m" });
   assert.equal(created.metadata?.generation, 1);
   const again = await client.patch("a", { type: "apply", body, fieldManager: "m" });
-  assert.equal(again.metadata?.resourceVersion, created.metadata?.resourceVersion);
+  assert.equal(again.metadata?.resourceVersion, created.metadata.resourceVersion);
   const bigger = await client.patch("a", { type: "apply", body: { ...body, spec: { size: 3 } }, fieldManager: "m" });
   assert.equal(bigger.spec?.size, 3);
   assert.equal(bigger.metadata?.generation, 2);
@@ -194,7 +194,7 @@ test("the fake KubeClient serves ResourceClient, so code written against Resourc
   const created = await rc.create("ns", w("a", { app: "db" }));
   assert.ok(created.metadata?.creationTimestamp instanceof Date);
   const fake = cluster.client<Widget>(widgets);
-  assert.equal((await fake.get("ns", "a")).metadata?.uid, created.metadata?.uid, "both views share the objects");
+  assert.equal((await fake.get("ns", "a")).metadata?.uid, created.metadata.uid, "both views share the objects");
   await rc.patchStatus("ns", "a", { type: "merge", body: { status: { ready: true } } });
   await rc.patch("ns", "a", { type: "json", ops: [{ op: "replace", path: "/spec/size", value: 2 }] });
   await rc.patch("ns", "a", { type: "apply", body: { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "a" }, spec: { tags: ["t"] } }, fieldManager: "m", force: true });

@@ -152,7 +152,7 @@ test("shutDown ends a pending shutDownWithDrain wait", async () => {
   assert.equal(drained.settled(), true);
 });
 
-test("done for an item that is queued but not being processed does not queue it twice", async () => {
+test("done for an item that is queued but not being processed does not queue it twice", () => {
   const q = newQueue<string>();
   q.add("ns/a");
   q.done("ns/a");

@@ -51,7 +51,7 @@ test("reconcile creates the section 3.2 children, owned by the cluster, and writ
 
   const sts = await statefulSets.get("db");
   assert.equal(sts.spec?.replicas, 3);
-  assert.equal(sts.spec?.template.spec?.containers[0]?.image, "mysql:8.0.36");
+  assert.equal(sts.spec.template.spec?.containers[0]?.image, "mysql:8.0.36");
   assert.equal(sts.metadata?.ownerReferences?.[0]?.uid, obj.metadata.uid);
   assert.equal((await services.get("db-headless")).spec?.clusterIP, "None");
   assert.equal((await services.get("db")).spec?.selector?.["statefulset.kubernetes.io/pod-name"], "db-0");
@@ -63,8 +63,8 @@ test("reconcile creates the section 3.2 children, owned by the cluster, and writ
 
   const status = (await clusters.get("db")).status;
   assert.equal(status?.observedGeneration, 1);
-  assert.equal(status?.phase, "Provisioning");
-  assert.equal(status?.conditions?.find((c) => c.type === "Reconciled")?.status, "True");
+  assert.equal(status.phase, "Provisioning");
+  assert.equal(status.conditions?.find((c) => c.type === "Reconciled")?.status, "True");
   const [event] = (await events.list("default")).items;
   assert.equal(event?.reason, "Observed");
 });
@@ -95,8 +95,8 @@ test("scaling to 1 deletes the PodDisruptionBudget; a complete rollout makes the
   await reconcile(context(obj), obj);
   const status = (await clusters.get("db")).status;
   assert.equal(status?.phase, "Ready");
-  assert.equal(status?.currentVersion, "8.0.36");
-  assert.equal(status?.conditions?.find((c) => c.type === "Ready")?.reason, "AllReplicasReady");
+  assert.equal(status.currentVersion, "8.0.36");
+  assert.equal(status.conditions?.find((c) => c.type === "Ready")?.reason, "AllReplicasReady");
 });
 
 test("a missing user password Secret blocks the StatefulSet: Ready=False/RootPasswordSecretNotFound, retried later", async () => {
