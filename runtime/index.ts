@@ -21,6 +21,7 @@ export { clusterRoleFor, leaderElectionRole, type ControllerAccess } from "./man
 
 // Controllers and the reconcile contract.
 export { Controller, type ControllerOptions } from "./controller/controller.js";
+export { controllerFor, type ControllerHooks } from "./controller/controller-for.js";
 export { TerminalError, type ReconcileContext, type ReconcileResult } from "./controller/reconcile.js";
 export type { WatchSpec } from "./handler/event-handlers.js";
 export type { ChildObjects } from "./children/child-objects.js";

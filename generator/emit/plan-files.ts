@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import type { CrdModel, VersionModel } from "../model/resource-model.js";
 import { camelCase, fileStem, groupVersionIdentifier, moduleSpecifier } from "./names.js";
-import type { RenderTemplate } from "./templates.js";
+import { declaredExports, templateExports, type RenderTemplate, type TemplateName } from "./templates.js";
 import { deprecationTags, emitTypeDeclarations, freeName, type TypeDeclarations } from "./type-declarations.js";
 import type { SchemaWarning } from "../model/normalize-schema.js";
 import type { versionValidationCode } from "../validation/version-validation.js";
@@ -49,26 +49,14 @@ export function controllerVersion(crd: CrdModel): VersionModel | undefined {
   return crd.versions.find((v) => v.storage && v.served) ?? crd.versions.find((v) => v.served);
 }
 
-/** Every name a kind's generated modules declare, besides its nested types (reserved across a group/version). */
+/**
+ * Every name a kind's generated modules declare, besides its nested types (reserved across a group/version): the kind
+ * and the names the per-kind templates export, read from the templates themselves (templateExports).
+ */
 export function kindModuleNames(kind: string): string[] {
   const c = camelCase(kind);
-  return [
-    kind, `${kind}List`, `${c}Resource`, `${kind}Verbs`, `${kind}Client`, `new${kind}Client`, `${kind}Lister`, `new${kind}Lister`,
-    `${kind}Informer`, `${c}InformerFor`, `${kind}Context`, `${kind}Hooks`, `new${kind}Controller`,
-  ];
-}
-
-/** What each generated module of a kind exports, for the version index's clash check. */
-function moduleExports(kind: string, artifact: string, types: TypeDeclarations): string[] {
-  const c = camelCase(kind);
-  switch (artifact) {
-    case "types": return types.exported;
-    case "client": return [`${kind}Verbs`, `${kind}Client`, `new${kind}Client`];
-    case "lister": return [`${kind}Lister`, `new${kind}Lister`];
-    case "informer": return [`${kind}Informer`, `${c}InformerFor`];
-    case "validation": return [`${c}Validation`, `apply${kind}Defaults`, `normalize${kind}`, `validate${kind}`];
-    default: return [`${kind}Context`, `${kind}Hooks`, `new${kind}Controller`];
-  }
+  const names = (["types", "client", "lister", "informer", "controller"] as const).flatMap((t) => templateExports(t, { kind, camelKind: c, resourceConst: `${c}Resource` }));
+  return [...new Set([kind, ...names])];
 }
 
 /**
@@ -127,8 +115,6 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
         // The runtime's subpaths, each imported as a namespace named for it (rt stays the root).
         rtCache: freeName("cache", taken),
         rtClient: freeName("client", taken),
-        rtHandler: freeName("handler", taken),
-        rtWorkqueue: freeName("workqueue", taken),
         kind: crd.kind,
         camelKind: camelCase(crd.kind),
         group: crd.group,
@@ -159,8 +145,14 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
       };
       const artifacts = ["types", "client", "lister", "informer"] as const;
       const isControllerVersion = controllerVersion(crd) === version;
-      for (const artifact of artifacts) files.push({ path: `${modulePath(artifact)}.ts`, content: options.render(artifact, data), owner: "generator" });
-      if (isControllerVersion) files.push({ path: `${modulePath("controller")}.ts`, content: options.render("controller", data), owner: "generator" });
+      // What each module exports (for the version index's clash check), read from the module as rendered.
+      const rendered = new Map<string, string>();
+      const emit = (artifact: TemplateName, content: string) => {
+        rendered.set(artifact, content);
+        files.push({ path: `${modulePath(artifact)}.ts`, content, owner: "generator" });
+      };
+      for (const artifact of artifacts) emit(artifact, options.render(artifact, data));
+      if (isControllerVersion) emit("controller", options.render("controller", data));
       if (options.validationCode) {
         const code = options.validationCode(crd, version, options.warnings ?? []);
         const validationData = {
@@ -171,14 +163,14 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
           structureDeclarations: code.structureDeclarations,
           structureRoot: code.structureRoot,
         };
-        files.push({ path: `${modulePath("schema-validator")}.ts`, content: options.render("schema-validator", validationData), owner: "generator" });
-        files.push({ path: `${modulePath("validation")}.ts`, content: options.render("validation", validationData), owner: "generator" });
+        emit("schema-validator", options.render("schema-validator", validationData));
+        emit("validation", options.render("validation", validationData));
       }
 
       const key = `${crd.group}/${version.name}`;
       const entry = byGroupVersion.get(key) ?? { group: crd.group, version: version.name, dir, modules: [], sources: [] };
       for (const artifact of [...artifacts, ...(isControllerVersion ? ["controller"] : []), ...(options.validationCode ? ["validation"] : [])]) {
-        entry.modules.push({ module: `./${stem}.${artifact}.js`, kind: crd.kind, exports: moduleExports(crd.kind, artifact, types) });
+        entry.modules.push({ module: `./${stem}.${artifact}.js`, kind: crd.kind, exports: declaredExports(rendered.get(artifact)!) });
       }
       entry.sources.push(crd);
       byGroupVersion.set(key, entry);

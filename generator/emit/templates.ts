@@ -44,3 +44,28 @@ export function templateRenderer(overrideDir?: string): RenderTemplate {
     }
   };
 }
+
+/** `export function|const|interface|type|class|enum Name` at the start of a line; Name may hold `{{placeholders}}`. */
+const exportDeclaration = /^export (?:declare )?(?:async )?(?:function\*?|const|let|var|interface|type|abstract class|class|enum) ((?:[\w$]|\{\{\w+\}\})+)/gm;
+
+/** The names a rendered module declares as exports (what `export *` of it re-exports). */
+export function declaredExports(text: string): string[] {
+  return [...new Set([...text.matchAll(exportDeclaration)].map((m) => m[1]!))];
+}
+
+/**
+ * The names a packaged template exports for these values of its placeholders ("new{{kind}}Client" -> "newFooClient"),
+ * read from the template's text, so the list is declared once: in the template. Names made of other placeholders
+ * (the types template's `{{{declarations}}}`) are left out.
+ */
+export function templateExports(name: TemplateName, values: Readonly<Record<string, string>>): string[] {
+  let text = templateSources.get(name);
+  if (text === undefined) {
+    text = readFileSync(path.join(packagedTemplatesDir, `${name}.ts.hbs`), "utf8");
+    templateSources.set(name, text);
+  }
+  const names = declaredExports(text).map((n) => n.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => values[key] ?? whole));
+  return names.filter((n) => !n.includes("{{"));
+}
+
+const templateSources = new Map<TemplateName, string>();

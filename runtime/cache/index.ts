@@ -41,5 +41,5 @@ export {
   dropManagedFields,
 } from "./informer.js";
 export { type NamespaceLister, Lister, ClusterLister } from "./lister.js";
-export { SharedInformerFactory } from "./informer-factory.js";
+export { SharedInformerFactory, type GenericInformer } from "./informer-factory.js";
 export * from "./resource-lister-watcher.js";

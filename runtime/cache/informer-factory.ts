@@ -1,7 +1,17 @@
 // Shares one informer per resource/namespace/selector key among controllers, and starts and stops them together (client-go SharedInformerFactory).
-import type { KubernetesObject } from "../client/types.js";
+import type { KubeClient } from "../client/kube-client.js";
+import { ResourceClient } from "../client/resource-client.js";
+import type { KubernetesObject, ResourceDescriptor } from "../client/types.js";
 import { fanOutSignal } from "./fan-out-signal.js";
-import type { SharedIndexInformer } from "./informer.js";
+import { SharedIndexInformer } from "./informer.js";
+import { ClusterLister, Lister } from "./lister.js";
+import { informerKey, listerWatcherFor, type InformerOptions } from "./resource-lister-watcher.js";
+
+/** An informer of one resource and its lister (client-go's GenericInformer): a cluster-scoped kind gets a ClusterLister. */
+export interface GenericInformer<T extends KubernetesObject> {
+  readonly informer: SharedIndexInformer<T>;
+  readonly lister: Lister<T> | ClusterLister<T>;
+}
 
 export class SharedInformerFactory {
   private readonly informers = new Map<string, SharedIndexInformer<KubernetesObject>>();
@@ -21,6 +31,28 @@ export class SharedInformerFactory {
       this.informers.set(key, informer);
     }
     return informer as unknown as SharedIndexInformer<T>;
+  }
+
+  /**
+   * The informer of `resource` in this scope (client-go's ForResource): one per group/version/plural, namespace and
+   * selectors, created on first use with the rest of `options` (logger, transform, ...) and shared afterwards, so
+   * a controller's primary informer and a generated `<kind>InformerFor` of the same scope are one watch.
+   *
+   * @example const { informer, lister } = factory.forResource<MySQLCluster>(kube, mySQLClusterResource, { namespace: "db" });
+   */
+  forResource<T extends KubernetesObject>(kube: KubeClient, resource: ResourceDescriptor, options: InformerOptions<T> = {}): GenericInformer<T> {
+    const { namespace, labelSelector, fieldSelector, ...informerOptions } = options;
+    const scope = { namespace, labelSelector, fieldSelector };
+    const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
+    const informer = this.informerFor<T>(informerKey(apiVersion, resource.plural, scope), () =>
+      new SharedIndexInformer<T>({
+        name: resource.group ? `${resource.plural}.${resource.group}` : resource.plural,
+        listerWatcher: listerWatcherFor(new ResourceClient<T>(kube, resource), scope),
+        ...informerOptions,
+      }),
+    );
+    const indexer = informer.getIndexer();
+    return { informer, lister: resource.namespaced ? new Lister<T>(indexer) : new ClusterLister<T>(indexer) };
   }
 
   /** Starts every informer not started yet; they run until signal aborts or shutdown(). No-op after shutdown(). */

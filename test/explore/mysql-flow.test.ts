@@ -11,6 +11,8 @@ import { explore, type Loc } from "@crdgen/explore";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const controllerFile = "samples/mysql/generated/example.com/v1/mysqlcluster.controller.ts";
+/** The wiring the generated controller's one call runs: queue, primary informer's handlers, the hand-over to the hooks. */
+const controllerForFile = "runtime/controller/controller-for.ts";
 const hooksFile = "samples/mysql/src/mysqlcluster.hooks.ts";
 
 const lineAt = (l: Loc | undefined) => {
@@ -42,18 +44,21 @@ test("the README's event-flow steps 3-6 are what explore reports for the MySQL o
   const c = result.controllers[0]!;
   assert.deepEqual(result.unlinked, []);
 
-  // Step 4: the queue is made in <kind>.controller.ts (the wiring) and keys go on it with queue.add(metaNamespaceKeyFunc(obj)).
+  // Step 4: <kind>.controller.ts is one controllerFor call; the queue is made there (runtime/controller/controller-for.ts)
+  // and keys go on it with queue.add(metaNamespaceKeyFunc(obj)).
   assert.match(steps.get(4)!, /<kind>\.controller\.ts/);
-  assert.equal(c.queue.loc?.file, controllerFile);
-  assert.equal(c.queue.name, "mysqlclusters.example.com");
+  assert.ok(namesIn(steps.get(4)!).includes(controllerForFile), `README step 4 names ${controllerForFile}`);
+  assert.match(readFileSync(path.join(repoRoot, controllerFile), "utf8"), /return rt\.controllerFor\(kube, mySQLClusterResource, hooks, options,/);
+  assert.equal(c.queue.loc?.file, controllerForFile);
   assert.match(lineAt(c.queue.loc), /newRateLimitingQueue/);
 
-  // Step 3: the SharedIndexInformer calls addFunc, updateFunc, deleteFunc.
-  const primary = c.sources.find((s) => s.kind === "MySQLCluster");
-  assert.ok(primary, `a MySQLCluster source among ${c.sources.map((s) => s.kind).join(", ")}`);
+  // Step 3: the SharedIndexInformer (the factory's forResource makes it) calls addFunc, updateFunc, deleteFunc.
+  const primary = c.sources.find((s) => s.registeredAt?.file === controllerForFile);
+  assert.ok(primary, `a source whose handlers controllerFor adds, among ${c.sources.map((s) => `${s.kind} ${s.registeredAt?.file}`).join(", ")}`);
   assert.match(steps.get(3)!, /\*\*SharedIndexInformer\*\*/);
+  assert.match(steps.get(3)!, /forResource/);
   assert.match(primary.via, /^new (rt\.|cache\.)?SharedIndexInformer$/);
-  assert.equal(primary.registeredAt?.file, controllerFile, "handlers are added in the controller wiring");
+  assert.equal(primary.loc?.file, "runtime/cache/informer-factory.ts", "the primary informer is the factory's (forResource)");
   const handlerNames = ["addFunc", "updateFunc", "deleteFunc"];
   for (const name of handlerNames) assert.ok(namesIn(steps.get(3)!).includes(name), `README step 3 names ${name}`);
   assert.deepEqual(primary.handlers.map((h) => h.fn.name.replace(/ \(arrow\)$/, "")), handlerNames);
@@ -102,7 +107,8 @@ test("crdgen explore prints the MySQL flow in the README's order", () => {
   const out = run.stdout;
   // The printed order follows the event: handler → queue.add → worker loop → queue.get in processNextWorkItem → reconcile hook.
   const order = ["addFunc", "queue.add", "worker ", "this.queue.get in Controller.processNextWorkItem", "process ", "hooks.reconcile", hooksFile, "forget", "requeue    addAfter", "requeue    addRateLimited"];
-  let from = out.indexOf("watches    MySQLCluster");
+  // The primary informer is the factory's (forResource), its kind the descriptor controllerFor is given at run time.
+  let from = out.indexOf("watches    (kind set at run time) via new SharedIndexInformer  runtime/cache/informer-factory.ts");
   assert.ok(from >= 0, out);
   for (const piece of order) {
     const i = out.indexOf(piece, from);

@@ -1,7 +1,7 @@
 // User-owned: crdgen created this file once and never overwrites it. Starts the operator's controllers.
 import { commandLineOptions, loadKubeClient, runManager } from "@crdgen/runtime";
-import { newMySQLClusterController } from "../generated/example.com/v1/mysqlcluster.controller.js";
-import * as mySQLClusterHooks from "./mysqlcluster.hooks.js";
+// The generated registry of every controller with your hooks: crdgen keeps it up to date as CRDs come and go.
+import { newControllers } from "../generated/controllers.js";
 
 // controller-runtime's flags, each also read from an environment variable (`--help` lists them):
 // --metrics-bind-address (:8080), --health-probe-bind-address (:8081), --leader-elect, --leader-election-id,
@@ -16,10 +16,7 @@ const kube = loadKubeClient(options.kube);
 // while this process holds the Lease. SIGINT/SIGTERM stop them gracefully: informers stop, in-flight reconciles finish,
 // the Lease is released, then the process exits.
 try {
-  await runManager([
-    newMySQLClusterController(kube, mySQLClusterHooks),
-    // +crdgen:scaffold:controllers
-  ], { kube, options });
+  await runManager(newControllers(kube), { kube, options });
 } finally {
   kube.close();
 }

@@ -1,4 +1,5 @@
-// User-owned: the objects a MySQLCluster runs as, computed from its spec alone (design: section 3.2 and 3.3).
+// User-owned: the objects a MySQLCluster runs as, computed from its spec alone (test/e2e/mysql-behaviours.test.ts
+// checks each).
 import type { V1ConfigMap, V1CronJob, V1PersistentVolumeClaim, V1PodDisruptionBudget, V1Secret, V1Service, V1ServiceAccount, V1StatefulSet } from "@kubernetes/client-node";
 import { contentHash, controllerOwnerReference, type ApplyConfiguration } from "@crdgen/runtime";
 import type { MySQLCluster } from "../generated/example.com/v1/mysqlcluster.types.js";
@@ -119,7 +120,7 @@ export function rootPasswordRef(obj: MySQLCluster): { name: string; key: string 
   return ref ? { name: ref.name, key: ref.key ?? "password" } : { name: childNames(obj.metadata.name!).rootSecret, key: "password" };
 }
 
-/** The StatefulSet (section 3.3). `version` is what to run: spec.version, or the running one when a downgrade is refused. */
+/** The StatefulSet. `version` is what to run: spec.version, or the running one when a downgrade is refused. */
 export function statefulSet(obj: MySQLCluster, version: string): ApplyConfiguration<V1StatefulSet> {
   const name = obj.metadata.name!;
   const names = childNames(name);

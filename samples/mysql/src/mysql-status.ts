@@ -1,4 +1,5 @@
-// User-owned: a MySQLCluster's status from what its children report (design: section 3.4). Pure functions.
+// User-owned: a MySQLCluster's status from what its children report (its conditions and phase, which
+// test/e2e/mysql-behaviours.test.ts checks). Pure functions.
 import type { V1CronJob, V1StatefulSet } from "@kubernetes/client-node";
 import { findStatusCondition, removeStatusCondition, setStatusCondition } from "@crdgen/runtime";
 import type { MySQLCluster, MySQLClusterStatus, MySQLClusterStatusConditions, MySQLClusterStatusPhase } from "../generated/example.com/v1/mysqlcluster.types.js";
@@ -103,7 +104,7 @@ export function desiredStatus(obj: MySQLCluster, seen: Observed): MySQLClusterSt
   };
 }
 
-/** Phase is derived, never stored on its own (section 3.4). */
+/** Phase is derived from the conditions, never stored on its own. */
 function phaseOf(pending: boolean, currentVersion: string | undefined, progressing: string | undefined, complete: boolean): MySQLClusterStatusPhase {
   if (pending) return "Pending";
   if (!currentVersion) return "Provisioning";

@@ -2,9 +2,8 @@
 // Shared informer for MySQLCluster: LIST once, then WATCH from the list's resourceVersion, into a cache with indexers.
 // The runtime is imported as namespaces so that no kind (Informer, SharedIndex, ...) can clash with its names.
 import type * as rt from "@crdgen/runtime";
-import * as cache from "@crdgen/runtime/cache";
-import type { MySQLCluster } from "./mysqlcluster.types.js";
-import { newMySQLClusterClient } from "./mysqlcluster.client.js";
+import type * as cache from "@crdgen/runtime/cache";
+import { mySQLClusterResource, type MySQLCluster } from "./mysqlcluster.types.js";
 import { newMySQLClusterLister, type MySQLClusterLister } from "./mysqlcluster.lister.js";
 
 export interface MySQLClusterInformer {
@@ -14,14 +13,6 @@ export interface MySQLClusterInformer {
 
 /** The one MySQLCluster informer of `factory` for this namespace and these selectors (created on first use, shared afterwards). */
 export function mySQLClusterInformerFor(factory: cache.SharedInformerFactory, kube: rt.KubeClient, options: cache.InformerOptions<MySQLCluster> = {}): MySQLClusterInformer {
-  const { namespace, labelSelector, fieldSelector, ...informerOptions } = options;
-  const scope = { namespace, labelSelector, fieldSelector };
-  const informer = factory.informerFor(cache.informerKey("example.com/v1", "mysqlclusters", scope), () =>
-    new cache.SharedIndexInformer<MySQLCluster>({
-      name: "mysqlclusters.example.com",
-      listerWatcher: cache.listerWatcherFor(newMySQLClusterClient(kube).resource, scope),
-      ...informerOptions,
-    }),
-  ) as cache.SharedIndexInformer<MySQLCluster>;
+  const { informer } = factory.forResource<MySQLCluster>(kube, mySQLClusterResource, options);
   return { informer, lister: newMySQLClusterLister(informer.getIndexer()) };
 }

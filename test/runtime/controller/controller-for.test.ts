@@ -1,0 +1,117 @@
+// controllerFor: the wiring a generated new<Kind>Controller is one call of (informer, queue, workers, typed hooks).
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  builtinResources,
+  controllerFor,
+  newLogger,
+  type ControllerHooks,
+  type ReconcileContext,
+} from "@crdgen/runtime";
+import { SharedInformerFactory, informerKey, type Lister } from "@crdgen/runtime/cache";
+import { FakeCluster } from "@crdgen/runtime/testing";
+import { obj, until, type Obj } from "../support/cache-fakes.js";
+
+const things = {
+  group: "example.com",
+  version: "v1",
+  plural: "things",
+  kind: "Thing",
+  namespaced: true,
+  apiVersion: "example.com/v1",
+} as const;
+const quiet = newLogger({ write: () => undefined });
+const stops: AbortController[] = [];
+after(() => stops.forEach((s) => s.abort()));
+
+interface ThingContext extends ReconcileContext {
+  lister: Lister<Obj>;
+  tag: string;
+}
+
+function setup(hooks: ControllerHooks<Obj, ThingContext>, options: Parameters<typeof controllerFor>[3] = {}) {
+  const cluster = new FakeCluster();
+  cluster.register(things);
+  const kube = cluster.kubeClient();
+  const informerFactory = new SharedInformerFactory();
+  const controller = controllerFor(kube, things, hooks, { logger: quiet, informerFactory, ...options }, (informer) => ({
+    lister: informerFactory.forResource<Obj>(kube, things).lister as Lister<Obj>,
+    tag: informer === informerFactory.forResource<Obj>(kube, things).informer ? "primary informer" : "another informer",
+  }));
+  const stop = new AbortController();
+  stops.push(stop);
+  return { cluster, kube, informerFactory, controller, run: () => controller.run(stop.signal), stop };
+}
+
+const thing = (name: string): Obj => obj(name, "", { ns: "ns" });
+const done = () => Promise.resolve();
+
+test("controllerFor names the controller <plural>.<group> unless options.name is given, and uses the factory's informer for the resource", () => {
+  const { controller, informerFactory, kube } = setup({ reconcile: done });
+  assert.equal(controller.name, "things.example.com");
+  assert.equal(controller.informer, informerFactory.forResource<Obj>(kube, things).informer);
+  assert.equal(setup({ reconcile: done }, { name: "mine" }).controller.name, "mine");
+});
+
+test("controllerFor calls reconcile with the context extendContext completes (the primary informer passed to it)", async () => {
+  const seen: ThingContext[] = [];
+  const { cluster, run, stop } = setup({
+    reconcile: (ctx) => {
+      seen.push(ctx);
+      return done();
+    },
+  });
+  cluster.create(things, "ns", thing("a"));
+  const running = run();
+  await until(() => seen.length > 0, "a reconcile");
+  stop.abort();
+  await running;
+  const ctx = seen[0]!;
+  assert.equal(ctx.key, "ns/a");
+  assert.equal(ctx.tag, "primary informer");
+  assert.equal(ctx.lister.get("ns", "a")?.metadata?.name, "a", "the lister reads the primary informer's cache");
+  assert.equal(typeof ctx.recorder.event, "function", "the runtime's part of the context is there too");
+  assert.equal(typeof ctx.children.apply, "function");
+});
+
+test("controllerFor wires finalize: the finalizer is added, and finalize gets the extended context once the object is deleted", async () => {
+  const finalized: ThingContext[] = [];
+  const { cluster, run, stop } = setup({
+    reconcile: done,
+    finalize: (ctx) => {
+      finalized.push(ctx);
+      return done();
+    },
+  });
+  cluster.create(things, "ns", thing("a"));
+  const running = run();
+  await until(
+    () => (cluster.get(things, "ns", "a").metadata.finalizers ?? []).includes("example.com/finalizer"),
+    "the finalizer added",
+  );
+  cluster.delete(things, "ns", "a");
+  await until(() => finalized.length > 0, "finalize called");
+  await until(() => cluster.list(things, "ns").items.length === 0, "the object gone once the finalizer is removed");
+  stop.abort();
+  await running;
+  assert.equal(finalized[0]!.tag, "primary informer");
+});
+
+test("controllerFor merges the hooks' owns and watches with the options' (one informer each, in the controller's namespace)", () => {
+  const watch = { resource: builtinResources.secrets, labelSelector: "app=db", mapToKeys: () => [] };
+  const { informerFactory } = setup(
+    { reconcile: done, owns: [builtinResources.statefulSets], watches: [watch] },
+    {
+      owns: [builtinResources.services],
+      watches: [{ ...watch, resource: builtinResources.configMaps }],
+      namespace: "ns",
+    },
+  );
+  const existing = (apiVersion: string, plural: string, scope: object) =>
+    informerFactory.informerFor(informerKey(apiVersion, plural, scope), () => assert.fail(`no informer for ${plural}`));
+  existing("apps/v1", "statefulsets", { namespace: "ns" });
+  existing("v1", "services", { namespace: "ns" });
+  existing("v1", "secrets", { namespace: "ns", labelSelector: "app=db" });
+  existing("v1", "configmaps", { namespace: "ns", labelSelector: "app=db" });
+  existing("example.com/v1", "things", { namespace: "ns" });
+});
