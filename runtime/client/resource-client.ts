@@ -115,7 +115,7 @@ export class ResourceClient<T extends KubernetesObject, TList extends Kubernetes
       path: this.collectionPath(namespace, true),
       query: { ...listQuery(list), watch: true },
       ...sig(signal),
-      ...(idleTimeoutMs !== undefined ? { idleTimeoutMs } : {}),
+      idleTimeoutMs,
     }));
   }
 

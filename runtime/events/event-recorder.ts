@@ -48,7 +48,7 @@ export function newEventRecorder(kube: KubeClient, component: string, log: Logge
         metadata: { name: `${meta.name ?? "object"}.${unixNanos().toString(16)}`, namespace },
         eventTime: microTime(),
         regarding: reference(obj),
-        ...(eventOptions.related ? { related: reference(eventOptions.related) } : {}),
+        related: eventOptions.related ? reference(eventOptions.related) : undefined, // JSON drops it when absent
         type,
         reason: truncate(reason, REASON_LIMIT),
         action: truncate(eventOptions.action ?? reason, ACTION_LIMIT),

@@ -59,9 +59,9 @@ export async function startManager(controllers: readonly ManagedController[], co
         namespace: leaseNamespace(options.leaderElectionNamespace, config.kube),
         name: options.leaderElectionId || controllers[0]!.name,
         logger: log,
-        ...(config.leaseDurationMs !== undefined ? { leaseDurationMs: config.leaseDurationMs } : {}),
-        ...(config.renewDeadlineMs !== undefined ? { renewDeadlineMs: config.renewDeadlineMs } : {}),
-        ...(config.retryPeriodMs !== undefined ? { retryPeriodMs: config.retryPeriodMs } : {}),
+        leaseDurationMs: config.leaseDurationMs,
+        renewDeadlineMs: config.renewDeadlineMs,
+        retryPeriodMs: config.retryPeriodMs,
       }
     : undefined;
 
@@ -93,8 +93,8 @@ export async function startManager(controllers: readonly ManagedController[], co
     if (probeAddress) {
       servers.push(await startProbeServer({
         port: probeAddress.port,
-        ...(probeAddress.host ? { host: probeAddress.host } : {}),
-        ...(config.registry ? { registry: config.registry } : {}),
+        host: probeAddress.host,
+        registry: config.registry,
         checks: { healthz: [ping], readyz: [readyz] },
         serve: shared ? ["metrics", "healthz", "readyz"] : ["healthz", "readyz"],
       }));
@@ -103,8 +103,8 @@ export async function startManager(controllers: readonly ManagedController[], co
     if (metricsAddress && !shared) {
       servers.push(await startProbeServer({
         port: metricsAddress.port,
-        ...(metricsAddress.host ? { host: metricsAddress.host } : {}),
-        ...(config.registry ? { registry: config.registry } : {}),
+        host: metricsAddress.host,
+        registry: config.registry,
         serve: ["metrics"],
       }));
       log.info("serving metrics", { address: options.metricsBindAddress, port: servers.at(-1)!.port, path: "/metrics" });
@@ -118,9 +118,9 @@ export async function startManager(controllers: readonly ManagedController[], co
 
   if (leaderElection) log.info("leader election on", { lease: `${leaderElection.namespace}/${leaderElection.name}` });
   const done = runControllers(tracked, {
-    ...(config.signal ? { signal: config.signal } : {}),
-    ...(leaderElection ? { leaderElection } : {}),
-    ...(options.gracefulShutdownTimeoutMs !== undefined ? { gracefulShutdownTimeoutMs: options.gracefulShutdownTimeoutMs } : {}),
+    signal: config.signal,
+    leaderElection,
+    gracefulShutdownTimeoutMs: options.gracefulShutdownTimeoutMs,
   }).finally(closeServers);
   return { metricsPort: metricsServer?.port, healthProbePort: probeServer?.port, isLeading, done: done.then(() => undefined) };
 }

@@ -48,7 +48,7 @@ function cluster(name: string, spec: Partial<MySQLClusterSpec> = {}, labels?: Re
   return {
     apiVersion: "example.com/v1",
     kind: "MySQLCluster",
-    metadata: { name, ...(labels ? { labels } : {}) },
+    metadata: { name, labels },
     spec: { replicas: 1, version: "8.0.36", ...spec },
   };
 }

@@ -398,7 +398,7 @@ const configMap = (name: string, ownerReferences?: V1OwnerReference[]): Patch<V1
   type: "apply",
   fieldManager: "probe",
   force: true,
-  body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "probe", ...(ownerReferences ? { ownerReferences } : {}) }, data: { a: "1" } },
+  body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "probe", ownerReferences }, data: { a: "1" } },
 });
 
 test("server-side apply that creates an object needs create, not only patch; applying to an existing object needs only patch", async () => {

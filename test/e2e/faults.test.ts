@@ -85,7 +85,7 @@ class FaultyListerWatcher implements ListerWatcher<MySQLCluster> {
   }
 
   watch(options: ListOptions, signal: AbortSignal) {
-    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- a generator function (no arrow form exists) reads the wrapper through self
     const self = this;
     return (async function* () {
       await self.held(signal);
