@@ -13,7 +13,8 @@ export type Lang = "go" | "ts";
  * Abstract values, encoded as strings so sets of them are cheap:
  * `f|<fnId>` a function, `o|<typeKey>` an instance of a named type, `l|<litId>` an object or composite literal,
  * `c|<typeKey>` a class (TypeScript, for `new`), `m|<moduleKey>` a package or namespace import,
- * `q|<callId>` a queue created at a call, `i|<callId>` an informer (or watch) created at a call.
+ * `q|<callId>` a queue created at a call, `i|<callId>` an informer (or watch) created at a call, `s|<text>` a string
+ * (a TypeScript object literal's `kind: "..."`, which names the kind of a resource descriptor).
  */
 export type Value = string;
 

@@ -1,12 +1,12 @@
 // The linker: finds queues, informers, handlers, producers and consumers in the facts, solves points-to so references
 // through fields, parameters and helpers meet, and assembles one controller per queue.
 // The linker is one class in layers, a file each: graph → registrations → workers → queue-controllers →
-// builder-controllers → linker (which finds the queues and solves).
+// builder-controllers → controller-for → linker (which finds the queues and solves).
 import type { CallFact, Constraint, Facts } from "../facts.js";
 import { locOrder } from "../loc.js";
 import type { Controller } from "../model.js";
 import { PointsTo } from "../points-to.js";
-import { BuilderControllerLinker } from "./builder-controllers.js";
+import { ControllerForLinker } from "./controller-for.js";
 import { OWN_ADD, OWN_GET } from "./vocabulary.js";
 
 export interface LinkResult {
@@ -18,7 +18,7 @@ export function link(facts: Facts): LinkResult {
   return new Linker(facts).run();
 }
 
-class Linker extends BuilderControllerLinker {
+class Linker extends ControllerForLinker {
   run(): { controllers: Controller[]; unlinked: string[] } {
     this.findQueueTypes();
     this.findInternal();
@@ -51,7 +51,7 @@ class Linker extends BuilderControllerLinker {
       }
     }
     if (more) this.pts = new PointsTo(constraints);
-    const controllers = [...this.queueControllers(), ...this.builderControllers()];
+    const controllers = [...this.controllerForControllers(this.queueControllers()), ...this.builderControllers()];
     controllers.sort((a, b) => locOrder(a.loc, b.loc) || a.name.localeCompare(b.name));
     return { controllers, unlinked: this.unlinked };
   }

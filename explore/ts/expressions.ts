@@ -74,7 +74,10 @@ export abstract class TsExpressionReader extends TsCallReader {
     for (const p of node.getProperties()) {
       if (Node.isPropertyAssignment(p)) {
         const init = p.getInitializer();
-        const src = init ? this.expr(init, p.getName()) : undefined;
+        // A resource descriptor's `kind: "MySQLCluster"`: the string is a value, so a descriptor passed to crdgen's
+        // controllerFor names the kind its controller reconciles.
+        const kindString = p.getName() === "kind" && init && (Node.isStringLiteral(init) || Node.isNoSubstitutionTemplateLiteral(init)) ? this.alloc(`s|${init.getLiteralText()}`) : undefined;
+        const src = kindString ?? (init ? this.expr(init, p.getName()) : undefined);
         if (src) this.facts.constraints.push({ c: "store", base: t, field: p.getName(), src });
       } else if (Node.isShorthandPropertyAssignment(p)) {
         const src = this.slotOfName(p.getName());

@@ -17,6 +17,8 @@ const updateGolden = process.env["UPDATE_GOLDEN"] === "1";
 interface ExpectedSpec {
   explore: string[];
   controllers: {
+    /** The controller's name, when the fixture pins it (several controllers sharing one queue's code, e.g. crdgen's controllerFor). */
+    name?: string;
     queue: string;
     sources: { kind: string; informer: string; handlers: { fn: string; events: string[]; producers: string[] }[] }[];
     workers: { loop: string; get?: string; process: string; then: string[]; done: string[]; forget: string[]; requeues: string[] }[];
@@ -65,8 +67,8 @@ function resolveLoc(root: string, written: string): string {
 
 const at = (l?: { file: string; line: number }) => (l ? `${l.file}:${l.line}` : "library");
 
-/** The facts a report states, one string each, grouped by what they are. */
-function elementsOf(controllers: Controller[]): Map<string, Set<string>> {
+/** The facts a report states, one string each, grouped by what they are; per named controller when `named`. */
+function elementsOf(controllers: Controller[], named: boolean): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
   const add = (category: string, value: string) => {
     const set = out.get(category) ?? new Set<string>();
@@ -74,7 +76,7 @@ function elementsOf(controllers: Controller[]): Map<string, Set<string>> {
     out.set(category, set);
   };
   for (const c of controllers) {
-    const q = at(c.queue.loc);
+    const q = named ? `${c.name} ${at(c.queue.loc)}` : at(c.queue.loc);
     add("queues", q);
     for (const s of c.sources) {
       add("watches", `${q} ${s.kind} ${at(s.loc)}`);
@@ -106,7 +108,7 @@ function expectedControllers(root: string, spec: ExpectedSpec): Controller[] {
   };
   const place = (written: string) => ({ name: "", loc: loc(written) });
   return spec.controllers.map((c) => ({
-    name: "",
+    name: c.name ?? "",
     queue: { type: "", rateLimiter: "", loc: loc(c.queue) },
     sources: c.sources.map((s) => ({
       kind: s.kind,
@@ -145,8 +147,8 @@ function checkGolden(file: string, actual: string): void {
   assert.equal(actual, readFileSync(file, "utf8"), `${path.relative(repoRoot, file)} differs (UPDATE_GOLDEN=1 rewrites it after a deliberate change)`);
 }
 
-test("there are explore fixtures for the five styles the issue names, plus shared base controllers (Go embedding, a TypeScript base class) and a client-node operator", () => {
-  assert.deepEqual(fixtureNames, ["channel-queue", "controller-runtime", "embedded-base", "sample-controller", "ts-base-class", "ts-client-node", "ts-generated", "two-informers"]);
+test("there are explore fixtures for the five styles the issue names, plus shared base controllers (Go embedding, a TypeScript base class), a client-node operator and crdgen's controllerFor with two kinds", () => {
+  assert.deepEqual(fixtureNames, ["channel-queue", "controller-runtime", "embedded-base", "sample-controller", "ts-base-class", "ts-client-node", "ts-controller-for", "ts-generated", "two-informers"]);
 });
 
 const totals = new Map<string, { found: number; expected: number; correct: number }>();
@@ -169,8 +171,9 @@ for (const name of fixtureNames) {
     assert.deepEqual(result.unlinked, [], "everything found in a fixture links into a flow");
     assert.deepEqual(result.warnings, []);
     const expected = expectedControllers(root, spec);
-    const actualElements = elementsOf(result.controllers);
-    const expectedElements = elementsOf(expected);
+    const named = spec.controllers.some((c) => c.name !== undefined);
+    const actualElements = elementsOf(result.controllers, named);
+    const expectedElements = elementsOf(expected, named);
     for (const category of new Set([...actualElements.keys(), ...expectedElements.keys()])) {
       const a = actualElements.get(category) ?? new Set<string>();
       const e = expectedElements.get(category) ?? new Set<string>();

@@ -43,6 +43,10 @@ test("the README's event-flow steps 3-6 are what explore reports for the MySQL o
   assert.equal(result.controllers.length, 1, "one controller: the MySQLCluster one");
   const c = result.controllers[0]!;
   assert.deepEqual(result.unlinked, []);
+  // The generated controller's controllerFor call is the controller: named after the function it is in, at that call.
+  assert.equal(c.name, "newMySQLClusterController");
+  assert.equal(c.loc?.file, controllerFile);
+  assert.match(lineAt(c.loc), /rt\.controllerFor\(kube, mySQLClusterResource, hooks/);
 
   // Step 4: <kind>.controller.ts is one controllerFor call; the queue is made there (runtime/controller/controller-for.ts)
   // and keys go on it with queue.add(metaNamespaceKeyFunc(obj)).
@@ -52,9 +56,11 @@ test("the README's event-flow steps 3-6 are what explore reports for the MySQL o
   assert.equal(c.queue.loc?.file, controllerForFile);
   assert.match(lineAt(c.queue.loc), /newRateLimitingQueue/);
 
-  // Step 3: the SharedIndexInformer (the factory's forResource makes it) calls addFunc, updateFunc, deleteFunc.
-  const primary = c.sources.find((s) => s.registeredAt?.file === controllerForFile);
-  assert.ok(primary, `a source whose handlers controllerFor adds, among ${c.sources.map((s) => `${s.kind} ${s.registeredAt?.file}`).join(", ")}`);
+  // Step 3: the SharedIndexInformer (the factory's forResource makes it) calls addFunc, updateFunc, deleteFunc; its kind
+  // is the mySQLClusterResource descriptor's.
+  const primary = c.sources.find((s) => s.kind === "MySQLCluster");
+  assert.ok(primary, `a MySQLCluster source among ${c.sources.map((s) => s.kind).join(", ")}`);
+  assert.equal(primary.registeredAt?.file, controllerForFile, "handlers are added in controllerFor");
   assert.match(steps.get(3)!, /\*\*SharedIndexInformer\*\*/);
   assert.match(steps.get(3)!, /forResource/);
   assert.match(primary.via, /^new (rt\.|cache\.)?SharedIndexInformer$/);
@@ -107,8 +113,11 @@ test("crdgen explore prints the MySQL flow in the README's order", () => {
   const out = run.stdout;
   // The printed order follows the event: handler → queue.add → worker loop → queue.get in processNextWorkItem → reconcile hook.
   const order = ["addFunc", "queue.add", "worker ", "this.queue.get in Controller.processNextWorkItem", "process ", "hooks.reconcile", hooksFile, "forget", "requeue    addAfter", "requeue    addRateLimited"];
-  // The primary informer is the factory's (forResource), its kind the descriptor controllerFor is given at run time.
-  let from = out.indexOf("watches    (kind set at run time) via new SharedIndexInformer  runtime/cache/informer-factory.ts");
+  // One block, named after the generated function; the primary informer is the factory's (forResource), its kind the descriptor's.
+  assert.equal(out.match(/^controller /gm)?.length, 1, out);
+  let from = out.indexOf("controller newMySQLClusterController\n");
+  assert.ok(from >= 0, out);
+  from = out.indexOf("watches    MySQLCluster via new SharedIndexInformer  runtime/cache/informer-factory.ts", from);
   assert.ok(from >= 0, out);
   for (const piece of order) {
     const i = out.indexOf(piece, from);
