@@ -7,7 +7,7 @@ import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { generate } from "../../generator/generate.js";
 
-/** The repo root: this file runs as dist/test/generator/corpus.test.js. */
+/** The repo root: this file runs as dist/test/generator/corpus.integration.test.js. */
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const corpusDir = path.resolve(repoRoot, "../shared/crds");
 /** Inside the repo (gitignored .tmp/) so the generated code resolves @crdgen/runtime and @kubernetes/client-node from node_modules. */
