@@ -7,7 +7,9 @@ FROM node:20-bookworm AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 COPY runtime/package.json runtime/
-RUN npm ci
+COPY explore/package.json explore/
+# No install scripts: the one dependency that has one (tree-sitter-go's native build) is unused, explore loads its wasm.
+RUN npm ci --ignore-scripts
 COPY . .
 RUN npm run build
 
@@ -17,6 +19,7 @@ ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY runtime/package.json runtime/
+COPY explore/package.json explore/
 RUN npm ci --omit=dev --workspace=@crdgen/runtime --include-workspace-root=false --ignore-scripts && npm cache clean --force
 COPY --from=build /src/runtime/dist runtime/dist
 COPY --from=build /src/dist/samples/mysql dist/samples/mysql
