@@ -28,11 +28,14 @@ const valueMeaning = {
   not: "this must not hold",
 } as const;
 
+/** The keys of Constraints that hold a number. */
+type NumericConstraint = { [K in keyof Constraints]-?: Constraints[K] extends number | undefined ? K : never }[keyof Constraints];
+
 export function constraintTags(c: Constraints): string[] {
   const tags: string[] = [];
   const json = (v: unknown) => JSON.stringify(v);
   if (c.default) tags.push(`@default ${json(c.default.value)}`);
-  const numeric: Array<[keyof Constraints, string]> = [
+  const numeric: Array<[NumericConstraint, string]> = [
     ["minimum", "minimum"], ["maximum", "maximum"], ["multipleOf", "multipleOf"], ["minLength", "minLength"], ["maxLength", "maxLength"],
     ["minItems", "minItems"], ["maxItems", "maxItems"], ["minProperties", "minProperties"], ["maxProperties", "maxProperties"],
   ];

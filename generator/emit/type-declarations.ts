@@ -35,8 +35,8 @@ export interface TypeDeclarationOptions {
 export function emitTypeDeclarations(crd: CrdModel, version: VersionModel, options: TypeDeclarationOptions = {}): TypeDeclarations {
   const root = version.schema;
   const { nameOf, declarationOrder, exported: nestedExports } = assignTypeNames(crd.kind, root, options.reserved);
-  let usesIntOrString = false;
-  let usesObjectMeta = false;
+  // Set from the declaring closures below; a record keeps flow analysis from pinning them to their initial `false`.
+  const uses = { intOrString: false, objectMeta: false };
   const exported = [crd.kind, `${crd.kind}List`, `${camelCase(crd.kind)}Resource`, ...nestedExports];
   // Imported names are aliased when a declaration of this module has the same name (a kind called IntOrString).
   const declared = new Set(exported);
@@ -58,7 +58,7 @@ export function emitTypeDeclarations(crd: CrdModel, version: VersionModel, optio
       case "integer":
       case "number": return "number";
       case "boolean": return "boolean";
-      case "intOrString": usesIntOrString = true; return intOrString;
+      case "intOrString": uses.intOrString = true; return intOrString;
       case "enum": return literalUnion(node.values);
       case "array": {
         const item = typeExpr(node.items);
@@ -100,16 +100,16 @@ export function emitTypeDeclarations(crd: CrdModel, version: VersionModel, optio
     if (isRoot && node.kind !== "object") {
       // A root without properties still has the Kubernetes envelope; with preserve-unknown-fields it keeps every other
       // key too, while a bare `type: object` root keeps nothing else (the API server prunes it).
-      usesObjectMeta = true;
+      uses.objectMeta = true;
       return `${doc}export interface ${name} {\n${envelope}${node.kind === "emptyObject" ? "" : "  [key: string]: unknown;\n"}}\n`;
     }
     if (node.kind !== "object") return `${doc}export type ${name} = ${aliasTarget(node)};\n`;
     let body = "";
     if (isRoot) {
-      usesObjectMeta = true;
+      uses.objectMeta = true;
       body += envelope;
     } else if (node.embeddedResource) {
-      usesObjectMeta = true;
+      uses.objectMeta = true;
       // The API server rejects an embedded resource without apiVersion or kind (metadata may be left out).
       const declared = new Set(node.properties.map((p) => p.name));
       if (!declared.has("apiVersion")) body += "  apiVersion: string;\n";
@@ -162,13 +162,13 @@ export function emitTypeDeclarations(crd: CrdModel, version: VersionModel, optio
   return {
     text: [rootText, ...parts].join("\n"),
     exported,
-    k8sImports: [importSpec("V1ListMeta", listMeta), ...(usesObjectMeta ? [importSpec("V1ObjectMeta", objectMeta)] : [])].join(", "),
-    runtimeImports: usesIntOrString ? importSpec("IntOrString", intOrString) : "",
+    k8sImports: [importSpec("V1ListMeta", listMeta), ...(uses.objectMeta ? [importSpec("V1ObjectMeta", objectMeta)] : [])].join(", "),
+    runtimeImports: uses.intOrString ? importSpec("IntOrString", intOrString) : "",
     listMeta,
-    ...(spec ? { specType: nameOf.get(spec.node)! } : {}),
-    ...(status ? { statusType: nameOf.get(status.node)! } : {}),
-    usesIntOrString,
-    usesObjectMeta,
+    specType: spec ? nameOf.get(spec.node) : undefined,
+    statusType: status ? nameOf.get(status.node) : undefined,
+    usesIntOrString: uses.intOrString,
+    usesObjectMeta: uses.objectMeta,
   };
 }
 

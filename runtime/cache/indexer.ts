@@ -48,7 +48,7 @@ class ObjectsByNamespace<T> {
 
   set(bucket: string, name: string, obj: T): void {
     let names = this.buckets.get(bucket);
-    if (!names) this.buckets.set(bucket, (names = new Map()));
+    if (!names) this.buckets.set(bucket, (names = new Map<string, T>()));
     if (!names.has(name)) this.count++;
     names.set(name, obj);
   }
@@ -266,8 +266,8 @@ export class Indexer<T extends KubernetesObject> {
   }
 
   private buildIndex(fn: IndexFunc<T>, items: ObjectsByNamespace<T>, name: string): IndexState {
-    const byNamespace = this.namespaced && fn === (metaNamespaceIndexFunc as IndexFunc<T>);
-    const idx: IndexState = { fn: fn as (obj: never) => string[], buckets: new Map(), byNamespace };
+    const byNamespace = this.namespaced && fn === metaNamespaceIndexFunc;
+    const idx: IndexState = { fn, buckets: new Map(), byNamespace };
     if (!byNamespace) for (const [key, obj] of items.entries()) addKey(idx.buckets, computeValues(fn, obj, name), key);
     return idx;
   }

@@ -2,7 +2,7 @@
 import type { KubernetesObject } from "../client/types.js";
 import { type Clock, realClock } from "../clock/clock.js";
 import { defaultLogger, type Logger } from "../log/logger.js";
-import { type IndexFunc, Indexer, type Indexers, NamespaceIndex, metaNamespaceIndexFunc } from "./indexer.js";
+import { Indexer, type Indexers, NamespaceIndex, metaNamespaceIndexFunc } from "./indexer.js";
 import type { DeletedFinalStateUnknown } from "./keys.js";
 import type { ListerWatcher } from "./listerwatcher.js";
 import { Reflector, type ReflectorOptions } from "./reflector.js";
@@ -128,7 +128,7 @@ class Listener<T extends KubernetesObject> implements ResourceEventHandlerRegist
         );
         return;
       }
-      if (d.kind === "add" && d.initial && !this.removed) this.pendingInitial--;
+      this.settled(d);
     }
     this.buffer = [];
     this.head = 0;
@@ -137,8 +137,13 @@ class Listener<T extends KubernetesObject> implements ResourceEventHandlerRegist
 
   private delivered(d: Delivery<T>): void {
     if (this.removed) return;
-    if (d.kind === "add" && d.initial) this.pendingInitial--;
+    this.settled(d);
     this.drain();
+  }
+
+  /** Counts a delivered initial add (unless the handler was removed meanwhile, possibly by the handler itself). */
+  private settled(d: Delivery<T>): void {
+    if (!this.removed && d.kind === "add" && d.initial) this.pendingInitial--;
   }
 
   /** Calls the handler; returns a promise only when the handler returned one. */
@@ -187,7 +192,7 @@ export class SharedIndexInformer<T extends KubernetesObject> {
     const requested = options.resyncPeriodMs ?? 0;
     this.resyncPeriodMs = requested > 0 ? Math.max(requested, MIN_RESYNC_MS) : 0;
     this.indexer = new Indexer<T>({
-      indexers: { [NamespaceIndex]: metaNamespaceIndexFunc as IndexFunc<T>, ...(options.indexers ?? {}) },
+      indexers: { [NamespaceIndex]: metaNamespaceIndexFunc, ...(options.indexers ?? {}) },
     });
     const userTransform = options.transform ?? dropManagedFields;
     const transform = options.freezeObjects ? (o: T): T => deepFreeze(userTransform(o)) : userTransform;

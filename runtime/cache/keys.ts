@@ -16,7 +16,7 @@ export class DeletedFinalStateUnknown<T extends KubernetesObject = KubernetesObj
 
 /** True for a DeletedFinalStateUnknown tombstone. */
 export function isDeletedFinalStateUnknown<T extends KubernetesObject>(
-  x: T | DeletedFinalStateUnknown<T> | unknown,
+  x: unknown,
 ): x is DeletedFinalStateUnknown<T> {
   if (x instanceof DeletedFinalStateUnknown) return true;
   const t = x as { finalStateUnknown?: unknown; key?: unknown } | null | undefined;
@@ -32,7 +32,7 @@ export function unwrapDeleted<T extends KubernetesObject>(x: T | DeletedFinalSta
 export type KeyFunc<T> = (obj: T) => string;
 
 /** `namespace/name`, or `name` for cluster-scoped objects; a tombstone yields its key (DeletionHandlingMetaNamespaceKeyFunc). */
-export function metaNamespaceKeyFunc(obj: KubernetesObject | DeletedFinalStateUnknown<KubernetesObject>): string {
+export function metaNamespaceKeyFunc(obj: KubernetesObject | DeletedFinalStateUnknown): string {
   if (isDeletedFinalStateUnknown(obj)) return obj.key;
   const name = obj.metadata?.name;
   if (!name) throw new Error(`cannot compute a cache key: object ${obj.kind ?? ""} has no metadata.name`);

@@ -117,10 +117,10 @@ export class Reflector<T extends KubernetesObject> {
         try {
           await this.listAndWatch(signal);
         } catch (err) {
-          if (signal.aborted) break;
+          if (isAborted(signal)) break;
           this.logger.error(`${this.name}: list/watch failed, will retry: ${describe(err)}`, { error: err });
         }
-        if (signal.aborted) break;
+        if (isAborted(signal)) break;
         await this.sleep(this.backoff.next(), signal);
       }
     } finally {
@@ -137,7 +137,7 @@ export class Reflector<T extends KubernetesObject> {
       try {
         outcome = await this.watchOnce(signal, initial);
       } catch (err) {
-        if (signal.aborted) return;
+        if (isAborted(signal)) return;
         if (initial && !initial.ended && !isRetriableWatchError(err)) {
           // client-go: any other failure of the streaming list falls back to a standard LIST for this round.
           this.logger.debug(`${this.name}: streaming list failed, falling back to LIST: ${describe(err)}`);
@@ -159,7 +159,7 @@ export class Reflector<T extends KubernetesObject> {
         return;
       }
       if (initial?.ended) initial = undefined;
-      else if (initial && !signal.aborted) {
+      else if (initial && !isAborted(signal)) {
         // Nothing stored yet: back off (the caller's step), then stream the initial state again.
         throw new Error(`streaming list: the watch from resourceVersion ${JSON.stringify(this.lastRV)} closed before its initial events ended`);
       }
@@ -208,10 +208,11 @@ export class Reflector<T extends KubernetesObject> {
     let resourceVersion = "";
     for (let page = 0; ; page++) {
       const list = await this.lw.list(options, signal);
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- typed T[], but a server may send "items": null for an empty list
       for (const item of list.items ?? []) items.push(item);
       resourceVersion = list.metadata?.resourceVersion ?? resourceVersion;
       // On the wire the field is "continue"; client-node's V1ListMeta type calls it "_continue".
-      const meta = list.metadata as { continue?: string; _continue?: string } | undefined;
+      const meta: { continue?: string; _continue?: string } | undefined = list.metadata;
       const cont = meta?.continue ?? meta?._continue;
       if (!cont || limit === undefined) break;
       if (page === 0 && rv === "0") this.paginatedResult = true;
@@ -239,10 +240,11 @@ export class Reflector<T extends KubernetesObject> {
     const ctrl = new AbortController();
     const onParentAbort = (): void => ctrl.abort();
     signal.addEventListener("abort", onParentAbort, { once: true });
-    let deadlineHit = false;
-    const deadline = this.clock.setTimeout(
+    // A record, not a `let`: flow analysis would keep a local flag at `false` though the timer callback sets it.
+    const deadline = { hit: false };
+    const deadlineTimer = this.clock.setTimeout(
       () => {
-        deadlineHit = true;
+        deadline.hit = true;
         ctrl.abort();
       },
       (timeoutSeconds + this.deadlineMargin) * 1000,
@@ -271,7 +273,7 @@ export class Reflector<T extends KubernetesObject> {
         }
         if (ev.type !== "ADDED") propagateRV = true;
         this.apply(ev);
-        const rv = ev.object?.metadata?.resourceVersion;
+        const rv = ev.object.metadata?.resourceVersion;
         if (propagateRV && rv) this.lastRV = rv;
       }
     } catch (err) {
@@ -283,12 +285,12 @@ export class Reflector<T extends KubernetesObject> {
       }
       throw err;
     } finally {
-      this.clock.clearTimeout(deadline);
+      this.clock.clearTimeout(deadlineTimer);
       signal.removeEventListener("abort", onParentAbort);
       ctrl.abort();
       if (iterator?.return) iterator.return().catch(() => undefined);
     }
-    if (!deadlineHit && !signal.aborted && events === 0 && this.clock.now() - started < 1000) {
+    if (!deadline.hit && !signal.aborted && events === 0 && this.clock.now() - started < 1000) {
       // client-go VeryShortWatchError: something between us and the server is closing watches; relist after backoff.
       throw new Error(`very short watch: watch from resourceVersion ${startRV} closed within 1s without events`);
     }
@@ -300,7 +302,7 @@ export class Reflector<T extends KubernetesObject> {
     if (ev.type === "ERROR") return;
     if (ev.type === "BOOKMARK") {
       if (ev.object.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] !== "true") return;
-      const rv = ev.object.metadata?.resourceVersion ?? "";
+      const rv = ev.object.metadata.resourceVersion ?? "";
       this.sink.replace([...initial.objects.values()], rv);
       this.lastRV = rv;
       this.lastRVUnavailable = false;
@@ -359,10 +361,19 @@ function nextOrAbort<E>(iterator: AsyncIterator<E>, signal: AbortSignal): Promis
       },
       (err: unknown) => {
         signal.removeEventListener("abort", onAbort);
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes the iterator's rejection on unchanged
         reject(err);
       },
     );
   });
+}
+
+/**
+ * Reads signal.aborted afresh. TypeScript keeps `signal.aborted` narrowed by an earlier check across awaits,
+ * though the signal may abort during any of them.
+ */
+function isAborted(signal: AbortSignal): boolean {
+  return signal.aborted;
 }
 
 function describe(err: unknown): string {

@@ -56,6 +56,7 @@ export interface ControllerConfig<T extends KubernetesObject> extends Controller
   informerFactory: SharedInformerFactory;
   informer: SharedIndexInformer<T>;
   queue: RateLimitingQueue<string>;
+  // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- as ControllerHooks.reconcile: `undefined` would reject reconcilers typed Promise<void>
   reconcile(ctx: ReconcileContext, obj: T): Promise<ReconcileResult | void>;
   finalize?(ctx: ReconcileContext, obj: T): Promise<void>;
 }
@@ -141,7 +142,7 @@ export class Controller<T extends KubernetesObject> {
         logger: this.log,
       }),
     );
-    informer.addEventHandler(enqueueRequestsFromMapFunc(this.queue, watch.mapToKeys));
+    informer.addEventHandler(enqueueRequestsFromMapFunc(this.queue, (obj: C) => watch.mapToKeys(obj)));
     if (!this.cachedKinds.has(kindKey(resource))) this.cachedKinds.set(kindKey(resource), informer as unknown as SharedIndexInformer<KubernetesObject>);
     return informer;
   }
@@ -172,7 +173,7 @@ export class Controller<T extends KubernetesObject> {
   }
 
   private async runUntil(signal: AbortSignal): Promise<void> {
-    const factoryDone = this.config.informerFactory.start(signal);
+    this.config.informerFactory.start(signal);
     const timeoutMs = this.config.cacheSyncTimeoutMs ?? 120_000;
     const synced = await waitWithTimeout(this.config.informerFactory.waitForCacheSync(signal), timeoutMs);
     if (!synced && !signal.aborted) {
@@ -188,7 +189,6 @@ export class Controller<T extends KubernetesObject> {
     this.log.info("starting workers", { workers: this.config.workers ?? 1 });
     const workers = Array.from({ length: this.config.workers ?? 1 }, () => this.worker(signal));
     await Promise.all(workers);
-    await factoryDone;
     this.log.info("stopped");
   }
 
@@ -234,18 +234,18 @@ export class Controller<T extends KubernetesObject> {
     return true;
   }
 
+  // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- passes on config.reconcile's result, which may be void
   private async reconcileKey(key: string, signal: AbortSignal): Promise<ReconcileResult | void> {
     // Level-triggered: the cache's current object for this key is the input, whatever event queued it.
     const obj = this.informer.getIndexer().getByKey(key);
     if (!obj) return; // deleted and gone: nothing left to reconcile (finalizers handle cleanup before this)
     const { namespace, name } = splitMetaNamespaceKey(key);
     const ctx: ReconcileContext = { key, namespace, name, log: this.log.child({ key, reconcileID: crypto.randomUUID() }), recorder: this.recorder, kube: this.config.kube, children: this.children, signal };
-    const finalize = this.config.finalize;
-    if (!finalize) return this.config.reconcile(ctx, obj);
+    if (!this.config.finalize) return this.config.reconcile(ctx, obj);
     const finalizers = obj.metadata?.finalizers ?? [];
     if (obj.metadata?.deletionTimestamp) {
       if (!finalizers.includes(this.finalizerName)) return;
-      await finalize(ctx, obj);
+      await this.config.finalize(ctx, obj);
       await removeFinalizer(this.resourceClient, obj, this.finalizerName);
       return;
     }

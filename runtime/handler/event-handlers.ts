@@ -2,7 +2,7 @@
 // for the primary resource, EnqueueRequestForOwner for owned kinds, EnqueueRequestsFromMapFunc for watched kinds.
 import type { KubernetesObject, ResourceDescriptor } from "../client/types.js";
 import type { ResourceEventHandler } from "../cache/informer.js";
-import { type DeletedFinalStateUnknown, metaNamespaceKeyFunc, objectKey, unwrapDeleted } from "../cache/keys.js";
+import { metaNamespaceKeyFunc, objectKey, unwrapDeleted } from "../cache/keys.js";
 import { controllerOf } from "../meta/owner-references.js";
 import type { Predicate } from "./predicates.js";
 

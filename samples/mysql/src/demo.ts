@@ -59,8 +59,8 @@ function playStatefulSetController(kube: KubeClient, signal: AbortSignal): void 
       const s = await sts.get("default", "db").catch(() => undefined);
       const n = s?.spec?.replicas ?? 0;
       const rev = `rev-${s?.metadata?.generation ?? 0}`;
-      if (s && (s.status?.readyReplicas !== n || s.status?.observedGeneration !== s.metadata?.generation)) {
-        await sts.patchStatus("default", "db", { type: "merge", body: { status: { replicas: n, readyReplicas: n, updatedReplicas: n, currentRevision: rev, updateRevision: rev, observedGeneration: s.metadata?.generation } } as never }).catch(() => undefined);
+      if (s && (s.status?.readyReplicas !== n || s.status.observedGeneration !== s.metadata?.generation)) {
+        await sts.patchStatus("default", "db", { type: "merge", body: { status: { replicas: n, readyReplicas: n, updatedReplicas: n, currentRevision: rev, updateRevision: rev, observedGeneration: s.metadata?.generation } } }).catch(() => undefined);
       }
       await new Promise((r) => setTimeout(r, 500));
     }

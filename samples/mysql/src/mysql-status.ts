@@ -39,8 +39,8 @@ export function rolloutComplete(sts: V1StatefulSet | undefined, replicas: number
 function progress(obj: MySQLCluster, sts: V1StatefulSet, replicas: number, runningVersion: string | undefined): string | undefined {
   const s = sts.status ?? { replicas: 0 };
   const wantedVersion = obj.spec?.version;
-  if ((s.replicas ?? 0) < replicas) return "ScalingUp";
-  if ((s.replicas ?? 0) > replicas) return "ScalingDown";
+  if (s.replicas < replicas) return "ScalingUp";
+  if (s.replicas > replicas) return "ScalingDown";
   const notObserved = s.observedGeneration !== sts.metadata?.generation;
   const notUpdated = (s.updatedReplicas ?? 0) < replicas || s.currentRevision !== s.updateRevision;
   if (notObserved || notUpdated) return runningVersion && runningVersion !== wantedVersion ? "Upgrading" : "Restarting";
@@ -55,11 +55,11 @@ export function desiredStatus(obj: MySQLCluster, seen: Observed): MySQLClusterSt
   const old = obj.status ?? {};
   let conditions: Condition[] = [...(old.conditions ?? [])];
   const set = (type: string, status: "True" | "False", reason: string, message: string) => {
-    conditions = setStatusCondition(conditions as never, { type, status, reason, message, observedGeneration: generation }, now) as Condition[];
+    conditions = setStatusCondition(conditions, { type, status, reason, message, observedGeneration: generation }, now);
   };
 
   const complete = rolloutComplete(sts, replicas);
-  const currentVersion = complete ? (sts?.spec?.template?.metadata?.labels?.["app.kubernetes.io/version"] ?? obj.spec?.version) : old.currentVersion;
+  const currentVersion = complete ? (sts?.spec?.template.metadata?.labels?.["app.kubernetes.io/version"] ?? obj.spec?.version) : old.currentVersion;
   const progressing = sts && !complete ? progress(obj, sts, replicas, currentVersion) : undefined;
   const ready = sts?.status?.readyReplicas ?? 0;
 

@@ -38,7 +38,7 @@ const secretRecheckMs = 15_000;
  * each shown by test/e2e/mysql-behaviours.test.ts): every child is applied only when it would change, and status is
  * written only when it differs, so a steady-state reconcile sends no write at all.
  */
-export async function reconcile(ctx: MySQLClusterContext, obj: MySQLCluster): Promise<ReconcileResult | void> {
+export async function reconcile(ctx: MySQLClusterContext, obj: MySQLCluster): Promise<ReconcileResult | undefined> {
   const { children } = ctx;
   const namespace = obj.metadata.namespace!;
   const names = child.childNames(obj.metadata.name!);
@@ -69,11 +69,11 @@ export async function reconcile(ctx: MySQLClusterContext, obj: MySQLCluster): Pr
     failure = error;
   }
 
-  const error = failure === undefined ? undefined : failure instanceof Error ? failure.message : String(failure);
+  const error = failure === undefined ? undefined : errorMessage(failure);
   const status = desiredStatus(obj, { statefulSet, cronJob, blocker, error, refusedDowngrade });
   await writeStatus(ctx, obj, status);
-  if (failure !== undefined) {
-    await ctx.recorder.event(obj, "Warning", "ReconcileError", error!.slice(0, 1000));
+  if (error !== undefined) {
+    await ctx.recorder.event(obj, "Warning", "ReconcileError", error.slice(0, 1000));
     throw failure; // requeued with the rate limiter's backoff
   }
   if (status.observedGeneration !== obj.status?.observedGeneration) {
@@ -112,6 +112,11 @@ async function ensureRootPassword(ctx: MySQLClusterContext, obj: MySQLCluster, s
 }
 
 /** 32 characters of [A-Za-z0-9] from the crypto RNG: safe to pass through shell probes. */
+/** The message of a caught error, whatever was thrown. */
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 function generatePassword(): string {
   const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
   return Array.from({ length: 32 }, () => alphabet[randomInt(alphabet.length)]).join("");
@@ -120,7 +125,7 @@ function generatePassword(): string {
 /** spec.version, unless that is a series downgrade from what runs (CEL rejects it; this guards a bypass). */
 function versionToRun(obj: MySQLCluster, sts: V1StatefulSet | undefined): string {
   const wanted = obj.spec!.version;
-  const running = obj.status?.currentVersion ?? sts?.spec?.template?.metadata?.labels?.["app.kubernetes.io/version"];
+  const running = obj.status?.currentVersion ?? sts?.spec?.template.metadata?.labels?.["app.kubernetes.io/version"];
   if (!running) return wanted;
   const series = (v: string) => v.split(".").slice(0, 2).map(Number) as [number, number];
   const [wMajor, wMinor] = series(wanted);
@@ -135,7 +140,7 @@ async function writeStatus(ctx: MySQLClusterContext, obj: MySQLCluster, status: 
   const body: Record<string, unknown> = { ...status };
   for (const key of Object.keys(old)) if (!(key in body)) body[key] = null;
   // A child's event can reconcile a cluster the moment it is deleted: gone is fine, there is no status to write.
-  const patched = await ctx.client.namespace(obj.metadata.namespace!).patchStatus(obj.metadata.name!, { type: "merge", body: { status: body } as never }).catch(ignoreNotFound);
+  const patched = await ctx.client.namespace(obj.metadata.namespace!).patchStatus(obj.metadata.name!, { type: "merge", body: { status: body } }).catch(ignoreNotFound);
   if (!patched) return;
   ctx.log.info("status updated", { observedGeneration: status.observedGeneration, phase: status.phase, readyReplicas: status.readyReplicas });
 }

@@ -119,7 +119,9 @@ test("transform drops managedFields by default before storing", async () => {
   t.informer.addEventHandler({ addFunc: (o) => void got.push(o) });
   void t.start();
   await until(() => lw.watches.length === 1, "watch");
-  lw.watches[0]!.push({ type: "ADDED", object: { ...structuredClone(withMF), metadata: { ...structuredClone(withMF.metadata!), name: "b" } } });
+  const b = structuredClone(withMF);
+  b.metadata!.name = "b";
+  lw.watches[0]!.push({ type: "ADDED", object: b });
   await until(() => got.length === 2, "two adds");
   for (const o of [...got, ...t.informer.getIndexer().list()]) {
     assert.equal(o.metadata?.managedFields, undefined);

@@ -114,7 +114,7 @@ test("410 Gone on the watch relists and delivers a DeletedFinalStateUnknown for 
   assert.equal(lw.watches[1]!.options.resourceVersion, "200");
   const deletes = r.notes.filter((n) => n.type === "delete");
   assert.equal(deletes.length, 1);
-  const tomb = deletes[0]!.type === "delete" ? deletes[0]!.obj : undefined;
+  const tomb = deletes[0]!.obj;
   assert.ok(tomb instanceof DeletedFinalStateUnknown);
   assert.equal(tomb.key, "b");
   assert.deepEqual(tomb.obj, b); // the last known state
@@ -341,7 +341,7 @@ test("useWatchList: after a 410 the initial state streams again at resourceVersi
   await until(() => r.reflector.lastSyncResourceVersion() === "300", "resynced");
   const deletes = r.notes.filter((n) => n.type === "delete");
   assert.equal(deletes.length, 1);
-  const tomb = deletes[0]!.type === "delete" ? deletes[0]!.obj : undefined;
+  const tomb = deletes[0]!.obj;
   assert.ok(tomb instanceof DeletedFinalStateUnknown);
   assert.equal(tomb.key, "b");
   assert.deepEqual(tomb.obj, b);

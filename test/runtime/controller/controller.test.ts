@@ -1,7 +1,7 @@
 // Controller unit tests: the result rules of processNextWorkItem, cache sync before workers, and the finalizer helper.
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { Controller, TerminalError, newLogger, type ReconcileContext, type ReconcileResult, type KubeClient } from "@crdgen/runtime";
+import { Controller, TerminalError, newLogger, type ControllerHooks, type ReconcileContext, type KubeClient } from "@crdgen/runtime";
 import { HttpKubeClient } from "@crdgen/runtime/client";
 import { FakeClock } from "@crdgen/runtime/testing";
 import { SharedIndexInformer, SharedInformerFactory } from "@crdgen/runtime/cache";
@@ -31,7 +31,7 @@ function recordingQueue(clock = new FakeClock()): { queue: RateLimitingQueue<str
 
 async function controllerWith(
   items: Obj[],
-  reconcile: (ctx: ReconcileContext, o: Obj) => Promise<ReconcileResult | void>,
+  reconcile: ControllerHooks<Obj>["reconcile"],
   extra: { finalize?: (ctx: ReconcileContext, o: Obj) => Promise<void>; kube?: KubeClient } = {},
 ) {
   const lw = new FakeListerWatcher().queueList(list(items, "10"));
@@ -42,7 +42,7 @@ async function controllerWith(
   const stop = new AbortController();
   stops.push(stop);
   const kube = extra.kube ?? HttpKubeClient.fromKubeConfig(makeKubeConfig("http://127.0.0.1:9"));
-  const controller = new Controller<Obj>({ name: "things", resource, kube, informerFactory, informer, queue, reconcile, logger: quiet, ...(extra.finalize ? { finalize: extra.finalize } : {}) });
+  const controller = new Controller<Obj>({ name: "things", resource, kube, informerFactory, informer, queue, reconcile, logger: quiet, finalize: extra.finalize });
   void informer.run(stop.signal);
   await until(() => informer.hasSynced(), "informer synced");
   return { controller, queue, calls, stop, informer };
@@ -50,8 +50,9 @@ async function controllerWith(
 
 test("a successful reconcile gets the cached object and forgets the key, then marks it done", async () => {
   const seen: string[] = [];
-  const { controller, queue, calls, stop } = await controllerWith([obj("a", "1", { ns: "ns", n: 7 })], async (ctx, o) => {
+  const { controller, queue, calls, stop } = await controllerWith([obj("a", "1", { ns: "ns", n: 7 })], (ctx, o) => {
     seen.push(`${ctx.key} ${ctx.namespace} ${ctx.name} n=${o.spec?.n}`);
+    return Promise.resolve();
   });
   queue.add("ns/a");
   assert.equal(await controller.processNextWorkItem(stop.signal), true);
@@ -61,7 +62,7 @@ test("a successful reconcile gets the cached object and forgets the key, then ma
 });
 
 test("requeueAfter forgets the key and adds it after the delay", async () => {
-  const { controller, queue, calls, stop } = await controllerWith([obj("a", "1", { ns: "ns" })], async () => ({ requeueAfter: 30_000 }));
+  const { controller, queue, calls, stop } = await controllerWith([obj("a", "1", { ns: "ns" })], () => Promise.resolve({ requeueAfter: 30_000 }));
   queue.add("ns/a");
   await controller.processNextWorkItem(stop.signal);
   assert.deepEqual(calls, ["forget(ns/a)", "addAfter(ns/a,30000)", "done(ns/a)"]);
@@ -71,9 +72,9 @@ test("requeueAfter forgets the key and adds it after the delay", async () => {
 
 test("a thrown error requeues the key rate-limited and other keys keep flowing", async () => {
   const seen: string[] = [];
-  const { controller, queue, calls, stop } = await controllerWith([obj("bad", "1", { ns: "ns" }), obj("good", "2", { ns: "ns" })], async (ctx) => {
+  const { controller, queue, calls, stop } = await controllerWith([obj("bad", "1", { ns: "ns" }), obj("good", "2", { ns: "ns" })], (ctx) => {
     seen.push(ctx.name);
-    if (ctx.name === "bad") throw new Error("boom");
+    return ctx.name === "bad" ? Promise.reject(new Error("boom")) : Promise.resolve();
   });
   queue.add("ns/bad");
   queue.add("ns/good");
@@ -86,9 +87,9 @@ test("a thrown error requeues the key rate-limited and other keys keep flowing",
 });
 
 test("a TerminalError is forgotten, not requeued", async () => {
-  const { controller, queue, calls, stop } = await controllerWith([obj("a", "1", { ns: "ns" })], async () => {
-    throw new TerminalError("spec.version is not a version");
-  });
+  const { controller, queue, calls, stop } = await controllerWith([obj("a", "1", { ns: "ns" })], () =>
+    Promise.reject(new TerminalError("spec.version is not a version")),
+  );
   queue.add("ns/a");
   await controller.processNextWorkItem(stop.signal);
   assert.deepEqual(calls, ["forget(ns/a)", "done(ns/a)"]);
@@ -98,7 +99,10 @@ test("a TerminalError is forgotten, not requeued", async () => {
 
 test("a key whose object is gone from the cache is not reconciled", async () => {
   let calls = 0;
-  const { controller, queue, stop } = await controllerWith([], async () => void calls++);
+  const { controller, queue, stop } = await controllerWith([], () => {
+    calls++;
+    return Promise.resolve();
+  });
   queue.add("ns/deleted");
   await controller.processNextWorkItem(stop.signal);
   assert.equal(calls, 0);
@@ -132,7 +136,7 @@ test("one key is never reconciled by two workers at once; a re-add during reconc
 });
 
 test("run starts workers only after the cache has synced, then reconciles what the first LIST delivered", async () => {
-  let releaseList!: (l: ReturnType<typeof list>) => void;
+  let releaseList: ((l: ReturnType<typeof list>) => void) | undefined;
   const lw = new FakeListerWatcher().queueList(() => new Promise((resolve) => (releaseList = resolve)));
   const informer = new SharedIndexInformer<Obj>({ listerWatcher: lw });
   const informerFactory = new SharedInformerFactory();
@@ -148,14 +152,17 @@ test("run starts workers only after the cache has synced, then reconciles what t
   const reconciled: string[] = [];
   informer.addEventHandler({ addFunc: (o) => queue.add(`${o.metadata!.namespace}/${o.metadata!.name}`) });
   const kube = HttpKubeClient.fromKubeConfig(makeKubeConfig("http://127.0.0.1:9"));
-  const controller = new Controller<Obj>({ name: "things", resource, kube, informerFactory, informer, queue, logger: quiet, reconcile: async (ctx) => void reconciled.push(ctx.key) });
+  const controller = new Controller<Obj>({ name: "things", resource, kube, informerFactory, informer, queue, logger: quiet, reconcile: (ctx) => {
+    reconciled.push(ctx.key);
+    return Promise.resolve();
+  } });
   const stop = new AbortController();
   stops.push(stop);
   const running = controller.run(stop.signal);
   await until(() => releaseList !== undefined, "the first LIST was issued");
   for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
   assert.deepEqual(getsSynced, [], "no worker asks the queue for work while the first LIST is pending");
-  releaseList(list([obj("a", "1", { ns: "ns" })], "5"));
+  releaseList!(list([obj("a", "1", { ns: "ns" })], "5"));
   await until(() => reconciled.length === 1, "the listed object is reconciled");
   assert.deepEqual(reconciled, ["ns/a"]);
   assert.ok(getsSynced.length > 0 && getsSynced.every(Boolean), "every get happened after the sync");
@@ -168,7 +175,14 @@ test("with a finalize hook, the finalizer is added by a JSON patch guarded by a 
   try {
     let reconciled = 0;
     const kube = HttpKubeClient.fromKubeConfig(makeKubeConfig(api.url));
-    const { controller, queue, stop } = await controllerWith([obj("a", "7", { ns: "ns" })], async () => void reconciled++, { finalize: async () => undefined, kube });
+    const { controller, queue, stop } = await controllerWith(
+      [obj("a", "7", { ns: "ns" })],
+      () => {
+        reconciled++;
+        return Promise.resolve();
+      },
+      { finalize: () => Promise.resolve(), kube },
+    );
     queue.add("ns/a");
     await controller.processNextWorkItem(stop.signal);
     assert.equal(reconciled, 0, "reconcile waits for the finalizer to be on the object");
@@ -191,14 +205,22 @@ test("a deleted object with the finalizer runs finalize, then the finalizer is r
   try {
     const order: string[] = [];
     const kube = HttpKubeClient.fromKubeConfig(makeKubeConfig(api.url));
-    const dying: Obj = { ...obj("a", "8", { ns: "ns" }) };
-    dying.metadata = { ...dying.metadata, deletionTimestamp: new Date(), finalizers: ["other", "example.com/finalizer"] };
-    const { controller, queue, stop } = await controllerWith([dying], async () => void order.push("reconcile"), {
-      kube,
-      finalize: async () => {
-        order.push(`finalize (requests so far: ${api.requests.length})`);
+    const dying = obj("a", "8", { ns: "ns" });
+    Object.assign(dying.metadata!, { deletionTimestamp: new Date(), finalizers: ["other", "example.com/finalizer"] });
+    const { controller, queue, stop } = await controllerWith(
+      [dying],
+      () => {
+        order.push("reconcile");
+        return Promise.resolve();
       },
-    });
+      {
+        kube,
+        finalize: () => {
+          order.push(`finalize (requests so far: ${api.requests.length})`);
+          return Promise.resolve();
+        },
+      },
+    );
     queue.add("ns/a");
     await controller.processNextWorkItem(stop.signal);
     assert.deepEqual(order, ["finalize (requests so far: 0)"]);

@@ -23,7 +23,7 @@ function newStop(): AbortController {
 
 /** A StatefulSet-like child in namespace ns with the given ownerReferences. */
 function child(name: string, rv: string, ownerReferences: NonNullable<KubernetesObject["metadata"]>["ownerReferences"] = [], extra: Record<string, unknown> = {}): Obj {
-  return { apiVersion: "apps/v1", kind: "StatefulSet", metadata: { name, namespace: "ns", resourceVersion: rv, ownerReferences }, ...extra } as Obj;
+  return { apiVersion: "apps/v1", kind: "StatefulSet", metadata: { name, namespace: "ns", resourceVersion: rv, ownerReferences }, ...extra };
 }
 
 const controllerRef = (name: string, apiVersion = "example.com/v1", kind = "Thing") => ({ apiVersion, kind, name, uid: `uid-${name}`, controller: true });
@@ -49,7 +49,10 @@ function setup(childLw: FakeListerWatcher, primaryItems: Obj[] = []) {
   informerFactory.informerFor(informerKey("apps/v1", "statefulsets"), () => childInformer);
   const queue = newRateLimitingQueue<string>();
   const reconciled: string[] = [];
-  const controller = new Controller<Obj>({ name: "things", resource, kube, informerFactory, informer, queue, logger: quiet, reconcile: async (ctx) => void reconciled.push(ctx.key) });
+  const controller = new Controller<Obj>({ name: "things", resource, kube, informerFactory, informer, queue, logger: quiet, reconcile: (ctx) => {
+    reconciled.push(ctx.key);
+    return Promise.resolve();
+  } });
   return { controller, informerFactory, informer, childInformer, queue, reconciled };
 }
 
@@ -104,7 +107,10 @@ test("options.owns sets up the same watch as owns(), and owns() after run() thro
   informerFactory.informerFor(informerKey("apps/v1", "statefulsets"), () => new SharedIndexInformer<Obj>({ listerWatcher: childLw }));
   const queue = newRateLimitingQueue<string>();
   const reconciled: string[] = [];
-  const controller = new Controller<Obj>({ name: "things", resource, kube, informerFactory, informer, queue, logger: quiet, owns: [builtinResources.statefulSets], reconcile: async (ctx) => void reconciled.push(ctx.key) });
+  const controller = new Controller<Obj>({ name: "things", resource, kube, informerFactory, informer, queue, logger: quiet, owns: [builtinResources.statefulSets], reconcile: (ctx) => {
+    reconciled.push(ctx.key);
+    return Promise.resolve();
+  } });
   const stop = newStop();
   const running = controller.run(stop.signal);
   assert.throws(() => controller.owns(builtinResources.services), /before run\(\)/);
@@ -116,7 +122,7 @@ test("options.owns sets up the same watch as owns(), and owns() after run() thro
 });
 
 test("workers start only after the owned kind's informer has synced too", async () => {
-  let releaseList!: (l: ReturnType<typeof list>) => void;
+  let releaseList: ((l: ReturnType<typeof list>) => void) | undefined;
   const childLw = new FakeListerWatcher().queueList(() => new Promise((resolve) => (releaseList = resolve)));
   const { controller, informer, childInformer, queue, reconciled } = setup(childLw, [obj("a", "1", { ns: "ns" })]);
   controller.owns(builtinResources.statefulSets);
@@ -132,7 +138,7 @@ test("workers start only after the owned kind's informer has synced too", async 
   await flush();
   assert.deepEqual(getsSynced, [], "no worker runs while the owned kind's first LIST is pending");
   assert.equal(controller.hasSynced(), false);
-  releaseList(list([child("web", "1", [controllerRef("a")])], "5"));
+  releaseList!(list([child("web", "1", [controllerRef("a")])], "5"));
   await until(() => reconciled.length === 1, "the owner is reconciled after the child's add");
   assert.deepEqual(reconciled, ["ns/a"]);
   assert.ok(getsSynced.length > 0 && getsSynced.every(Boolean), "every get happened after the owned informer synced");
@@ -144,7 +150,7 @@ test("workers start only after the owned kind's informer has synced too", async 
 /** A Thing with a generation, plus extra top-level fields (spec, status) and metadata. */
 function thing(rv: string, generation: number, extra: { spec?: object; status?: object; metadata?: object } = {}): Obj {
   const { metadata, ...rest } = extra;
-  return { apiVersion: "example.com/v1", kind: "Thing", metadata: { name: "a", namespace: "ns", resourceVersion: rv, generation, ...metadata }, ...rest } as Obj;
+  return { apiVersion: "example.com/v1", kind: "Thing", metadata: { name: "a", namespace: "ns", resourceVersion: rv, generation, ...metadata }, ...rest };
 }
 
 test("generationChangedOnly: a status-only update is not enqueued, a spec change (new generation), adds, deletes and finalizer changes are", async () => {

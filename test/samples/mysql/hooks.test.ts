@@ -90,7 +90,8 @@ test("scaling to 1 deletes the PodDisruptionBudget; a complete rollout makes the
 
   // The StatefulSet controller's part, played by the test: the rollout is complete.
   const sts = await statefulSets.get("db");
-  await statefulSets.updateStatus({ ...sts, status: { replicas: 1, readyReplicas: 1, updatedReplicas: 1, currentRevision: "r1", updateRevision: "r1", observedGeneration: sts.metadata?.generation } });
+  sts.status = { replicas: 1, readyReplicas: 1, updatedReplicas: 1, currentRevision: "r1", updateRevision: "r1", observedGeneration: sts.metadata?.generation };
+  await statefulSets.updateStatus(sts);
   obj = await clusters.get("db");
   await reconcile(context(obj), obj);
   const status = (await clusters.get("db")).status;
