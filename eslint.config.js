@@ -21,7 +21,11 @@ export default tseslint.config(
       "@typescript-eslint/no-floating-promises": [
         "error",
         // node:test tracks the promises test() and describe() return itself.
-        { allowForKnownSafeCalls: [{ from: "package", package: "node:test", name: ["test", "it", "describe", "suite"] }] },
+        {
+          allowForKnownSafeCalls: [
+            { from: "package", package: "node:test", name: ["test", "it", "describe", "suite"] },
+          ],
+        },
       ],
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       // False positives only (~150, none a bug): ts-morph's node classes are built from mixins the rule cannot follow,

@@ -272,7 +272,9 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const dir = mkdtempSync(path.join(os.tmpdir(), "crdgen-bench-explore-"));
 try {
   const files = writeTree(dir);
-  const lines = spawnSync("sh", ["-c", `cat $(find "${dir}" -name '*.go') | wc -l`], { encoding: "utf8" }).stdout.trim();
+  const lines = spawnSync("sh", ["-c", `cat $(find "${dir}" -name '*.go') | wc -l`], {
+    encoding: "utf8",
+  }).stdout.trim();
   console.log(`generated ${files} Go files (${lines} lines, ${packages} packages) in a temporary folder`);
   const runs = [];
   // The CLI itself, in a child that also reports its own CPU time on exit: on a shared 2-CPU machine the wall time
@@ -284,25 +286,48 @@ await import(${JSON.stringify(pathToFileURL(bin).href)});`;
   for (let r = 0; r < RUNS; r++) {
     const load = os.loadavg()[0];
     const started = process.hrtime.bigint();
-    const run = spawnSync(process.execPath, ["--input-type=module", "-e", child, "explore", dir, "--json"], { encoding: "utf8", maxBuffer: 1 << 30 });
+    const run = spawnSync(process.execPath, ["--input-type=module", "-e", child, "explore", dir, "--json"], {
+      encoding: "utf8",
+      maxBuffer: 1 << 30,
+    });
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     if (run.status !== 0) throw new Error(`crdgen explore failed (${run.status}): ${run.stderr}`);
     const cpuMs = Number(/CPU_MS ([\d.]+)/.exec(run.stderr)?.[1]);
     const result = JSON.parse(run.stdout);
     const controllers = result.controllers.length;
     const sources = result.controllers.reduce((n, c) => n + c.sources.length, 0);
-    const complete = result.controllers.filter((c) => c.sources.length === 2 && c.workers.length === 1 && c.workers[0].process).length;
+    const complete = result.controllers.filter(
+      (c) => c.sources.length === 2 && c.workers.length === 1 && c.workers[0].process,
+    ).length;
     if (result.files.go !== files || controllers !== packages || complete !== packages || result.unlinked.length) {
-      throw new Error(`explore found ${controllers} controllers (${complete} complete) in ${result.files.go} files; expected ${packages} in ${files}; unlinked: ${result.unlinked.slice(0, 5).join("; ")}`);
+      throw new Error(
+        `explore found ${controllers} controllers (${complete} complete) in ${result.files.go} files; expected ${packages} in ${files}; unlinked: ${result.unlinked.slice(0, 5).join("; ")}`,
+      );
     }
     runs.push({ ms, cpuMs, load, controllers, sources });
-    console.log(`run ${r + 1}: ${(ms / 1000).toFixed(2)} s wall, ${(cpuMs / 1000).toFixed(2)} s CPU (load average ${load.toFixed(2)} before), ${controllers} controllers, ${sources} watched kinds, every flow complete`);
+    console.log(
+      `run ${r + 1}: ${(ms / 1000).toFixed(2)} s wall, ${(cpuMs / 1000).toFixed(2)} s CPU (load average ${load.toFixed(2)} before), ${controllers} controllers, ${sources} watched kinds, every flow complete`,
+    );
   }
   const date = new Date().toISOString().slice(0, 10);
   const ms = median(runs.map((r) => r.ms));
   const cpu = median(runs.map((r) => r.cpuMs));
   const env = { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model.trim() ?? "?" };
-  const summary = { date, goFiles: files, goLines: Number(lines), packages, runs: runs.map((r) => ({ wallMs: Math.round(r.ms), cpuMs: Math.round(r.cpuMs), loadAverage: Number(r.load.toFixed(2)) })), medianMs: Math.round(ms), medianCpuMs: Math.round(cpu), goalMs: 60_000, env };
+  const summary = {
+    date,
+    goFiles: files,
+    goLines: Number(lines),
+    packages,
+    runs: runs.map((r) => ({
+      wallMs: Math.round(r.ms),
+      cpuMs: Math.round(r.cpuMs),
+      loadAverage: Number(r.load.toFixed(2)),
+    })),
+    medianMs: Math.round(ms),
+    medianCpuMs: Math.round(cpu),
+    goalMs: 60_000,
+    env,
+  };
   const md = `# crdgen explore benchmark — ${date}
 
 A generated Go module of ${files.toLocaleString("en")} files (${Number(lines).toLocaleString("en")} lines) in ${packages} packages: each package one client-go style

@@ -23,7 +23,10 @@ import { fileURLToPath } from "node:url";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
 const corpusDir = path.resolve(root, "../shared/crds");
-const cacheDir = path.join(process.env["CRDGEN_CACHE_DIR"] ?? path.join(os.homedir(), ".cache", "crdgen"), "bench-generate");
+const cacheDir = path.join(
+  process.env["CRDGEN_CACHE_DIR"] ?? path.join(os.homedir(), ".cache", "crdgen"),
+  "bench-generate",
+);
 const peersDir = path.join(cacheDir, "peers");
 /** Peer outputs live beside the peers' node_modules so their imports (cdk8s, kubernetes-fluent-client, ...) resolve. */
 const peerOut = path.join(peersDir, "out");
@@ -58,19 +61,28 @@ function installPeers() {
   writeFileSync(path.join(peersDir, "package.json"), JSON.stringify({ name: "crdgen-bench-peers", private: true }));
   const specs = Object.entries(peerPackages).map(([name, version]) => `${name}@${version}`);
   process.stderr.write(`installing the peers into ${peersDir}: ${specs.join(" ")}\n`);
-  const run = spawnSync("npm", ["install", "--prefix", peersDir, "--no-audit", "--no-fund", ...specs], { stdio: "inherit" });
+  const run = spawnSync("npm", ["install", "--prefix", peersDir, "--no-audit", "--no-fund", ...specs], {
+    stdio: "inherit",
+  });
   if (run.status !== 0) fail(`npm install of the peers failed (exit ${run.status})`);
   writeFileSync(marker, wanted);
 }
 
 function listCorpus() {
-  if (!existsSync(path.join(corpusDir, "MANIFEST.tsv"))) fail(`the CRD corpus is missing: expected ${corpusDir}/ with MANIFEST.tsv`);
+  if (!existsSync(path.join(corpusDir, "MANIFEST.tsv")))
+    fail(`the CRD corpus is missing: expected ${corpusDir}/ with MANIFEST.tsv`);
   const files = [];
   for (const project of readdirSync(corpusDir).sort()) {
     const dir = path.join(corpusDir, project);
     if (!statSync(dir).isDirectory()) continue;
     for (const name of readdirSync(dir).sort()) {
-      if (/\.ya?ml$/.test(name)) files.push({ name: `${project}/${name}`, path: path.join(dir, name), dir: `${project}/${name.replace(/\.ya?ml$/, "")}`, project });
+      if (/\.ya?ml$/.test(name))
+        files.push({
+          name: `${project}/${name}`,
+          path: path.join(dir, name),
+          dir: `${project}/${name.replace(/\.ya?ml$/, "")}`,
+          project,
+        });
     }
   }
   return files;
@@ -79,7 +91,12 @@ function listCorpus() {
 /** Runs a command under /usr/bin/time: { ok, seconds, maxRssKb, output }. */
 function timed(command, args, options = {}) {
   const report = path.join(cacheDir, `time-${process.pid}.txt`);
-  const run = spawnSync(timeBin, ["-f", "%e %M", "-o", report, command, ...args], { encoding: "utf8", maxBuffer: 512 * 1024 * 1024, timeout: 30 * 60_000, ...options });
+  const run = spawnSync(timeBin, ["-f", "%e %M", "-o", report, command, ...args], {
+    encoding: "utf8",
+    maxBuffer: 512 * 1024 * 1024,
+    timeout: 30 * 60_000,
+    ...options,
+  });
   const [seconds, maxRssKb] = readFileSync(report, "utf8").trim().split("\n").at(-1).split(" ").map(Number);
   return { ok: run.status === 0, seconds, maxRssKb, output: `${run.stdout ?? ""}${run.stderr ?? ""}` };
 }
@@ -97,7 +114,13 @@ function timedRepeatedly(prepare, command, args) {
   }
   const seconds = runs.map((r) => r.seconds).sort((a, b) => a - b);
   const last = runs.at(-1);
-  return { ...last, ok: runs.every((r) => r.ok), seconds: seconds[Math.floor(seconds.length / 2)], maxRssKb: Math.max(...runs.map((r) => r.maxRssKb)), runs: runs.map((r) => r.seconds) };
+  return {
+    ...last,
+    ok: runs.every((r) => r.ok),
+    seconds: seconds[Math.floor(seconds.length / 2)],
+    maxRssKb: Math.max(...runs.map((r) => r.maxRssKb)),
+    runs: runs.map((r) => r.seconds),
+  };
 }
 
 /** Many processes: their wall times add up, the peak is the largest one's. */
@@ -110,7 +133,8 @@ function timedEach(files, commandFor) {
     const r = timed(command, args, options);
     seconds += r.seconds;
     maxRssKb = Math.max(maxRssKb, r.maxRssKb);
-    if (!r.ok) crashed.push({ file: file.name, error: r.output.trim().split("\n").slice(-3).join(" | ").slice(0, 300) });
+    if (!r.ok)
+      crashed.push({ file: file.name, error: r.output.trim().split("\n").slice(-3).join(" | ").slice(0, 300) });
   }
   return { seconds, maxRssKb, crashed };
 }
@@ -123,7 +147,8 @@ function typeCheck(outRoot, files, extraOptions = {}) {
   const failing = new Map();
   for (const project of [...new Set(files.map((f) => f.project))]) {
     const inProject = files.filter((f) => f.project === project);
-    for (const [dir, error] of runTsc(outRoot, inProject, extraOptions, [`${project}/**/*.ts`]).failing) failing.set(dir, error);
+    for (const [dir, error] of runTsc(outRoot, inProject, extraOptions, [`${project}/**/*.ts`]).failing)
+      failing.set(dir, error);
   }
   return failing;
 }
@@ -133,12 +158,33 @@ function runTsc(outRoot, files, extraOptions, include = ["**/*.ts"]) {
   writeFileSync(
     tsconfig,
     JSON.stringify({
-      compilerOptions: { strict: true, noEmit: true, skipLibCheck: true, target: "ES2022", lib: ["ES2023"], module: "NodeNext", moduleResolution: "NodeNext", types: [], ...extraOptions },
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        skipLibCheck: true,
+        target: "ES2022",
+        lib: ["ES2023"],
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        types: [],
+        ...extraOptions,
+      },
       include,
       exclude: ["**/node_modules/**"],
     }),
   );
-  const tsc = spawnSync(process.execPath, ["--max-old-space-size=6144", path.join(root, "node_modules/typescript/bin/tsc"), "-p", tsconfig, "--pretty", "false"], { cwd: outRoot, encoding: "utf8", maxBuffer: 512 * 1024 * 1024 });
+  const tsc = spawnSync(
+    process.execPath,
+    [
+      "--max-old-space-size=6144",
+      path.join(root, "node_modules/typescript/bin/tsc"),
+      "-p",
+      tsconfig,
+      "--pretty",
+      "false",
+    ],
+    { cwd: outRoot, encoding: "utf8", maxBuffer: 512 * 1024 * 1024 },
+  );
   const failing = new Map();
   const byDir = new Set(files.map((f) => f.dir));
   for (const line of `${tsc.stdout}${tsc.stderr}`.split("\n")) {
@@ -174,7 +220,17 @@ function summarize(tool, timing, files, failing, note) {
 
 /** Error excerpts name this machine's folders: results are committed, so they say <peers>, <repo>, <corpus> and <home> instead. */
 function redact(text) {
-  return text.split(peersDir).join("<peers>").split(cacheDir).join("<cache>").split(corpusDir).join("<corpus>").split(root).join("<repo>").split(os.homedir()).join("<home>");
+  return text
+    .split(peersDir)
+    .join("<peers>")
+    .split(cacheDir)
+    .join("<cache>")
+    .split(corpusDir)
+    .join("<corpus>")
+    .split(root)
+    .join("<repo>")
+    .split(os.homedir())
+    .join("<home>");
 }
 
 function main() {
@@ -185,27 +241,64 @@ function main() {
   if (tools.some((t) => !t.startsWith("crdgen"))) installPeers();
   const bin = (name) => path.join(peersDir, "node_modules", ".bin", name);
   const results = [];
-  const log = (r) => process.stderr.write(`${r.tool}: ${r.seconds} s, peak ${r.peakMb} MB, ${r.typeChecked}/${r.total} type-check, ${r.crashed} crashed\n`);
+  const log = (r) =>
+    process.stderr.write(
+      `${r.tool}: ${r.seconds} s, peak ${r.peakMb} MB, ${r.typeChecked}/${r.total} type-check, ${r.crashed} crashed\n`,
+    );
 
   if (tools.includes("crdgen")) {
     const out = path.join(crdgenOut, "crdgen");
     const projects = [...new Set(files.map((f) => path.join(corpusDir, f.project)))];
-    const r = timedRepeatedly(() => rmSync(out, { recursive: true, force: true }), process.execPath, [path.join(root, "bin/crdgen.js"), "generate", ...projects, "--out", path.join(out, "generated")]);
-    const timing = { seconds: r.seconds, maxRssKb: r.maxRssKb, crashed: r.ok ? [] : files.map((f) => ({ file: f.name, error: r.output.slice(-300) })) };
+    const r = timedRepeatedly(() => rmSync(out, { recursive: true, force: true }), process.execPath, [
+      path.join(root, "bin/crdgen.js"),
+      "generate",
+      ...projects,
+      "--out",
+      path.join(out, "generated"),
+    ]);
+    const timing = {
+      seconds: r.seconds,
+      maxRssKb: r.maxRssKb,
+      crashed: r.ok ? [] : files.map((f) => ({ file: f.name, error: r.output.slice(-300) })),
+    };
     // Type-checked from the per-file run below (one folder per CRD file); here only whether the one run compiles as a whole.
     const whole = runTsc(out, [], { noUncheckedIndexedAccess: true, types: ["node"] });
-    const result = summarize("crdgen", timing, files, new Map(), `one process, all folders; median of ${r.runs.map((s) => s.toFixed(1)).join(", ")} s`);
+    const result = summarize(
+      "crdgen",
+      timing,
+      files,
+      new Map(),
+      `one process, all folders; median of ${r.runs.map((s) => s.toFixed(1)).join(", ")} s`,
+    );
     result.wholeOutputTypeChecks = whole.status === 0 && r.ok;
-    if (!result.wholeOutputTypeChecks) process.stderr.write(`crdgen's one-run output does not type-check as a whole:\n${whole.output.slice(0, 2000)}\n`);
+    if (!result.wholeOutputTypeChecks)
+      process.stderr.write(`crdgen's one-run output does not type-check as a whole:\n${whole.output.slice(0, 2000)}\n`);
     results.push(result);
     log(result);
   }
   if (tools.includes("crdgen-per-file") || tools.includes("crdgen")) {
     const out = path.join(crdgenOut, "per-file");
     rmSync(out, { recursive: true, force: true });
-    const timing = timedEach(files, (f) => [process.execPath, [path.join(root, "bin/crdgen.js"), "generate", f.path, "--out", path.join(out, f.dir, "generated"), "--hooks", path.join(out, f.dir, "src")]]);
+    const timing = timedEach(files, (f) => [
+      process.execPath,
+      [
+        path.join(root, "bin/crdgen.js"),
+        "generate",
+        f.path,
+        "--out",
+        path.join(out, f.dir, "generated"),
+        "--hooks",
+        path.join(out, f.dir, "src"),
+      ],
+    ]);
     const failing = typeCheck(out, files, { noUncheckedIndexedAccess: true, types: ["node"] });
-    const result = summarize("crdgen-per-file", timing, files, failing, "one process per CRD file, with hooks and main.ts");
+    const result = summarize(
+      "crdgen-per-file",
+      timing,
+      files,
+      failing,
+      "one process per CRD file, with hooks and main.ts",
+    );
     results.push(result);
     log(result);
     const one = results.find((x) => x.tool === "crdgen");
@@ -216,7 +309,11 @@ function main() {
     rmSync(out, { recursive: true, force: true });
     const timing = timedEach(files, (f) => {
       mkdirSync(path.join(out, f.dir), { recursive: true });
-      return [bin("cdk8s"), ["import", f.path, "--language", "typescript", "--output", ".", "--no-save", "--no-check-upgrade"], { cwd: path.join(out, f.dir) }];
+      return [
+        bin("cdk8s"),
+        ["import", f.path, "--language", "typescript", "--output", ".", "--no-save", "--no-check-upgrade"],
+        { cwd: path.join(out, f.dir) },
+      ];
     });
     const result = summarize("cdk8s import", timing, files, typeCheck(out, files), "cdk8s-cli, one process per file");
     results.push(result);
@@ -226,8 +323,17 @@ function main() {
     // One process per file: given every file at once it stops at the first schema its ajv cannot compile.
     const out = path.join(peerOut, "kubernetes-models");
     rmSync(out, { recursive: true, force: true });
-    const timing = timedEach(files, (f) => [bin("crd-generate"), ["--input", f.path, "--output", path.join(out, f.dir)]]);
-    const result = summarize("@kubernetes-models/crd-generate", timing, files, typeCheck(out, files), "one process per file (all files at once crashes)");
+    const timing = timedEach(files, (f) => [
+      bin("crd-generate"),
+      ["--input", f.path, "--output", path.join(out, f.dir)],
+    ]);
+    const result = summarize(
+      "@kubernetes-models/crd-generate",
+      timing,
+      files,
+      typeCheck(out, files),
+      "one process per file (all files at once crashes)",
+    );
     results.push(result);
     log(result);
   }
@@ -235,7 +341,13 @@ function main() {
     const out = path.join(peerOut, "kfc");
     rmSync(out, { recursive: true, force: true });
     const timing = timedEach(files, (f) => [bin("kubernetes-fluent-client"), ["crd", f.path, path.join(out, f.dir)]]);
-    const result = summarize("kubernetes-fluent-client crd", timing, files, typeCheck(out, files), "one process per file");
+    const result = summarize(
+      "kubernetes-fluent-client crd",
+      timing,
+      files,
+      typeCheck(out, files),
+      "one process per file",
+    );
     results.push(result);
     log(result);
   }
@@ -243,9 +355,22 @@ function main() {
     const out = path.join(peerOut, "jstt");
     const list = path.join(cacheDir, "jstt-files.json");
     writeFileSync(list, JSON.stringify(files));
-    const r = timedRepeatedly(() => rmSync(out, { recursive: true, force: true }), process.execPath, [path.join(here, "generate-jstt.mjs"), list, out, peersDir]);
-    const crashed = existsSync(path.join(out, "crashes.json")) ? JSON.parse(readFileSync(path.join(out, "crashes.json"), "utf8")) : files.map((f) => ({ file: f.name, error: r.output.slice(-300) }));
-    const result = summarize("json-schema-to-typescript", { seconds: r.seconds, maxRssKb: r.maxRssKb, crashed }, files, typeCheck(out, files), `compile() per version schema, one process; median of ${r.runs.map((s) => s.toFixed(1)).join(", ")} s`);
+    const r = timedRepeatedly(() => rmSync(out, { recursive: true, force: true }), process.execPath, [
+      path.join(here, "generate-jstt.mjs"),
+      list,
+      out,
+      peersDir,
+    ]);
+    const crashed = existsSync(path.join(out, "crashes.json"))
+      ? JSON.parse(readFileSync(path.join(out, "crashes.json"), "utf8"))
+      : files.map((f) => ({ file: f.name, error: r.output.slice(-300) }));
+    const result = summarize(
+      "json-schema-to-typescript",
+      { seconds: r.seconds, maxRssKb: r.maxRssKb, crashed },
+      files,
+      typeCheck(out, files),
+      `compile() per version schema, one process; median of ${r.runs.map((s) => s.toFixed(1)).join(", ")} s`,
+    );
     results.push(result);
     log(result);
   }
@@ -256,24 +381,38 @@ function main() {
     timeVsCrdgen: base ? Number((r.seconds / base.seconds).toFixed(2)) : null,
     memoryVsCrdgen: base ? Number((r.peakMb / base.peakMb).toFixed(2)) : null,
   }));
-  const header = "| tool | how | time (s) | × crdgen time | peak RSS (MB) | × crdgen memory | type-check (strict) | crashed |";
+  const header =
+    "| tool | how | time (s) | × crdgen time | peak RSS (MB) | × crdgen memory | type-check (strict) | crashed |";
   const table = [
     header,
     "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ...rows.map((r) => `| ${r.tool} | ${r.note} | ${r.seconds.toFixed(1)} | ${r.timeVsCrdgen ?? "-"} | ${r.peakMb} | ${r.memoryVsCrdgen ?? "-"} | ${r.typeChecked}/${r.total} | ${r.crashed} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.tool} | ${r.note} | ${r.seconds.toFixed(1)} | ${r.timeVsCrdgen ?? "-"} | ${r.peakMb} | ${r.memoryVsCrdgen ?? "-"} | ${r.typeChecked}/${r.total} | ${r.crashed} |`,
+    ),
   ].join("\n");
   const peers = rows.filter((r) => !r.tool.startsWith("crdgen"));
   const fastest = peers.sort((a, b) => a.seconds - b.seconds)[0];
-  const verdict = base && fastest
-    ? `crdgen: ${base.seconds.toFixed(1)} s, peak ${base.peakMb} MB, ${base.typeChecked}/${base.total} type-check. Fastest peer: ${fastest.tool}, ${fastest.seconds.toFixed(1)} s, so crdgen is ${(fastest.seconds / base.seconds).toFixed(2)}× faster (target ≥ 3×: ${fastest.seconds / base.seconds >= 3 ? "met" : "MISSED"}); peak memory target < 1024 MB: ${base.peakMb < 1024 ? "met" : "MISSED"}.`
-    : "";
-  const load = os.loadavg().map((l) => l.toFixed(1)).join(" ");
+  const verdict =
+    base && fastest
+      ? `crdgen: ${base.seconds.toFixed(1)} s, peak ${base.peakMb} MB, ${base.typeChecked}/${base.total} type-check. Fastest peer: ${fastest.tool}, ${fastest.seconds.toFixed(1)} s, so crdgen is ${(fastest.seconds / base.seconds).toFixed(2)}× faster (target ≥ 3×: ${fastest.seconds / base.seconds >= 3 ? "met" : "MISSED"}); peak memory target < 1024 MB: ${base.peakMb < 1024 ? "met" : "MISSED"}.`
+      : "";
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ");
   const context = `${files.length} CRD files from ../shared/crds; ${os.cpus().length} CPUs (load average ${load} at the end); Node ${process.version}; ${new Date().toISOString()}`;
   process.stdout.write(`\n${table}\n\n${verdict}\n${context}\n`);
   const date = new Date().toISOString().slice(0, 10);
   mkdirSync(path.join(here, "results"), { recursive: true });
-  writeFileSync(path.join(here, "results", `generate-${date}.json`), `${JSON.stringify({ context, peers: peerPackages, results: rows }, null, 2)}\n`);
-  writeFileSync(path.join(here, "results", `generate-${date}.md`), `# bench:generate ${date}\n\n${context}\n\n${table}\n\n${verdict}\n`);
+  writeFileSync(
+    path.join(here, "results", `generate-${date}.json`),
+    `${JSON.stringify({ context, peers: peerPackages, results: rows }, null, 2)}\n`,
+  );
+  writeFileSync(
+    path.join(here, "results", `generate-${date}.md`),
+    `# bench:generate ${date}\n\n${context}\n\n${table}\n\n${verdict}\n`,
+  );
 }
 
 main();

@@ -85,7 +85,9 @@ async function loadKubeConfig(kubeconfigPath) {
 async function informerCrdgen(kubeconfigPath, { keepManagedFields = false, useWatchList = false } = {}) {
   const { HttpKubeClient } = await import("@crdgen/runtime/client");
   const { SharedInformerFactory } = await import("@crdgen/runtime/cache");
-  const { mySQLClusterInformerFor } = await import(path.join(root, "dist/samples/mysql/generated/example.com/v1/index.js"));
+  const { mySQLClusterInformerFor } = await import(
+    path.join(root, "dist/samples/mysql/generated/example.com/v1/index.js")
+  );
   const kube = HttpKubeClient.fromKubeConfig(await loadKubeConfig(kubeconfigPath));
   const factory = new SharedInformerFactory();
   const controller = new AbortController();
@@ -109,8 +111,22 @@ async function informerCrdgen(kubeconfigPath, { keepManagedFields = false, useWa
   const cached = informer.getIndexer().list().length;
   controller.abort();
   kube.close?.();
-  const runtime = keepManagedFields ? "crdgen (managedFields kept)" : useWatchList ? "crdgen (streaming list)" : "crdgen";
-  return { runtime, cached, adds, listedMs, syncMs, heapBefore: before, heapAfter: after, heapPerObject: (after - before) / cached, peakRssMB: peakRssMB() };
+  const runtime = keepManagedFields
+    ? "crdgen (managedFields kept)"
+    : useWatchList
+      ? "crdgen (streaming list)"
+      : "crdgen";
+  return {
+    runtime,
+    cached,
+    adds,
+    listedMs,
+    syncMs,
+    heapBefore: before,
+    heapAfter: after,
+    heapPerObject: (after - before) / cached,
+    peakRssMB: peakRssMB(),
+  };
 }
 
 async function informerClientNode(kubeconfigPath) {
@@ -122,7 +138,12 @@ async function informerClientNode(kubeconfigPath) {
   const started = performance.now();
   let listResolved = false;
   const listFn = async () => {
-    const list = await api.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: NAMESPACE, plural: PLURAL });
+    const list = await api.listNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: NAMESPACE,
+      plural: PLURAL,
+    });
     listResolved = true;
     return list;
   };
@@ -143,7 +164,17 @@ async function informerClientNode(kubeconfigPath) {
   const cached = informer.list().length;
   stopping = true;
   await informer.stop();
-  return { runtime: "@kubernetes/client-node", cached, adds, listedMs, syncMs, heapBefore: before, heapAfter: after, heapPerObject: (after - before) / cached, peakRssMB: peakRssMB() };
+  return {
+    runtime: "@kubernetes/client-node",
+    cached,
+    adds,
+    listedMs,
+    syncMs,
+    heapBefore: before,
+    heapAfter: after,
+    heapPerObject: (after - before) / cached,
+    peakRssMB: peakRssMB(),
+  };
 }
 
 /** The floor under every informer's time to sync: the API server producing and sending the LIST, nothing decoded. */
@@ -158,12 +189,23 @@ async function listFloor(kubeconfigPath) {
     const query = "resourceVersion=0&limit=500";
     const headers = { ...tls.headers, Accept: "application/json", "Accept-Encoding": "gzip" };
     https
-      .get({ host: server.hostname, port: server.port, path: `${collectionPath}?${query}`, ca: tls.ca, cert: tls.cert, key: tls.key, headers }, (res) => {
-        let n = 0;
-        res.on("data", (d) => void (n += d.length));
-        res.on("end", () => resolve(n));
-        res.on("error", reject);
-      })
+      .get(
+        {
+          host: server.hostname,
+          port: server.port,
+          path: `${collectionPath}?${query}`,
+          ca: tls.ca,
+          cert: tls.cert,
+          key: tls.key,
+          headers,
+        },
+        (res) => {
+          let n = 0;
+          res.on("data", (d) => void (n += d.length));
+          res.on("end", () => resolve(n));
+          res.on("error", reject);
+        },
+      )
       .on("error", reject);
   });
   const syncMs = performance.now() - started;
@@ -172,7 +214,9 @@ async function listFloor(kubeconfigPath) {
 
 async function controllerRun(kubeconfigPath) {
   const { HttpKubeClient } = await import("@crdgen/runtime/client");
-  const { newMySQLClusterController } = await import(path.join(root, "dist/samples/mysql/generated/example.com/v1/index.js"));
+  const { newMySQLClusterController } = await import(
+    path.join(root, "dist/samples/mysql/generated/example.com/v1/index.js")
+  );
   const kube = HttpKubeClient.fromKubeConfig(await loadKubeConfig(kubeconfigPath));
   const writer = HttpKubeClient.fromKubeConfig(await loadKubeConfig(kubeconfigPath));
   const seen = new Map(); // key -> newest generation reconciled
@@ -189,7 +233,8 @@ async function controllerRun(kubeconfigPath) {
       if (gen > prev) {
         seen.set(key, gen);
         const want = target.get(key);
-        if (behind > 0 && want !== undefined && prev < want && gen >= want && --behind === 0) doneAt = performance.now();
+        if (behind > 0 && want !== undefined && prev < want && gen >= want && --behind === 0)
+          doneAt = performance.now();
       }
     },
   };
@@ -207,7 +252,12 @@ async function controllerRun(kubeconfigPath) {
   const updStart = performance.now();
   await pool(N, CONCURRENCY, async (i) => {
     const obj = await retrying(() =>
-      writer.request({ method: "PATCH", path: `${collectionPath}/${name(i)}`, body: { spec: { replicas: 2 } }, contentType: "application/merge-patch+json" }),
+      writer.request({
+        method: "PATCH",
+        path: `${collectionPath}/${name(i)}`,
+        body: { spec: { replicas: 2 } },
+        contentType: "application/merge-patch+json",
+      }),
     );
     target.set(`${NAMESPACE}/${name(i)}`, obj.metadata.generation);
   });
@@ -225,7 +275,17 @@ async function controllerRun(kubeconfigPath) {
   await running;
   kube.close();
   writer.close();
-  return { runtime: "crdgen controller", workers: WORKERS, initialMs, initialReconciles, updates: target.size, updatesMs, reconciledMs, updateReconciles, missing };
+  return {
+    runtime: "crdgen controller",
+    workers: WORKERS,
+    initialMs,
+    initialReconciles,
+    updates: target.size,
+    updatesMs,
+    reconciledMs,
+    updateReconciles,
+    missing,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -233,10 +293,14 @@ async function controllerRun(kubeconfigPath) {
 
 function child(mode, kubeconfigPath) {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), `--child=${mode}`, kubeconfigPath], {
-      stdio: ["ignore", "pipe", "inherit"],
-      env: { ...process.env, CRDGEN_LOG_LEVEL: process.env["CRDGEN_LOG_LEVEL"] ?? "warn" },
-    });
+    const p = spawn(
+      process.execPath,
+      ["--expose-gc", fileURLToPath(import.meta.url), `--child=${mode}`, kubeconfigPath],
+      {
+        stdio: ["ignore", "pipe", "inherit"],
+        env: { ...process.env, CRDGEN_LOG_LEVEL: process.env["CRDGEN_LOG_LEVEL"] ?? "warn" },
+      },
+    );
     let out = "";
     p.stdout.on("data", (d) => (out += d));
     p.on("error", reject);
@@ -257,7 +321,12 @@ const fmtB = (b) => `${Math.round(b).toLocaleString("en-US")} B`;
 const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
 
 function markdown(r) {
-  const [c, raw, wl, k] = [r.informers.crdgen, r.informers.crdgenManagedFields, r.informers.crdgenWatchList, r.informers.clientNode];
+  const [c, raw, wl, k] = [
+    r.informers.crdgen,
+    r.informers.crdgenManagedFields,
+    r.informers.crdgenWatchList,
+    r.informers.clientNode,
+  ];
   const ctl = r.controller;
   const lines = [
     `# crdgen runtime benchmark — ${r.date}`,
@@ -310,7 +379,11 @@ async function parent() {
   });
   try {
     const kube = plane.kubeClient();
-    await kube.request({ method: "POST", path: "/api/v1/namespaces", body: { apiVersion: "v1", kind: "Namespace", metadata: { name: NAMESPACE } } });
+    await kube.request({
+      method: "POST",
+      path: "/api/v1/namespaces",
+      body: { apiVersion: "v1", kind: "Namespace", metadata: { name: NAMESPACE } },
+    });
     console.error(`creating ${N} MySQLClusters (concurrency ${CONCURRENCY}) ...`);
     const createStart = performance.now();
     await pool(N, CONCURRENCY, (i) =>
@@ -365,21 +438,37 @@ async function parent() {
     const k = informers.clientNode;
     const heapRatio = c.heapPerObject / k.heapPerObject;
     const syncRatio = c.syncMs / k.syncMs;
-    const version = await plane.kubeClient().request({ method: "GET", path: "/version" }).catch(() => ({}));
+    const version = await plane
+      .kubeClient()
+      .request({ method: "GET", path: "/version" })
+      .catch(() => ({}));
     const date = new Date().toISOString().slice(0, 10);
     const result = {
       date,
       objects: N,
       concurrency: CONCURRENCY,
       runs: RUNS,
-      env: { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? "", apiServer: version.gitVersion ?? "" },
+      env: {
+        node: process.version,
+        cpus: os.cpus().length,
+        cpuModel: os.cpus()[0]?.model ?? "",
+        apiServer: version.gitVersion ?? "",
+      },
       createMs,
       informers,
       ratios: { heapPerObjectCrdgenOverClientNode: heapRatio, syncTimeCrdgenOverClientNode: syncRatio },
       controller,
       targets: [
-        { name: "heap per object ≤ 0.5× client-node", met: heapRatio <= 0.5, value: `${heapRatio.toFixed(2)}× (${fmtB(c.heapPerObject)} vs ${fmtB(k.heapPerObject)})` },
-        { name: "time to sync ≤ client-node", met: syncRatio <= 1, value: `${syncRatio.toFixed(2)}× (${fmtMs(c.syncMs)} vs ${fmtMs(k.syncMs)})` },
+        {
+          name: "heap per object ≤ 0.5× client-node",
+          met: heapRatio <= 0.5,
+          value: `${heapRatio.toFixed(2)}× (${fmtB(c.heapPerObject)} vs ${fmtB(k.heapPerObject)})`,
+        },
+        {
+          name: "time to sync ≤ client-node",
+          met: syncRatio <= 1,
+          value: `${syncRatio.toFixed(2)}× (${fmtMs(c.syncMs)} vs ${fmtMs(k.syncMs)})`,
+        },
         {
           name: "every update reconciled (reconciles ≤ updates)",
           met: controller.missing === 0 && controller.updateReconciles <= controller.updates,

@@ -38,7 +38,9 @@ export function discover(dirs: string[], options: DiscoverOptions = {}): Discove
     try {
       stat = statSync(abs);
     } catch (error) {
-      throw new ExploreInputError(`cannot read ${dirs[i]}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file or folder" : (error as Error).message}`);
+      throw new ExploreInputError(
+        `cannot read ${dirs[i]}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file or folder" : (error as Error).message}`,
+      );
     }
     if (!stat.isDirectory()) throw new ExploreInputError(`cannot explore ${dirs[i]}: not a folder`);
   }
@@ -65,7 +67,11 @@ export function discover(dirs: string[], options: DiscoverOptions = {}): Discove
         if (seen.has(abs)) continue;
         seen.add(abs);
         const file = rel(abs);
-        if (e.name === "go.mod") found.goModules.push({ modulePath: modulePathOf(abs, file), dir: path.posix.dirname(file) === "." ? "" : path.posix.dirname(file) });
+        if (e.name === "go.mod")
+          found.goModules.push({
+            modulePath: modulePathOf(abs, file),
+            dir: path.posix.dirname(file) === "." ? "" : path.posix.dirname(file),
+          });
         else if (e.name === "package.json") {
           const pkg = packageOf(abs, file);
           if (pkg) found.tsPackages.push(pkg);
@@ -85,7 +91,8 @@ export function discover(dirs: string[], options: DiscoverOptions = {}): Discove
 
 export function commonAncestor(dirs: string[]): string {
   let root = dirs[0]!;
-  for (const d of dirs.slice(1)) while (d !== root && !d.startsWith(root.endsWith(path.sep) ? root : root + path.sep)) root = path.dirname(root);
+  for (const d of dirs.slice(1))
+    while (d !== root && !d.startsWith(root.endsWith(path.sep) ? root : root + path.sep)) root = path.dirname(root);
   return root;
 }
 
@@ -112,7 +119,8 @@ function packageOf(abs: string, file: string): TsPackage | undefined {
   if (typeof json.main === "string") entries.set(".", json.main);
   if (json.exports && typeof json.exports === "object") {
     for (const [sub, target] of Object.entries(json.exports as Record<string, unknown>)) {
-      const conditions = target !== null && typeof target === "object" ? (target as Record<string, unknown>) : undefined;
+      const conditions =
+        target !== null && typeof target === "object" ? (target as Record<string, unknown>) : undefined;
       const t = typeof target === "string" ? target : (conditions?.["default"] ?? conditions?.["import"]);
       if (typeof t === "string") entries.set(sub, t);
     }
@@ -124,6 +132,8 @@ export function readText(abs: string, file: string): string {
   try {
     return readFileSync(abs, "utf8");
   } catch (error) {
-    throw new ExploreInputError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new ExploreInputError(
+      `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
 }

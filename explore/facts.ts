@@ -62,7 +62,16 @@ export interface FnFact {
 }
 
 /** A function as a reader first meets it (no parameters, loops or assignments read yet); unset optional fields are left out. */
-export function newFnFact(f: { id: string; name: string; loc: Loc; lang: Lang; owner?: string | undefined; parent?: string | undefined; role?: string | undefined; library?: boolean }): FnFact {
+export function newFnFact(f: {
+  id: string;
+  name: string;
+  loc: Loc;
+  lang: Lang;
+  owner?: string | undefined;
+  parent?: string | undefined;
+  role?: string | undefined;
+  library?: boolean;
+}): FnFact {
   return {
     id: f.id,
     name: f.name,
@@ -134,7 +143,13 @@ export interface BuilderFact {
   loc: Loc;
   fn: string;
   name?: string;
-  sources: { via: "For" | "Owns" | "Watches" | "Watch"; kind: string; loc: Loc; handler?: Slot; handlerName?: string }[];
+  sources: {
+    via: "For" | "Owns" | "Watches" | "Watch";
+    kind: string;
+    loc: Loc;
+    handler?: Slot;
+    handlerName?: string;
+  }[];
   /** Slots holding the reconciler (a type with a Reconcile method, or a function). */
   reconcilers: Slot[];
 }

@@ -2,7 +2,17 @@
 export { explore } from "./explore.js";
 export { commonAncestor, ExploreInputError, type DiscoverOptions } from "./discover.js";
 export type { Constraint, Loc, Slot, Value } from "./facts.js";
-export { flowKeys, type Controller, type ExploreResult, type Handler, type Place, type Producer, type Queue, type Source, type Worker } from "./model.js";
+export {
+  flowKeys,
+  type Controller,
+  type ExploreResult,
+  type Handler,
+  type Place,
+  type Producer,
+  type Queue,
+  type Source,
+  type Worker,
+} from "./model.js";
 export { PointsTo, fieldSlot } from "./points-to.js";
 export { textReport } from "./report-text.js";
 export { jsonReport } from "./report-json.js";

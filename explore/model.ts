@@ -95,7 +95,9 @@ export function flowKeys(result: ExploreResult): string[] {
       for (const h of s.handlers) {
         for (const w of c.workers) {
           for (const p of [w.process, ...(w.processAlso ?? [])]) {
-            keys.push(`${s.kind} | handler ${at(h.fn.loc)} | queue ${at(c.queue.loc)} | loop ${at(w.loop.loc)} | process ${at(p?.loc)}`);
+            keys.push(
+              `${s.kind} | handler ${at(h.fn.loc)} | queue ${at(c.queue.loc)} | loop ${at(w.loop.loc)} | process ${at(p?.loc)}`,
+            );
           }
         }
       }

@@ -41,9 +41,14 @@ function graphOf(result: ExploreResult): Graph {
     for (const w of c.workers) {
       const wn = node(`w${ci}:${w.loop.name}:${at(w.loop.loc)}`, [`worker ${w.loop.name}`, at(w.loop.loc)], "box");
       edge(q, wn, w.get ? `get ${at(w.get)}` : "get");
-      for (const alt of w.processAlso ?? []) edge(wn, node(`p${ci}:${alt.name}:${at(alt.loc)}`, [`process ${alt.name}`, at(alt.loc)], "box"));
+      for (const alt of w.processAlso ?? [])
+        edge(wn, node(`p${ci}:${alt.name}:${at(alt.loc)}`, [`process ${alt.name}`, at(alt.loc)], "box"));
       if (w.process) {
-        const pn = node(`p${ci}:${w.process.name}:${at(w.process.loc)}`, [`process ${w.process.name}`, at(w.process.loc)], "box");
+        const pn = node(
+          `p${ci}:${w.process.name}:${at(w.process.loc)}`,
+          [`process ${w.process.name}`, at(w.process.loc)],
+          "box",
+        );
         edge(wn, pn);
         for (const chain of w.then) {
           let prev = pn;
@@ -77,7 +82,7 @@ const dotText = (s: string) => s.replace(/\\/g, "\\\\").replace(/"/g, '\\"');
 
 export function dotReport(result: ExploreResult): string {
   const g = graphOf(result);
-  const lines = ["digraph flows {", "  rankdir=LR;", "  node [fontname=\"monospace\", fontsize=10];"];
+  const lines = ["digraph flows {", "  rankdir=LR;", '  node [fontname="monospace", fontsize=10];'];
   for (const n of g.nodes) {
     const shape = n.shape === "queue" ? "box3d" : n.shape === "kind" ? "ellipse" : "box";
     lines.push(`  ${n.id} [shape=${shape}, label="${n.label.map(dotText).join("\\n")}"];`);

@@ -13,9 +13,13 @@ export function textReport(result: ExploreResult): string {
   const kinds = new Set(result.controllers.flatMap((c) => c.sources.map((s) => s.kind)));
   lines.push(`crdgen explore ${result.roots.join(" ")}: ${go} Go file(s), ${ts} TypeScript file(s)`);
   if (result.controllers.length === 0) {
-    lines.push("No controller found: no workqueue, informer event handler or controller-runtime builder in these sources.");
+    lines.push(
+      "No controller found: no workqueue, informer event handler or controller-runtime builder in these sources.",
+    );
   } else {
-    lines.push(`${result.controllers.length} controller(s), ${kinds.size} watched kind(s), ${handlers} handler(s), ${workers} worker(s)`);
+    lines.push(
+      `${result.controllers.length} controller(s), ${kinds.size} watched kind(s), ${handlers} handler(s), ${workers} worker(s)`,
+    );
   }
   for (const c of result.controllers) lines.push("", ...controllerBlock(c));
   if (result.unlinked.length) {
@@ -38,7 +42,9 @@ function controllerBlock(c: Controller): string[] {
   lines.push(`    limiter    ${q.rateLimiter}`);
   for (const s of c.sources) {
     const where = s.loc ? `  ${at(s.loc)}` : "";
-    lines.push(`  watches    ${s.kind} via ${s.via}${where}${s.registeredAt ? ` (handlers added at ${at(s.registeredAt)})` : ""}`);
+    lines.push(
+      `  watches    ${s.kind} via ${s.via}${where}${s.registeredAt ? ` (handlers added at ${at(s.registeredAt)})` : ""}`,
+    );
     for (const h of s.handlers) {
       lines.push(`    ${h.events.join(",").padEnd(16)} ${place(h.fn)}`);
       for (const p of h.producers) {
@@ -49,7 +55,8 @@ function controllerBlock(c: Controller): string[] {
   }
   for (const w of c.workers) {
     lines.push(`  worker     ${place(w.loop)}`);
-    if (w.get) lines.push(`    get        ${w.getText ?? "Get"}${w.getter ? ` in ${w.getter.name}` : ""}  ${at(w.get)}`);
+    if (w.get)
+      lines.push(`    get        ${w.getText ?? "Get"}${w.getter ? ` in ${w.getter.name}` : ""}  ${at(w.get)}`);
     lines.push(`    process    ${w.process ? place(w.process) : "(not found)"}`);
     for (const p of w.processAlso ?? []) lines.push(`    or         ${place(p)}`);
     for (const chain of w.then) lines.push(`      then     ${chain.map(place).join(" → ")}`);

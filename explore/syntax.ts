@@ -3,7 +3,10 @@
 
 /** An expression's text on one line, brackets without inner spaces, cut at 100 characters. */
 export function oneLine(text: string): string {
-  const flat = text.replace(/\s+/g, " ").replace(/([([{]) /g, "$1").replace(/,? ([)\]}])/g, "$1");
+  const flat = text
+    .replace(/\s+/g, " ")
+    .replace(/([([{]) /g, "$1")
+    .replace(/,? ([)\]}])/g, "$1");
   return flat.length > 100 ? `${flat.slice(0, 97)}...` : flat;
 }
 
@@ -11,7 +14,10 @@ export function oneLine(text: string): string {
  * The keyed values among a call's arguments (`Name: "x"` in a Go composite literal, `{ name: "x" }` in TypeScript), by
  * key, the first of each key kept. `pairs` gives an argument's keys with their values' text as the report prints it.
  */
-export function keyedIn<N>(args: readonly N[], pairs: (arg: N) => Iterable<readonly [key: string | undefined, value: () => string | undefined]>): Record<string, string> {
+export function keyedIn<N>(
+  args: readonly N[],
+  pairs: (arg: N) => Iterable<readonly [key: string | undefined, value: () => string | undefined]>,
+): Record<string, string> {
   const keyed: Record<string, string> = {};
   for (const a of args) {
     for (const [key, value] of pairs(a)) {

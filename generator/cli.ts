@@ -9,82 +9,147 @@ import { generatorVersion } from "./version.js";
 
 // Each command loads its own modules when it runs, so `crdgen --help` and `generate` never load explore's parsers.
 const program = new Command("crdgen")
-  .description("Turn Kubernetes CustomResourceDefinitions into a TypeScript operator: types, typed clients, listers, informers, controller wiring and reconcile hooks.")
+  .description(
+    "Turn Kubernetes CustomResourceDefinitions into a TypeScript operator: types, typed clients, listers, informers, controller wiring and reconcile hooks.",
+  )
   .version(generatorVersion)
   .showHelpAfterError();
 
 program
   .command("generate")
-  .description("Generate TypeScript from CRD YAML files (a folder means every *.yaml/*.yml in it; - reads stdin) and/or CRDs read from a cluster.")
+  .description(
+    "Generate TypeScript from CRD YAML files (a folder means every *.yaml/*.yml in it; - reads stdin) and/or CRDs read from a cluster.",
+  )
   .argument("[inputs...]", "CRD files, folders or - for stdin")
-  .option("--from-cluster <crd-names...>", "also read these CRDs (<plural>.<group>) from the cluster of the current kubeconfig context (KUBECONFIG or ~/.kube/config)")
+  .option(
+    "--from-cluster <crd-names...>",
+    "also read these CRDs (<plural>.<group>) from the cluster of the current kubeconfig context (KUBECONFIG or ~/.kube/config)",
+  )
   .option("--context <name>", "with --from-cluster: the kubeconfig context to use instead of the current one")
   .requiredOption("-o, --out <dir>", "folder for generator-owned files (rewritten on every run)")
-  .option("--hooks <dir>", "folder for user-owned files: a <kind>.hooks.ts per controller and main.ts, created once and never overwritten")
-  .option("--tests <dir>", "with --hooks: folder where an example unit test of each kind's hooks is created once (user-owned, on @crdgen/runtime/testing)")
-  .option("--templates <dir>", "folder with your own copies of crdgen's templates (<name>.ts.hbs) to use instead of the packaged ones")
-  .addOption(new Option("--versions <which>", "which CRD versions to generate").choices(["served", "storage", "all"]).default("served"))
-  .option("--validation", "also emit <kind>.validation.ts per version: apply<Kind>Defaults, normalize<Kind> and validate<Kind> (ajv compiled now, CEL rules at run time), as the API server defaults and validates")
+  .option(
+    "--hooks <dir>",
+    "folder for user-owned files: a <kind>.hooks.ts per controller and main.ts, created once and never overwritten",
+  )
+  .option(
+    "--tests <dir>",
+    "with --hooks: folder where an example unit test of each kind's hooks is created once (user-owned, on @crdgen/runtime/testing)",
+  )
+  .option(
+    "--templates <dir>",
+    "folder with your own copies of crdgen's templates (<name>.ts.hbs) to use instead of the packaged ones",
+  )
+  .addOption(
+    new Option("--versions <which>", "which CRD versions to generate")
+      .choices(["served", "storage", "all"])
+      .default("served"),
+  )
+  .option(
+    "--validation",
+    "also emit <kind>.validation.ts per version: apply<Kind>Defaults, normalize<Kind> and validate<Kind> (ajv compiled now, CEL rules at run time), as the API server defaults and validates",
+  )
   .option("--check", "write nothing; exit 1 and list the files that would change (for CI)")
   .option("--strict", "exit non-zero when a schema node had to be typed as unknown")
   .option("--format", "one formatter pass over the generated files (the templates already emit formatted code)")
-  .action(async (inputs: string[], opts: { format?: boolean; out: string; hooks?: string; tests?: string; templates?: string; versions: "served" | "storage" | "all"; check?: boolean; strict?: boolean; validation?: boolean; fromCluster?: string[]; context?: string }) => {
-    if (opts.tests && !opts.hooks) throw new UsageError("--tests needs --hooks: the scaffolded tests import your hooks");
-    if (inputs.length === 0 && !opts.fromCluster?.length) program.commands[0]!.error("error: missing required argument 'inputs': give CRD files or folders, - for stdin, or --from-cluster <crd-names...>");
-    // A progress bar on a terminal when there are more than a few CRD files (the count of CRDs is known only after parsing).
-    const bar = inputs.length > progressThreshold || inputs.some((i) => i !== "-" && isDirectory(i)) ? progressBar() : undefined;
-    const { generate } = await import("./generate.js");
-    const result = await generate({
-      inputs,
-      format: opts.format,
-      progress: bar ? (done: number, total: number) => total > progressThreshold && bar.update(done, total) : undefined,
-      fromCluster: opts.fromCluster?.length ? { names: opts.fromCluster, ...(opts.context ? { context: opts.context } : {}) } : undefined,
-      outDir: opts.out,
-      hooksDir: opts.hooks,
-      testsDir: opts.tests,
-      templatesDir: opts.templates,
-      versions: opts.versions,
-      validation: opts.validation ?? false,
-      check: opts.check ?? false,
-    }).finally(() => bar?.done());
-    for (const w of result.warnings) process.stderr.write(`warning: ${formatLocation(w)}: ${w.message}\n`);
-    for (const s of result.skipped) process.stderr.write(`skipped: ${formatLocation(s)}: ${s.kind || "no kind"} ${s.apiVersion} is not a CustomResourceDefinition\n`);
-    const { changed, removed, unchanged, userKept, hookUpdates } = result.report;
-    for (const h of hookUpdates) {
-      process.stderr.write(
-        `hooks changed: ${h.file} was left as it is (${h.details}); ${opts.check ? "without --check the new template would be written to" : "the new template is in"} ${h.newFile}\n`,
-      );
-    }
-    const versions = result.crds.reduce((n, c) => n + c.versions.length, 0);
-    if (opts.check) {
-      if (changed.length || removed.length) {
-        const lines = [...changed.map((f) => `  ${f}\n`), ...removed.map((f) => `  ${f} (no longer generated: would be removed)\n`)];
-        process.stderr.write(`crdgen generate --check: ${lines.length} file(s) would change:\n${lines.join("")}Run crdgen generate without --check to update them.\n`);
-        process.exitCode = 1;
-      } else {
-        process.stdout.write(`crdgen generate --check: up to date (${result.crds.length} CRD(s), ${versions} version(s)).\n`);
+  .action(
+    async (
+      inputs: string[],
+      opts: {
+        format?: boolean;
+        out: string;
+        hooks?: string;
+        tests?: string;
+        templates?: string;
+        versions: "served" | "storage" | "all";
+        check?: boolean;
+        strict?: boolean;
+        validation?: boolean;
+        fromCluster?: string[];
+        context?: string;
+      },
+    ) => {
+      if (opts.tests && !opts.hooks)
+        throw new UsageError("--tests needs --hooks: the scaffolded tests import your hooks");
+      if (inputs.length === 0 && !opts.fromCluster?.length)
+        program.commands[0]!.error(
+          "error: missing required argument 'inputs': give CRD files or folders, - for stdin, or --from-cluster <crd-names...>",
+        );
+      // A progress bar on a terminal when there are more than a few CRD files (the count of CRDs is known only after parsing).
+      const bar =
+        inputs.length > progressThreshold || inputs.some((i) => i !== "-" && isDirectory(i))
+          ? progressBar()
+          : undefined;
+      const { generate } = await import("./generate.js");
+      const result = await generate({
+        inputs,
+        format: opts.format,
+        progress: bar
+          ? (done: number, total: number) => total > progressThreshold && bar.update(done, total)
+          : undefined,
+        fromCluster: opts.fromCluster?.length
+          ? { names: opts.fromCluster, ...(opts.context ? { context: opts.context } : {}) }
+          : undefined,
+        outDir: opts.out,
+        hooksDir: opts.hooks,
+        testsDir: opts.tests,
+        templatesDir: opts.templates,
+        versions: opts.versions,
+        validation: opts.validation ?? false,
+        check: opts.check ?? false,
+      }).finally(() => bar?.done());
+      for (const w of result.warnings) process.stderr.write(`warning: ${formatLocation(w)}: ${w.message}\n`);
+      for (const s of result.skipped)
+        process.stderr.write(
+          `skipped: ${formatLocation(s)}: ${s.kind || "no kind"} ${s.apiVersion} is not a CustomResourceDefinition\n`,
+        );
+      const { changed, removed, unchanged, userKept, hookUpdates } = result.report;
+      for (const h of hookUpdates) {
+        process.stderr.write(
+          `hooks changed: ${h.file} was left as it is (${h.details}); ${opts.check ? "without --check the new template would be written to" : "the new template is in"} ${h.newFile}\n`,
+        );
       }
-    } else {
-      for (const f of removed) process.stderr.write(`removed: ${f} (no longer generated)\n`);
-      process.stdout.write(
-        `crdgen: ${result.crds.length} CRD(s), ${versions} version(s): ${changed.length} file(s) written, ${unchanged.length} unchanged, ${removed.length} removed, ${userKept.length} user-owned kept.\n`,
-      );
-    }
-    if (opts.strict && result.warnings.length) {
-      process.stderr.write(`crdgen: --strict: ${result.warnings.length} warning(s)\n`);
-      process.exitCode = 1;
-    }
-  });
+      const versions = result.crds.reduce((n, c) => n + c.versions.length, 0);
+      if (opts.check) {
+        if (changed.length || removed.length) {
+          const lines = [
+            ...changed.map((f) => `  ${f}\n`),
+            ...removed.map((f) => `  ${f} (no longer generated: would be removed)\n`),
+          ];
+          process.stderr.write(
+            `crdgen generate --check: ${lines.length} file(s) would change:\n${lines.join("")}Run crdgen generate without --check to update them.\n`,
+          );
+          process.exitCode = 1;
+        } else {
+          process.stdout.write(
+            `crdgen generate --check: up to date (${result.crds.length} CRD(s), ${versions} version(s)).\n`,
+          );
+        }
+      } else {
+        for (const f of removed) process.stderr.write(`removed: ${f} (no longer generated)\n`);
+        process.stdout.write(
+          `crdgen: ${result.crds.length} CRD(s), ${versions} version(s): ${changed.length} file(s) written, ${unchanged.length} unchanged, ${removed.length} removed, ${userKept.length} user-owned kept.\n`,
+        );
+      }
+      if (opts.strict && result.warnings.length) {
+        process.stderr.write(`crdgen: --strict: ${result.warnings.length} warning(s)\n`);
+        process.exitCode = 1;
+      }
+    },
+  );
 
 program
   .command("init")
-  .description("Scaffold a new operator project: package.json (generate, build, start, test scripts), tsconfig, crds/, README.")
+  .description(
+    "Scaffold a new operator project: package.json (generate, build, start, test scripts), tsconfig, crds/, README.",
+  )
   .argument("<dir>", "a new or empty folder")
   .option("--name <name>", "the package name (default: the folder's name)")
   .action(async (dir: string, opts: { name?: string }) => {
     const { initProject } = await import("./init/scaffold-project.js");
     const { created } = await initProject({ dir, ...(opts.name ? { name: opts.name } : {}) });
-    process.stdout.write(`crdgen init: created ${created.join(", ")} in ${dir}\nNext: put your CRDs in ${path.join(dir, "crds")}/, then cd ${dir} && npm install && npm run generate && npm test\n`);
+    process.stdout.write(
+      `crdgen init: created ${created.join(", ")} in ${dir}\nNext: put your CRDs in ${path.join(dir, "crds")}/, then cd ${dir} && npm install && npm run generate && npm test\n`,
+    );
   });
 
 const isDirectory = (p: string) => {
@@ -116,27 +181,50 @@ async function loadExplore(): Promise<typeof import("@crdgen/explore")> {
 
 program
   .command("explore")
-  .description("Map an operator's event flow in Go and TypeScript sources: informer → handler → workqueue → worker loop → processing function.")
-  .argument("<dirs...>", "folders to read (several folders are linked together, e.g. an operator and the library it imports)")
+  .description(
+    "Map an operator's event flow in Go and TypeScript sources: informer → handler → workqueue → worker loop → processing function.",
+  )
+  .argument(
+    "<dirs...>",
+    "folders to read (several folders are linked together, e.g. an operator and the library it imports)",
+  )
   .option("--json", "print the flows as JSON")
-  .addOption(new Option("--format <format>", "output format").choices(["text", "json", "mermaid", "dot"]).default("text"))
+  .addOption(
+    new Option("--format <format>", "output format").choices(["text", "json", "mermaid", "dot"]).default("text"),
+  )
   .option("--include-vendor", "also read vendor/ and node_modules/")
   .option("--include-tests", "also read tests (*_test.go, *.test.ts, *.spec.ts, test/, tests/, testdata/, e2e/)")
-  .action(async (dirs: string[], opts: { json?: boolean; format: "text" | "json" | "mermaid" | "dot"; includeVendor?: boolean; includeTests?: boolean }) => {
-    const { explore, ExploreInputError, textReport, jsonReport, mermaidReport, dotReport } = await loadExplore();
-    const result = await explore(dirs, { includeVendor: opts.includeVendor ?? false, includeTests: opts.includeTests ?? false }).catch((error: unknown) => {
-      // A folder that cannot be read is the user's to fix: said in one line, like the other commands' input errors.
-      throw error instanceof ExploreInputError ? new UserError(error.message) : error;
-    });
-    const format = opts.json ? "json" : opts.format;
-    const render = { text: textReport, json: jsonReport, mermaid: mermaidReport, dot: dotReport }[format];
-    process.stdout.write(render(result));
-    if (format !== "text" && result.controllers.length === 0) process.stderr.write("crdgen explore: no controller found\n");
-  });
+  .action(
+    async (
+      dirs: string[],
+      opts: {
+        json?: boolean;
+        format: "text" | "json" | "mermaid" | "dot";
+        includeVendor?: boolean;
+        includeTests?: boolean;
+      },
+    ) => {
+      const { explore, ExploreInputError, textReport, jsonReport, mermaidReport, dotReport } = await loadExplore();
+      const result = await explore(dirs, {
+        includeVendor: opts.includeVendor ?? false,
+        includeTests: opts.includeTests ?? false,
+      }).catch((error: unknown) => {
+        // A folder that cannot be read is the user's to fix: said in one line, like the other commands' input errors.
+        throw error instanceof ExploreInputError ? new UserError(error.message) : error;
+      });
+      const format = opts.json ? "json" : opts.format;
+      const render = { text: textReport, json: jsonReport, mermaid: mermaidReport, dot: dotReport }[format];
+      process.stdout.write(render(result));
+      if (format !== "text" && result.controllers.length === 0)
+        process.stderr.write("crdgen explore: no controller found\n");
+    },
+  );
 
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  process.stderr.write(`crdgen: ${error instanceof UserError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `crdgen: ${error instanceof UserError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exitCode = 1;
 }

@@ -58,17 +58,23 @@ function phaseTimer(): (phase: string) => void {
 export async function generate(options: GenerateOptions): Promise<GenerateResult> {
   const timed = phaseTimer();
   timed("start-up (since the process started)");
-  if (options.testsDir && !options.hooksDir) throw new Error("--tests needs --hooks: the scaffolded tests import your hooks");
+  if (options.testsDir && !options.hooksDir)
+    throw new Error("--tests needs --hooks: the scaffolded tests import your hooks");
   const outDir = path.normalize(options.outDir);
   const previous = await readLock(outDir);
   const texts = [
     ...(options.inputs.length ? await readInputs(options.inputs, options.stdin) : []),
     // client-node and the runtime take a third of a second to load: only when CRDs come from a cluster.
-    ...(options.fromCluster?.names.length ? await (await import("./load/read-cluster.js")).readClusterInputs(options.fromCluster) : []),
+    ...(options.fromCluster?.names.length
+      ? await (await import("./load/read-cluster.js")).readClusterInputs(options.fromCluster)
+      : []),
   ];
   timed("read inputs");
   const versions = options.versions ?? "served";
-  const { crds, skipped, warnings } = await loadModels(texts, { selection: versions, rawSchemas: options.validation ?? false });
+  const { crds, skipped, warnings } = await loadModels(texts, {
+    selection: versions,
+    rawSchemas: options.validation ?? false,
+  });
   timed("parse and model");
   const previousHooks = new Map((previous?.crds ?? []).flatMap((c) => (c.hooks ? [[c.name, c.hooks] as const] : [])));
   const files = planFiles(crds, {
@@ -77,7 +83,9 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     testsDir: options.testsDir ? path.normalize(options.testsDir) : undefined,
     previousHooks,
     render: templateRenderer(options.templatesDir),
-    validationCode: options.validation ? (await import("./validation/version-validation.js")).versionValidationCode : undefined,
+    validationCode: options.validation
+      ? (await import("./validation/version-validation.js")).versionValidationCode
+      : undefined,
     warnings,
     progress: options.progress,
   });
@@ -95,7 +103,13 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
 }
 
 /** crdgen.lock for this run: inputs and their hashes, generator version, options, and every file with its hash. */
-function lockFor(files: PlannedFile[], crds: CrdModel[], inputs: Array<{ file: string; text: string }>, options: GenerateOptions & { versions: VersionSelection }, outDir: string): PlannedFile {
+function lockFor(
+  files: PlannedFile[],
+  crds: CrdModel[],
+  inputs: Array<{ file: string; text: string }>,
+  options: GenerateOptions & { versions: VersionSelection },
+  outDir: string,
+): PlannedFile {
   const hooksDir = options.hooksDir ? path.normalize(options.hooksDir) : undefined;
   const hooksOf = new Map(files.filter((f) => f.crdName !== undefined).map((f) => [f.crdName!, f.path]));
   const lock = newLock({
@@ -109,7 +123,10 @@ function lockFor(files: PlannedFile[], crds: CrdModel[], inputs: Array<{ file: s
       format: options.format ?? false,
       validation: options.validation ?? false,
     },
-    inputs: [...new Map(inputs.map((i) => [asGiven(i.file), sha256(i.text)])).entries()].map(([p, hash]) => ({ path: p, sha256: hash })),
+    inputs: [...new Map(inputs.map((i) => [asGiven(i.file), sha256(i.text)])).entries()].map(([p, hash]) => ({
+      path: p,
+      sha256: hash,
+    })),
     crds: crds.map((c) => {
       const hooks = hooksOf.get(c.name);
       return {
@@ -121,7 +138,9 @@ function lockFor(files: PlannedFile[], crds: CrdModel[], inputs: Array<{ file: s
         hooks: hooks !== undefined && hooksDir !== undefined ? lockPath(hooksDir, hooks) : null,
       };
     }),
-    files: files.filter((f) => f.owner === "generator").map((f) => ({ path: lockPath(outDir, f.path), sha256: sha256(f.content) })),
+    files: files
+      .filter((f) => f.owner === "generator")
+      .map((f) => ({ path: lockPath(outDir, f.path), sha256: sha256(f.content) })),
     userFiles: files.filter((f) => f.owner === "user").map((f) => lockPath(outDir, f.path)),
   });
   return { path: path.join(outDir, lockFileName), content: renderLock(lock), owner: "generator" };

@@ -28,7 +28,13 @@ export type { ChildObjects } from "./children/child-objects.js";
 export { contentHash } from "./children/content-hash.js";
 
 // Status conditions and owner references.
-export { type Condition, findStatusCondition, isStatusConditionTrue, setStatusCondition, removeStatusCondition } from "./meta/conditions.js";
+export {
+  type Condition,
+  findStatusCondition,
+  isStatusConditionTrue,
+  setStatusCondition,
+  removeStatusCondition,
+} from "./meta/conditions.js";
 export { controllerOwnerReference } from "./meta/owner-references.js";
 
 // Events and logs.

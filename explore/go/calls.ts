@@ -8,11 +8,17 @@ import { goIsTail, goKeyedIn, isExpression } from "./syntax.js";
 export abstract class GoCallReader extends GoControllerRuntimeReader {
   protected call(node: Node): Slot {
     let fnNode = node.childForFieldName("function")!;
-    while (fnNode.type === "index_expression" || fnNode.type === "generic_type" || fnNode.type === "parenthesized_expression") {
+    while (
+      fnNode.type === "index_expression" ||
+      fnNode.type === "generic_type" ||
+      fnNode.type === "parenthesized_expression"
+    ) {
       fnNode = fnNode.childForFieldName("operand") ?? fnNode.childForFieldName("type") ?? fnNode.namedChildren[0]!;
     }
     const argsNode = node.childForFieldName("arguments");
-    const argNodes = argsNode ? argsNode.namedChildren.filter((a) => isExpression(a.type) || a.type === "func_literal") : [];
+    const argNodes = argsNode
+      ? argsNode.namedChildren.filter((a) => isExpression(a.type) || a.type === "func_literal")
+      : [];
     return this.callWith(node, fnNode, argNodes);
   }
 
@@ -80,7 +86,9 @@ export abstract class GoCallReader extends GoControllerRuntimeReader {
       ret,
       argIdents,
       // A local passed by name (a rate limiter built the line before) reads better as what it was set to.
-      argTexts: mayMakeQueue ? argNodes.map((a) => oneLine(a.type === "identifier" ? (this.initOf(a.text)?.text ?? a.text) : a.text)) : [],
+      argTexts: mayMakeQueue
+        ? argNodes.map((a) => oneLine(a.type === "identifier" ? (this.initOf(a.text)?.text ?? a.text) : a.text))
+        : [],
       keyed: mayMakeQueue ? goKeyedIn(argNodes) : {},
       strings: argNodes.flatMap((a) => (a.type === "interpreted_string_literal" ? [a.text.slice(1, -1)] : [])),
       inLoop: scope.loopDepth > 0,

@@ -15,15 +15,24 @@ export abstract class GoControllerRuntimeReader extends GoInformerReader {
     const chain: { method: string; node: Node; args: Node[] }[] = [];
     let cur: Node | null | undefined = node;
     const visited = new Set<string>([nodeKey(node)]);
-    for (let hops = 0; (cur?.type === "call_expression" || cur?.type === "type_conversion_expression") && hops < 32; hops++) {
+    for (
+      let hops = 0;
+      (cur?.type === "call_expression" || cur?.type === "type_conversion_expression") && hops < 32;
+      hops++
+    ) {
       if (cur.type === "type_conversion_expression") {
         // builder.TypedControllerManagedBy[req](mgr): the generic call the chain starts with.
         const name = cur.childForFieldName("type")?.descendantsOfType("type_identifier")[0]?.text ?? "";
-        chain.push({ method: name, node: cur, args: cur.childForFieldName("operand") ? [cur.childForFieldName("operand")!] : [] });
+        chain.push({
+          method: name,
+          node: cur,
+          args: cur.childForFieldName("operand") ? [cur.childForFieldName("operand")!] : [],
+        });
         break;
       }
       let f: Node | null = cur.childForFieldName("function");
-      while (f && (f.type === "index_expression" || f.type === "generic_type")) f = f.childForFieldName("operand") ?? f.childForFieldName("type");
+      while (f && (f.type === "index_expression" || f.type === "generic_type"))
+        f = f.childForFieldName("operand") ?? f.childForFieldName("type");
       const args: Node[] = cur.childForFieldName("arguments")?.namedChildren ?? [];
       if (f?.type !== "selector_expression") {
         if (f) chain.push({ method: f.text, node: cur, args });
@@ -41,14 +50,22 @@ export abstract class GoControllerRuntimeReader extends GoInformerReader {
     }
     const start = chain.find((c) => /ControllerManagedBy$/.test(c.method));
     if (!start) return;
-    const builder: BuilderFact = { id: fact.id, loc: this.loc(start.node), fn: this.scope!.fn.id, sources: [], reconcilers: [] };
+    const builder: BuilderFact = {
+      id: fact.id,
+      loc: this.loc(start.node),
+      fn: this.scope!.fn.id,
+      sources: [],
+      reconcilers: [],
+    };
     const complete = chain[0]!;
     builder.reconcilers = this.reconcilerSlots(complete.args[0]);
     for (const link of [...chain].reverse()) {
       let f = link.node.childForFieldName("function");
-      while (f && (f.type === "index_expression" || f.type === "generic_type")) f = f.childForFieldName("operand") ?? f.childForFieldName("type");
+      while (f && (f.type === "index_expression" || f.type === "generic_type"))
+        f = f.childForFieldName("operand") ?? f.childForFieldName("type");
       const loc = this.loc(f?.childForFieldName("field") ?? link.node);
-      if (link.method === "Named" && link.args[0]?.type === "interpreted_string_literal") builder.name = link.args[0].text.slice(1, -1);
+      if (link.method === "Named" && link.args[0]?.type === "interpreted_string_literal")
+        builder.name = link.args[0].text.slice(1, -1);
       if (link.method === "For" || link.method === "Owns") {
         builder.sources.push({ via: link.method, kind: this.kindOfObjectArg(link.args[0]) ?? "?", loc });
       } else if (link.method === "Watches" || link.method === "WatchesRawSource") {
@@ -65,7 +82,11 @@ export abstract class GoControllerRuntimeReader extends GoInformerReader {
     // r := reconcile.TypedFunc[req](func(...) {...}); ...Complete(r): look at what r was set to.
     const value = arg.type === "identifier" ? (this.initOf(arg.text) ?? arg) : arg;
     const inner =
-      value.type === "call_expression" ? value.childForFieldName("arguments")?.namedChildren[0] : value.type === "type_conversion_expression" ? value.childForFieldName("operand") : undefined;
+      value.type === "call_expression"
+        ? value.childForFieldName("arguments")?.namedChildren[0]
+        : value.type === "type_conversion_expression"
+          ? value.childForFieldName("operand")
+          : undefined;
     if (inner) slots.push(this.expr(inner));
     return slots.filter((x): x is Slot => !!x);
   }
@@ -87,11 +108,17 @@ export abstract class GoControllerRuntimeReader extends GoInformerReader {
     if (!handlerArg) return { kind };
     const target = handlerArg.type === "unary_expression" ? handlerArg.namedChildren[0] : handlerArg;
     if (target?.type === "composite_literal") {
-      return { kind, handlerName: oneLine(target.childForFieldName("type")?.text ?? target.text).replace(/\[.*\]$/, "") };
+      return {
+        kind,
+        handlerName: oneLine(target.childForFieldName("type")?.text ?? target.text).replace(/\[.*\]$/, ""),
+      };
     }
     const callee = target?.type === "call_expression" ? target.childForFieldName("function") : undefined;
     const name = oneLine(callee?.text ?? target?.text ?? "handler").replace(/\[.*\]$/, "");
-    const inner = target?.type === "call_expression" && /MapFunc$/.test(name) ? target.childForFieldName("arguments")?.namedChildren[0] : undefined;
+    const inner =
+      target?.type === "call_expression" && /MapFunc$/.test(name)
+        ? target.childForFieldName("arguments")?.namedChildren[0]
+        : undefined;
     const slot = inner ? this.expr(inner) : undefined;
     return { kind, handlerName: name, handler: slot };
   }
@@ -100,11 +127,23 @@ export abstract class GoControllerRuntimeReader extends GoInformerReader {
   protected readonly crControllers = new Map<string, BuilderFact>();
 
   protected recogniseControllerNew(node: Node, fact: CallFact, argNodes: Node[]): void {
-    if (fact.qualifier?.endsWith("controller-runtime/pkg/controller") && /^New(Typed)?(Unmanaged)?$/.test(fact.method)) {
+    if (
+      fact.qualifier?.endsWith("controller-runtime/pkg/controller") &&
+      /^New(Typed)?(Unmanaged)?$/.test(fact.method)
+    ) {
       const options = argNodes[2]?.type === "composite_literal" ? argNodes[2] : undefined;
-      const reconciler = options?.descendantsOfType("keyed_element").find((el) => (el.namedChildren[0]?.namedChildren[0] ?? el.namedChildren[0])?.text === "Reconciler");
+      const reconciler = options
+        ?.descendantsOfType("keyed_element")
+        .find((el) => (el.namedChildren[0]?.namedChildren[0] ?? el.namedChildren[0])?.text === "Reconciler");
       const value = reconciler?.namedChildren[1]?.namedChildren[0] ?? reconciler?.namedChildren[1];
-      const builder: BuilderFact = { id: fact.id, loc: fact.loc, fn: this.scope!.fn.id, sources: [], reconcilers: this.reconcilerSlots(value), ...(fact.strings[0] ? { name: fact.strings[0] } : {}) };
+      const builder: BuilderFact = {
+        id: fact.id,
+        loc: fact.loc,
+        fn: this.scope!.fn.id,
+        sources: [],
+        reconcilers: this.reconcilerSlots(value),
+        ...(fact.strings[0] ? { name: fact.strings[0] } : {}),
+      };
       this.crControllers.set(nodeKey(node), builder);
       this.facts.builders.push(builder);
       return;

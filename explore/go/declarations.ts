@@ -69,7 +69,9 @@ export class GoFileReader extends GoStatementReader {
     let receiverName: string | undefined;
     let display = name;
     if (node.type === "method_declaration") {
-      const receiver = node.childForFieldName("receiver")?.namedChildren.find((c) => c.type === "parameter_declaration");
+      const receiver = node
+        .childForFieldName("receiver")
+        ?.namedChildren.find((c) => c.type === "parameter_declaration");
       const typeNode = receiver?.childForFieldName("type");
       const pointer = typeNode?.type === "pointer_type";
       const typeName = typeNode?.descendantsOfType("type_identifier")[0]?.text ?? typeNode?.text ?? "?";

@@ -81,7 +81,13 @@ export abstract class GoExpressionReader extends GoCallReader {
   protected compositeLiteral(node: Node): Slot {
     const typeKey = this.typeKeyOf(node.childForFieldName("type"));
     const t = this.temp();
-    this.facts.constraints.push({ c: "alloc", dst: t, v: typeKey ? `o|${typeKey}` : `l|${this.file}:${node.startPosition.row + 1}:${node.startPosition.column + 1}#${this.lits++}` });
+    this.facts.constraints.push({
+      c: "alloc",
+      dst: t,
+      v: typeKey
+        ? `o|${typeKey}`
+        : `l|${this.file}:${node.startPosition.row + 1}:${node.startPosition.column + 1}#${this.lits++}`,
+    });
     const body = node.childForFieldName("body");
     if (body) this.literalValue(body, t);
     return t;
@@ -96,7 +102,8 @@ export abstract class GoExpressionReader extends GoCallReader {
         const value = valueEl?.namedChildren[0] ?? valueEl;
         if (!value) continue;
         const slot = value.type === "func_literal" ? this.funcLiteral(value, key?.text) : this.elementValue(value);
-        if (target && key && key.type === "identifier" && slot) this.facts.constraints.push({ c: "store", base: target, field: key.text, src: slot });
+        if (target && key && key.type === "identifier" && slot)
+          this.facts.constraints.push({ c: "store", base: target, field: key.text, src: slot });
       } else {
         const value = el.namedChildren[0] ?? el;
         this.elementValue(value);
@@ -107,7 +114,11 @@ export abstract class GoExpressionReader extends GoCallReader {
   protected elementValue(value: Node): Slot | undefined {
     if (value.type === "literal_value") {
       const t = this.temp();
-      this.facts.constraints.push({ c: "alloc", dst: t, v: `l|${this.file}:${value.startPosition.row + 1}:${value.startPosition.column + 1}#${this.lits++}` });
+      this.facts.constraints.push({
+        c: "alloc",
+        dst: t,
+        v: `l|${this.file}:${value.startPosition.row + 1}:${value.startPosition.column + 1}#${this.lits++}`,
+      });
       this.literalValue(value, t);
       return t;
     }

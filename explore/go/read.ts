@@ -35,7 +35,9 @@ export async function readGo(sources: GoSource[], modules: GoModule[]): Promise<
     try {
       if (tree.rootNode.hasError) {
         const bad = tree.rootNode.descendantsOfType("ERROR")[0];
-        facts.warnings.push(`${source.file}:${(bad?.startPosition.row ?? 0) + 1}: Go syntax error; the rest of the file was read as far as the parser could`);
+        facts.warnings.push(
+          `${source.file}:${(bad?.startPosition.row ?? 0) + 1}: Go syntax error; the rest of the file was read as far as the parser could`,
+        );
       }
       new GoFileReader(source.file, modules, facts, types, methods).read(tree.rootNode);
     } finally {

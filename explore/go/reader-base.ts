@@ -60,13 +60,31 @@ export abstract class GoReaderBase {
 
   protected newFn(node: Node, name: string, owner: string | undefined, role?: string): FnFact {
     const id = `${this.file}:${node.startPosition.row + 1}:${node.startPosition.column + 1}`;
-    const fn = newFnFact({ id, name, loc: this.loc(node), lang: "go", owner, parent: this.scope?.fn.id, role, library: this.library });
+    const fn = newFnFact({
+      id,
+      name,
+      loc: this.loc(node),
+      lang: "go",
+      owner,
+      parent: this.scope?.fn.id,
+      role,
+      library: this.library,
+    });
     this.facts.fns.push(fn);
     return fn;
   }
 
   protected withScope<T>(fn: FnFact, body: (scope: Scope) => T): T {
-    const scope: Scope = { fn, names: new Map(), paramTypes: new Map(), inits: new Map(), allInits: new Map(), loopDepth: 0, temps: 0, parent: this.scope };
+    const scope: Scope = {
+      fn,
+      names: new Map(),
+      paramTypes: new Map(),
+      inits: new Map(),
+      allInits: new Map(),
+      loopDepth: 0,
+      temps: 0,
+      parent: this.scope,
+    };
     const saved = this.scope;
     this.scope = scope;
     try {

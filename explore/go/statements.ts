@@ -94,7 +94,8 @@ export abstract class GoStatementReader extends GoExpressionReader {
       const rhsNode = rights.length === lefts.length ? rights[i] : rights[0];
       if (l.type === "identifier") {
         if (l.text === "_") return;
-        const dst = declaring && !scope.names.has(l.text) ? this.declare(l.text) : (this.lookup(l.text) ?? this.declare(l.text));
+        const dst =
+          declaring && !scope.names.has(l.text) ? this.declare(l.text) : (this.lookup(l.text) ?? this.declare(l.text));
         if (rhsNode && (rights.length === lefts.length || i === 0)) this.setInit(l.text, rhsNode);
         if (src) this.facts.constraints.push({ c: "copy", dst, src });
       } else if (l.type === "selector_expression") {

@@ -6,10 +6,29 @@ import { isTail, keyedIn, oneLine } from "../syntax.js";
 export const nodeKey = (n: Node) => `${n.startIndex}:${n.endIndex}`;
 
 const EXPRESSIONS = new Set([
-  "identifier", "selector_expression", "call_expression", "func_literal", "composite_literal", "unary_expression",
-  "binary_expression", "parenthesized_expression", "type_assertion_expression", "type_conversion_expression",
-  "index_expression", "slice_expression", "interpreted_string_literal", "raw_string_literal", "int_literal",
-  "float_literal", "true", "false", "nil", "iota", "rune_literal", "imaginary_literal", "generic_type",
+  "identifier",
+  "selector_expression",
+  "call_expression",
+  "func_literal",
+  "composite_literal",
+  "unary_expression",
+  "binary_expression",
+  "parenthesized_expression",
+  "type_assertion_expression",
+  "type_conversion_expression",
+  "index_expression",
+  "slice_expression",
+  "interpreted_string_literal",
+  "raw_string_literal",
+  "int_literal",
+  "float_literal",
+  "true",
+  "false",
+  "nil",
+  "iota",
+  "rune_literal",
+  "imaginary_literal",
+  "generic_type",
 ]);
 
 export function isExpression(type: string): boolean {
@@ -28,7 +47,11 @@ export function goKeyedIn(args: Node[]): Record<string, string> {
   );
 }
 
-const TAIL = { parent: (n: Node) => n.parent ?? undefined, passesThrough: (n: Node) => n.type === "expression_list", endsAt: (n: Node) => ["expression_statement", "return_statement", "go_statement", "defer_statement"].includes(n.type) };
+const TAIL = {
+  parent: (n: Node) => n.parent ?? undefined,
+  passesThrough: (n: Node) => n.type === "expression_list",
+  endsAt: (n: Node) => ["expression_statement", "return_statement", "go_statement", "defer_statement"].includes(n.type),
+};
 
 /** The call is a statement of its own, returned, or run by go or defer. */
 export function goIsTail(call: Node): boolean {

@@ -28,8 +28,17 @@ export abstract class ControllerForLinker extends BuilderControllerLinker {
     for (const site of sites) {
       const targets = this.callees(site).filter((id) => this.fns.get(id)!.name === ENTRY);
       // The queues controllerFor makes: in its own body, else anywhere it reaches.
-      let queueLocs = new Set([...this.queueCalls.values()].filter((q) => targets.some((t) => this.region(t).includes(q.fn))).map((q) => at(q.loc)));
-      if (queueLocs.size === 0) queueLocs = new Set([...this.queueCalls.values()].filter((q) => targets.some((t) => this.reach(t).has(q.fn))).map((q) => at(q.loc)));
+      let queueLocs = new Set(
+        [...this.queueCalls.values()]
+          .filter((q) => targets.some((t) => this.region(t).includes(q.fn)))
+          .map((q) => at(q.loc)),
+      );
+      if (queueLocs.size === 0)
+        queueLocs = new Set(
+          [...this.queueCalls.values()]
+            .filter((q) => targets.some((t) => this.reach(t).has(q.fn)))
+            .map((q) => at(q.loc)),
+        );
       const found = queueControllers.filter((c) => queueLocs.has(at(c.queue.loc)));
       for (const c of found) claimed.add(c);
       matches.set(site, found);
@@ -41,7 +50,8 @@ export abstract class ControllerForLinker extends BuilderControllerLinker {
     for (const site of sites) {
       const own = new Set<string>();
       for (const w of (matches.get(site) ?? []).flatMap((c) => c.workers)) {
-        for (const chain of w.then) for (const fn of this.fnsAtLoc(chain.at(-1)?.loc)) if (this.isHookOf(site, fn)) own.add(fn);
+        for (const chain of w.then)
+          for (const fn of this.fnsAtLoc(chain.at(-1)?.loc)) if (this.isHookOf(site, fn)) own.add(fn);
       }
       hooksBySite.set(site, own);
       for (const fn of own) allHooks.add(fn);
@@ -50,20 +60,28 @@ export abstract class ControllerForLinker extends BuilderControllerLinker {
     for (const site of sites) {
       const enclosing = this.fns.get(site.fn);
       const kind = this.descriptorKind(site);
-      const name = enclosing && enclosing.name !== "module" ? this.fnName(enclosing) : `${ENTRY}(${site.argTexts[1] ?? ""})`;
+      const name =
+        enclosing && enclosing.name !== "module" ? this.fnName(enclosing) : `${ENTRY}(${site.argTexts[1] ?? ""})`;
       const found = matches.get(site) ?? [];
       if (found.length === 0) {
         out.push(this.libraryControllerFor(site, name, kind));
         continue;
       }
-      const registeredHere = new Set(this.callees(site).flatMap((t) => this.callsIn(this.region(t))).filter((c) => REGISTER_METHODS.has(c.method)).map((c) => at(c.loc)));
+      const registeredHere = new Set(
+        this.callees(site)
+          .flatMap((t) => this.callsIn(this.region(t)))
+          .filter((c) => REGISTER_METHODS.has(c.method))
+          .map((c) => at(c.loc)),
+      );
       const own = hooksBySite.get(site)!;
       const keep = (chain: Place[]) => {
         const ends = this.fnsAtLoc(chain.at(-1)?.loc);
         return ends.some((fn) => own.has(fn)) || !ends.some((fn) => allHooks.has(fn));
       };
       for (const c of found) {
-        const sources: Source[] = c.sources.map((s) => (s.kind === RUNTIME_KIND && registeredHere.has(at(s.registeredAt ?? s.loc)) ? { ...s, kind } : s));
+        const sources: Source[] = c.sources.map((s) =>
+          s.kind === RUNTIME_KIND && registeredHere.has(at(s.registeredAt ?? s.loc)) ? { ...s, kind } : s,
+        );
         const workers: Worker[] = c.workers.map((w) => ({ ...w, then: w.then.filter(keep) }));
         out.push({ ...c, name, loc: site.loc, sources, workers });
       }
@@ -74,7 +92,8 @@ export abstract class ControllerForLinker extends BuilderControllerLinker {
   /** The kind a descriptor argument names: its `kind` property, else the name (`mySQLClusterResource` → MySQLCluster). */
   protected descriptorKind(site: CallFact): string {
     const kinds = new Set<string>();
-    for (const v of this.pts.valuesOf(site.args[1])) for (const k of this.pts.valuesOf(fieldSlot(v, "kind"))) if (k.startsWith("s|")) kinds.add(k.slice(2));
+    for (const v of this.pts.valuesOf(site.args[1]))
+      for (const k of this.pts.valuesOf(fieldSlot(v, "kind"))) if (k.startsWith("s|")) kinds.add(k.slice(2));
     if (kinds.size) return [...kinds].sort().join(" | ");
     const name = /(\w+)\s*$/.exec(site.argTexts[1] ?? "")?.[1]?.replace(/Resource$/, "");
     return name ? name.charAt(0).toUpperCase() + name.slice(1) : RUNTIME_KIND;
@@ -83,21 +102,55 @@ export abstract class ControllerForLinker extends BuilderControllerLinker {
   /** fn is a hook the call passes: a property of its hooks argument under fn's own name. */
   protected isHookOf(site: CallFact, fn: string): boolean {
     const f = this.fns.get(fn)!;
-    const names = new Set([f.role, f.name.replace(/ \(arrow\)$/, "").split(".").at(-1)].filter((n): n is string => !!n));
-    for (const v of this.pts.valuesOf(site.args[2])) for (const n of names) if (this.fnsAt(fieldSlot(v, n)).includes(fn)) return true;
+    const names = new Set(
+      [
+        f.role,
+        f.name
+          .replace(/ \(arrow\)$/, "")
+          .split(".")
+          .at(-1),
+      ].filter((n): n is string => !!n),
+    );
+    for (const v of this.pts.valuesOf(site.args[2]))
+      for (const n of names) if (this.fnsAt(fieldSlot(v, n)).includes(fn)) return true;
     return false;
   }
 
   /** A controllerFor call whose runtime is not among the explored sources: the queue, handlers and workers are the library's. */
   protected libraryControllerFor(site: CallFact, name: string, kind: string): Controller {
     const reconcile = [...this.pts.valuesOf(site.args[2])].flatMap((v) => this.fnsAt(fieldSlot(v, "reconcile")))[0];
-    if (!reconcile) this.unlinked.push(`${site.text} at ${at(site.loc)}: no reconcile hook found in its hooks argument (${site.argTexts[2] ?? "?"})`);
+    if (!reconcile)
+      this.unlinked.push(
+        `${site.text} at ${at(site.loc)}: no reconcile hook found in its hooks argument (${site.argTexts[2] ?? "?"})`,
+      );
     return {
       name,
       loc: site.loc,
       queue: { type: "crdgen runtime workqueue (created by controllerFor)", rateLimiter: "default", loc: site.loc },
-      sources: [{ kind, via: ENTRY, loc: site.loc, handlers: [{ events: ["add", "update", "delete"], fn: { name: "enqueueRequestForObject (@crdgen/runtime)" }, producers: [] }] }],
-      workers: [{ loop: { name: "crdgen runtime worker (Controller.worker in @crdgen/runtime)" }, process: reconcile ? this.place(reconcile) : undefined, then: [], done: [], forget: [], requeues: [] }],
+      sources: [
+        {
+          kind,
+          via: ENTRY,
+          loc: site.loc,
+          handlers: [
+            {
+              events: ["add", "update", "delete"],
+              fn: { name: "enqueueRequestForObject (@crdgen/runtime)" },
+              producers: [],
+            },
+          ],
+        },
+      ],
+      workers: [
+        {
+          loop: { name: "crdgen runtime worker (Controller.worker in @crdgen/runtime)" },
+          process: reconcile ? this.place(reconcile) : undefined,
+          then: [],
+          done: [],
+          forget: [],
+          requeues: [],
+        },
+      ],
     };
   }
 
@@ -107,6 +160,6 @@ export abstract class ControllerForLinker extends BuilderControllerLinker {
       this.fnsByLoc = new Map();
       for (const f of this.fns.values()) push(this.fnsByLoc, at(f.loc), f.id);
     }
-    return loc ? this.fnsByLoc.get(at(loc)) ?? [] : [];
+    return loc ? (this.fnsByLoc.get(at(loc)) ?? []) : [];
   }
 }

@@ -30,12 +30,16 @@ export abstract class LinkGraph {
 
   protected isInternal(fnId: string): boolean {
     let depth = 0;
-    for (let f = this.fns.get(fnId); f && depth < 64; f = f.parent ? this.fns.get(f.parent) : undefined, depth++) if (this.internal.has(f.id)) return true;
+    for (let f = this.fns.get(fnId); f && depth < 64; f = f.parent ? this.fns.get(f.parent) : undefined, depth++)
+      if (this.internal.has(f.id)) return true;
     return false;
   }
 
   protected fnsAt(slot: Slot | undefined): string[] {
-    return [...this.pts.valuesOf(slot)].filter((v) => v.startsWith("f|")).map((v) => v.slice(2)).filter((id) => this.fns.has(id));
+    return [...this.pts.valuesOf(slot)]
+      .filter((v) => v.startsWith("f|"))
+      .map((v) => v.slice(2))
+      .filter((id) => this.fns.has(id));
   }
 
   protected queuesAt(slot: Slot | undefined): string[] {

@@ -42,7 +42,9 @@ class Linker extends ControllerForLinker {
       // A function returning a fresh value of an own queue type; one that returns a queue already made (q|) only hands it on.
       const makesOwnQueue = this.fnsAt(call.callee).some((fn) => {
         const ret = [...this.pts.valuesOf(`${fn}#ret`)];
-        return ret.some((v) => v.startsWith("o|") && this.queueTypes.has(v.slice(2))) && !ret.some((v) => v.startsWith("q|"));
+        return (
+          ret.some((v) => v.startsWith("o|") && this.queueTypes.has(v.slice(2))) && !ret.some((v) => v.startsWith("q|"))
+        );
       });
       if (makesOwnQueue) {
         this.queueCalls.set(call.id, call);
@@ -76,7 +78,9 @@ class Linker extends ControllerForLinker {
         }
         // A TypeScript base class's methods run with `this` being the subclass instance too (Go's promoted methods do not:
         // their receiver is the embedded value).
-        if (t.key.startsWith("ts:")) for (const f of this.fns.values()) if (f.owner === key) out.push({ c: "alloc", dst: `${f.id}#this`, v: `o|${t.key}` });
+        if (t.key.startsWith("ts:"))
+          for (const f of this.fns.values())
+            if (f.owner === key) out.push({ c: "alloc", dst: `${f.id}#this`, v: `o|${t.key}` });
         for (const e of inner.embeds ?? []) visit(e, depth + 1);
       };
       for (const e of t.embeds ?? []) visit(e, 0);
@@ -101,8 +105,12 @@ class Linker extends ControllerForLinker {
         this.internal.add(f.id);
         continue;
       }
-      const ownerName = f.owner ? this.types.get(f.owner)?.name ?? f.owner.split(".").at(-1)! : undefined;
-      if ((f.owner && (this.queueTypes.has(f.owner) || /queue$/i.test(ownerName ?? ""))) || (!f.owner && /^new\w*queue$/i.test(f.name))) this.internal.add(f.id);
+      const ownerName = f.owner ? (this.types.get(f.owner)?.name ?? f.owner.split(".").at(-1)!) : undefined;
+      if (
+        (f.owner && (this.queueTypes.has(f.owner) || /queue$/i.test(ownerName ?? ""))) ||
+        (!f.owner && /^new\w*queue$/i.test(f.name))
+      )
+        this.internal.add(f.id);
     }
   }
 

@@ -44,19 +44,36 @@ export abstract class QueueControllerLinker extends WorkerLinker {
             push(byQueue, q, { method: p.method, text: p.text, loc: p.loc, via: path.map((id) => this.place(id)) });
           }
         }
-        for (const [q, found] of byQueue) push(handlersByQueue, q, { events: h.events, fn: this.place(h.fn), producers: found.sort((a, b) => locOrder(a.loc, b.loc)) });
+        for (const [q, found] of byQueue)
+          push(handlersByQueue, q, {
+            events: h.events,
+            fn: this.place(h.fn),
+            producers: found.sort((a, b) => locOrder(a.loc, b.loc)),
+          });
       }
       for (const [q, handlers] of handlersByQueue) {
         // One informer with handlers added by several calls (client-node's on("add"), on("update"), ...) is one source.
-        const same = (sourcesByQueue.get(q) ?? []).find((s) => s.kind === reg.kind && s.via === reg.via && at(s.loc) === at(reg.loc));
+        const same = (sourcesByQueue.get(q) ?? []).find(
+          (s) => s.kind === reg.kind && s.via === reg.via && at(s.loc) === at(reg.loc),
+        );
         if (same) {
-          for (const h of handlers) if (!same.handlers.some((x) => at(x.fn.loc) === at(h.fn.loc))) same.handlers.push(h);
+          for (const h of handlers)
+            if (!same.handlers.some((x) => at(x.fn.loc) === at(h.fn.loc))) same.handlers.push(h);
           continue;
         }
-        push(sourcesByQueue, q, { kind: reg.kind, via: reg.via, loc: reg.loc, registeredAt: reg.registeredAt, handlers });
+        push(sourcesByQueue, q, {
+          kind: reg.kind,
+          via: reg.via,
+          loc: reg.loc,
+          registeredAt: reg.registeredAt,
+          handlers,
+        });
       }
       if (handlersByQueue.size === 0) {
-        for (const h of reg.handlers) this.unlinked.push(`handler ${this.place(h.fn).name} (${at(this.place(h.fn).loc)}) for ${reg.kind}: puts nothing on a queue found in the explored sources`);
+        for (const h of reg.handlers)
+          this.unlinked.push(
+            `handler ${this.place(h.fn).name} (${at(this.place(h.fn).loc)}) for ${reg.kind}: puts nothing on a queue found in the explored sources`,
+          );
       }
     }
     const controllers: Controller[] = [];
@@ -67,27 +84,39 @@ export abstract class QueueControllerLinker extends WorkerLinker {
       for (const w of workers) for (const r of w.requeues) usedProducers.add(`${r.loc.file}:${r.loc.line}`);
       // The queue's own file first (the primary resource's wiring), then in source order.
       const here = (s: Source) => ((s.registeredAt ?? s.loc)?.file === ctor.loc.file ? 0 : 1);
-      const sources = (sourcesByQueue.get(queueId) ?? []).sort((a, b) => here(a) - here(b) || locOrder(a.registeredAt ?? a.loc, b.registeredAt ?? b.loc));
+      const sources = (sourcesByQueue.get(queueId) ?? []).sort(
+        (a, b) => here(a) - here(b) || locOrder(a.registeredAt ?? a.loc, b.registeredAt ?? b.loc),
+      );
       const creator = this.fns.get(ctor.fn);
       const own = this.ownQueueType(queueId);
       const ref = consumers[0] ?? producers[0];
       // Named after the type holding the queue in its file; a queue made in main() is named after whatever holds it.
-      const holder = this.holderType(queueId, ctor.loc.file, false) ?? (creator?.name === "main" ? this.holderType(queueId, ctor.loc.file, true) : undefined);
+      const holder =
+        this.holderType(queueId, ctor.loc.file, false) ??
+        (creator?.name === "main" ? this.holderType(queueId, ctor.loc.file, true) : undefined);
       const controller: Controller = {
         name: holder ?? (creator && creator.name !== "module" ? this.fnName(creator) : ctor.loc.file),
         loc: ctor.loc,
         queue: {
           ...(this.queueName(ctor) ? { name: this.queueName(ctor)! } : {}),
           ...(ref ? { ref: ref.text.slice(0, Math.max(0, ref.text.length - ref.method.length - 1)) } : {}),
-          type: own ? `${own.name} (own queue type${own.hasChannel ? " over a channel" : ""})` : ctor.qualifier?.endsWith("/util/workqueue") ? `workqueue.${ctor.method}` : ctor.method,
+          type: own
+            ? `${own.name} (own queue type${own.hasChannel ? " over a channel" : ""})`
+            : ctor.qualifier?.endsWith("/util/workqueue")
+              ? `workqueue.${ctor.method}`
+              : ctor.method,
           rateLimiter: this.rateLimiter(ctor, !!own),
           loc: ctor.loc,
         },
         sources,
         workers,
       };
-      if (sources.length === 0) this.unlinked.push(`queue ${describeQueue(controller)}: no event handler found that adds to it`);
-      if (workers.length === 0) this.unlinked.push(`queue ${describeQueue(controller)}: no worker found that takes keys from it (nothing calls Get on it in the explored sources)`);
+      if (sources.length === 0)
+        this.unlinked.push(`queue ${describeQueue(controller)}: no event handler found that adds to it`);
+      if (workers.length === 0)
+        this.unlinked.push(
+          `queue ${describeQueue(controller)}: no worker found that takes keys from it (nothing calls Get on it in the explored sources)`,
+        );
       controllers.push(controller);
     }
     for (const [, producers] of producersByQueue) {
@@ -125,9 +154,11 @@ export abstract class QueueControllerLinker extends WorkerLinker {
     if (!ctor) return undefined;
     for (const fnId of this.fnsAt(ctor.callee)) {
       // The constructor's result: the own queue type whose value it returns.
-      for (const v of this.pts.valuesOf(`${fnId}#ret`)) if (v.startsWith("o|") && this.queueTypes.has(v.slice(2))) return this.queueTypes.get(v.slice(2));
+      for (const v of this.pts.valuesOf(`${fnId}#ret`))
+        if (v.startsWith("o|") && this.queueTypes.has(v.slice(2))) return this.queueTypes.get(v.slice(2));
     }
-    for (const v of this.pts.valuesOf(ctor.callee)) if (v.startsWith("c|") && this.queueTypes.has(v.slice(2))) return this.queueTypes.get(v.slice(2));
+    for (const v of this.pts.valuesOf(ctor.callee))
+      if (v.startsWith("c|") && this.queueTypes.has(v.slice(2))) return this.queueTypes.get(v.slice(2));
     return undefined;
   }
 

@@ -23,7 +23,10 @@ export abstract class RegistrationLinker extends LinkGraph {
     const callByRet = new Map<Slot, CallFact>();
     for (const c of this.facts.calls) callByRet.set(c.ret, c);
     const informerOf = (slot: Slot | undefined): CallFact[] =>
-      [...this.pts.valuesOf(slot)].filter((v) => v.startsWith("i|")).map((v) => this.informerCalls.get(v.slice(2))).filter((c): c is CallFact => !!c);
+      [...this.pts.valuesOf(slot)]
+        .filter((v) => v.startsWith("i|"))
+        .map((v) => this.informerCalls.get(v.slice(2)))
+        .filter((c): c is CallFact => !!c);
     for (const call of this.facts.calls) {
       if (this.isInternal(call.fn)) continue;
       let handlerSlot: Slot | undefined;
@@ -35,12 +38,23 @@ export abstract class RegistrationLinker extends LinkGraph {
         // informer, seen from the operator's side, which is the one to report.
         const accessors = informers.filter((i) => i.informer!.via.endsWith(".Informer()"));
         if (accessors.length) informers = accessors;
-      } else if (call.method === "on" && call.recv && CLIENT_NODE_EVENTS[call.strings[0] ?? ""] && informerOf(call.recv).length) {
+      } else if (
+        call.method === "on" &&
+        call.recv &&
+        CLIENT_NODE_EVENTS[call.strings[0] ?? ""] &&
+        informerOf(call.recv).length
+      ) {
         // @kubernetes/client-node: informer.on("add" | "update" | "change" | "delete", fn).
         const fns = this.fnsAt(call.args[1]);
         if (fns.length === 0) continue;
         for (const inf of informerOf(call.recv)) {
-          out.push({ kind: inf.informer!.kind, via: inf.informer!.via, loc: inf.loc, registeredAt: call.loc, handlers: fns.map((fn) => ({ fn, events: [CLIENT_NODE_EVENTS[call.strings[0]!]!] })) });
+          out.push({
+            kind: inf.informer!.kind,
+            via: inf.informer!.via,
+            loc: inf.loc,
+            registeredAt: call.loc,
+            handlers: fns.map((fn) => ({ fn, events: [CLIENT_NODE_EVENTS[call.strings[0]!]!] })),
+          });
         }
         continue;
       } else if (call.handlerArg !== undefined && call.informer) {
@@ -48,12 +62,19 @@ export abstract class RegistrationLinker extends LinkGraph {
         informers = [call];
       } else if (call.informer?.via === "Watch") {
         // A raw watch: the function reading its result channel is the handler.
-        out.push({ kind: call.informer.kind, via: "Watch", loc: call.loc, handlers: [{ fn: call.fn, events: ["watch"] }] });
+        out.push({
+          kind: call.informer.kind,
+          via: "Watch",
+          loc: call.loc,
+          handlers: [{ fn: call.fn, events: ["watch"] }],
+        });
         continue;
       } else continue;
       const handlers = this.handlerFns(handlerSlot, 0);
       if (handlers.length === 0) {
-        this.unlinked.push(`${call.text} at ${at(call.loc)}: its handlers are not in the explored sources${call.args[0] && callByRet.get(call.args[0])?.qualifier ? ` (they come from ${callByRet.get(call.args[0])!.qualifier}: explore that library's sources too)` : ""}`);
+        this.unlinked.push(
+          `${call.text} at ${at(call.loc)}: its handlers are not in the explored sources${call.args[0] && callByRet.get(call.args[0])?.qualifier ? ` (they come from ${callByRet.get(call.args[0])!.qualifier}: explore that library's sources too)` : ""}`,
+        );
         continue;
       }
       const factoryCall = handlerSlot ? callByRet.get(handlerSlot) : undefined;
@@ -62,7 +83,14 @@ export abstract class RegistrationLinker extends LinkGraph {
         this.unlinked.push(`${call.text} at ${at(call.loc)}: could not tell which informer (so which kind) this is`);
       }
       for (const inf of informers) {
-        out.push({ kind: inf.informer!.kind, via: inf.informer!.via, loc: inf.loc, registeredAt: inf.id !== call.id && inf.loc.line !== call.loc.line ? call.loc : undefined, handlers, factoryCall });
+        out.push({
+          kind: inf.informer!.kind,
+          via: inf.informer!.via,
+          loc: inf.loc,
+          registeredAt: inf.id !== call.id && inf.loc.line !== call.loc.line ? call.loc : undefined,
+          handlers,
+          factoryCall,
+        });
       }
     }
     return out;
@@ -74,7 +102,9 @@ export abstract class RegistrationLinker extends LinkGraph {
     for (const v of this.pts.valuesOf(slot)) {
       // AddFunc/UpdateFunc/DeleteFunc set on the value win over OnAdd/... methods of its type (client-go's
       // ResourceEventHandlerFuncs has both: the methods only call the funcs).
-      const funcs = HANDLER_FIELDS.filter(([field]) => !field.startsWith("On") && this.fnsAt(fieldSlot(v, field)).length > 0);
+      const funcs = HANDLER_FIELDS.filter(
+        ([field]) => !field.startsWith("On") && this.fnsAt(fieldSlot(v, field)).length > 0,
+      );
       for (const [field, event] of funcs.length ? funcs : HANDLER_FIELDS) {
         const s = fieldSlot(v, field);
         for (const fn of this.fnsAt(s)) {
@@ -85,10 +115,13 @@ export abstract class RegistrationLinker extends LinkGraph {
       }
       if (depth < 3) {
         const inner = fieldSlot(v, "Handler");
-        if (inner) for (const h of this.handlerFns(inner, depth + 1)) byFn.set(h.fn, [...(byFn.get(h.fn) ?? []), ...h.events]);
+        if (inner)
+          for (const h of this.handlerFns(inner, depth + 1)) byFn.set(h.fn, [...(byFn.get(h.fn) ?? []), ...h.events]);
       }
     }
     const order = (events: string[]) => Math.min(...events.map((e) => EVENT_ORDER.indexOf(e)));
-    return [...byFn].map(([fn, events]) => ({ fn, events })).sort((a, b) => order(a.events) - order(b.events) || locOrder(this.fns.get(a.fn)!.loc, this.fns.get(b.fn)!.loc));
+    return [...byFn]
+      .map(([fn, events]) => ({ fn, events }))
+      .sort((a, b) => order(a.events) - order(b.events) || locOrder(this.fns.get(a.fn)!.loc, this.fns.get(b.fn)!.loc));
   }
 }

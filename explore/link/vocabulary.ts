@@ -5,17 +5,33 @@ export const ADD_METHODS = new Set(["Add", "AddAfter", "AddRateLimited", "add", 
 export const GET_METHODS = new Set(["Get", "get"]);
 export const DONE_METHODS = new Set(["Done", "done"]);
 export const FORGET_METHODS = new Set(["Forget", "forget"]);
-export const REGISTER_METHODS = new Set(["AddEventHandler", "AddEventHandlerWithResyncPeriod", "AddEventHandlerWithOptions", "addEventHandler"]);
+export const REGISTER_METHODS = new Set([
+  "AddEventHandler",
+  "AddEventHandlerWithResyncPeriod",
+  "AddEventHandlerWithOptions",
+  "addEventHandler",
+]);
 /** Own queue types: method names that put in and take out. */
 export const OWN_ADD = /^(add|enqueue|push|put)$/i;
 export const OWN_GET = /^(get|dequeue|pop|take|next)$/i;
 export const HANDLER_FIELDS: [string, string][] = [
-  ["AddFunc", "add"], ["UpdateFunc", "update"], ["DeleteFunc", "delete"],
-  ["addFunc", "add"], ["updateFunc", "update"], ["deleteFunc", "delete"],
-  ["OnAdd", "add"], ["OnUpdate", "update"], ["OnDelete", "delete"],
+  ["AddFunc", "add"],
+  ["UpdateFunc", "update"],
+  ["DeleteFunc", "delete"],
+  ["addFunc", "add"],
+  ["updateFunc", "update"],
+  ["deleteFunc", "delete"],
+  ["OnAdd", "add"],
+  ["OnUpdate", "update"],
+  ["OnDelete", "delete"],
 ];
 
 /** The order handlers are listed in, by event. */
 export const EVENT_ORDER = ["add", "update", "delete", "watch", "map"];
 /** @kubernetes/client-node informer events (`informer.on("change", fn)`) and the event each stands for. */
-export const CLIENT_NODE_EVENTS: Record<string, string> = { add: "add", update: "update", change: "update", delete: "delete" };
+export const CLIENT_NODE_EVENTS: Record<string, string> = {
+  add: "add",
+  update: "update",
+  change: "update",
+  delete: "delete",
+};

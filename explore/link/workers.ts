@@ -11,7 +11,10 @@ export abstract class WorkerLinker extends RegistrationLinker {
   protected producerQueues(p: CallFact, factoryCall: CallFact | undefined): string[] {
     if (factoryCall && p.recvParam && this.callees(factoryCall).includes(p.recvParam.fn)) {
       let slots: Slot[] = [factoryCall.args[p.recvParam.index] ?? ""];
-      for (const field of p.recvParam.path) slots = slots.flatMap((s) => [...this.pts.valuesOf(s)].map((v) => fieldSlot(v, field)).filter((x): x is Slot => !!x));
+      for (const field of p.recvParam.path)
+        slots = slots.flatMap((s) =>
+          [...this.pts.valuesOf(s)].map((v) => fieldSlot(v, field)).filter((x): x is Slot => !!x),
+        );
       return [...new Set(slots.flatMap((s) => this.queuesAt(s)))];
     }
     return this.queuesAt(p.recv);
@@ -23,7 +26,10 @@ export abstract class WorkerLinker extends RegistrationLinker {
     if (!loop) {
       const callers = this.callersOf(getter);
       loop = callers.find((c) => c.inLoop)?.fn;
-      if (!loop) this.unlinked.push(`${get.text} at ${at(get.loc)}: ${this.place(getter).name} is not called from a loop in the explored sources`);
+      if (!loop)
+        this.unlinked.push(
+          `${get.text} at ${at(get.loc)}: ${this.place(getter).name} is not called from a loop in the explored sources`,
+        );
     }
     const region = this.region(getter);
     const regionCalls = this.callsIn(region);
@@ -42,7 +48,9 @@ export abstract class WorkerLinker extends RegistrationLinker {
       then: process ? this.delegations(process, 0) : [],
       done: ops.filter((c) => inRegion(c) && DONE_METHODS.has(c.method)).map((c) => c.loc),
       forget: ops.filter((c) => inRegion(c) && FORGET_METHODS.has(c.method)).map((c) => c.loc),
-      requeues: producers.filter((c) => inRegion(c) && (!process || !this.region(process).includes(c.fn))).map((c) => ({ method: c.method, loc: c.loc })),
+      requeues: producers
+        .filter((c) => inRegion(c) && (!process || !this.region(process).includes(c.fn)))
+        .map((c) => ({ method: c.method, loc: c.loc })),
     };
     return worker;
   }
@@ -68,11 +76,17 @@ export abstract class WorkerLinker extends RegistrationLinker {
     return [p];
   }
 
-  protected processingIn(region: string[], regionCalls: CallFact[], seed: ((a: FnFact["assigns"][number]) => boolean) | undefined, skip: string | undefined, seedNames: Set<string> = new Set()): string[] {
+  protected processingIn(
+    region: string[],
+    regionCalls: CallFact[],
+    seed: ((a: FnFact["assigns"][number]) => boolean) | undefined,
+    skip: string | undefined,
+    seedNames: Set<string> = new Set(),
+  ): string[] {
     const derived = new Set<string>(seedNames);
     const assigns = region.flatMap((id) => this.fns.get(id)!.assigns);
     if (seed) for (const a of assigns) if (seed(a)) for (const n of a.lhs) derived.add(n);
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false;
       for (const a of assigns) {
         if (a.rhsIdents.some((i) => derived.has(i))) {

@@ -32,7 +32,11 @@ export abstract class TsCallReader extends TsReaderBase {
     const external = Node.isIdentifier(clsNode) ? this.imported.get(name)?.external : undefined;
     if (external) fact.qualifier = external;
     const typeArg = node.getTypeArguments()[0]?.getText();
-    if (/Informer$/.test(name) && typeArg) fact.informer = { kind: /^(KubernetesObject|[A-Z])$/.test(typeArg) ? "(kind set at run time)" : typeArg, via: `new ${name}` };
+    if (/Informer$/.test(name) && typeArg)
+      fact.informer = {
+        kind: /^(KubernetesObject|[A-Z])$/.test(typeArg) ? "(kind set at run time)" : typeArg,
+        via: `new ${name}`,
+      };
     this.facts.calls.push(fact);
     if (cls) this.facts.constraints.push({ c: "new", cls, args, ret });
     return ret;
@@ -41,7 +45,8 @@ export abstract class TsCallReader extends TsReaderBase {
   protected call(node: import("ts-morph").CallExpression): Slot {
     const scope = this.scope!;
     let calleeNode: Node = node.getExpression();
-    while (Node.isParenthesizedExpression(calleeNode) || Node.isNonNullExpression(calleeNode)) calleeNode = calleeNode.getExpression();
+    while (Node.isParenthesizedExpression(calleeNode) || Node.isNonNullExpression(calleeNode))
+      calleeNode = calleeNode.getExpression();
     let method = calleeNode.getText();
     let recv: Slot | undefined;
     let callee: Slot | undefined;
@@ -58,7 +63,12 @@ export abstract class TsCallReader extends TsReaderBase {
       dynamic = true;
       recvParam = this.paramRoot(calleeNode.getExpression());
       const baseName = calleeNode.getExpression();
-      if (Node.isIdentifier(baseName) && !this.isLocal(baseName.getText()) && this.imported.get(baseName.getText())?.external) qualifier = this.imported.get(baseName.getText())!.external;
+      if (
+        Node.isIdentifier(baseName) &&
+        !this.isLocal(baseName.getText()) &&
+        this.imported.get(baseName.getText())?.external
+      )
+        qualifier = this.imported.get(baseName.getText())!.external;
       if (recv) {
         callee = this.temp();
         this.facts.constraints.push({ c: "load", dst: callee, base: recv, field: method });

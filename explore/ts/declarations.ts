@@ -57,7 +57,13 @@ export class TsFileReader extends TsExpressionReader {
       if (slot) this.facts.constraints.push({ c: "copy", dst: `${this.scope!.fn.id}#ret`, src: slot });
       return;
     }
-    if (Node.isInterfaceDeclaration(node) || Node.isTypeAliasDeclaration(node) || Node.isImportDeclaration(node) || Node.isExportDeclaration(node)) return;
+    if (
+      Node.isInterfaceDeclaration(node) ||
+      Node.isTypeAliasDeclaration(node) ||
+      Node.isImportDeclaration(node) ||
+      Node.isExportDeclaration(node)
+    )
+      return;
     if (LOOPS.has(node.getKind())) {
       const scope = this.scope!;
       scope.fn.loops.push([node.getStartLineNumber(), node.getEndLineNumber()]);
@@ -66,7 +72,9 @@ export class TsFileReader extends TsExpressionReader {
         if (Node.isForOfStatement(node)) {
           const src = this.expr(node.getExpression());
           const init = node.getInitializer();
-          if (Node.isVariableDeclarationList(init)) for (const d of init.getDeclarations()) this.bindName(d.getNameNode(), src ? { src, field: undefined } : undefined, false);
+          if (Node.isVariableDeclarationList(init))
+            for (const d of init.getDeclarations())
+              this.bindName(d.getNameNode(), src ? { src, field: undefined } : undefined, false);
           this.visit(node.getStatement());
         } else {
           node.forEachChild((c) => this.visit(c));
@@ -101,15 +109,30 @@ export class TsFileReader extends TsExpressionReader {
   /** The id of the call an initialiser is (through await, parentheses and casts). */
   private lastCallOf(init: Node): string | undefined {
     let e: Node = init;
-    while (Node.isAwaitExpression(e) || Node.isParenthesizedExpression(e) || Node.isAsExpression(e) || Node.isNonNullExpression(e)) e = e.getExpression();
+    while (
+      Node.isAwaitExpression(e) ||
+      Node.isParenthesizedExpression(e) ||
+      Node.isAsExpression(e) ||
+      Node.isNonNullExpression(e)
+    )
+      e = e.getExpression();
     return Node.isCallExpression(e) ? this.nodeId(e) : undefined;
   }
 
   /** Binds a name or a destructuring pattern to what `from` holds. */
-  private bindName(nameNode: Node, from: { src: Slot; field: string | undefined } | undefined, topLevel: boolean): void {
+  private bindName(
+    nameNode: Node,
+    from: { src: Slot; field: string | undefined } | undefined,
+    topLevel: boolean,
+  ): void {
     if (Node.isIdentifier(nameNode)) {
       const dst = this.declare(nameNode.getText(), topLevel);
-      if (from) this.facts.constraints.push(from.field === undefined ? { c: "copy", dst, src: from.src } : { c: "load", dst, base: from.src, field: from.field });
+      if (from)
+        this.facts.constraints.push(
+          from.field === undefined
+            ? { c: "copy", dst, src: from.src }
+            : { c: "load", dst, base: from.src, field: from.field },
+        );
       return;
     }
     if (Node.isObjectBindingPattern(nameNode)) {
@@ -129,7 +152,8 @@ export class TsFileReader extends TsExpressionReader {
       return;
     }
     if (Node.isArrayBindingPattern(nameNode)) {
-      for (const el of nameNode.getElements()) if (Node.isBindingElement(el)) this.bindName(el.getNameNode(), undefined, topLevel);
+      for (const el of nameNode.getElements())
+        if (Node.isBindingElement(el)) this.bindName(el.getNameNode(), undefined, topLevel);
     }
   }
 
@@ -174,17 +198,40 @@ export class TsFileReader extends TsExpressionReader {
     }
     this.baseClass = savedBase;
     // A base class's methods and fields are this class's too (promotions in the linker).
-    const fields = [...node.getProperties().map((p) => p.getName()), ...(node.getConstructors()[0]?.getParameters().filter((p) => p.isParameterProperty()).map((p) => p.getName()) ?? [])];
-    this.facts.types.push({ key: typeKey, name, loc: this.loc(node), methods, hasChannel: false, fields, ...(baseKey ? { embeds: [baseKey] } : {}) });
+    const fields = [
+      ...node.getProperties().map((p) => p.getName()),
+      ...(node
+        .getConstructors()[0]
+        ?.getParameters()
+        .filter((p) => p.isParameterProperty())
+        .map((p) => p.getName()) ?? []),
+    ];
+    this.facts.types.push({
+      key: typeKey,
+      name,
+      loc: this.loc(node),
+      methods,
+      hasChannel: false,
+      fields,
+      ...(baseKey ? { embeds: [baseKey] } : {}),
+    });
   }
 
-  protected override functionLike(node: Node, name: string, owner: string | undefined, prelude?: (thisSlot: Slot) => void, role?: string): Slot {
+  protected override functionLike(
+    node: Node,
+    name: string,
+    owner: string | undefined,
+    prelude?: (thisSlot: Slot) => void,
+    role?: string,
+  ): Slot {
     const fn = this.newFn(node, name, owner, role);
     const isArrow = Node.isArrowFunction(node);
     const thisSlot = owner ? `${fn.id}#this` : isArrow ? undefined : `${fn.id}#this`;
     if (owner) this.facts.constraints.push({ c: "alloc", dst: `${fn.id}#this`, v: `o|${owner}` });
     this.withScope(fn, thisSlot, (scope) => {
-      const params = (node as unknown as { getParameters?: () => import("ts-morph").ParameterDeclaration[] }).getParameters?.() ?? [];
+      const params =
+        (node as unknown as { getParameters?: () => import("ts-morph").ParameterDeclaration[] }).getParameters?.() ??
+        [];
       params.forEach((p, i) => {
         const slot = `${fn.id}#p${i}`;
         this.bindName(p.getNameNode(), { src: slot, field: undefined }, false);
@@ -195,7 +242,8 @@ export class TsFileReader extends TsExpressionReader {
           const src = this.expr(init);
           if (src) this.facts.constraints.push({ c: "copy", dst: slot, src });
         }
-        if (p.isParameterProperty() && thisSlot) this.facts.constraints.push({ c: "store", base: thisSlot, field: p.getName(), src: slot });
+        if (p.isParameterProperty() && thisSlot)
+          this.facts.constraints.push({ c: "store", base: thisSlot, field: p.getName(), src: slot });
       });
       fn.params = params.length;
       if (prelude && thisSlot) prelude(thisSlot);

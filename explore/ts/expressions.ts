@@ -8,7 +8,14 @@ export abstract class TsExpressionReader extends TsCallReader {
   protected override expr(node: Node, role?: string): Slot | undefined {
     if (Node.isIdentifier(node)) return this.slotOfName(node.getText());
     if (node.getKind() === SyntaxKind.ThisKeyword) return this.thisSlot();
-    if (Node.isParenthesizedExpression(node) || Node.isAwaitExpression(node) || Node.isAsExpression(node) || Node.isNonNullExpression(node) || Node.isTypeAssertion(node) || Node.isSatisfiesExpression(node)) {
+    if (
+      Node.isParenthesizedExpression(node) ||
+      Node.isAwaitExpression(node) ||
+      Node.isAsExpression(node) ||
+      Node.isNonNullExpression(node) ||
+      Node.isTypeAssertion(node) ||
+      Node.isSatisfiesExpression(node)
+    ) {
       return this.expr(node.getExpression(), role);
     }
     if (Node.isPropertyAccessExpression(node)) {
@@ -22,7 +29,8 @@ export abstract class TsExpressionReader extends TsCallReader {
     }
     if (Node.isCallExpression(node)) return this.call(node);
     if (Node.isNewExpression(node)) return this.newExpression(node);
-    if (Node.isArrowFunction(node) || Node.isFunctionExpression(node)) return this.functionLike(node, role ? `${role} (arrow)` : "arrow function", undefined, undefined, role);
+    if (Node.isArrowFunction(node) || Node.isFunctionExpression(node))
+      return this.functionLike(node, role ? `${role} (arrow)` : "arrow function", undefined, undefined, role);
     if (Node.isObjectLiteralExpression(node)) return this.objectLiteral(node);
     if (Node.isConditionalExpression(node)) {
       this.expr(node.getCondition());
@@ -33,7 +41,12 @@ export abstract class TsExpressionReader extends TsCallReader {
       if (op === SyntaxKind.EqualsToken) return this.assign(node.getLeft(), node.getRight());
       const left = this.expr(node.getLeft());
       const right = this.expr(node.getRight());
-      if (op === SyntaxKind.QuestionQuestionToken || op === SyntaxKind.BarBarToken || op === SyntaxKind.AmpersandAmpersandToken) return this.join([left, right]);
+      if (
+        op === SyntaxKind.QuestionQuestionToken ||
+        op === SyntaxKind.BarBarToken ||
+        op === SyntaxKind.AmpersandAmpersandToken
+      )
+        return this.join([left, right]);
       return undefined;
     }
     node.forEachChild((c) => {
@@ -59,7 +72,11 @@ export abstract class TsExpressionReader extends TsCallReader {
     } else if (Node.isIdentifier(left)) {
       const dst = this.lookup(left.getText()) ?? `${this.key}.${left.getText()}`;
       if (src) this.facts.constraints.push({ c: "copy", dst, src });
-      this.scope!.fn.assigns.push({ lhs: [left.getText()], rhsIdents: identsIn(right), line: left.getStartLineNumber() });
+      this.scope!.fn.assigns.push({
+        lhs: [left.getText()],
+        rhsIdents: identsIn(right),
+        line: left.getStartLineNumber(),
+      });
     }
     return src;
   }
@@ -76,7 +93,10 @@ export abstract class TsExpressionReader extends TsCallReader {
         const init = p.getInitializer();
         // A resource descriptor's `kind: "MySQLCluster"`: the string is a value, so a descriptor passed to crdgen's
         // controllerFor names the kind its controller reconciles.
-        const kindString = p.getName() === "kind" && init && (Node.isStringLiteral(init) || Node.isNoSubstitutionTemplateLiteral(init)) ? this.alloc(`s|${init.getLiteralText()}`) : undefined;
+        const kindString =
+          p.getName() === "kind" && init && (Node.isStringLiteral(init) || Node.isNoSubstitutionTemplateLiteral(init))
+            ? this.alloc(`s|${init.getLiteralText()}`)
+            : undefined;
         const src = kindString ?? (init ? this.expr(init, p.getName()) : undefined);
         if (src) this.facts.constraints.push({ c: "store", base: t, field: p.getName(), src });
       } else if (Node.isShorthandPropertyAssignment(p)) {

@@ -37,7 +37,12 @@ export class ModuleResolver {
     for (const pkg of this.packages) {
       if (spec !== pkg.name && !spec.startsWith(`${pkg.name}/`)) continue;
       const sub = spec === pkg.name ? "." : `./${spec.slice(pkg.name.length + 1)}`;
-      const candidates = [pkg.entries.get(sub), sub === "." ? "./index" : `${sub}/index`, sub === "." ? "./src/index" : `./src/${sub.slice(2)}/index`, sub];
+      const candidates = [
+        pkg.entries.get(sub),
+        sub === "." ? "./index" : `${sub}/index`,
+        sub === "." ? "./src/index" : `./src/${sub.slice(2)}/index`,
+        sub,
+      ];
       for (const c of candidates) {
         if (!c) continue;
         const stripped = c.replace(/^\.\/dist\//, "./").replace(/\.d\.ts$/, "");
@@ -50,7 +55,8 @@ export class ModuleResolver {
 
   private asSource(p: string): string | undefined {
     const base = p.replace(/^\.\//, "").replace(/\.(m|c)?js$/, "");
-    for (const candidate of [base, `${base}.ts`, `${base}.tsx`, `${base}.mts`, `${base}/index.ts`]) if (this.files.has(candidate)) return candidate;
+    for (const candidate of [base, `${base}.ts`, `${base}.tsx`, `${base}.mts`, `${base}/index.ts`])
+      if (this.files.has(candidate)) return candidate;
     return undefined;
   }
 }
@@ -86,7 +92,12 @@ export function exportTable(sf: SourceFile, file: string, resolver: ModuleResolv
 }
 
 export /** The package-level slot an exported name of a module stands for, following re-exports. */
-function resolveExport(exports: Map<string, ExportTable>, file: string, name: string, seen = new Set<string>()): Slot | undefined {
+function resolveExport(
+  exports: Map<string, ExportTable>,
+  file: string,
+  name: string,
+  seen = new Set<string>(),
+): Slot | undefined {
   if (seen.has(`${file}#${name}`)) return undefined;
   seen.add(`${file}#${name}`);
   const table = exports.get(file);

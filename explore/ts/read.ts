@@ -13,7 +13,11 @@ export interface TsSource {
 }
 
 export function readTs(sources: TsSource[], packages: TsPackage[]): Facts {
-  const project = new Project({ useInMemoryFileSystem: true, skipLoadingLibFiles: true, compilerOptions: { allowJs: false } });
+  const project = new Project({
+    useInMemoryFileSystem: true,
+    skipLoadingLibFiles: true,
+    compilerOptions: { allowJs: false },
+  });
   const files = new Map<string, SourceFile>();
   for (const s of sources) files.set(s.file, project.createSourceFile(`/${s.file}`, s.text, { overwrite: true }));
   const resolver = new ModuleResolver(new Set(files.keys()), packages);
@@ -21,8 +25,12 @@ export function readTs(sources: TsSource[], packages: TsPackage[]): Facts {
   for (const [file, sf] of files) exports.set(file, exportTable(sf, file, resolver));
   const facts = emptyFacts();
   for (const [file, sf] of files) {
-    const diagnostics = (sf.compilerNode as unknown as { parseDiagnostics?: { start?: number }[] }).parseDiagnostics ?? [];
-    if (diagnostics.length) facts.warnings.push(`${file}:${sf.getLineAndColumnAtPos(diagnostics[0]!.start ?? 0).line}: TypeScript syntax error; the rest of the file was read as far as the parser could`);
+    const diagnostics =
+      (sf.compilerNode as unknown as { parseDiagnostics?: { start?: number }[] }).parseDiagnostics ?? [];
+    if (diagnostics.length)
+      facts.warnings.push(
+        `${file}:${sf.getLineAndColumnAtPos(diagnostics[0]!.start ?? 0).line}: TypeScript syntax error; the rest of the file was read as far as the parser could`,
+      );
   }
   for (const [file, sf] of files) new TsFileReader(file, sf, facts, resolver, exports).read();
   return facts;

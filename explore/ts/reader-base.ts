@@ -34,7 +34,13 @@ export abstract class TsReaderBase {
 
   protected abstract expr(node: Node, role?: string): Slot | undefined;
   protected abstract visit(node: Node, topLevel?: boolean): void;
-  protected abstract functionLike(node: Node, name: string, owner: string | undefined, prelude?: (thisSlot: Slot) => void, role?: string): Slot;
+  protected abstract functionLike(
+    node: Node,
+    name: string,
+    owner: string | undefined,
+    prelude?: (thisSlot: Slot) => void,
+    role?: string,
+  ): Slot;
 
   protected loc(node: Node) {
     return { file: this.file, line: node.getStartLineNumber() };
@@ -46,7 +52,15 @@ export abstract class TsReaderBase {
   }
 
   protected newFn(node: Node, name: string, owner: string | undefined, role?: string, idSuffix = ""): FnFact {
-    const fn = newFnFact({ id: `${this.nodeId(node)}${idSuffix}`, name, loc: this.loc(node), lang: "ts", owner, parent: this.scope?.fn.id, role });
+    const fn = newFnFact({
+      id: `${this.nodeId(node)}${idSuffix}`,
+      name,
+      loc: this.loc(node),
+      lang: "ts",
+      owner,
+      parent: this.scope?.fn.id,
+      role,
+    });
     this.facts.fns.push(fn);
     return fn;
   }

@@ -2,7 +2,13 @@
 import { Node, SyntaxKind } from "ts-morph";
 import { isTail, keyedIn, oneLine } from "../syntax.js";
 
-export const LOOPS = new Set([SyntaxKind.ForStatement, SyntaxKind.ForOfStatement, SyntaxKind.ForInStatement, SyntaxKind.WhileStatement, SyntaxKind.DoStatement]);
+export const LOOPS = new Set([
+  SyntaxKind.ForStatement,
+  SyntaxKind.ForOfStatement,
+  SyntaxKind.ForInStatement,
+  SyntaxKind.WhileStatement,
+  SyntaxKind.DoStatement,
+]);
 
 /** The names a declaration binds: `x`, or every name of a destructuring pattern (`{ item: key }` binds key). */
 export function boundNames(nameNode: Node): string[] {
@@ -31,7 +37,11 @@ export const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 const TAIL = {
   parent: (n: Node) => n.getParent(),
-  passesThrough: (n: Node) => Node.isAwaitExpression(n) || Node.isParenthesizedExpression(n) || Node.isAsExpression(n) || Node.isNonNullExpression(n),
+  passesThrough: (n: Node) =>
+    Node.isAwaitExpression(n) ||
+    Node.isParenthesizedExpression(n) ||
+    Node.isAsExpression(n) ||
+    Node.isNonNullExpression(n),
   endsAt: (n: Node) => Node.isReturnStatement(n) || Node.isExpressionStatement(n) || Node.isArrowFunction(n),
 };
 

@@ -4,7 +4,11 @@ import type { PlannedFile } from "./plan-files.js";
 
 export async function formatGeneratedFiles(files: PlannedFile[]): Promise<void> {
   const { Project } = await import("ts-morph");
-  const project = new Project({ useInMemoryFileSystem: true, skipLoadingLibFiles: true, compilerOptions: { noLib: true } });
+  const project = new Project({
+    useInMemoryFileSystem: true,
+    skipLoadingLibFiles: true,
+    compilerOptions: { noLib: true },
+  });
   for (const file of files) {
     if (file.owner !== "generator" || !file.path.endsWith(".ts")) continue;
     const source = project.createSourceFile(`/format${project.getSourceFiles().length}.ts`, file.content);

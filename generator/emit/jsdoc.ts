@@ -29,15 +29,24 @@ const valueMeaning = {
 } as const;
 
 /** The keys of Constraints that hold a number. */
-type NumericConstraint = { [K in keyof Constraints]-?: Constraints[K] extends number | undefined ? K : never }[keyof Constraints];
+type NumericConstraint = {
+  [K in keyof Constraints]-?: Constraints[K] extends number | undefined ? K : never;
+}[keyof Constraints];
 
 export function constraintTags(c: Constraints): string[] {
   const tags: string[] = [];
   const json = (v: unknown) => JSON.stringify(v);
   if (c.default) tags.push(`@default ${json(c.default.value)}`);
   const numeric: Array<[NumericConstraint, string]> = [
-    ["minimum", "minimum"], ["maximum", "maximum"], ["multipleOf", "multipleOf"], ["minLength", "minLength"], ["maxLength", "maxLength"],
-    ["minItems", "minItems"], ["maxItems", "maxItems"], ["minProperties", "minProperties"], ["maxProperties", "maxProperties"],
+    ["minimum", "minimum"],
+    ["maximum", "maximum"],
+    ["multipleOf", "multipleOf"],
+    ["minLength", "minLength"],
+    ["maxLength", "maxLength"],
+    ["minItems", "minItems"],
+    ["maxItems", "maxItems"],
+    ["minProperties", "minProperties"],
+    ["maxProperties", "maxProperties"],
   ];
   for (const [key, tag] of numeric) if (c[key] !== undefined) tags.push(`@${tag} ${String(c[key])}`);
   if (c.exclusiveMinimum) tags.push("@exclusiveMinimum");
@@ -50,8 +59,12 @@ export function constraintTags(c: Constraints): string[] {
   if (c.mapType) tags.push(`@mapType ${c.mapType}`);
   for (const v of c.validations ?? []) {
     const message = v.message ?? (v.messageExpression ? `(messageExpression) ${v.messageExpression}` : undefined);
-    const where = [v.reason ? `reason ${v.reason}` : "", v.fieldPath ? `fieldPath ${v.fieldPath}` : ""].filter(Boolean).join(", ");
-    tags.push(`@validation ${v.rule.replace(/\s*\n\s*/g, " ")}${message ? ` — ${message}` : ""}${where ? ` (${where})` : ""}`);
+    const where = [v.reason ? `reason ${v.reason}` : "", v.fieldPath ? `fieldPath ${v.fieldPath}` : ""]
+      .filter(Boolean)
+      .join(", ");
+    tags.push(
+      `@validation ${v.rule.replace(/\s*\n\s*/g, " ")}${message ? ` — ${message}` : ""}${where ? ` (${where})` : ""}`,
+    );
   }
   for (const r of c.requiredCombinators ?? []) {
     const sets = r.alternatives.map((a) => `[${a.join(", ")}]`).join(" | ");

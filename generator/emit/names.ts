@@ -18,7 +18,11 @@ export function groupVersionIdentifier(group: string, version: string): string {
 }
 
 /** A relative ES module specifier from one generated file's folder to another module (always starting with ./ or ../). */
-export function moduleSpecifier(fromDir: string, toFileWithoutExt: string, relative: (from: string, to: string) => string): string {
+export function moduleSpecifier(
+  fromDir: string,
+  toFileWithoutExt: string,
+  relative: (from: string, to: string) => string,
+): string {
   const spec = relative(fromDir, toFileWithoutExt).split("\\").join("/");
   return `${spec.startsWith(".") ? spec : `./${spec}`}.js`;
 }

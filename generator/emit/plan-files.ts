@@ -10,7 +10,6 @@ import type { versionValidationCode } from "../validation/version-validation.js"
 import type { ExpectedHooks } from "../hooks/hook-signature.js";
 import { generatorVersion } from "../version.js";
 
-
 export interface PlannedFile {
   path: string;
   content: string;
@@ -55,7 +54,9 @@ export function controllerVersion(crd: CrdModel): VersionModel | undefined {
  */
 export function kindModuleNames(kind: string): string[] {
   const c = camelCase(kind);
-  const names = (["types", "client", "lister", "informer", "controller"] as const).flatMap((t) => templateExports(t, { kind, camelKind: c, resourceConst: `${c}Resource` }));
+  const names = (["types", "client", "lister", "informer", "controller"] as const).flatMap((t) =>
+    templateExports(t, { kind, camelKind: c, resourceConst: `${c}Resource` }),
+  );
   return [...new Set([kind, ...names])];
 }
 
@@ -77,10 +78,14 @@ function declareTypes(crds: CrdModel[], step: () => void = () => undefined): Map
     entries.sort((a, b) => a.crd.kind.localeCompare(b.crd.kind) || a.crd.name.localeCompare(b.crd.name));
     // Every kind's <Kind>Spec and <Kind>Status are kept for it, so another kind's nested type never takes them.
     const own = (kind: string) => [`${kind}Spec`, `${kind}Status`];
-    const reserved = new Set(entries.length > 1 ? entries.flatMap((e) => [...kindModuleNames(e.crd.kind), ...own(e.crd.kind)]) : []);
+    const reserved = new Set(
+      entries.length > 1 ? entries.flatMap((e) => [...kindModuleNames(e.crd.kind), ...own(e.crd.kind)]) : [],
+    );
     for (const { crd, version } of entries) {
       const mine = own(crd.kind);
-      const types = emitTypeDeclarations(crd, version, { reserved: new Set([...reserved].filter((n) => !mine.includes(n))) });
+      const types = emitTypeDeclarations(crd, version, {
+        reserved: new Set([...reserved].filter((n) => !mine.includes(n))),
+      });
       step();
       if (entries.length > 1) for (const name of types.exported) reserved.add(name);
       result.set(version, types);
@@ -95,7 +100,16 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
   let done = 0;
   const step = () => options.progress?.(++done, total);
   const declared = declareTypes(crds, step);
-  const byGroupVersion = new Map<string, { group: string; version: string; dir: string; modules: Array<{ module: string; kind: string; exports: string[] }>; sources: CrdModel[] }>();
+  const byGroupVersion = new Map<
+    string,
+    {
+      group: string;
+      version: string;
+      dir: string;
+      modules: Array<{ module: string; kind: string; exports: string[] }>;
+      sources: CrdModel[];
+    }
+  >();
   const controllers: PlannedController[] = [];
 
   for (const crd of crds) {
@@ -168,9 +182,23 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
       }
 
       const key = `${crd.group}/${version.name}`;
-      const entry = byGroupVersion.get(key) ?? { group: crd.group, version: version.name, dir, modules: [], sources: [] };
-      for (const artifact of [...artifacts, ...(isControllerVersion ? ["controller"] : []), ...(options.validationCode ? ["validation"] : [])]) {
-        entry.modules.push({ module: `./${stem}.${artifact}.js`, kind: crd.kind, exports: declaredExports(rendered.get(artifact)!) });
+      const entry = byGroupVersion.get(key) ?? {
+        group: crd.group,
+        version: version.name,
+        dir,
+        modules: [],
+        sources: [],
+      };
+      for (const artifact of [
+        ...artifacts,
+        ...(isControllerVersion ? ["controller"] : []),
+        ...(options.validationCode ? ["validation"] : []),
+      ]) {
+        entry.modules.push({
+          module: `./${stem}.${artifact}.js`,
+          kind: crd.kind,
+          exports: declaredExports(rendered.get(artifact)!),
+        });
       }
       entry.sources.push(crd);
       byGroupVersion.set(key, entry);
@@ -184,7 +212,13 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
   for (const gv of groupVersions) {
     files.push({
       path: path.join(gv.dir, "index.ts"),
-      content: options.render("version-index", { header: headerLine(gv.sources), group: gv.group, version: gv.version, modules: gv.modules.map((m) => m.module), explicit: ambiguousExports(gv.modules) }),
+      content: options.render("version-index", {
+        header: headerLine(gv.sources),
+        group: gv.group,
+        version: gv.version,
+        modules: gv.modules.map((m) => m.module),
+        explicit: ambiguousExports(gv.modules),
+      }),
       owner: "generator",
     });
   }
@@ -193,7 +227,10 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
     owner: "generator",
     content: options.render("index", {
       header: headerLine(crds),
-      groupVersions: groupVersions.map((gv) => ({ identifier: groupVersionIdentifier(gv.group, gv.version), module: moduleSpecifier(options.outDir, path.join(gv.dir, "index"), rel) })),
+      groupVersions: groupVersions.map((gv) => ({
+        identifier: groupVersionIdentifier(gv.group, gv.version),
+        module: moduleSpecifier(options.outDir, path.join(gv.dir, "index"), rel),
+      })),
     }),
   });
   return files;
@@ -223,9 +260,15 @@ function planUserFiles(controllers: PlannedController[], hooksDir: string, optio
     // Kinds of the same name in two groups (metallb's and calico's BGPPeer) each get their own hooks file. A hooks file
     // the lock already records keeps its path, so adding a second such CRD never moves the first one's.
     const recorded = options.previousHooks?.get(c.crd.name);
-    const hooksPath = recorded !== undefined ? path.join(hooksDir, recorded) : path.join(hooksDir, stemCount.get(stem)! > 1 ? `${stem}.${c.crd.group}.hooks.ts` : `${stem}.hooks.ts`);
+    const hooksPath =
+      recorded !== undefined
+        ? path.join(hooksDir, recorded)
+        : path.join(hooksDir, stemCount.get(stem)! > 1 ? `${stem}.${c.crd.group}.hooks.ts` : `${stem}.hooks.ts`);
     const camelKind = camelCase(c.crd.kind);
-    const id = camelCount.get(camelKind)! > 1 ? `${camelKind}_${groupVersionIdentifier(c.crd.group, c.version.name)}` : camelKind;
+    const id =
+      camelCount.get(camelKind)! > 1
+        ? `${camelKind}_${groupVersionIdentifier(c.crd.group, c.version.name)}`
+        : camelKind;
     return { ...c, hooksPath, id };
   });
   for (const c of entries) {
@@ -235,11 +278,24 @@ function planUserFiles(controllers: PlannedController[], hooksDir: string, optio
       typesModule: moduleSpecifier(hooksDir, c.modulePath("types"), rel),
       controllerModule: moduleSpecifier(hooksDir, c.modulePath("controller"), rel),
     };
-    const hooks = { kind: c.crd.kind, parameterTypes: [`${c.crd.kind}Context`, c.crd.kind], modules: { types: hooksData.typesModule, controller: hooksData.controllerModule } };
-    files.push({ path: c.hooksPath, content: options.render("hooks", hooksData), owner: "user", crdName: c.crd.name, hooks });
+    const hooks = {
+      kind: c.crd.kind,
+      parameterTypes: [`${c.crd.kind}Context`, c.crd.kind],
+      modules: { types: hooksData.typesModule, controller: hooksData.controllerModule },
+    };
+    files.push({
+      path: c.hooksPath,
+      content: options.render("hooks", hooksData),
+      owner: "user",
+      crdName: c.crd.name,
+      hooks,
+    });
     files.push({
       path: c.hooksPath.replace(/\.hooks\.ts$/, ".expansion.ts"),
-      content: options.render("expansion", { kind: c.crd.kind, clientModule: moduleSpecifier(hooksDir, c.modulePath("client"), rel) }),
+      content: options.render("expansion", {
+        kind: c.crd.kind,
+        clientModule: moduleSpecifier(hooksDir, c.modulePath("client"), rel),
+      }),
       owner: "user",
     });
     if (options.testsDir) {
@@ -269,7 +325,13 @@ function planUserFiles(controllers: PlannedController[], hooksDir: string, optio
       })),
     }),
   });
-  files.push({ path: path.join(hooksDir, "main.ts"), content: options.render("main", { registryModule: moduleSpecifier(hooksDir, registryPath.replace(/\.ts$/, ""), rel) }), owner: "user" });
+  files.push({
+    path: path.join(hooksDir, "main.ts"),
+    content: options.render("main", {
+      registryModule: moduleSpecifier(hooksDir, registryPath.replace(/\.ts$/, ""), rel),
+    }),
+    owner: "user",
+  });
   return files;
 }
 
@@ -277,26 +339,41 @@ function planUserFiles(controllers: PlannedController[], hooksDir: string, optio
  * Names two modules of one group/version both export (a kind FooClient next to kind Foo's FooClient): `export *` would
  * drop them (TS2308), so the index names one explicitly: the kind's own type when the name is a kind, else the first.
  */
-function ambiguousExports(modules: Array<{ module: string; kind: string; exports: string[] }>): Array<{ name: string; module: string; others: string }> {
+function ambiguousExports(
+  modules: Array<{ module: string; kind: string; exports: string[] }>,
+): Array<{ name: string; module: string; others: string }> {
   const owners = new Map<string, Array<{ module: string; kind: string }>>();
   for (const m of modules) for (const name of m.exports) owners.set(name, [...(owners.get(name) ?? []), m]);
   const result: Array<{ name: string; module: string; others: string }> = [];
   for (const [name, list] of [...owners].sort(([a], [b]) => a.localeCompare(b))) {
     if (list.length < 2) continue;
     const winner = list.find((m) => m.kind === name && m.module.endsWith(".types.js")) ?? list[0]!;
-    result.push({ name, module: winner.module, others: list.filter((m) => m !== winner).map((m) => m.module).join(", ") });
+    result.push({
+      name,
+      module: winner.module,
+      others: list
+        .filter((m) => m !== winner)
+        .map((m) => m.module)
+        .join(", "),
+    });
   }
   return result;
 }
 
 /** First line of every generator-owned file: what made it, from which input (with its sha256), and not to edit it. */
 function headerLine(sources: CrdModel[]): string {
-  const inputs = [...new Map(sources.map((c) => [c.source.file, c.source.fileSha256])).entries()].sort(([a], [b]) => a.localeCompare(b));
+  const inputs = [...new Map(sources.map((c) => [c.source.file, c.source.fileSha256])).entries()].sort(([a], [b]) =>
+    a.localeCompare(b),
+  );
   if (inputs.length > 3) {
     // An index over many CRDs names how many inputs it came from, and one hash over all of their hashes.
-    const combined = createHash("sha256").update(inputs.map(([file, sha]) => `${file}:${sha}\n`).join("")).digest("hex");
+    const combined = createHash("sha256")
+      .update(inputs.map(([file, sha]) => `${file}:${sha}\n`).join(""))
+      .digest("hex");
     return `// Code generated by crdgen ${generatorVersion} from ${inputs.length} input files (sha256 of their hashes ${combined}). DO NOT EDIT.`;
   }
-  const described = inputs.map(([file, sha]) => `${file === "-" ? "stdin" : file.split(path.sep).join("/")} (sha256 ${sha})`).join(", ");
+  const described = inputs
+    .map(([file, sha]) => `${file === "-" ? "stdin" : file.split(path.sep).join("/")} (sha256 ${sha})`)
+    .join(", ");
   return `// Code generated by crdgen ${generatorVersion} from ${described}. DO NOT EDIT.`;
 }

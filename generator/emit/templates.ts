@@ -5,7 +5,21 @@ import { fileURLToPath } from "node:url";
 import Handlebars from "handlebars";
 import { InputError } from "../load/input-error.js";
 
-export type TemplateName = "types" | "client" | "lister" | "informer" | "controller" | "schema-validator" | "validation" | "hooks" | "hooks-test" | "expansion" | "main" | "registry" | "version-index" | "index";
+export type TemplateName =
+  | "types"
+  | "client"
+  | "lister"
+  | "informer"
+  | "controller"
+  | "schema-validator"
+  | "validation"
+  | "hooks"
+  | "hooks-test"
+  | "expansion"
+  | "main"
+  | "registry"
+  | "version-index"
+  | "index";
 
 /** templates/ at the package root: two levels above this file both in the sources and in dist/. */
 export const packagedTemplatesDir = findTemplatesDir(path.dirname(fileURLToPath(import.meta.url)));
@@ -39,14 +53,20 @@ export function templateRenderer(overrideDir?: string): RenderTemplate {
       return template(data);
     } catch (error) {
       // Handlebars says "x not defined in [object Object] - line:col": name the template and what it can use instead.
-      const message = (error instanceof Error ? error.message : String(error)).replace(/ in \[object Object\]/, "").replace(/ - (\d+):(\d+)$/, " (line $1, column $2)");
-      throw new InputError({ file: files.get(name)! }, `template ${name}: ${message}; it can use: ${Object.keys(data).join(", ")}`);
+      const message = (error instanceof Error ? error.message : String(error))
+        .replace(/ in \[object Object\]/, "")
+        .replace(/ - (\d+):(\d+)$/, " (line $1, column $2)");
+      throw new InputError(
+        { file: files.get(name)! },
+        `template ${name}: ${message}; it can use: ${Object.keys(data).join(", ")}`,
+      );
     }
   };
 }
 
 /** `export function|const|interface|type|class|enum Name` at the start of a line; Name may hold `{{placeholders}}`. */
-const exportDeclaration = /^export (?:declare )?(?:async )?(?:function\*?|const|let|var|interface|type|abstract class|class|enum) ((?:[\w$]|\{\{\w+\}\})+)/gm;
+const exportDeclaration =
+  /^export (?:declare )?(?:async )?(?:function\*?|const|let|var|interface|type|abstract class|class|enum) ((?:[\w$]|\{\{\w+\}\})+)/gm;
 
 /** The names a rendered module declares as exports (what `export *` of it re-exports). */
 export function declaredExports(text: string): string[] {
@@ -64,7 +84,9 @@ export function templateExports(name: TemplateName, values: Readonly<Record<stri
     text = readFileSync(path.join(packagedTemplatesDir, `${name}.ts.hbs`), "utf8");
     templateSources.set(name, text);
   }
-  const names = declaredExports(text).map((n) => n.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => values[key] ?? whole));
+  const names = declaredExports(text).map((n) =>
+    n.replace(/\{\{(\w+)\}\}/g, (whole, key: string) => values[key] ?? whole),
+  );
   return names.filter((n) => !n.includes("{{"));
 }
 

@@ -32,7 +32,11 @@ export interface TypeDeclarationOptions {
   reserved?: ReadonlySet<string>;
 }
 
-export function emitTypeDeclarations(crd: CrdModel, version: VersionModel, options: TypeDeclarationOptions = {}): TypeDeclarations {
+export function emitTypeDeclarations(
+  crd: CrdModel,
+  version: VersionModel,
+  options: TypeDeclarationOptions = {},
+): TypeDeclarations {
   const root = version.schema;
   const { nameOf, declarationOrder, exported: nestedExports } = assignTypeNames(crd.kind, root, options.reserved);
   // Set from the declaring closures below; a record keeps flow analysis from pinning them to their initial `false`.
@@ -54,22 +58,34 @@ export function emitTypeDeclarations(crd: CrdModel, version: VersionModel, optio
     const named = nameOf.get(node);
     if (named) return named;
     switch (node.kind) {
-      case "string": return "string";
+      case "string":
+        return "string";
       case "integer":
-      case "number": return "number";
-      case "boolean": return "boolean";
-      case "intOrString": uses.intOrString = true; return intOrString;
-      case "enum": return literalUnion(node.values);
+      case "number":
+        return "number";
+      case "boolean":
+        return "boolean";
+      case "intOrString":
+        uses.intOrString = true;
+        return intOrString;
+      case "enum":
+        return literalUnion(node.values);
       case "array": {
         const item = typeExpr(node.items);
         return simpleType.test(item) ? `${item}[]` : `Array<${item}>`;
       }
-      case "map": return `Record<string, ${typeExpr(node.values)}>`;
-      case "unknownRecord": return "Record<string, unknown>";
-      case "emptyObject": return "Record<string, never>";
-      case "unknown": return "unknown";
-      case "union": return node.members.map(typeExpr).join(" | ");
-      case "object": throw new Error(`internal: an object of ${crd.kind} ${version.name} has no type name`);
+      case "map":
+        return `Record<string, ${typeExpr(node.values)}>`;
+      case "unknownRecord":
+        return "Record<string, unknown>";
+      case "emptyObject":
+        return "Record<string, never>";
+      case "unknown":
+        return "unknown";
+      case "union":
+        return node.members.map(typeExpr).join(" | ");
+      case "object":
+        throw new Error(`internal: an object of ${crd.kind} ${version.name} has no type name`);
     }
   };
 
@@ -122,7 +138,10 @@ export function emitTypeDeclarations(crd: CrdModel, version: VersionModel, optio
         body += `${jsdoc("  ", p.node.description)}  metadata${p.required ? "" : "?"}: ${objectMeta};\n`;
         continue;
       }
-      body += propertyLine(node.embeddedResource && (p.name === "apiVersion" || p.name === "kind") ? { ...p, required: true } : p, "  ");
+      body += propertyLine(
+        node.embeddedResource && (p.name === "apiVersion" || p.name === "kind") ? { ...p, required: true } : p,
+        "  ",
+      );
     }
     // Structural schemas prune unknown keys, so objects stay closed unless the schema preserves them.
     if (node.openIndexSignature) body += "  [key: string]: unknown;\n";
@@ -145,7 +164,8 @@ export function emitTypeDeclarations(crd: CrdModel, version: VersionModel, optio
     const name = nameOf.get(node)!;
     const target = nameOf.get(original)!;
     const doc = topmost ? jsdoc("", node.description, tagsOf(node)) : "";
-    if (node.kind === "enum") return `export type ${name} = ${target};\nexport const ${name}Values = ${target}Values;\n`;
+    if (node.kind === "enum")
+      return `export type ${name} = ${target};\nexport const ${name}Values = ${target}Values;\n`;
     return `${doc}export type ${name} = ${target};\n`;
   };
   const parts: string[] = [];
@@ -153,7 +173,8 @@ export function emitTypeDeclarations(crd: CrdModel, version: VersionModel, optio
     if (node === root) continue;
     const repeated = aliases.get(node);
     if (!repeated) parts.push(declare(node));
-    else if (repeated.topmost) parts.push(repeated.pairs.map(([copy, original], i) => declareAlias(copy, original, i === 0)).join(""));
+    else if (repeated.topmost)
+      parts.push(repeated.pairs.map(([copy, original], i) => declareAlias(copy, original, i === 0)).join(""));
   }
   const rootText = declare(root);
   const spec = root.kind === "object" ? root.properties.find((p) => p.name === "spec") : undefined;
@@ -162,7 +183,10 @@ export function emitTypeDeclarations(crd: CrdModel, version: VersionModel, optio
   return {
     text: [rootText, ...parts].join("\n"),
     exported,
-    k8sImports: [importSpec("V1ListMeta", listMeta), ...(uses.objectMeta ? [importSpec("V1ObjectMeta", objectMeta)] : [])].join(", "),
+    k8sImports: [
+      importSpec("V1ListMeta", listMeta),
+      ...(uses.objectMeta ? [importSpec("V1ObjectMeta", objectMeta)] : []),
+    ].join(", "),
     runtimeImports: uses.intOrString ? importSpec("IntOrString", intOrString) : "",
     listMeta,
     specType: spec ? nameOf.get(spec.node) : undefined,
@@ -180,7 +204,11 @@ interface RepeatedSubtree {
 }
 
 /** Every named node inside a later occurrence of an already declared object body, with what it is an alias of. */
-function aliasesOfRepeatedSubtrees(root: SchemaNode, declarationOrder: SchemaNode[], nameOf: ReadonlyMap<SchemaNode, string>): Map<SchemaNode, RepeatedSubtree> {
+function aliasesOfRepeatedSubtrees(
+  root: SchemaNode,
+  declarationOrder: SchemaNode[],
+  nameOf: ReadonlyMap<SchemaNode, string>,
+): Map<SchemaNode, RepeatedSubtree> {
   const ids = structuralIds(root);
   const firstWithBody = new Map<number, SchemaNode>();
   const aliases = new Map<SchemaNode, RepeatedSubtree>();

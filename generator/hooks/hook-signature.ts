@@ -21,11 +21,19 @@ export interface ExpectedHooks {
   modules: { types: string; controller: string };
 }
 
-export async function checkHookSignatures(fileName: string, text: string, expectedHooks: ExpectedHooks): Promise<SignatureMismatch[]> {
+export async function checkHookSignatures(
+  fileName: string,
+  text: string,
+  expectedHooks: ExpectedHooks,
+): Promise<SignatureMismatch[]> {
   const { parameterTypes } = expectedHooks;
   const tsMorph = await import("ts-morph");
   const { Project } = tsMorph;
-  const project = new Project({ useInMemoryFileSystem: true, skipLoadingLibFiles: true, compilerOptions: { noLib: true } });
+  const project = new Project({
+    useInMemoryFileSystem: true,
+    skipLoadingLibFiles: true,
+    compilerOptions: { noLib: true },
+  });
   const source = project.createSourceFile(fileName, text, { overwrite: true });
   const expected = `(${parameterTypes.join(", ")})`;
   const mismatches: SignatureMismatch[] = [];
@@ -37,7 +45,10 @@ export async function checkHookSignatures(fileName: string, text: string, expect
       continue;
     }
     if (fn === declaredByType) continue;
-    const found = `(${fn.getParameters().map((p) => p.getTypeNode()?.getText() ?? "untyped").join(", ")})`;
+    const found = `(${fn
+      .getParameters()
+      .map((p) => p.getTypeNode()?.getText() ?? "untyped")
+      .join(", ")})`;
     if (found !== expected) mismatches.push({ hook, expected, found });
   }
   return [...mismatches, ...movedImports(source, expectedHooks)];
@@ -47,14 +58,25 @@ export async function checkHookSignatures(fileName: string, text: string, expect
  * A hook parameter type imported from a generated types or controller module that is not the controller's any more:
  * the storage version moved (v1alpha1 -> v1), and the old version's controller module is gone.
  */
-function movedImports(source: import("ts-morph").SourceFile, { parameterTypes, modules }: ExpectedHooks): SignatureMismatch[] {
+function movedImports(
+  source: import("ts-morph").SourceFile,
+  { parameterTypes, modules }: ExpectedHooks,
+): SignatureMismatch[] {
   const mismatches: SignatureMismatch[] = [];
   for (const declaration of source.getImportDeclarations()) {
     const specifier = declaration.getModuleSpecifierValue();
     const names = declaration.getNamedImports().map((n) => n.getName());
-    const wanted = specifier.endsWith(".controller.js") ? modules.controller : specifier.endsWith(".types.js") ? modules.types : undefined;
+    const wanted = specifier.endsWith(".controller.js")
+      ? modules.controller
+      : specifier.endsWith(".types.js")
+        ? modules.types
+        : undefined;
     if (wanted === undefined || specifier === wanted || !names.some((n) => parameterTypes.includes(n))) continue;
-    mismatches.push({ hook: `import { ${names.join(", ")} } from `, expected: JSON.stringify(wanted), found: JSON.stringify(specifier) });
+    mismatches.push({
+      hook: `import { ${names.join(", ")} } from `,
+      expected: JSON.stringify(wanted),
+      found: JSON.stringify(specifier),
+    });
   }
   return mismatches;
 }

@@ -24,7 +24,10 @@ export async function initProject(options: InitOptions): Promise<InitResult> {
     if (code === "ENOENT") return [];
     throw new InitError(`cannot use ${options.dir}: ${code ?? message}`);
   });
-  if (existing.length > 0) throw new InitError(`${options.dir} is not empty (${existing.slice(0, 5).join(", ")}${existing.length > 5 ? ", ..." : ""}); crdgen init writes only into a new or empty folder`);
+  if (existing.length > 0)
+    throw new InitError(
+      `${options.dir} is not empty (${existing.slice(0, 5).join(", ")}${existing.length > 5 ? ", ..." : ""}); crdgen init writes only into a new or empty folder`,
+    );
   const name = options.name ?? npmName(path.basename(dir));
   const files = projectFiles(name);
   await mkdir(path.join(dir, "crds"), { recursive: true });
@@ -37,7 +40,10 @@ export async function initProject(options: InitOptions): Promise<InitResult> {
 
 /** A folder name as an npm package name: lower case, and only the characters npm allows. */
 function npmName(folder: string): string {
-  const name = folder.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[._-]+/, "");
+  const name = folder
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, "-")
+    .replace(/^[._-]+/, "");
   return name || "operator";
 }
 

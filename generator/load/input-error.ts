@@ -11,7 +11,10 @@ export interface InputLocation {
 }
 
 export class InputError extends UserError {
-  constructor(readonly location: InputLocation, readonly problem: string) {
+  constructor(
+    readonly location: InputLocation,
+    readonly problem: string,
+  ) {
     super(`${formatLocation(location)}: ${problem}`);
     this.name = "InputError";
   }
@@ -32,6 +35,7 @@ export function pointer(base: string, ...segments: Array<string | number>): stri
 /** A YAML value where text is expected: a scalar as String() prints it, "" when absent, a mapping or sequence as JSON. */
 export function scalarText(value: unknown): string {
   if (value === undefined || value === null) return "";
-  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value);
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean" || typeof value === "bigint")
+    return String(value);
   return JSON.stringify(value);
 }

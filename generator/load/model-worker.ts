@@ -12,6 +12,7 @@ try {
   parentPort!.postMessage({ crds, skipped, warnings });
 } catch (error) {
   // InputErrors cross back as data (location and problem) so the main thread rethrows the same error.
-  if (error instanceof InputError) parentPort!.postMessage({ inputError: { location: error.location, problem: error.problem } });
+  if (error instanceof InputError)
+    parentPort!.postMessage({ inputError: { location: error.location, problem: error.problem } });
   else parentPort!.postMessage({ fatal: error instanceof Error ? (error.stack ?? error.message) : String(error) });
 }

@@ -37,12 +37,19 @@ export function parseCrds(inputs: InputText[]): ParsedInputs {
     documents.forEach((value, documentIndex) => {
       if (value === null || value === undefined) return; // an empty document between two "---" separators
       if (typeof value !== "object" || Array.isArray(value)) {
-        throw new InputError({ file: input.file, documentIndex }, "a document must be a Kubernetes object (a YAML mapping)");
+        throw new InputError(
+          { file: input.file, documentIndex },
+          "a document must be a Kubernetes object (a YAML mapping)",
+        );
       }
       const object = value as Record<string, unknown>;
       const apiVersion = scalarText(object["apiVersion"]);
       const kind = scalarText(object["kind"]);
-      if (kind === "CustomResourceDefinition" && apiVersion.startsWith("apiextensions.k8s.io/") && apiVersion !== crdApiVersion) {
+      if (
+        kind === "CustomResourceDefinition" &&
+        apiVersion.startsWith("apiextensions.k8s.io/") &&
+        apiVersion !== crdApiVersion
+      ) {
         throw new InputError(
           { file: input.file, documentIndex, schemaPath: "/apiVersion" },
           `${apiVersion} CustomResourceDefinitions are not supported (removed in Kubernetes 1.22); convert it to ${crdApiVersion}`,
@@ -60,7 +67,10 @@ export function parseCrds(inputs: InputText[]): ParsedInputs {
       throw new InputError({ file: input.file, documentIndex: 0 }, "the file is empty: it holds no YAML document");
     }
     if (found === 0) {
-      throw new InputError({ file: input.file }, `no ${crdApiVersion} CustomResourceDefinition in the file (found: ${describeKinds(skipped, input.file)})`);
+      throw new InputError(
+        { file: input.file },
+        `no ${crdApiVersion} CustomResourceDefinition in the file (found: ${describeKinds(skipped, input.file)})`,
+      );
     }
   }
   return { crds, skipped };
@@ -91,7 +101,8 @@ function sharesObjects(root: unknown): boolean {
     if (typeof value !== "object" || value === null) continue;
     if (seen.has(value)) return true;
     seen.add(value);
-    for (const child of Array.isArray(value) ? value : Object.values(value)) if (typeof child === "object" && child !== null) stack.push(child);
+    for (const child of Array.isArray(value) ? value : Object.values(value))
+      if (typeof child === "object" && child !== null) stack.push(child);
   }
   return false;
 }
@@ -105,7 +116,8 @@ function carefulLoad(file: string, text: string): unknown[] {
     if (error instanceof RangeError) throw tooDeep(file);
     throw error;
   }
-  if (!Array.isArray(documents)) throw new InputError({ file, documentIndex: 0 }, "the file is empty: it holds no YAML document");
+  if (!Array.isArray(documents))
+    throw new InputError({ file, documentIndex: 0 }, "the file is empty: it holds no YAML document");
   return documents.map((doc, documentIndex) => {
     const error = doc.errors[0];
     // The yaml package reports its own stack overflow on absurdly deep nesting as a parse error.
@@ -126,10 +138,15 @@ function carefulLoad(file: string, text: string): unknown[] {
 }
 
 function tooDeep(file: string, documentIndex?: number): InputError {
-  return new InputError({ file, documentIndex }, "the YAML nests too deep to read (hundreds of levels of mappings and sequences, where a CRD schema needs a few dozen)");
+  return new InputError(
+    { file, documentIndex },
+    "the YAML nests too deep to read (hundreds of levels of mappings and sequences, where a CRD schema needs a few dozen)",
+  );
 }
 
 function describeKinds(skipped: SkippedDocument[], file: string): string {
-  const kinds = skipped.filter((s) => s.file === file).map((s) => `${s.kind || "no kind"} in document ${s.documentIndex}`);
+  const kinds = skipped
+    .filter((s) => s.file === file)
+    .map((s) => `${s.kind || "no kind"} in document ${s.documentIndex}`);
   return kinds.length ? kinds.join(", ") : "nothing";
 }

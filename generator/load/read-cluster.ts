@@ -18,15 +18,22 @@ export async function readClusterInputs(options: ClusterInputOptions): Promise<I
   try {
     kc.loadFromDefault();
   } catch (error) {
-    throw new InputError({ file: "kubeconfig" }, `cannot load it (${error instanceof Error ? error.message : String(error)})`);
+    throw new InputError(
+      { file: "kubeconfig" },
+      `cannot load it (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
   if (options.context !== undefined) {
-    if (!kc.getContextObject(options.context)) throw new InputError({ file: "kubeconfig" }, `no context named "${options.context}"`);
+    if (!kc.getContextObject(options.context))
+      throw new InputError({ file: "kubeconfig" }, `no context named "${options.context}"`);
     kc.setCurrentContext(options.context);
   }
   const context = kc.getCurrentContext();
   if (!context || !kc.getCurrentCluster()) {
-    throw new InputError({ file: "kubeconfig" }, "no current context: set KUBECONFIG or ~/.kube/config to a kubeconfig with a current-context, or pass --context");
+    throw new InputError(
+      { file: "kubeconfig" },
+      "no current context: set KUBECONFIG or ~/.kube/config to a kubeconfig with a current-context, or pass --context",
+    );
   }
   const kube = HttpKubeClient.fromKubeConfig(kc);
   try {
@@ -35,11 +42,18 @@ export async function readClusterInputs(options: ClusterInputOptions): Promise<I
       const file = `cluster ${context}: customresourcedefinitions/${name}`;
       let crd: Record<string, unknown>;
       try {
-        crd = await kube.request<Record<string, unknown>>({ method: "GET", path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${encodeURIComponent(name)}` });
+        crd = await kube.request<Record<string, unknown>>({
+          method: "GET",
+          path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${encodeURIComponent(name)}`,
+        });
       } catch (error) {
-        if (error instanceof ApiError && error.status === 404) throw new InputError({ file }, `context "${context}" has no CustomResourceDefinition named ${name}`);
+        if (error instanceof ApiError && error.status === 404)
+          throw new InputError({ file }, `context "${context}" has no CustomResourceDefinition named ${name}`);
         const why = error instanceof Error ? error.message : String(error);
-        throw new InputError({ file }, `cannot read CustomResourceDefinition ${name} from context "${context}" (${kube.server}): ${why}`);
+        throw new InputError(
+          { file },
+          `cannot read CustomResourceDefinition ${name} from context "${context}" (${kube.server}): ${why}`,
+        );
       }
       inputs.push({ file, text: stringify(definitionOnly(crd)) });
     }

@@ -23,7 +23,15 @@ type Combinator = (typeof combinators)[number];
 const isRequiredOnly = (m: unknown): boolean =>
   isRecord(m) && Array.isArray(m["required"]) && Object.keys(m).every((k) => k === "required" || k === "description");
 /** Keys that give a member a shape of its own, so an untyped node's oneOf/anyOf of such members is a union of types. */
-const shapeKeys = ["type", "properties", "items", "additionalProperties", "x-kubernetes-int-or-string", "x-kubernetes-preserve-unknown-fields", "x-kubernetes-embedded-resource"];
+const shapeKeys = [
+  "type",
+  "properties",
+  "items",
+  "additionalProperties",
+  "x-kubernetes-int-or-string",
+  "x-kubernetes-preserve-unknown-fields",
+  "x-kubernetes-embedded-resource",
+];
 const hasShape = (m: unknown): boolean => isRecord(m) && shapeKeys.some((k) => k in m);
 const membersOf = (raw: Raw, name: Combinator): unknown[] => {
   const value = raw[name];
@@ -41,7 +49,10 @@ export function normalizeSchema(raw: unknown, at: string, ctx: NormalizeContext)
   ctx.depth = (ctx.depth ?? 0) + 1;
   try {
     if (ctx.depth > maxSchemaDepth) {
-      throw new InputError({ file: ctx.file, documentIndex: ctx.documentIndex, schemaPath: at }, `the schema nests more than ${maxSchemaDepth} levels deep here; crdgen reads at most ${maxSchemaDepth}`);
+      throw new InputError(
+        { file: ctx.file, documentIndex: ctx.documentIndex, schemaPath: at },
+        `the schema nests more than ${maxSchemaDepth} levels deep here; crdgen reads at most ${maxSchemaDepth}`,
+      );
     }
     return normalizeNode(raw, at, ctx);
   } finally {
@@ -53,7 +64,10 @@ function normalizeNode(raw: unknown, at: string, ctx: NormalizeContext): SchemaN
   if (!isRecord(raw)) return degrade(at, ctx, `a schema must be a mapping, found ${JSON.stringify(raw)}`);
   if ("$ref" in raw) {
     // Structural CRD schemas forbid $ref; resolving it would hide a schema the API server rejects anyway.
-    throw new InputError({ file: ctx.file, documentIndex: ctx.documentIndex, schemaPath: pointer(at, "$ref") }, "$ref is not allowed in a CRD schema (the API server rejects it); inline the referenced schema");
+    throw new InputError(
+      { file: ctx.file, documentIndex: ctx.documentIndex, schemaPath: pointer(at, "$ref") },
+      "$ref is not allowed in a CRD schema (the API server rejects it); inline the referenced schema",
+    );
   }
   const base = {
     ...(typeof raw["description"] === "string" ? { description: raw["description"] } : {}),
@@ -79,17 +93,29 @@ function normalizeNode(raw: unknown, at: string, ctx: NormalizeContext): SchemaN
       return { ...base, kind: type };
     case "array": {
       const items = raw["items"];
-      if (!isRecord(items)) return { ...base, kind: "array", items: degrade(pointer(at, "items"), ctx, "an array schema needs an `items` schema") };
+      if (!isRecord(items))
+        return {
+          ...base,
+          kind: "array",
+          items: degrade(pointer(at, "items"), ctx, "an array schema needs an `items` schema"),
+        };
       return { ...base, kind: "array", items: normalizeSchema(items, pointer(at, "items"), ctx) };
     }
     case "object":
       return objectNode(raw, base, at, ctx, { properties, preserveUnknown, embeddedResource });
     case undefined:
-      if (properties || embeddedResource) return objectNode(raw, base, at, ctx, { properties, preserveUnknown: true, embeddedResource });
+      if (properties || embeddedResource)
+        return objectNode(raw, base, at, ctx, { properties, preserveUnknown: true, embeddedResource });
       // Untyped preserve-unknown-fields (any JSON value) or a node with no type at all.
       if (preserveUnknown) return { ...base, kind: "unknown" };
-      if (isRecord(raw["items"])) return { ...base, kind: "array", items: normalizeSchema(raw["items"], pointer(at, "items"), ctx) };
-      return degrade(at, ctx, "the schema has no `type` (and no x-kubernetes-preserve-unknown-fields or x-kubernetes-int-or-string)", base);
+      if (isRecord(raw["items"]))
+        return { ...base, kind: "array", items: normalizeSchema(raw["items"], pointer(at, "items"), ctx) };
+      return degrade(
+        at,
+        ctx,
+        "the schema has no `type` (and no x-kubernetes-preserve-unknown-fields or x-kubernetes-int-or-string)",
+        base,
+      );
     default:
       return degrade(at, ctx, `unsupported type ${JSON.stringify(type)}`, base);
   }
@@ -114,8 +140,10 @@ function objectNode(
     const openIndexSignature = shape.preserveUnknown || additional === true || isRecord(additional);
     return { ...base, kind: "object", properties: props, openIndexSignature, embeddedResource: shape.embeddedResource };
   }
-  if (isRecord(additional)) return { ...base, kind: "map", values: normalizeSchema(additional, pointer(at, "additionalProperties"), ctx) };
-  if (additional === true) return { ...base, kind: "map", values: { nullable: false, constraints: {}, kind: "unknown" } };
+  if (isRecord(additional))
+    return { ...base, kind: "map", values: normalizeSchema(additional, pointer(at, "additionalProperties"), ctx) };
+  if (additional === true)
+    return { ...base, kind: "map", values: { nullable: false, constraints: {}, kind: "unknown" } };
   if (shape.preserveUnknown) return { ...base, kind: "unknownRecord" };
   return { ...base, kind: "emptyObject" };
 }
@@ -136,7 +164,17 @@ function typedUnion(raw: Raw, name: "oneOf" | "anyOf", at: string, ctx: Normaliz
 function readConstraints(raw: Raw, at: string, ctx: NormalizeContext): Constraints {
   const c: Constraints = {};
   if ("default" in raw) c.default = { value: raw["default"] };
-  for (const key of ["minimum", "maximum", "multipleOf", "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"] as const) {
+  for (const key of [
+    "minimum",
+    "maximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+  ] as const) {
     if (typeof raw[key] === "number") c[key] = raw[key];
   }
   for (const key of ["exclusiveMinimum", "exclusiveMaximum", "uniqueItems"] as const) {
@@ -151,7 +189,8 @@ function readConstraints(raw: Raw, at: string, ctx: NormalizeContext): Constrain
   if (Array.isArray(rules)) {
     c.validations = rules.filter(isRecord).map((r): CelRule => {
       const rule: CelRule = { rule: scalarText(r["rule"]) };
-      for (const key of ["message", "messageExpression", "reason", "fieldPath"] as const) if (typeof r[key] === "string") rule[key] = r[key];
+      for (const key of ["message", "messageExpression", "reason", "fieldPath"] as const)
+        if (typeof r[key] === "string") rule[key] = r[key];
       return rule;
     });
   }
@@ -164,13 +203,21 @@ function readConstraints(raw: Raw, at: string, ctx: NormalizeContext): Constrain
     // The anyOf kubebuilder writes next to x-kubernetes-int-or-string is the type itself, not a validation.
     if (name === "anyOf" && raw["x-kubernetes-int-or-string"] === true) continue;
     if (members.every(isRequiredOnly)) {
-      required.push({ combinator: name, alternatives: members.map((m) => ((m as Raw)["required"] as unknown[]).map(String)) });
+      required.push({
+        combinator: name,
+        alternatives: members.map((m) => ((m as Raw)["required"] as unknown[]).map(String)),
+      });
       continue;
     }
     values.push({ combinator: name, members });
     if (members.some((m) => isRecord(m) && "type" in m)) {
       // Structural schemas forbid `type` inside combinators; a typed node keeps its own type and the members are only documented.
-      ctx.warnings.push({ file: ctx.file, documentIndex: ctx.documentIndex, schemaPath: pointer(at, name), message: `${name} members with their own type are not merged into the type; only the node's own type is used` });
+      ctx.warnings.push({
+        file: ctx.file,
+        documentIndex: ctx.documentIndex,
+        schemaPath: pointer(at, name),
+        message: `${name} members with their own type are not merged into the type; only the node's own type is used`,
+      });
     }
   }
   if (required.length) c.requiredCombinators = required;
@@ -180,6 +227,11 @@ function readConstraints(raw: Raw, at: string, ctx: NormalizeContext): Constrain
 
 function degrade(at: string, ctx: NormalizeContext, message: string, base?: Omit<SchemaNode, "kind">): SchemaNode {
   // Never abort the run on a shape we do not understand: the node becomes `unknown` and the user is told where.
-  ctx.warnings.push({ file: ctx.file, documentIndex: ctx.documentIndex, schemaPath: at, message: `${message}; typed as unknown` });
+  ctx.warnings.push({
+    file: ctx.file,
+    documentIndex: ctx.documentIndex,
+    schemaPath: at,
+    message: `${message}; typed as unknown`,
+  });
   return { ...(base ?? { nullable: false, constraints: {} }), kind: "unknown" };
 }

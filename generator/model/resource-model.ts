@@ -96,7 +96,12 @@ export function buildModels(loaded: LoadedCrd[], options: ModelOptions = {}): Mo
   return { crds, warnings };
 }
 
-function buildCrdModel(entry: LoadedCrd, selection: VersionSelection, rawSchemas: boolean, warnings: SchemaWarning[]): CrdModel {
+function buildCrdModel(
+  entry: LoadedCrd,
+  selection: VersionSelection,
+  rawSchemas: boolean,
+  warnings: SchemaWarning[],
+): CrdModel {
   const where = (schemaPath: string) => ({ file: entry.file, documentIndex: entry.documentIndex, schemaPath });
   const requireString = (value: unknown, schemaPath: string, what: string): string => {
     if (typeof value !== "string" || value === "") throw new InputError(where(schemaPath), `${what} is missing`);
@@ -108,11 +113,16 @@ function buildCrdModel(entry: LoadedCrd, selection: VersionSelection, rawSchemas
   const group = requireString(spec["group"], "/spec/group", "spec.group");
   const kind = requireString(names["kind"], "/spec/names/kind", "spec.names.kind");
   const plural = requireString(names["plural"], "/spec/names/plural", "spec.names.plural");
-  if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(kind)) throw new InputError(where("/spec/names/kind"), `spec.names.kind ${JSON.stringify(kind)} is not a valid kind name`);
+  if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(kind))
+    throw new InputError(where("/spec/names/kind"), `spec.names.kind ${JSON.stringify(kind)} is not a valid kind name`);
   const metadata = isRecord(crd["metadata"]) ? crd["metadata"] : {};
   const name = typeof metadata["name"] === "string" ? metadata["name"] : `${plural}.${group}`;
   const scope = spec["scope"] === "Cluster" ? "Cluster" : spec["scope"] === "Namespaced" ? "Namespaced" : undefined;
-  if (!scope) throw new InputError(where("/spec/scope"), `spec.scope must be Namespaced or Cluster, found ${JSON.stringify(spec["scope"])}`);
+  if (!scope)
+    throw new InputError(
+      where("/spec/scope"),
+      `spec.scope must be Namespaced or Cluster, found ${JSON.stringify(spec["scope"])}`,
+    );
   const rawVersions = Array.isArray(spec["versions"]) ? spec["versions"] : [];
   if (rawVersions.length === 0) throw new InputError(where("/spec/versions"), "spec.versions lists no version");
 
@@ -128,7 +138,11 @@ function buildCrdModel(entry: LoadedCrd, selection: VersionSelection, rawSchemas
     if (selection === "storage" && !storage) return;
     const schemaAt = pointer(at, "schema", "openAPIV3Schema");
     const schema = isRecord(raw["schema"]) ? raw["schema"]["openAPIV3Schema"] : undefined;
-    if (!isRecord(schema)) throw new InputError(where(schemaAt), `version ${versionName} has no schema.openAPIV3Schema (required by apiextensions.k8s.io/v1)`);
+    if (!isRecord(schema))
+      throw new InputError(
+        where(schemaAt),
+        `version ${versionName} has no schema.openAPIV3Schema (required by apiextensions.k8s.io/v1)`,
+      );
     const subresources = isRecord(raw["subresources"]) ? raw["subresources"] : {};
     const scale = isRecord(subresources["scale"]) ? subresources["scale"] : undefined;
     versions.push({
@@ -144,26 +158,33 @@ function buildCrdModel(entry: LoadedCrd, selection: VersionSelection, rawSchemas
               scale: {
                 specReplicasPath: scalarText(scale["specReplicasPath"]),
                 statusReplicasPath: scalarText(scale["statusReplicasPath"]),
-                ...(typeof scale["labelSelectorPath"] === "string" ? { labelSelectorPath: scale["labelSelectorPath"] } : {}),
+                ...(typeof scale["labelSelectorPath"] === "string"
+                  ? { labelSelectorPath: scale["labelSelectorPath"] }
+                  : {}),
               },
             }
           : {}),
       },
-      printerColumns: (Array.isArray(raw["additionalPrinterColumns"]) ? raw["additionalPrinterColumns"] : []).filter(isRecord).map((c) => ({
-        name: String(c["name"]),
-        type: String(c["type"]),
-        jsonPath: String(c["jsonPath"]),
-        ...(typeof c["format"] === "string" ? { format: c["format"] } : {}),
-        ...(typeof c["description"] === "string" ? { description: c["description"] } : {}),
-        ...(typeof c["priority"] === "number" ? { priority: c["priority"] } : {}),
-      })),
+      printerColumns: (Array.isArray(raw["additionalPrinterColumns"]) ? raw["additionalPrinterColumns"] : [])
+        .filter(isRecord)
+        .map((c) => ({
+          name: String(c["name"]),
+          type: String(c["type"]),
+          jsonPath: String(c["jsonPath"]),
+          ...(typeof c["format"] === "string" ? { format: c["format"] } : {}),
+          ...(typeof c["description"] === "string" ? { description: c["description"] } : {}),
+          ...(typeof c["priority"] === "number" ? { priority: c["priority"] } : {}),
+        })),
       schema: normalizeSchema(schema, schemaAt, { file: entry.file, documentIndex: entry.documentIndex, warnings }),
       ...(rawSchemas ? { openAPIV3Schema: schema } : {}),
       schemaPointer: schemaAt,
     });
   });
   if (versions.length === 0) {
-    warnings.push({ ...where("/spec/versions"), message: `no version of ${kind} is ${selection === "storage" ? "the storage version" : "served"}; nothing is generated for it (--versions all generates every version)` });
+    warnings.push({
+      ...where("/spec/versions"),
+      message: `no version of ${kind} is ${selection === "storage" ? "the storage version" : "served"}; nothing is generated for it (--versions all generates every version)`,
+    });
   }
 
   return {

@@ -30,20 +30,31 @@ export function structuralIds(root: SchemaNode): StructuralIds {
   };
   /** The body plus what the node says of itself: how it reads where it is used. */
   const whole = (node: SchemaNode): number =>
-    intern(`${bodyId(node)} ${textId(node.description)} ${node.nullable} ${textId(constraintsSignature(node.constraints))}`);
+    intern(
+      `${bodyId(node)} ${textId(node.description)} ${node.nullable} ${textId(constraintsSignature(node.constraints))}`,
+    );
   const bodyId = (node: SchemaNode): number => {
     const known = body.get(node);
     if (known !== undefined) return known;
     let signature: string;
     switch (node.kind) {
-      case "enum": signature = `enum ${JSON.stringify(node.values)}`; break;
-      case "array": signature = `array ${whole(node.items)}`; break;
-      case "map": signature = `map ${whole(node.values)}`; break;
-      case "union": signature = `union ${node.members.map(whole).join(" ")}`; break;
+      case "enum":
+        signature = `enum ${JSON.stringify(node.values)}`;
+        break;
+      case "array":
+        signature = `array ${whole(node.items)}`;
+        break;
+      case "map":
+        signature = `map ${whole(node.values)}`;
+        break;
+      case "union":
+        signature = `union ${node.members.map(whole).join(" ")}`;
+        break;
       case "object":
         signature = `object ${node.openIndexSignature} ${node.embeddedResource} ${node.properties.map((p) => `${textId(p.name)} ${p.required} ${whole(p.node)}`).join(",")}`;
         break;
-      default: signature = node.kind;
+      default:
+        signature = node.kind;
     }
     const id = intern(signature);
     body.set(node, id);
@@ -63,10 +74,16 @@ function constraintsSignature(c: Constraints): string | undefined {
  * Walks two nodes of equal body side by side and calls visit on each pair, the two nodes first. Their subtrees have
  * the same shape (that is what an equal body means), so the children pair up by position.
  */
-export function pairSubtrees(copy: SchemaNode, original: SchemaNode, visit: (copy: SchemaNode, original: SchemaNode) => void): void {
+export function pairSubtrees(
+  copy: SchemaNode,
+  original: SchemaNode,
+  visit: (copy: SchemaNode, original: SchemaNode) => void,
+): void {
   visit(copy, original);
   if (copy.kind === "array" && original.kind === "array") pairSubtrees(copy.items, original.items, visit);
   else if (copy.kind === "map" && original.kind === "map") pairSubtrees(copy.values, original.values, visit);
-  else if (copy.kind === "union" && original.kind === "union") copy.members.forEach((m, i) => pairSubtrees(m, original.members[i]!, visit));
-  else if (copy.kind === "object" && original.kind === "object") copy.properties.forEach((p, i) => pairSubtrees(p.node, original.properties[i]!.node, visit));
+  else if (copy.kind === "union" && original.kind === "union")
+    copy.members.forEach((m, i) => pairSubtrees(m, original.members[i]!, visit));
+  else if (copy.kind === "object" && original.kind === "object")
+    copy.properties.forEach((p, i) => pairSubtrees(p.node, original.properties[i]!.node, visit));
 }

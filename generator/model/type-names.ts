@@ -4,18 +4,115 @@ import type { SchemaNode } from "./schema-node.js";
 /** Names a generated file imports or TypeScript defines globally; a type named like one of them gets a "_" suffix. */
 const takenGlobally = new Set([
   // TypeScript reserved and contextual words that cannot name a type.
-  "any", "boolean", "never", "number", "object", "string", "symbol", "undefined", "unknown", "bigint", "void", "null",
-  "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do", "else", "enum", "export",
-  "extends", "false", "finally", "for", "function", "if", "import", "in", "instanceof", "new", "return", "super", "switch",
-  "this", "throw", "true", "try", "typeof", "var", "while", "with", "implements", "interface", "let", "package", "private",
-  "protected", "public", "static", "yield", "await", "type", "keyof", "infer", "readonly", "is", "asserts", "satisfies",
+  "any",
+  "boolean",
+  "never",
+  "number",
+  "object",
+  "string",
+  "symbol",
+  "undefined",
+  "unknown",
+  "bigint",
+  "void",
+  "null",
+  "break",
+  "case",
+  "catch",
+  "class",
+  "const",
+  "continue",
+  "debugger",
+  "default",
+  "delete",
+  "do",
+  "else",
+  "enum",
+  "export",
+  "extends",
+  "false",
+  "finally",
+  "for",
+  "function",
+  "if",
+  "import",
+  "in",
+  "instanceof",
+  "new",
+  "return",
+  "super",
+  "switch",
+  "this",
+  "throw",
+  "true",
+  "try",
+  "typeof",
+  "var",
+  "while",
+  "with",
+  "implements",
+  "interface",
+  "let",
+  "package",
+  "private",
+  "protected",
+  "public",
+  "static",
+  "yield",
+  "await",
+  "type",
+  "keyof",
+  "infer",
+  "readonly",
+  "is",
+  "asserts",
+  "satisfies",
   // Globals and utility types a generated file relies on.
-  "Array", "ReadonlyArray", "Object", "String", "Number", "Boolean", "Symbol", "BigInt", "Date", "Error", "Function",
-  "Map", "Set", "WeakMap", "WeakSet", "Promise", "RegExp", "JSON", "Math", "Record", "Partial", "Required", "Readonly",
-  "Pick", "Omit", "Exclude", "Extract", "NonNullable", "ReturnType", "InstanceType", "Parameters", "Awaited", "Uppercase",
-  "Lowercase", "Capitalize", "Uncapitalize", "Iterable", "Iterator", "AsyncIterable", "PropertyKey", "Buffer",
+  "Array",
+  "ReadonlyArray",
+  "Object",
+  "String",
+  "Number",
+  "Boolean",
+  "Symbol",
+  "BigInt",
+  "Date",
+  "Error",
+  "Function",
+  "Map",
+  "Set",
+  "WeakMap",
+  "WeakSet",
+  "Promise",
+  "RegExp",
+  "JSON",
+  "Math",
+  "Record",
+  "Partial",
+  "Required",
+  "Readonly",
+  "Pick",
+  "Omit",
+  "Exclude",
+  "Extract",
+  "NonNullable",
+  "ReturnType",
+  "InstanceType",
+  "Parameters",
+  "Awaited",
+  "Uppercase",
+  "Lowercase",
+  "Capitalize",
+  "Uncapitalize",
+  "Iterable",
+  "Iterator",
+  "AsyncIterable",
+  "PropertyKey",
+  "Buffer",
   // Names generated files import.
-  "V1ObjectMeta", "V1ListMeta", "IntOrString",
+  "V1ObjectMeta",
+  "V1ListMeta",
+  "IntOrString",
 ]);
 
 export interface TypeNames {
@@ -62,7 +159,8 @@ export function assignTypeNames(kind: string, root: SchemaNode, reserved: Readon
       node.members.forEach((m, i) => visit(m, name, `Option${i + 1}`, lossless));
       return;
     }
-    if (node.kind === "object" || node.kind === "enum" || forceNamed) candidates.push({ node, prefix, segment, lossless });
+    if (node.kind === "object" || node.kind === "enum" || forceNamed)
+      candidates.push({ node, prefix, segment, lossless });
     if (node.kind === "object") {
       for (const p of node.properties) {
         if (node === root && rootEnvelopeKeys.has(p.name)) continue;
@@ -79,7 +177,12 @@ export function assignTypeNames(kind: string, root: SchemaNode, reserved: Readon
   // The root is the kind itself: every template refers to it by that name, even when it is a global's (Function).
   // Names of the generated list type, client, lister, informer and hooks are reserved first, so a root field called
   // "list" or "hooks" cannot take <Kind>List or <Kind>Hooks.
-  const taken = new Set([kind, ...["List", "Client", "Verbs", "Lister", "Informer", "Context", "Hooks", "Controller"].map((suffix) => kind + suffix)]);
+  const taken = new Set([
+    kind,
+    ...["List", "Client", "Verbs", "Lister", "Informer", "Context", "Hooks", "Controller"].map(
+      (suffix) => kind + suffix,
+    ),
+  ]);
   const nameOf = new Map<SchemaNode, string>([[root, kind]]);
   const exported: string[] = [];
   const claim = (c: Candidate) => {

@@ -10,9 +10,30 @@ type Raw = Record<string, unknown>;
 const isRecord = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
 
 const kept = new Set([
-  "type", "properties", "items", "additionalProperties", "required", "enum", "maxLength", "minLength", "pattern", "format",
-  "maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum", "multipleOf", "maxItems", "minItems", "uniqueItems",
-  "maxProperties", "minProperties", "allOf", "anyOf", "oneOf", "not",
+  "type",
+  "properties",
+  "items",
+  "additionalProperties",
+  "required",
+  "enum",
+  "maxLength",
+  "minLength",
+  "pattern",
+  "format",
+  "maximum",
+  "minimum",
+  "exclusiveMaximum",
+  "exclusiveMinimum",
+  "multipleOf",
+  "maxItems",
+  "minItems",
+  "uniqueItems",
+  "maxProperties",
+  "minProperties",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "not",
 ]);
 
 export interface AjvSchemaResult {
@@ -31,27 +52,45 @@ export function toAjvSchema(openAPIV3Schema: Raw): AjvSchemaResult {
       const value = node[key];
       if (key === "properties" && isRecord(value)) {
         const props: Raw = {};
-        for (const [name, child] of Object.entries(value)) if (isRecord(child)) props[name] = convert(child, pointer(at, "properties", name));
-        Object.defineProperty(out, "properties", { value: props, enumerable: true, writable: true, configurable: true });
-      } else if ((key === "items" || key === "additionalProperties" || key === "not") && isRecord(value)) out[key] = convert(value, pointer(at, key));
-      else if ((key === "allOf" || key === "anyOf" || key === "oneOf") && Array.isArray(value)) out[key] = (value as unknown[]).map((v, i) => (isRecord(v) ? convert(v, pointer(at, key, i)) : v));
+        for (const [name, child] of Object.entries(value))
+          if (isRecord(child)) props[name] = convert(child, pointer(at, "properties", name));
+        Object.defineProperty(out, "properties", {
+          value: props,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      } else if ((key === "items" || key === "additionalProperties" || key === "not") && isRecord(value))
+        out[key] = convert(value, pointer(at, key));
+      else if ((key === "allOf" || key === "anyOf" || key === "oneOf") && Array.isArray(value))
+        out[key] = (value as unknown[]).map((v, i) => (isRecord(v) ? convert(v, pointer(at, key, i)) : v));
       else if (key === "format") {
         const name = typeof value === "string" ? kubernetesFormatName(value) : undefined;
         const type = node["type"];
         if (name && (type === undefined || type === "string")) out[key] = name;
         // Range checks for single-typed numbers, as kube-openapi's number validator makes them.
-        else if ((type === "integer" && (value === "int32" || value === "int64")) || (type === "number" && value === "float")) out[key] = value;
+        else if (
+          (type === "integer" && (value === "int32" || value === "int64")) ||
+          (type === "number" && value === "float")
+        )
+          out[key] = value;
       } else if (key === "pattern") {
         try {
           re2Pattern(String(value));
           out[key] = value;
         } catch (error) {
-          dropped.push({ schemaPath: pointer(at, "pattern"), message: `pattern ${JSON.stringify(value)} is not an RE2 expression, not validated client-side (${error instanceof Error ? error.message : String(error)})` });
+          dropped.push({
+            schemaPath: pointer(at, "pattern"),
+            message: `pattern ${JSON.stringify(value)} is not an RE2 expression, not validated client-side (${error instanceof Error ? error.message : String(error)})`,
+          });
         }
       } else out[key] = value;
     }
     // OpenAPI 3.0: exclusiveMinimum/Maximum are booleans qualifying minimum/maximum.
-    for (const [bound, exclusive] of [["minimum", "exclusiveMinimum"], ["maximum", "exclusiveMaximum"]] as const) {
+    for (const [bound, exclusive] of [
+      ["minimum", "exclusiveMinimum"],
+      ["maximum", "exclusiveMaximum"],
+    ] as const) {
       /* eslint-disable @typescript-eslint/no-dynamic-delete -- the keys are the four literal bound keywords; deleting keeps the other keywords in their fixed order */
       if (out[exclusive] === true && typeof out[bound] === "number") {
         out[exclusive] = out[bound];
@@ -87,7 +126,8 @@ function shareRepeatedSubtrees(root: Raw): Raw {
     json.set(node, text);
     if (text.length >= 200) counts.set(text, (counts.get(text) ?? 0) + 1);
     for (const child of slots(node)) measure(child);
-    for (const k of ["allOf", "anyOf", "oneOf"]) if (Array.isArray(node[k])) for (const v of node[k] as unknown[]) if (isRecord(v)) measure(v);
+    for (const k of ["allOf", "anyOf", "oneOf"])
+      if (Array.isArray(node[k])) for (const v of node[k] as unknown[]) if (isRecord(v)) measure(v);
     if (isRecord(node["not"])) measure(node["not"]);
   };
   measure(root);
@@ -109,13 +149,20 @@ function shareRepeatedSubtrees(root: Raw): Raw {
     if (isRecord(node["properties"])) {
       const props: Raw = {};
       for (const [name, child] of Object.entries(node["properties"])) {
-        Object.defineProperty(props, name, { value: rewrite(child as Raw, true), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(props, name, {
+          value: rewrite(child as Raw, true),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       out["properties"] = props;
     }
     if (isRecord(node["items"])) out["items"] = rewrite(node["items"], true);
-    if (isRecord(node["additionalProperties"])) out["additionalProperties"] = rewrite(node["additionalProperties"], true);
-    for (const k of ["allOf", "anyOf", "oneOf"]) if (Array.isArray(node[k])) out[k] = (node[k] as unknown[]).map((v) => (isRecord(v) ? rewriteChildren(v) : v));
+    if (isRecord(node["additionalProperties"]))
+      out["additionalProperties"] = rewrite(node["additionalProperties"], true);
+    for (const k of ["allOf", "anyOf", "oneOf"])
+      if (Array.isArray(node[k])) out[k] = (node[k] as unknown[]).map((v) => (isRecord(v) ? rewriteChildren(v) : v));
     if (isRecord(node["not"])) out["not"] = rewriteChildren(node["not"]);
     return out;
   };

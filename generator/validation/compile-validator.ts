@@ -7,7 +7,9 @@ import { formatsModuleId, patternModuleId, re2Pattern, validatorFormats } from "
 const Ajv = AjvModule.default;
 const standaloneCode = standaloneModule.default;
 
-const patternEngine = Object.assign((source: string) => re2Pattern(source), { code: `require(${JSON.stringify(patternModuleId)}).re2Pattern` });
+const patternEngine = Object.assign((source: string) => re2Pattern(source), {
+  code: `require(${JSON.stringify(patternModuleId)}).re2Pattern`,
+});
 
 /** CommonJS source assigning the validate function to module.exports; the template runs it with its own require and module. */
 export function compileSchemaValidator(schema: Record<string, unknown>): string {
@@ -17,7 +19,14 @@ export function compileSchemaValidator(schema: Record<string, unknown>): string 
     inlineRefs: false,
     unicodeRegExp: false,
     formats: validatorFormats,
-    code: { source: true, esm: false, lines: false, optimize: 1, formats: _`require(${formatsModuleId})`, regExp: patternEngine },
+    code: {
+      source: true,
+      esm: false,
+      lines: false,
+      optimize: 1,
+      formats: _`require(${formatsModuleId})`,
+      regExp: patternEngine,
+    },
   });
   return standaloneCode(ajv, ajv.compile(schema));
 }

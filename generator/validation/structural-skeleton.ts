@@ -8,15 +8,18 @@ const schemaTypes = new Set(["object", "array", "string", "integer", "number", "
 
 export function structuralNode(schema: Raw): StructuralNode {
   const node: { -readonly [K in keyof StructuralNode]: StructuralNode[K] } = {};
-  if (typeof schema["type"] === "string" && schemaTypes.has(schema["type"])) node.type = schema["type"] as StructuralNode["type"];
+  if (typeof schema["type"] === "string" && schemaTypes.has(schema["type"]))
+    node.type = schema["type"] as StructuralNode["type"];
   if (typeof schema["format"] === "string" && schema["format"] !== "") node.format = schema["format"];
   if (isRecord(schema["properties"])) {
     const properties: Record<string, StructuralNode> = {};
-    for (const [key, value] of Object.entries(schema["properties"])) if (isRecord(value)) properties[key] = structuralNode(value);
+    for (const [key, value] of Object.entries(schema["properties"]))
+      if (isRecord(value)) properties[key] = structuralNode(value);
     node.properties = properties;
   }
   if (isRecord(schema["items"])) node.items = structuralNode(schema["items"]);
-  if (isRecord(schema["additionalProperties"])) node.additionalProperties = structuralNode(schema["additionalProperties"]);
+  if (isRecord(schema["additionalProperties"]))
+    node.additionalProperties = structuralNode(schema["additionalProperties"]);
   else if (schema["additionalProperties"] === true) node.additionalProperties = {};
   // A null default is no default for the API server (Default.Object == nil).
   if (schema["default"] !== undefined && schema["default"] !== null) node.default = schema["default"];
@@ -26,16 +29,20 @@ export function structuralNode(schema: Raw): StructuralNode {
   if (schema["x-kubernetes-int-or-string"] === true) node.intOrString = true;
   const listType = schema["x-kubernetes-list-type"];
   if (listType === "atomic" || listType === "set" || listType === "map") node.listType = listType;
-  if (Array.isArray(schema["x-kubernetes-list-map-keys"])) node.listMapKeys = schema["x-kubernetes-list-map-keys"].map(String);
+  if (Array.isArray(schema["x-kubernetes-list-map-keys"]))
+    node.listMapKeys = schema["x-kubernetes-list-map-keys"].map(String);
   if (Array.isArray(schema["x-kubernetes-validations"])) {
-    const rules: CelRule[] = schema["x-kubernetes-validations"].filter(isRecord).filter((r) => typeof r["rule"] === "string").map((r) => ({
-      rule: r["rule"] as string,
-      ...(typeof r["message"] === "string" ? { message: r["message"] } : {}),
-      ...(typeof r["messageExpression"] === "string" ? { messageExpression: r["messageExpression"] } : {}),
-      ...(typeof r["reason"] === "string" ? { reason: r["reason"] } : {}),
-      ...(typeof r["fieldPath"] === "string" ? { fieldPath: r["fieldPath"] } : {}),
-      ...(r["optionalOldSelf"] === true ? { optionalOldSelf: true } : {}),
-    }));
+    const rules: CelRule[] = schema["x-kubernetes-validations"]
+      .filter(isRecord)
+      .filter((r) => typeof r["rule"] === "string")
+      .map((r) => ({
+        rule: r["rule"] as string,
+        ...(typeof r["message"] === "string" ? { message: r["message"] } : {}),
+        ...(typeof r["messageExpression"] === "string" ? { messageExpression: r["messageExpression"] } : {}),
+        ...(typeof r["reason"] === "string" ? { reason: r["reason"] } : {}),
+        ...(typeof r["fieldPath"] === "string" ? { fieldPath: r["fieldPath"] } : {}),
+        ...(r["optionalOldSelf"] === true ? { optionalOldSelf: true } : {}),
+      }));
     if (rules.length) node.rules = rules;
   }
   return node;
@@ -76,9 +83,12 @@ export function emitStructure(root: StructuralNode, prefix: string): { declarati
     for (const [key, value] of Object.entries(node)) {
       if (key === "properties") {
         // "__proto__" as a literal key would set the prototype; a computed key makes it an own property.
-        const props = Object.entries(value as Record<string, StructuralNode>).map(([k, v]) => `${k === "__proto__" ? `["__proto__"]` : JSON.stringify(k)}: ${render(v)}`);
+        const props = Object.entries(value as Record<string, StructuralNode>).map(
+          ([k, v]) => `${k === "__proto__" ? `["__proto__"]` : JSON.stringify(k)}: ${render(v)}`,
+        );
         fields.push(`properties: { ${props.join(", ")} }`);
-      } else if (key === "items" || key === "additionalProperties") fields.push(`${key}: ${render(value as StructuralNode)}`);
+      } else if (key === "items" || key === "additionalProperties")
+        fields.push(`${key}: ${render(value as StructuralNode)}`);
       else fields.push(`${key}: ${jsonLiteral(value)}`);
     }
     const literal = `{ ${fields.join(", ")} }`;
@@ -93,7 +103,11 @@ export function emitStructure(root: StructuralNode, prefix: string): { declarati
 }
 
 function children(node: StructuralNode): StructuralNode[] {
-  return [...Object.values(node.properties ?? {}), ...(node.items ? [node.items] : []), ...(node.additionalProperties ? [node.additionalProperties] : [])];
+  return [
+    ...Object.values(node.properties ?? {}),
+    ...(node.items ? [node.items] : []),
+    ...(node.additionalProperties ? [node.additionalProperties] : []),
+  ];
 }
 
 /** A JSON value as a TS expression; through JSON.parse when it holds a "__proto__" key a literal would mistreat. */

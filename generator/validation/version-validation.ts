@@ -13,9 +13,20 @@ export interface VersionValidationCode {
   structureRoot: string;
 }
 
-export function versionValidationCode(crd: CrdModel, version: VersionModel, warnings: SchemaWarning[]): VersionValidationCode {
-  const where = (schemaPath: string) => ({ file: crd.source.file, documentIndex: crd.source.documentIndex, schemaPath: `${version.schemaPointer}${schemaPath}` });
-  if (!version.openAPIV3Schema) throw new Error(`internal: ${crd.name} ${version.name} was modelled without its raw schema (ModelOptions.rawSchemas)`);
+export function versionValidationCode(
+  crd: CrdModel,
+  version: VersionModel,
+  warnings: SchemaWarning[],
+): VersionValidationCode {
+  const where = (schemaPath: string) => ({
+    file: crd.source.file,
+    documentIndex: crd.source.documentIndex,
+    schemaPath: `${version.schemaPointer}${schemaPath}`,
+  });
+  if (!version.openAPIV3Schema)
+    throw new Error(
+      `internal: ${crd.name} ${version.name} was modelled without its raw schema (ModelOptions.rawSchemas)`,
+    );
   const { schema, dropped } = toAjvSchema(version.openAPIV3Schema);
   for (const d of dropped) warnings.push({ ...where(d.schemaPath), message: d.message });
   let schemaValidatorCode: string;
@@ -23,7 +34,10 @@ export function versionValidationCode(crd: CrdModel, version: VersionModel, warn
     schemaValidatorCode = compileSchemaValidator(schema);
   } catch (error) {
     // Never abort the run: the version gets a validator that checks nothing, and the user is told.
-    warnings.push({ ...where(""), message: `the schema could not be compiled for validation, validate() checks only CEL rules and list types: ${error instanceof Error ? error.message : String(error)}` });
+    warnings.push({
+      ...where(""),
+      message: `the schema could not be compiled for validation, validate() checks only CEL rules and list types: ${error instanceof Error ? error.message : String(error)}`,
+    });
     schemaValidatorCode = compileSchemaValidator({});
   }
   const structure = emitStructure(structuralNode(version.openAPIV3Schema), "node");

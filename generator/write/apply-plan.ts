@@ -53,7 +53,8 @@ export async function applyPlan(files: PlannedFile[], options: ApplyOptions): Pr
           const newFile = `${file.path}.new`;
           const details = mismatches.map((m) => `${m.hook}${m.found} should be ${m.hook}${m.expected}`).join("; ");
           report.hookUpdates.push({ file: file.path, newFile, details });
-          if ((await readFile(newFile, "utf8").catch(() => undefined)) !== file.content) writes.push({ path: newFile, content: file.content });
+          if ((await readFile(newFile, "utf8").catch(() => undefined)) !== file.content)
+            writes.push({ path: newFile, content: file.content });
         }
       }
       continue;
@@ -90,8 +91,15 @@ async function generatedFilesUnder(dir: string, planned: ReadonlySet<string>): P
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (entry.name !== "node_modules" && !entry.name.startsWith(".")) found.push(...(await generatedFilesUnder(full, planned)));
-    } else if (entry.isFile() && entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts") && !planned.has(path.resolve(full)) && generatedHeader.test(await firstLine(full))) {
+      if (entry.name !== "node_modules" && !entry.name.startsWith("."))
+        found.push(...(await generatedFilesUnder(full, planned)));
+    } else if (
+      entry.isFile() &&
+      entry.name.endsWith(".ts") &&
+      !entry.name.endsWith(".d.ts") &&
+      !planned.has(path.resolve(full)) &&
+      generatedHeader.test(await firstLine(full))
+    ) {
       found.push(full);
     }
   }
@@ -114,7 +122,11 @@ async function firstLine(file: string): Promise<string> {
  * are staged are the targets swapped in (each old file kept as a backup until the end). Any failure undoes what was done:
  * old files come back, temp files and backups are removed, and so are the folders this run created.
  */
-async function commit(writes: Array<{ path: string; content: string }>, removals: string[], outDir: string | undefined): Promise<void> {
+async function commit(
+  writes: Array<{ path: string; content: string }>,
+  removals: string[],
+  outDir: string | undefined,
+): Promise<void> {
   if (writes.length === 0 && removals.length === 0) return;
   const id = `.crdgen-${process.pid}-${randomBytes(4).toString("hex")}`;
   const createdDirs: string[] = [];
@@ -129,7 +141,8 @@ async function commit(writes: Array<{ path: string; content: string }>, removals
     // promises (each of which is a round trip through libuv's thread pool), and nothing else runs meanwhile.
     for (const w of writes) {
       // A folder where the file goes: fail now, before any target is touched.
-      if (lstatSync(w.path, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`cannot write ${w.path}: a folder is in the way`);
+      if (lstatSync(w.path, { throwIfNoEntry: false })?.isDirectory())
+        throw new Error(`cannot write ${w.path}: a folder is in the way`);
       const temp = w.path + id + ".tmp";
       writeFileSync(temp, w.content, { flag: "wx" });
       staged.push({ temp, target: w.path });
@@ -152,8 +165,14 @@ async function commit(writes: Array<{ path: string; content: string }>, removals
       if (entry.backup) await rename(entry.backup, entry.target).catch(() => undefined);
     }
     await Promise.all(staged.map((s) => rm(s.temp, { force: true }).catch(() => undefined)));
-    await removeEmptyFolders(writes.map((w) => path.dirname(w.path)), createdDirs);
-    throw new WriteError(`nothing was written, the output is as it was: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    await removeEmptyFolders(
+      writes.map((w) => path.dirname(w.path)),
+      createdDirs,
+    );
+    throw new WriteError(
+      `nothing was written, the output is as it was: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
   for (const s of swapped) if (s.backup) rmSync(s.backup, { force: true });
   if (outDir !== undefined && removals.length) {

@@ -11,11 +11,25 @@ export interface LockFile {
   lockVersion: number;
   generator: { name: "crdgen"; version: string };
   /** The options that shape the output (folders relative to the lock's folder, "/" separated). */
-  options: { versions: string; hooks: string | null; tests: string | null; templates: string | null; format: boolean; validation: boolean };
+  options: {
+    versions: string;
+    hooks: string | null;
+    tests: string | null;
+    templates: string | null;
+    format: boolean;
+    validation: boolean;
+  };
   /** Every input file as given on the command line (as the generated headers name it) with its sha256 ("-" is stdin). */
   inputs: Array<{ path: string; sha256: string }>;
   /** Every CRD generated: its versions, and the hooks file it was given (relative to the hooks folder). */
-  crds: Array<{ name: string; kind: string; group: string; versions: string[]; storageVersion: string | null; hooks: string | null }>;
+  crds: Array<{
+    name: string;
+    kind: string;
+    group: string;
+    versions: string[];
+    storageVersion: string | null;
+    hooks: string | null;
+  }>;
   /** Every generator-owned file with the sha256 of its content (the lock itself excluded). */
   files: Array<{ path: string; sha256: string }>;
   /** User-owned files crdgen created once (or would create) and never overwrites. */
@@ -42,11 +56,17 @@ export async function readLock(outDir: string): Promise<LockFile | undefined> {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new InputError({ file }, `is not valid JSON (${error instanceof Error ? error.message : String(error)}); restore it from version control or delete it`);
+    throw new InputError(
+      { file },
+      `is not valid JSON (${error instanceof Error ? error.message : String(error)}); restore it from version control or delete it`,
+    );
   }
   const lock = (typeof parsed === "object" && parsed !== null ? parsed : {}) as Partial<LockFile>;
   if (lock.lockVersion !== lockVersion || !Array.isArray(lock.files) || !Array.isArray(lock.crds)) {
-    throw new InputError({ file }, `is not a crdgen lock of version ${lockVersion}; restore it from version control or delete it`);
+    throw new InputError(
+      { file },
+      `is not a crdgen lock of version ${lockVersion}; restore it from version control or delete it`,
+    );
   }
   return lock as LockFile;
 }

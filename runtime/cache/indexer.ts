@@ -133,7 +133,8 @@ export class Indexer<T extends KubernetesObject> {
     // The old values come from the stored object, as in client-go: no per-key copy of them is kept (it cost
     // about 90 bytes per object), which is sound because cached objects are never mutated.
     const oldValues: Array<[IndexState, string[]]> = [];
-    for (const [indexName, idx] of this.materialIndices()) oldValues.push([idx, computeValues(idx.fn as IndexFunc<T>, old, indexName)]);
+    for (const [indexName, idx] of this.materialIndices())
+      oldValues.push([idx, computeValues(idx.fn as IndexFunc<T>, old, indexName)]);
     for (const [idx, values] of oldValues) removeKey(idx.buckets, values, key);
     this.items.delete(bucket, name);
   }
@@ -188,7 +189,8 @@ export class Indexer<T extends KubernetesObject> {
   addIndexers(indexers: Indexers<T>): void {
     const built = new Map<string, IndexState>();
     for (const [name, fn] of Object.entries(indexers)) {
-      if (this.indices.has(name) || built.has(name)) throw new Error(`indexer conflict: index "${name}" already exists`);
+      if (this.indices.has(name) || built.has(name))
+        throw new Error(`indexer conflict: index "${name}" already exists`);
       built.set(name, this.buildIndex(fn, this.items, name));
     }
     for (const [name, idx] of built) this.indices.set(name, idx);
@@ -239,7 +241,11 @@ export class Indexer<T extends KubernetesObject> {
     const computed: Array<[IndexState, string[], string[] | undefined]> = [];
     for (const [indexName, idx] of this.materialIndices()) {
       const fn = idx.fn as IndexFunc<T>;
-      computed.push([idx, computeValues(fn, obj, indexName), previous === undefined ? undefined : computeValues(fn, previous, indexName)]);
+      computed.push([
+        idx,
+        computeValues(fn, obj, indexName),
+        previous === undefined ? undefined : computeValues(fn, previous, indexName),
+      ]);
     }
     this.items.set(bucket, name, obj);
     if (computed.length === 0) return;

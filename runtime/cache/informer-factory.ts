@@ -40,16 +40,22 @@ export class SharedInformerFactory {
    *
    * @example const { informer, lister } = factory.forResource<MySQLCluster>(kube, mySQLClusterResource, { namespace: "db" });
    */
-  forResource<T extends KubernetesObject>(kube: KubeClient, resource: ResourceDescriptor, options: InformerOptions<T> = {}): GenericInformer<T> {
+  forResource<T extends KubernetesObject>(
+    kube: KubeClient,
+    resource: ResourceDescriptor,
+    options: InformerOptions<T> = {},
+  ): GenericInformer<T> {
     const { namespace, labelSelector, fieldSelector, ...informerOptions } = options;
     const scope = { namespace, labelSelector, fieldSelector };
     const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
-    const informer = this.informerFor<T>(informerKey(apiVersion, resource.plural, scope), () =>
-      new SharedIndexInformer<T>({
-        name: resource.group ? `${resource.plural}.${resource.group}` : resource.plural,
-        listerWatcher: listerWatcherFor(new ResourceClient<T>(kube, resource), scope),
-        ...informerOptions,
-      }),
+    const informer = this.informerFor<T>(
+      informerKey(apiVersion, resource.plural, scope),
+      () =>
+        new SharedIndexInformer<T>({
+          name: resource.group ? `${resource.plural}.${resource.group}` : resource.plural,
+          listerWatcher: listerWatcherFor(new ResourceClient<T>(kube, resource), scope),
+          ...informerOptions,
+        }),
     );
     const indexer = informer.getIndexer();
     return { informer, lister: resource.namespaced ? new Lister<T>(indexer) : new ClusterLister<T>(indexer) };
@@ -72,7 +78,9 @@ export class SharedInformerFactory {
     const waiters = fanOutSignal(signal);
     try {
       const results = await Promise.all(
-        Array.from(this.running.keys()).map((key) => (this.informers.get(key) as SharedIndexInformer<KubernetesObject>).waitForCacheSync(waiters.signal)),
+        Array.from(this.running.keys()).map((key) =>
+          (this.informers.get(key) as SharedIndexInformer<KubernetesObject>).waitForCacheSync(waiters.signal),
+        ),
       );
       return results.every(Boolean);
     } finally {

@@ -163,7 +163,10 @@ class Listener<T extends KubernetesObject> implements ResourceEventHandlerRegist
   }
 
   private logFailure(d: Delivery<T>, err: unknown): void {
-    this.logger.error(`${this.informer.name}: ${d.kind} handler failed: ${err instanceof Error ? err.message : String(err)}`, { error: err });
+    this.logger.error(
+      `${this.informer.name}: ${d.kind} handler failed: ${err instanceof Error ? err.message : String(err)}`,
+      { error: err },
+    );
   }
 }
 

@@ -15,9 +15,7 @@ export class DeletedFinalStateUnknown<T extends KubernetesObject = KubernetesObj
 }
 
 /** True for a DeletedFinalStateUnknown tombstone. */
-export function isDeletedFinalStateUnknown<T extends KubernetesObject>(
-  x: unknown,
-): x is DeletedFinalStateUnknown<T> {
+export function isDeletedFinalStateUnknown<T extends KubernetesObject>(x: unknown): x is DeletedFinalStateUnknown<T> {
   if (x instanceof DeletedFinalStateUnknown) return true;
   const t = x as { finalStateUnknown?: unknown; key?: unknown } | null | undefined;
   return typeof t === "object" && t !== null && t.finalStateUnknown === true && typeof t.key === "string";

@@ -242,7 +242,11 @@ export function parseLabelSelector(s: string): LabelSelector {
 
 /** A selector requiring every label of set (SelectorFromSet). */
 export function labelSelectorFromSet(set: Readonly<Record<string, string>>): LabelSelector {
-  return new Selector(Object.keys(set).sort().map((k) => new Requirement(k, "=", [set[k] as string])));
+  return new Selector(
+    Object.keys(set)
+      .sort()
+      .map((k) => new Requirement(k, "=", [set[k] as string])),
+  );
 }
 
 /** Converts a metav1.LabelSelector (`matchLabels`, `matchExpressions`) as found in specs (LabelSelectorAsSelector). */
@@ -250,7 +254,12 @@ export function labelSelectorFromSpec(spec: LabelSelectorSpec): LabelSelector {
   const reqs: Requirement[] = [];
   for (const [k, v] of Object.entries(spec.matchLabels ?? {})) reqs.push(new Requirement(k, "=", [v]));
   for (const e of spec.matchExpressions ?? []) {
-    const ops: Record<string, LabelSelectorOperator> = { In: "in", NotIn: "notin", Exists: "exists", DoesNotExist: "!" };
+    const ops: Record<string, LabelSelectorOperator> = {
+      In: "in",
+      NotIn: "notin",
+      Exists: "exists",
+      DoesNotExist: "!",
+    };
     const op = ops[e.operator];
     if (!op) throw new Error(`invalid label selector operator ${JSON.stringify(e.operator)}`);
     reqs.push(new Requirement(e.key, op, op === "exists" || op === "!" ? [] : (e.values ?? [])));

@@ -161,7 +161,9 @@ export class Reflector<T extends KubernetesObject> {
       if (initial?.ended) initial = undefined;
       else if (initial && !isAborted(signal)) {
         // Nothing stored yet: back off (the caller's step), then stream the initial state again.
-        throw new Error(`streaming list: the watch from resourceVersion ${JSON.stringify(this.lastRV)} closed before its initial events ended`);
+        throw new Error(
+          `streaming list: the watch from resourceVersion ${JSON.stringify(this.lastRV)} closed before its initial events ended`,
+        );
       }
       // Closed cleanly (server timeout or our deadline): watch again from the last RV, no relist, no backoff.
     }
@@ -280,7 +282,9 @@ export class Reflector<T extends KubernetesObject> {
       if (ctrl.signal.aborted) return "closed";
       if (isResourceVersionTooOld(err)) return "expired";
       if (isStreamInterrupted(err) && (events > 0 || this.clock.now() - started >= 1000)) {
-        this.logger.warn(`${this.name}: watch stream interrupted, watching again from resourceVersion ${this.lastRV}: ${describe(err)}`);
+        this.logger.warn(
+          `${this.name}: watch stream interrupted, watching again from resourceVersion ${this.lastRV}: ${describe(err)}`,
+        );
         return "closed";
       }
       throw err;

@@ -12,9 +12,13 @@ export interface InformerScope {
   fieldSelector?: string;
 }
 
-export type InformerOptions<T extends KubernetesObject> = InformerScope & Omit<SharedIndexInformerOptions<T>, "listerWatcher">;
+export type InformerOptions<T extends KubernetesObject> = InformerScope &
+  Omit<SharedIndexInformerOptions<T>, "listerWatcher">;
 
-export function listerWatcherFor<T extends KubernetesObject>(resource: ResourceClient<T>, scope: InformerScope = {}): ListerWatcher<T> {
+export function listerWatcherFor<T extends KubernetesObject>(
+  resource: ResourceClient<T>,
+  scope: InformerScope = {},
+): ListerWatcher<T> {
   const selectors = {
     ...(scope.labelSelector ? { labelSelector: scope.labelSelector } : {}),
     ...(scope.fieldSelector ? { fieldSelector: scope.fieldSelector } : {}),

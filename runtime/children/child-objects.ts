@@ -21,7 +21,11 @@ export interface ApplyOutcome<C> {
 export interface ChildObjects {
   /** The cached object (owned or watched kinds only), or undefined. Read-only. */
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the cache is untyped: C names the kind the descriptor stands for (callers write get<V1Secret>)
-  get<C extends KubernetesObject>(resource: ResourceDescriptor, namespace: string | undefined, name: string): C | undefined;
+  get<C extends KubernetesObject>(
+    resource: ResourceDescriptor,
+    namespace: string | undefined,
+    name: string,
+  ): C | undefined;
   /** Cached objects of a kind, optionally in one namespace. Read-only. */
   list<C extends KubernetesObject>(resource: ResourceDescriptor, namespace?: string): C[];
   /**
@@ -29,7 +33,10 @@ export interface ChildObjects {
    * Skipped when the cached object already holds exactly these fields under this manager, so a steady-state
    * reconcile sends no request. `desired` must carry apiVersion, kind, metadata.name (and namespace).
    */
-  apply<C extends KubernetesObject>(resource: ResourceDescriptor, desired: ApplyConfiguration<C>): Promise<ApplyOutcome<C>>;
+  apply<C extends KubernetesObject>(
+    resource: ResourceDescriptor,
+    desired: ApplyConfiguration<C>,
+  ): Promise<ApplyOutcome<C>>;
   /** Deletes the object if the cache holds it (no request otherwise); true when a delete was sent. Gone already is fine. */
   delete(resource: ResourceDescriptor, namespace: string | undefined, name: string): Promise<boolean>;
 }
@@ -37,16 +44,27 @@ export interface ChildObjects {
 /** Resolves the informer that caches a kind; undefined when the controller neither owns nor watches it. */
 export type InformerLookup = (resource: ResourceDescriptor) => SharedIndexInformer<KubernetesObject> | undefined;
 
-export function newChildObjects(kube: KubeClient, fieldManager: string, informerOf: InformerLookup, controllerName: string): ChildObjects {
+export function newChildObjects(
+  kube: KubeClient,
+  fieldManager: string,
+  informerOf: InformerLookup,
+  controllerName: string,
+): ChildObjects {
   const cacheOf = (resource: ResourceDescriptor) => {
     const informer = informerOf(resource);
     if (!informer) {
-      throw new Error(`controller ${controllerName}: ${resource.kind} is not cached; add it to the hooks' owns (or watches) so its informer exists`);
+      throw new Error(
+        `controller ${controllerName}: ${resource.kind} is not cached; add it to the hooks' owns (or watches) so its informer exists`,
+      );
     }
     return informer.getIndexer();
   };
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- implements ChildObjects.get: the cache is untyped, C is the caller's kind
-  const get = <C extends KubernetesObject>(resource: ResourceDescriptor, namespace: string | undefined, name: string): C | undefined =>
+  const get = <C extends KubernetesObject>(
+    resource: ResourceDescriptor,
+    namespace: string | undefined,
+    name: string,
+  ): C | undefined =>
     cacheOf(resource).getByKey(objectKey(resource.namespaced ? namespace : undefined, name)) as C | undefined;
   return {
     get,
@@ -54,7 +72,10 @@ export function newChildObjects(kube: KubeClient, fieldManager: string, informer
       const cache = cacheOf(resource);
       return (namespace === undefined ? cache.list() : cache.byIndex("namespace", namespace)) as C[];
     },
-    async apply<C extends KubernetesObject>(resource: ResourceDescriptor, desired: ApplyConfiguration<C>): Promise<ApplyOutcome<C>> {
+    async apply<C extends KubernetesObject>(
+      resource: ResourceDescriptor,
+      desired: ApplyConfiguration<C>,
+    ): Promise<ApplyOutcome<C>> {
       const name = desired.metadata.name;
       if (!name) throw new Error(`apply ${resource.kind}: desired object has no metadata.name`);
       const namespace = resource.namespaced ? desired.metadata.namespace : undefined;
@@ -69,7 +90,10 @@ export function newChildObjects(kube: KubeClient, fieldManager: string, informer
     async delete(resource, namespace, name) {
       if (!get(resource, namespace, name)) return false;
       try {
-        await new ResourceClient<KubernetesObject>(kube, resource).delete(resource.namespaced ? namespace : undefined, name);
+        await new ResourceClient<KubernetesObject>(kube, resource).delete(
+          resource.namespaced ? namespace : undefined,
+          name,
+        );
       } catch (error) {
         if (!isNotFound(error)) throw error;
       }

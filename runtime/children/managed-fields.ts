@@ -41,11 +41,15 @@ function extract(value: unknown, set: FieldSet): unknown {
 
 /** Items of an associative list ("k:{...}") or a set ("v:..."), in the live order. */
 function extractList(items: unknown[], set: FieldSet, keys: string[]): unknown[] {
-  const byKey = keys.filter((k) => k.startsWith("k:")).map((k) => [JSON.parse(k.slice(2)) as Record<string, unknown>, set[k] as FieldSet] as const);
+  const byKey = keys
+    .filter((k) => k.startsWith("k:"))
+    .map((k) => [JSON.parse(k.slice(2)) as Record<string, unknown>, set[k] as FieldSet] as const);
   const values = keys.filter((k) => k.startsWith("v:")).map((k) => JSON.stringify(JSON.parse(k.slice(2))));
   const out: unknown[] = [];
   for (const item of items) {
-    const match = byKey.find(([fields]) => Object.entries(fields).every(([f, v]) => (item as Record<string, unknown> | null | undefined)?.[f] === v));
+    const match = byKey.find(([fields]) =>
+      Object.entries(fields).every(([f, v]) => (item as Record<string, unknown> | null | undefined)?.[f] === v),
+    );
     if (match) out.push(extract(item, match[1]));
     else if (values.includes(JSON.stringify(item))) out.push(item);
   }
@@ -57,7 +61,12 @@ function extractList(items: unknown[], set: FieldSet, keys: string[]): unknown[]
  * managedFields never records (apiVersion, kind, metadata.name, metadata.namespace) left out.
  */
 export function appliedFieldsOf(desired: Record<string, unknown>): Record<string, unknown> {
-  const { apiVersion: _a, kind: _k, metadata, ...rest } = JSON.parse(JSON.stringify(desired)) as Record<string, unknown>;
+  const {
+    apiVersion: _a,
+    kind: _k,
+    metadata,
+    ...rest
+  } = JSON.parse(JSON.stringify(desired)) as Record<string, unknown>;
   const { name: _n, namespace: _ns, ...meta } = (metadata ?? {}) as Record<string, unknown>;
   return Object.keys(meta).length > 0 ? { metadata: meta, ...rest } : rest;
 }
@@ -69,7 +78,11 @@ export function appliedFieldsOf(desired: Record<string, unknown>): Record<string
 export function sameAppliedFields(desired: unknown, extracted: unknown): boolean {
   if (extracted instanceof OwnedWhole) return includes(extracted.value, desired);
   if (Array.isArray(desired)) {
-    return Array.isArray(extracted) && extracted.length === desired.length && desired.every((d, i) => sameAppliedFields(d, extracted[i]));
+    return (
+      Array.isArray(extracted) &&
+      extracted.length === desired.length &&
+      desired.every((d, i) => sameAppliedFields(d, extracted[i]))
+    );
   }
   if (desired !== null && typeof desired === "object") {
     if (extracted === null || typeof extracted !== "object" || Array.isArray(extracted)) return false;
@@ -83,10 +96,13 @@ export function sameAppliedFields(desired: unknown, extracted: unknown): boolean
 
 /** Every field of `part` is in `whole` with an equal value (lists: same length, item by item). */
 function includes(whole: unknown, part: unknown): boolean {
-  if (Array.isArray(part)) return Array.isArray(whole) && whole.length === part.length && part.every((p, i) => includes(whole[i], p));
+  if (Array.isArray(part))
+    return Array.isArray(whole) && whole.length === part.length && part.every((p, i) => includes(whole[i], p));
   if (part !== null && typeof part === "object") {
     if (whole === null || typeof whole !== "object" || Array.isArray(whole)) return false;
-    return Object.entries(part as Record<string, unknown>).every(([k, v]) => includes((whole as Record<string, unknown>)[k], v));
+    return Object.entries(part as Record<string, unknown>).every(([k, v]) =>
+      includes((whole as Record<string, unknown>)[k], v),
+    );
   }
   return whole === part;
 }

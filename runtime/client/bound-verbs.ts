@@ -40,7 +40,11 @@ export interface SubresourceFeatures {
   scale: boolean;
 }
 
-export type BoundVerbs<T extends KubernetesObject, TList extends KubernetesList<T>, F extends SubresourceFeatures> = ObjectVerbs<T, TList> &
+export type BoundVerbs<
+  T extends KubernetesObject,
+  TList extends KubernetesList<T>,
+  F extends SubresourceFeatures,
+> = ObjectVerbs<T, TList> &
   (F["status"] extends true ? StatusVerbs<T> : unknown) &
   (F["scale"] extends true ? ScaleVerbs : unknown);
 
@@ -51,15 +55,24 @@ export type BoundVerbs<T extends KubernetesObject, TList extends KubernetesList<
 /** The namespace-first verbs bindResourceVerbs needs: a ResourceClient, or the testing package's fake of one. */
 export type NamespaceFirstVerbs<T extends KubernetesObject, TList extends KubernetesList<T>> = Pick<
   ResourceClient<T, TList>,
-  "get" | "list" | "create" | "update" | "patch" | "delete" | "deleteCollection" | "watch" | "updateStatus" | "patchStatus"
+  | "get"
+  | "list"
+  | "create"
+  | "update"
+  | "patch"
+  | "delete"
+  | "deleteCollection"
+  | "watch"
+  | "updateStatus"
+  | "patchStatus"
 > &
   Partial<Pick<ResourceClient<T, TList>, "getScale" | "updateScale">>;
 
-export function bindResourceVerbs<T extends KubernetesObject, TList extends KubernetesList<T>, F extends SubresourceFeatures>(
-  rc: NamespaceFirstVerbs<T, TList>,
-  namespace: string | undefined,
-  features: F,
-): BoundVerbs<T, TList, F> {
+export function bindResourceVerbs<
+  T extends KubernetesObject,
+  TList extends KubernetesList<T>,
+  F extends SubresourceFeatures,
+>(rc: NamespaceFirstVerbs<T, TList>, namespace: string | undefined, features: F): BoundVerbs<T, TList, F> {
   const verbs: ObjectVerbs<T, TList> & Partial<StatusVerbs<T> & ScaleVerbs> = {
     get: (name, signal) => rc.get(namespace, name, signal),
     list: (options, signal) => rc.list(namespace, options, signal),
@@ -76,7 +89,10 @@ export function bindResourceVerbs<T extends KubernetesObject, TList extends Kube
   }
   if (features.scale) {
     const { getScale, updateScale } = rc;
-    if (!getScale || !updateScale) throw new Error("bindResourceVerbs: the scale subresource was requested from a client without getScale/updateScale");
+    if (!getScale || !updateScale)
+      throw new Error(
+        "bindResourceVerbs: the scale subresource was requested from a client without getScale/updateScale",
+      );
     verbs.getScale = (name) => getScale.call(rc, namespace, name);
     verbs.updateScale = (name, scale, options) => updateScale.call(rc, namespace, name, scale, options);
   }

@@ -17,7 +17,15 @@ export {
   loadKubeClient,
   serviceAccountUser,
 } from "./kube-client.js";
-export { type DeepPartial, type MergePatch, type ApplyConfiguration, type JsonPatchOperation, type Patch, type PatchType, jsonPointer } from "./patch.js";
+export {
+  type DeepPartial,
+  type MergePatch,
+  type ApplyConfiguration,
+  type JsonPatchOperation,
+  type Patch,
+  type PatchType,
+  jsonPointer,
+} from "./patch.js";
 export * from "./retry.js";
 export * from "./resource-client.js";
 export * from "./bound-verbs.js";

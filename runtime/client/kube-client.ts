@@ -142,7 +142,8 @@ export class HttpKubeClient implements KubeClient {
     this.kubeConfig = kc;
     this.requestIdleTimeoutMs = opts.requestIdleTimeoutMs ?? DEFAULT_REQUEST_IDLE_MS;
     this.userAgent = opts.userAgent ?? `crdgen-runtime (node ${process.version})`;
-    if (opts.impersonate !== undefined && !opts.impersonate.user) throw new Error("KubeClient: impersonate.user must not be empty");
+    if (opts.impersonate !== undefined && !opts.impersonate.user)
+      throw new Error("KubeClient: impersonate.user must not be empty");
     this.impersonate = opts.impersonate;
     this.onResponse = opts.onResponse;
   }
@@ -159,7 +160,9 @@ export class HttpKubeClient implements KubeClient {
     // allows with insecure-skip-tls-verify (credentials would travel in clear text).
     const url = new URL(cluster.server);
     if (url.protocol === "http:" && !cluster.skipTLSVerify && !cluster.proxyUrl) {
-      throw new Error(`kubeconfig: cluster "${cluster.name}" uses http:// without insecure-skip-tls-verify, which client-node refuses`);
+      throw new Error(
+        `kubeconfig: cluster "${cluster.name}" uses http:// without insecure-skip-tls-verify, which client-node refuses`,
+      );
     }
     return new HttpKubeClient(kc, opts);
   }
@@ -177,10 +180,20 @@ export class HttpKubeClient implements KubeClient {
   /** Sends one request; resolves with the decoded JSON body (undefined if empty). Non-2xx throws ApiError. */
   async request<T>(opts: RequestOptions): Promise<T> {
     const { method, path: apiPath, signal } = opts;
-    const ex = await this.open(method, apiPath, opts.query, opts.body, opts.contentType, signal, this.requestIdleTimeoutMs, true);
+    const ex = await this.open(
+      method,
+      apiPath,
+      opts.query,
+      opts.body,
+      opts.contentType,
+      signal,
+      this.requestIdleTimeoutMs,
+      true,
+    );
     try {
       const status = ex.res.statusCode ?? 0;
-      if (opts.listItem && status >= 200 && status < 300) return (await readList(ex.res, ex.idle, opts.listItem, method, apiPath)) as T;
+      if (opts.listItem && status >= 200 && status < 300)
+        return (await readList(ex.res, ex.idle, opts.listItem, method, apiPath)) as T;
       const text = await readText(ex.res, ex.idle);
       if (status < 200 || status >= 300) throw apiError(method, apiPath, ex.res, text);
       if (text.trim() === "") return undefined as T;
@@ -302,7 +315,13 @@ export class HttpKubeClient implements KubeClient {
       if (method !== "GET" || !staleConnectionErrors.has(e as object) || signal?.aborted) throw e;
       ex = await send(isHttps, reqOpts, payload, method, apiPath, signal, idleMs);
     }
-    this.onResponse?.({ method, path: apiPath, query, contentType: headers["Content-Type"] as string | undefined, status: ex.res.statusCode ?? 0 });
+    this.onResponse?.({
+      method,
+      path: apiPath,
+      query,
+      contentType: headers["Content-Type"] as string | undefined,
+      status: ex.res.statusCode ?? 0,
+    });
     return ex;
   }
 
@@ -380,7 +399,9 @@ function send(
     const req = (isHttps ? https : http).request(reqOpts);
     const idle = new IdleTimer(idleMs, () => {
       // Kept on the timer: once the response has started, node reports the destroy as a generic "aborted".
-      idle.fired = new TransportError(method, apiPath, `no data from the server for ${idleMs} ms`, { code: "IdleTimeout" });
+      idle.fired = new TransportError(method, apiPath, `no data from the server for ${idleMs} ms`, {
+        code: "IdleTimeout",
+      });
       req.destroy(idle.fired);
     });
     const onAbort = (): void => {
@@ -465,7 +486,13 @@ async function readText(res: http.IncomingMessage, idle: IdleTimer): Promise<str
   return Buffer.concat(chunks).toString("utf-8");
 }
 
-async function readList(res: http.IncomingMessage, idle: IdleTimer, listItem: (item: unknown) => unknown, method: string, apiPath: string): Promise<unknown> {
+async function readList(
+  res: http.IncomingMessage,
+  idle: IdleTimer,
+  listItem: (item: unknown) => unknown,
+  method: string,
+  apiPath: string,
+): Promise<unknown> {
   const decoder = new ListDecoder(listItem);
   try {
     for await (const chunk of bodyOf(res)) {
@@ -475,7 +502,10 @@ async function readList(res: http.IncomingMessage, idle: IdleTimer, listItem: (i
     return decoder.end();
   } catch (cause) {
     if (!(cause instanceof SyntaxError)) throw cause;
-    throw new TransportError(method, apiPath, `response body is not a JSON list: ${cause.message}`, { cause, code: "MalformedResponse" });
+    throw new TransportError(method, apiPath, `response body is not a JSON list: ${cause.message}`, {
+      cause,
+      code: "MalformedResponse",
+    });
   }
 }
 
@@ -497,11 +527,16 @@ function parseEvent<T extends KubernetesObject>(apiPath: string, line: string): 
     ev = JSON.parse(line);
   } catch (cause) {
     // Unlike client-node, a corrupt line is an error, not silently skipped: the consumer must relist or rewatch.
-    throw new TransportError("GET", apiPath, `watch event is not JSON: ${line.slice(0, 200)}`, { cause, code: "MalformedResponse" });
+    throw new TransportError("GET", apiPath, `watch event is not JSON: ${line.slice(0, 200)}`, {
+      cause,
+      code: "MalformedResponse",
+    });
   }
   const e = ev as { type?: unknown; object?: unknown } | null;
   if (!e || typeof e.type !== "string" || !e.object || typeof e.object !== "object") {
-    throw new TransportError("GET", apiPath, `watch event lacks type or object: ${line.slice(0, 200)}`, { code: "MalformedResponse" });
+    throw new TransportError("GET", apiPath, `watch event lacks type or object: ${line.slice(0, 200)}`, {
+      code: "MalformedResponse",
+    });
   }
   return ev as WatchEvent<T>;
 }

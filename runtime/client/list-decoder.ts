@@ -157,10 +157,12 @@ export class ListDecoder<T = unknown> {
 
   /** The whole list: the skeleton's fields with the decoded items. Throws SyntaxError if the body was incomplete. */
   end(): Record<string, unknown> & { items?: T[] } {
-    if (this.depth !== 0 || this.inString || this.inItems || this.inElement) throw new SyntaxError("unexpected end of JSON");
+    if (this.depth !== 0 || this.inString || this.inItems || this.inElement)
+      throw new SyntaxError("unexpected end of JSON");
     const text = Buffer.concat(this.skeleton).toString("utf8");
     const body = JSON.parse(text) as unknown;
-    if (body === null || typeof body !== "object" || Array.isArray(body)) throw new SyntaxError("a list body must be a JSON object");
+    if (body === null || typeof body !== "object" || Array.isArray(body))
+      throw new SyntaxError("a list body must be a JSON object");
     const list = body as Record<string, unknown> & { items?: T[] };
     if (Array.isArray(list.items)) list.items = this.items;
     return list;

@@ -28,7 +28,9 @@ export function reviveListMeta<L extends KubernetesList<KubernetesObject>>(list:
   return list;
 }
 
-export async function* reviveWatchEvents<T extends KubernetesObject>(events: AsyncIterable<WatchEvent<T>>): AsyncGenerator<WatchEvent<T>> {
+export async function* reviveWatchEvents<T extends KubernetesObject>(
+  events: AsyncIterable<WatchEvent<T>>,
+): AsyncGenerator<WatchEvent<T>> {
   for await (const event of events) {
     if (event.type !== "ERROR") reviveObjectMeta(event.object);
     yield event;

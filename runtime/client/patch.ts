@@ -29,7 +29,10 @@ export type MergePatch<T> = T extends Leaf
       : T;
 
 /** A server-side apply body: a deep-partial T that must name its apiVersion, kind and metadata.name. */
-export type ApplyConfiguration<T extends KubernetesObject> = Omit<DeepPartial<T>, "apiVersion" | "kind" | "metadata"> & {
+export type ApplyConfiguration<T extends KubernetesObject> = Omit<
+  DeepPartial<T>,
+  "apiVersion" | "kind" | "metadata"
+> & {
   apiVersion: NonNullable<T["apiVersion"]>;
   kind: NonNullable<T["kind"]>;
   metadata: DeepPartial<V1ObjectMeta> & { name: string };

@@ -66,25 +66,53 @@ export class ResourceClient<T extends KubernetesObject, TList extends Kubernetes
   ) {}
 
   async get(namespace: string | undefined, name: string, signal?: AbortSignal): Promise<T> {
-    return reviveObjectMeta(await this.client.request<T>({ method: "GET", path: this.itemPath(namespace, name), ...sig(signal) }));
+    return reviveObjectMeta(
+      await this.client.request<T>({ method: "GET", path: this.itemPath(namespace, name), ...sig(signal) }),
+    );
   }
 
   async list(namespace: string | undefined, opts: ListOptions = {}, signal?: AbortSignal): Promise<TList> {
     // Each item is revived as it is decoded, while the rest of the list is still arriving.
-    return this.client.request<TList>({ method: "GET", path: this.collectionPath(namespace, true), query: listQuery(opts), listItem: reviveObjectMeta, ...sig(signal) });
+    return this.client.request<TList>({
+      method: "GET",
+      path: this.collectionPath(namespace, true),
+      query: listQuery(opts),
+      listItem: reviveObjectMeta,
+      ...sig(signal),
+    });
   }
 
   async create(namespace: string | undefined, obj: T, opts: WriteOptions = {}): Promise<T> {
-    return reviveObjectMeta(await this.client.request<T>({ method: "POST", path: this.collectionPath(namespace, false), query: writeQuery(opts), body: obj }));
+    return reviveObjectMeta(
+      await this.client.request<T>({
+        method: "POST",
+        path: this.collectionPath(namespace, false),
+        query: writeQuery(opts),
+        body: obj,
+      }),
+    );
   }
 
   /** PUT; the name is taken from obj.metadata.name. Send metadata.resourceVersion to get optimistic concurrency (409 on conflict). */
   async update(namespace: string | undefined, obj: T, opts: WriteOptions = {}): Promise<T> {
-    return reviveObjectMeta(await this.client.request<T>({ method: "PUT", path: this.itemPath(namespace, nameOf(obj)), query: writeQuery(opts), body: obj }));
+    return reviveObjectMeta(
+      await this.client.request<T>({
+        method: "PUT",
+        path: this.itemPath(namespace, nameOf(obj)),
+        query: writeQuery(opts),
+        body: obj,
+      }),
+    );
   }
 
   async patch(namespace: string | undefined, name: string, patch: Patch<T>, opts: PatchOptions = {}): Promise<T> {
-    return reviveObjectMeta(await this.client.request<T>({ method: "PATCH", path: this.itemPath(namespace, name), ...patchRequest(patch, opts) }));
+    return reviveObjectMeta(
+      await this.client.request<T>({
+        method: "PATCH",
+        path: this.itemPath(namespace, name),
+        ...patchRequest(patch, opts),
+      }),
+    );
   }
 
   /** Returns the object (still present while finalizers run) or a Status, as the server chooses. */
@@ -109,32 +137,65 @@ export class ResourceClient<T extends KubernetesObject, TList extends Kubernetes
   }
 
   /** WATCH from opts.resourceVersion; ends when the server closes the stream or the signal aborts. */
-  watch(namespace: string | undefined, opts: WatchResourceOptions = {}, signal?: AbortSignal): AsyncIterable<WatchEvent<T>> {
+  watch(
+    namespace: string | undefined,
+    opts: WatchResourceOptions = {},
+    signal?: AbortSignal,
+  ): AsyncIterable<WatchEvent<T>> {
     const { idleTimeoutMs, ...list } = opts;
-    return reviveWatchEvents(this.client.watch<T>({
-      path: this.collectionPath(namespace, true),
-      query: { ...listQuery(list), watch: true },
-      ...sig(signal),
-      idleTimeoutMs,
-    }));
+    return reviveWatchEvents(
+      this.client.watch<T>({
+        path: this.collectionPath(namespace, true),
+        query: { ...listQuery(list), watch: true },
+        ...sig(signal),
+        idleTimeoutMs,
+      }),
+    );
   }
 
   /** PUT .../status: only status changes are kept (the main resource ignores status when the subresource is on). */
   async updateStatus(namespace: string | undefined, obj: T, opts: WriteOptions = {}): Promise<T> {
-    return reviveObjectMeta(await this.client.request<T>({ method: "PUT", path: this.itemPath(namespace, nameOf(obj), "status"), query: writeQuery(opts), body: obj }));
+    return reviveObjectMeta(
+      await this.client.request<T>({
+        method: "PUT",
+        path: this.itemPath(namespace, nameOf(obj), "status"),
+        query: writeQuery(opts),
+        body: obj,
+      }),
+    );
   }
 
   async patchStatus(namespace: string | undefined, name: string, patch: Patch<T>, opts: PatchOptions = {}): Promise<T> {
-    return reviveObjectMeta(await this.client.request<T>({ method: "PATCH", path: this.itemPath(namespace, name, "status"), ...patchRequest(patch, opts) }));
+    return reviveObjectMeta(
+      await this.client.request<T>({
+        method: "PATCH",
+        path: this.itemPath(namespace, name, "status"),
+        ...patchRequest(patch, opts),
+      }),
+    );
   }
 
   /** GET .../scale (autoscaling/v1 Scale), for kinds whose CRD enables the scale subresource. */
   async getScale(namespace: string | undefined, name: string): Promise<V1Scale> {
-    return reviveObjectMeta(await this.client.request<V1Scale>({ method: "GET", path: this.itemPath(namespace, name, "scale") }));
+    return reviveObjectMeta(
+      await this.client.request<V1Scale>({ method: "GET", path: this.itemPath(namespace, name, "scale") }),
+    );
   }
 
-  async updateScale(namespace: string | undefined, name: string, scale: V1Scale, opts: WriteOptions = {}): Promise<V1Scale> {
-    return reviveObjectMeta(await this.client.request<V1Scale>({ method: "PUT", path: this.itemPath(namespace, name, "scale"), query: writeQuery(opts), body: scale }));
+  async updateScale(
+    namespace: string | undefined,
+    name: string,
+    scale: V1Scale,
+    opts: WriteOptions = {},
+  ): Promise<V1Scale> {
+    return reviveObjectMeta(
+      await this.client.request<V1Scale>({
+        method: "PUT",
+        path: this.itemPath(namespace, name, "scale"),
+        query: writeQuery(opts),
+        body: scale,
+      }),
+    );
   }
 
   private itemPath(namespace: string | undefined, name: string, sub?: Subresource): string {
@@ -150,7 +211,8 @@ export class ResourceClient<T extends KubernetesObject, TList extends Kubernetes
   private checkNamespace(namespace: string | undefined, allowAll: boolean): string | undefined {
     const ns = namespace || undefined;
     const { kind, namespaced } = this.resource;
-    if (!namespaced && ns !== undefined) throw new Error(`${kind} is cluster-scoped: pass undefined, not namespace "${ns}"`);
+    if (!namespaced && ns !== undefined)
+      throw new Error(`${kind} is cluster-scoped: pass undefined, not namespace "${ns}"`);
     if (namespaced && ns === undefined && !allowAll) throw new Error(`${kind} is namespaced: a namespace is required`);
     return ns;
   }
@@ -184,7 +246,10 @@ function writeQuery(o: WriteOptions): Query {
   return { dryRun: o.dryRun ? "All" : undefined, fieldManager: o.fieldManager, fieldValidation: o.fieldValidation };
 }
 
-function patchRequest<T extends KubernetesObject>(patch: Patch<T>, opts: PatchOptions): { query: Query; body: unknown; contentType: string } {
+function patchRequest<T extends KubernetesObject>(
+  patch: Patch<T>,
+  opts: PatchOptions,
+): { query: Query; body: unknown; contentType: string } {
   const contentType = PATCH_CONTENT_TYPES[patch.type];
   switch (patch.type) {
     case "json":
@@ -192,7 +257,11 @@ function patchRequest<T extends KubernetesObject>(patch: Patch<T>, opts: PatchOp
     case "merge":
       return { query: writeQuery(opts), body: patch.body, contentType };
     case "apply":
-      return { query: { ...writeQuery(opts), fieldManager: patch.fieldManager, force: patch.force }, body: patch.body, contentType };
+      return {
+        query: { ...writeQuery(opts), fieldManager: patch.fieldManager, force: patch.force },
+        body: patch.body,
+        contentType,
+      };
   }
 }
 

@@ -24,7 +24,11 @@ export function retryOnConflict<T>(fn: () => Promise<T>, backoff: RetryBackoff =
 }
 
 /** Runs `fn` again while it throws an error `retriable` accepts, waiting per `backoff` in between (client-go retry.OnError). */
-export async function retryOnError<T>(retriable: (e: unknown) => boolean, fn: () => Promise<T>, backoff: RetryBackoff = defaultRetry): Promise<T> {
+export async function retryOnError<T>(
+  retriable: (e: unknown) => boolean,
+  fn: () => Promise<T>,
+  backoff: RetryBackoff = defaultRetry,
+): Promise<T> {
   let delay = backoff.delayMs;
   for (let attempt = 1; ; attempt++) {
     try {

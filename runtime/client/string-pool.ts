@@ -32,6 +32,7 @@ export function shareIdentityStrings<T>(obj: T, pool: StringPool = identityStrin
   if (typeof o.apiVersion === "string") o.apiVersion = pool.share(o.apiVersion);
   if (typeof o.kind === "string") o.kind = pool.share(o.kind);
   const meta = o.metadata;
-  if (meta && typeof meta === "object" && typeof meta.namespace === "string") meta.namespace = pool.share(meta.namespace);
+  if (meta && typeof meta === "object" && typeof meta.namespace === "string")
+    meta.namespace = pool.share(meta.namespace);
   return obj;
 }

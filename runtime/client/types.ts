@@ -33,8 +33,7 @@ export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ER
 
 /** One line of a WATCH stream. For ERROR the object is a meta/v1 Status. */
 export type WatchEvent<T extends KubernetesObject> =
-  | { type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK"; object: T }
-  | { type: "ERROR"; object: Status };
+  { type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK"; object: T } | { type: "ERROR"; object: Status };
 
 /** meta/v1 Status: the body of every API error and of watch ERROR events. */
 export interface Status {
@@ -44,7 +43,13 @@ export interface Status {
   message?: string;
   reason?: string;
   code?: number;
-  details?: { name?: string; group?: string; kind?: string; causes?: Array<{ reason?: string; message?: string; field?: string }>; retryAfterSeconds?: number };
+  details?: {
+    name?: string;
+    group?: string;
+    kind?: string;
+    causes?: Array<{ reason?: string; message?: string; field?: string }>;
+    retryAfterSeconds?: number;
+  };
 }
 
 /** What a generic client needs to know to build a resource's URL. */

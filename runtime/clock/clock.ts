@@ -22,7 +22,10 @@ export type SleepFunc = (ms: number, signal?: AbortSignal) => Promise<void>;
 export function sleepOn(clock: Clock): SleepFunc {
   return (ms, signal) =>
     new Promise<void>((resolve) => {
-      if (signal?.aborted) { resolve(); return; }
+      if (signal?.aborted) {
+        resolve();
+        return;
+      }
       const done = (): void => {
         clock.clearTimeout(handle);
         signal?.removeEventListener("abort", done);

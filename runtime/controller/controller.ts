@@ -109,14 +109,16 @@ export class Controller<T extends KubernetesObject> {
     const key = informerKey(apiVersion, child.plural, scope);
     const existing = this.owned.get(key);
     if (existing) return existing as unknown as SharedIndexInformer<C>;
-    const informer = this.config.informerFactory.informerFor<KubernetesObject>(key, () =>
-      new Informer<KubernetesObject>({
-        name: `${child.plural}${child.group ? `.${child.group}` : ""}`,
-        listerWatcher: listerWatcherFor(new ResourceClient<KubernetesObject>(this.config.kube, child), scope),
-        // ctx.children.apply compares against what this controller applied, so its managedFields entry stays.
-        transform: keepManagedFieldsOf(this.config.fieldManager ?? this.config.name),
-        logger: this.log,
-      }),
+    const informer = this.config.informerFactory.informerFor<KubernetesObject>(
+      key,
+      () =>
+        new Informer<KubernetesObject>({
+          name: `${child.plural}${child.group ? `.${child.group}` : ""}`,
+          listerWatcher: listerWatcherFor(new ResourceClient<KubernetesObject>(this.config.kube, child), scope),
+          // ctx.children.apply compares against what this controller applied, so its managedFields entry stays.
+          transform: keepManagedFieldsOf(this.config.fieldManager ?? this.config.name),
+          logger: this.log,
+        }),
     );
     informer.addEventHandler(enqueueRequestForOwner(this.queue, this.config.resource));
     this.owned.set(key, informer);
@@ -130,20 +132,27 @@ export class Controller<T extends KubernetesObject> {
    * of that kind is readable through ctx.children. Call before run().
    */
   watches<C extends KubernetesObject = KubernetesObject>(watch: WatchSpec<C>): SharedIndexInformer<C> {
-    if (this.started) throw new Error(`controller ${this.name}: watches(${watch.resource.kind}) must be called before run()`);
-    const scope = { ...(this.config.namespace ? { namespace: this.config.namespace } : {}), ...(watch.labelSelector ? { labelSelector: watch.labelSelector } : {}) };
+    if (this.started)
+      throw new Error(`controller ${this.name}: watches(${watch.resource.kind}) must be called before run()`);
+    const scope = {
+      ...(this.config.namespace ? { namespace: this.config.namespace } : {}),
+      ...(watch.labelSelector ? { labelSelector: watch.labelSelector } : {}),
+    };
     const { resource } = watch;
     const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
-    const informer = this.config.informerFactory.informerFor<C>(informerKey(apiVersion, resource.plural, scope), () =>
-      new Informer<C>({
-        name: `${resource.plural}${resource.group ? `.${resource.group}` : ""}`,
-        listerWatcher: listerWatcherFor(new ResourceClient<C>(this.config.kube, resource), scope),
-        transform: keepManagedFieldsOf<C>(this.config.fieldManager ?? this.config.name),
-        logger: this.log,
-      }),
+    const informer = this.config.informerFactory.informerFor<C>(
+      informerKey(apiVersion, resource.plural, scope),
+      () =>
+        new Informer<C>({
+          name: `${resource.plural}${resource.group ? `.${resource.group}` : ""}`,
+          listerWatcher: listerWatcherFor(new ResourceClient<C>(this.config.kube, resource), scope),
+          transform: keepManagedFieldsOf<C>(this.config.fieldManager ?? this.config.name),
+          logger: this.log,
+        }),
     );
     informer.addEventHandler(enqueueRequestsFromMapFunc(this.queue, (obj: C) => watch.mapToKeys(obj)));
-    if (!this.cachedKinds.has(kindKey(resource))) this.cachedKinds.set(kindKey(resource), informer as unknown as SharedIndexInformer<KubernetesObject>);
+    if (!this.cachedKinds.has(kindKey(resource)))
+      this.cachedKinds.set(kindKey(resource), informer as unknown as SharedIndexInformer<KubernetesObject>);
     return informer;
   }
 
@@ -177,11 +186,14 @@ export class Controller<T extends KubernetesObject> {
     const timeoutMs = this.config.cacheSyncTimeoutMs ?? 120_000;
     const synced = await waitWithTimeout(this.config.informerFactory.waitForCacheSync(signal), timeoutMs);
     if (!synced && !signal.aborted) {
-      throw new Error(`controller ${this.name}: informer caches did not sync within ${timeoutMs / 1000}s (is the CRD installed and is the API server reachable?)`);
+      throw new Error(
+        `controller ${this.name}: informer caches did not sync within ${timeoutMs / 1000}s (is the CRD installed and is the API server reachable?)`,
+      );
     }
     if (synced && !signal.aborted) this.synced = true;
     const onAbort = () => {
-      if (this.inFlight.size > 0) this.log.info("stopping: waiting for in-flight reconciles", { keys: [...this.inFlight] });
+      if (this.inFlight.size > 0)
+        this.log.info("stopping: waiting for in-flight reconciles", { keys: [...this.inFlight] });
       void this.queue.shutDownWithDrain();
     };
     signal.addEventListener("abort", onAbort, { once: true });
@@ -222,7 +234,11 @@ export class Controller<T extends KubernetesObject> {
         this.queue.forget(key);
         this.metrics.reconciled(this.name, "error", seconds(), true);
       } else {
-        this.log.error("reconcile failed; requeued with backoff", { key, error, requeues: this.queue.numRequeues(key) });
+        this.log.error("reconcile failed; requeued with backoff", {
+          key,
+          error,
+          requeues: this.queue.numRequeues(key),
+        });
         this.queue.addRateLimited(key);
         this.metrics.reconciled(this.name, "error", seconds());
       }
@@ -240,7 +256,16 @@ export class Controller<T extends KubernetesObject> {
     const obj = this.informer.getIndexer().getByKey(key);
     if (!obj) return; // deleted and gone: nothing left to reconcile (finalizers handle cleanup before this)
     const { namespace, name } = splitMetaNamespaceKey(key);
-    const ctx: ReconcileContext = { key, namespace, name, log: this.log.child({ key, reconcileID: crypto.randomUUID() }), recorder: this.recorder, kube: this.config.kube, children: this.children, signal };
+    const ctx: ReconcileContext = {
+      key,
+      namespace,
+      name,
+      log: this.log.child({ key, reconcileID: crypto.randomUUID() }),
+      recorder: this.recorder,
+      kube: this.config.kube,
+      children: this.children,
+      signal,
+    };
     if (!this.config.finalize) return this.config.reconcile(ctx, obj);
     const finalizers = obj.metadata?.finalizers ?? [];
     if (obj.metadata?.deletionTimestamp) {

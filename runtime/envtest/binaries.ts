@@ -3,22 +3,32 @@ import { accessSync, constants } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-export type ControlPlaneBinary = "etcd" | "kube-apiserver" | "kubectl" | "kube-controller-manager" | "kube-scheduler" | "kwok";
+export type ControlPlaneBinary =
+  "etcd" | "kube-apiserver" | "kubectl" | "kube-controller-manager" | "kube-scheduler" | "kwok";
 
 /** Needed only by `startControlPlane({ controllers: true })`; setup-envtest's folders do not have them. */
-const controllerBinaries: ReadonlySet<ControlPlaneBinary> = new Set(["kube-controller-manager", "kube-scheduler", "kwok"]);
+const controllerBinaries: ReadonlySet<ControlPlaneBinary> = new Set([
+  "kube-controller-manager",
+  "kube-scheduler",
+  "kwok",
+]);
 
 /** The Kubernetes release `npm run controlplane:build` builds by default (keep in step with controlplane/build.sh). */
 export const defaultKubeVersion = "1.37.2";
 
 /** crdgen's build cache: `${CRDGEN_CACHE_DIR:-${XDG_CACHE_HOME:-~/.cache}/crdgen}/controlplane/<version>`. */
 export function controlPlaneCacheDir(version = process.env["CRDGEN_KUBE_VERSION"] ?? defaultKubeVersion): string {
-  const root = process.env["CRDGEN_CACHE_DIR"] ?? path.join(process.env["XDG_CACHE_HOME"] ?? path.join(os.homedir(), ".cache"), "crdgen");
+  const root =
+    process.env["CRDGEN_CACHE_DIR"] ??
+    path.join(process.env["XDG_CACHE_HOME"] ?? path.join(os.homedir(), ".cache"), "crdgen");
   return path.join(root, "controlplane", version.replace(/^v/, ""));
 }
 
 export class MissingBinaryError extends Error {
-  constructor(readonly binary: ControlPlaneBinary, readonly looked: string[]) {
+  constructor(
+    readonly binary: ControlPlaneBinary,
+    readonly looked: string[],
+  ) {
     super(
       `the control plane binary ${binary} was not found (looked at: ${looked.join(", ")}). ` +
         (controllerBinaries.has(binary)

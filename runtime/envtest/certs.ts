@@ -22,7 +22,11 @@ async function openssl(cwd: string, args: string[]): Promise<void> {
     await run("openssl", args, { cwd });
   } catch (error) {
     const e = error as NodeJS.ErrnoException & { stderr?: string };
-    if (e.code === "ENOENT") throw new Error("the control plane needs the openssl command to make its certificates; install it (Debian: apt-get install openssl)", { cause: error });
+    if (e.code === "ENOENT")
+      throw new Error(
+        "the control plane needs the openssl command to make its certificates; install it (Debian: apt-get install openssl)",
+        { cause: error },
+      );
     throw new Error(`openssl ${args[0]} failed: ${e.stderr ?? e.message}`, { cause: error });
   }
 }
@@ -32,16 +36,52 @@ export async function makeCerts(dir: string): Promise<ControlPlaneCerts> {
   const f = (name: string) => path.join(dir, name);
   const ecKey = (name: string) => openssl(dir, ["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", name]);
   await ecKey("ca.key");
-  await openssl(dir, ["req", "-x509", "-new", "-key", "ca.key", "-days", "7", "-subj", "/O=crdgen/CN=crdgen-envtest-ca", "-out", "ca.crt"]);
+  await openssl(dir, [
+    "req",
+    "-x509",
+    "-new",
+    "-key",
+    "ca.key",
+    "-days",
+    "7",
+    "-subj",
+    "/O=crdgen/CN=crdgen-envtest-ca",
+    "-out",
+    "ca.crt",
+  ]);
 
   const signed = async (name: string, subject: string, extensions: string) => {
     await ecKey(`${name}.key`);
     await openssl(dir, ["req", "-new", "-key", `${name}.key`, "-subj", subject, "-out", `${name}.csr`]);
     await writeFile(f(`${name}.ext`), extensions);
-    await openssl(dir, ["x509", "-req", "-in", `${name}.csr`, "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-days", "7", "-extfile", `${name}.ext`, "-out", `${name}.crt`]);
+    await openssl(dir, [
+      "x509",
+      "-req",
+      "-in",
+      `${name}.csr`,
+      "-CA",
+      "ca.crt",
+      "-CAkey",
+      "ca.key",
+      "-CAcreateserial",
+      "-days",
+      "7",
+      "-extfile",
+      `${name}.ext`,
+      "-out",
+      `${name}.crt`,
+    ]);
   };
-  await signed("apiserver", "/CN=kube-apiserver", "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n");
-  await signed("admin", "/O=system:masters/CN=admin", "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n");
+  await signed(
+    "apiserver",
+    "/CN=kube-apiserver",
+    "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n",
+  );
+  await signed(
+    "admin",
+    "/O=system:masters/CN=admin",
+    "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n",
+  );
 
   await openssl(dir, ["genrsa", "-out", "sa.key", "2048"]);
   await openssl(dir, ["rsa", "-in", "sa.key", "-pubout", "-out", "sa.pub"]);

@@ -75,17 +75,28 @@ async function startControlPlaneOnce(options: ControlPlaneOptions): Promise<Cont
     const certs = await makeCerts(dir);
     const [etcdClientPort, etcdPeerPort, apiPort] = await freePorts(3);
     const etcdEndpoint = `http://127.0.0.1:${etcdClientPort}`;
-    const etcd = startProcess("etcd", etcdBinary, [
-      `--data-dir=${path.join(dir, "etcd-data")}`,
-      `--listen-client-urls=${etcdEndpoint}`,
-      `--advertise-client-urls=${etcdEndpoint}`,
-      `--listen-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
-      `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
-      `--initial-cluster=default=http://127.0.0.1:${etcdPeerPort}`,
-      "--unsafe-no-fsync=true",
-    ], path.join(dir, "etcd.log"));
+    const etcd = startProcess(
+      "etcd",
+      etcdBinary,
+      [
+        `--data-dir=${path.join(dir, "etcd-data")}`,
+        `--listen-client-urls=${etcdEndpoint}`,
+        `--advertise-client-urls=${etcdEndpoint}`,
+        `--listen-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
+        `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
+        `--initial-cluster=default=http://127.0.0.1:${etcdPeerPort}`,
+        "--unsafe-no-fsync=true",
+      ],
+      path.join(dir, "etcd.log"),
+    );
     processes.push(etcd);
-    await waitUntil(() => httpOk(`${etcdEndpoint}/health`), startTimeoutMs, "etcd /health", etcd, path.join(dir, "etcd.log"));
+    await waitUntil(
+      () => httpOk(`${etcdEndpoint}/health`),
+      startTimeoutMs,
+      "etcd /health",
+      etcd,
+      path.join(dir, "etcd.log"),
+    );
 
     const apiServerUrl = `https://127.0.0.1:${apiPort}`;
     const apiServerArgs = [
@@ -109,7 +120,13 @@ async function startControlPlaneOnce(options: ControlPlaneOptions): Promise<Cont
     const startApiServer = async () => {
       const p = startProcess("kube-apiserver", apiServerBinary, apiServerArgs, apiServerLog);
       processes.push(p);
-      await waitUntil(() => httpsOk(`${apiServerUrl}/readyz`, certs), startTimeoutMs, "kube-apiserver /readyz", p, apiServerLog);
+      await waitUntil(
+        () => httpsOk(`${apiServerUrl}/readyz`, certs),
+        startTimeoutMs,
+        "kube-apiserver /readyz",
+        p,
+        apiServerLog,
+      );
       return p;
     };
     let apiServer: ManagedProcess | undefined = await startApiServer();
@@ -123,7 +140,15 @@ async function startControlPlaneOnce(options: ControlPlaneOptions): Promise<Cont
     };
     const client = HttpKubeClient.fromKubeConfig(kubeConfig());
     // The apiserver creates "default" shortly after it reports ready; tests expect it to exist.
-    await waitUntil(async () => (await client.request({ method: "GET", path: "/api/v1/namespaces/default" }).then(() => true, () => false)), startTimeoutMs, "namespace default");
+    await waitUntil(
+      async () =>
+        await client.request({ method: "GET", path: "/api/v1/namespaces/default" }).then(
+          () => true,
+          () => false,
+        ),
+      startTimeoutMs,
+      "namespace default",
+    );
 
     let controllers: ControllersInfo = {};
     let stopProvisioner = (): void => undefined;
@@ -163,7 +188,15 @@ async function startControlPlaneOnce(options: ControlPlaneOptions): Promise<Cont
     };
     if (options.crdFiles?.length) await plane.installCrds(options.crdFiles);
     if (options.controllers) {
-      controllers = await startControllers({ dir, kubeconfigPath, certs, client, assetsDir: options.assetsDir, startTimeoutMs, processes });
+      controllers = await startControllers({
+        dir,
+        kubeconfigPath,
+        certs,
+        client,
+        assetsDir: options.assetsDir,
+        startTimeoutMs,
+        processes,
+      });
       if (controllers.fakeNodeName) stopProvisioner = startFakeVolumeProvisioner(client);
     }
     return plane;
@@ -188,18 +221,32 @@ async function installCrds(client: KubeClient, files: string[]): Promise<void> {
     for (const doc of parseAllDocuments(await readFile(file, "utf8")).map((d) => d.toJS() as CrdDocument | null)) {
       if (!doc || doc.kind !== "CustomResourceDefinition") continue;
       try {
-        await client.request({ method: "POST", path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", body: doc });
+        await client.request({
+          method: "POST",
+          path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+          body: doc,
+        });
       } catch (error) {
-        if (!isAlreadyExists(error)) throw new Error(`installing ${doc.metadata?.name} from ${file}: ${(error as Error).message}`, { cause: error });
+        if (!isAlreadyExists(error))
+          throw new Error(`installing ${doc.metadata?.name} from ${file}: ${(error as Error).message}`, {
+            cause: error,
+          });
       }
-      for (const v of doc.spec.versions) if (v.served) wanted.push({ group: doc.spec.group, version: v.name, plural: doc.spec.names.plural });
+      for (const v of doc.spec.versions)
+        if (v.served) wanted.push({ group: doc.spec.group, version: v.name, plural: doc.spec.names.plural });
     }
   }
   for (const w of wanted) {
-    await waitUntil(async () => {
-      const list = await client.request<{ resources?: Array<{ name: string }> }>({ method: "GET", path: `/apis/${w.group}/${w.version}` }).catch(() => undefined);
-      return Boolean(list?.resources?.some((r) => r.name === w.plural));
-    }, 30_000, `discovery of ${w.plural}.${w.group}/${w.version}`);
+    await waitUntil(
+      async () => {
+        const list = await client
+          .request<{ resources?: Array<{ name: string }> }>({ method: "GET", path: `/apis/${w.group}/${w.version}` })
+          .catch(() => undefined);
+        return Boolean(list?.resources?.some((r) => r.name === w.plural));
+      },
+      30_000,
+      `discovery of ${w.plural}.${w.group}/${w.version}`,
+    );
   }
 }
 

@@ -57,35 +57,60 @@ export async function startControllers(ctx: ControllersContext): Promise<Control
   const [controllerManagerPort, schedulerPort, kwokPort] = await freePorts(3);
   // Both serve /healthz on their secure port, with the apiserver's serving certificate (127.0.0.1, signed by our CA)
   // so the probe can verify it; /healthz is in --authorization-always-allow-paths by default.
-  const serving = [`--tls-cert-file=${certs.servingCert}`, `--tls-private-key-file=${certs.servingKey}`, "--bind-address=127.0.0.1"];
+  const serving = [
+    `--tls-cert-file=${certs.servingCert}`,
+    `--tls-private-key-file=${certs.servingKey}`,
+    "--bind-address=127.0.0.1",
+  ];
   const waits: Array<Promise<void>> = [];
 
   const controllerManagerLog = path.join(dir, "kube-controller-manager.log");
-  const controllerManager = startProcess("kube-controller-manager", controllerManagerBinary, [
-    `--kubeconfig=${kubeconfigPath}`,
-    `--secure-port=${controllerManagerPort}`,
-    ...serving,
-    // Every on-by-default controller: none needs a cloud (the cloud ones live in cloud-controller-manager now) and
-    // node-ipam-controller does nothing without --allocate-node-cidrs. node-lifecycle-controller removes the
-    // not-ready taint from the fake node once kwok reports it Ready.
-    "--controllers=*",
-    "--use-service-account-credentials=false",
-    `--service-account-private-key-file=${certs.serviceAccountKey}`,
-    `--root-ca-file=${certs.caCert}`,
-    "--leader-elect=false",
-  ], controllerManagerLog);
+  const controllerManager = startProcess(
+    "kube-controller-manager",
+    controllerManagerBinary,
+    [
+      `--kubeconfig=${kubeconfigPath}`,
+      `--secure-port=${controllerManagerPort}`,
+      ...serving,
+      // Every on-by-default controller: none needs a cloud (the cloud ones live in cloud-controller-manager now) and
+      // node-ipam-controller does nothing without --allocate-node-cidrs. node-lifecycle-controller removes the
+      // not-ready taint from the fake node once kwok reports it Ready.
+      "--controllers=*",
+      "--use-service-account-credentials=false",
+      `--service-account-private-key-file=${certs.serviceAccountKey}`,
+      `--root-ca-file=${certs.caCert}`,
+      "--leader-elect=false",
+    ],
+    controllerManagerLog,
+  );
   ctx.processes.push(controllerManager);
-  waits.push(waitUntil(() => httpsOk(`https://127.0.0.1:${controllerManagerPort}/healthz`, certs), startTimeoutMs, "kube-controller-manager /healthz", controllerManager, controllerManagerLog));
+  waits.push(
+    waitUntil(
+      () => httpsOk(`https://127.0.0.1:${controllerManagerPort}/healthz`, certs),
+      startTimeoutMs,
+      "kube-controller-manager /healthz",
+      controllerManager,
+      controllerManagerLog,
+    ),
+  );
 
   const schedulerLog = path.join(dir, "kube-scheduler.log");
-  const scheduler = startProcess("kube-scheduler", schedulerBinary, [
-    `--kubeconfig=${kubeconfigPath}`,
-    `--secure-port=${schedulerPort}`,
-    ...serving,
-    "--leader-elect=false",
-  ], schedulerLog);
+  const scheduler = startProcess(
+    "kube-scheduler",
+    schedulerBinary,
+    [`--kubeconfig=${kubeconfigPath}`, `--secure-port=${schedulerPort}`, ...serving, "--leader-elect=false"],
+    schedulerLog,
+  );
   ctx.processes.push(scheduler);
-  waits.push(waitUntil(() => httpsOk(`https://127.0.0.1:${schedulerPort}/healthz`, certs), startTimeoutMs, "kube-scheduler /healthz", scheduler, schedulerLog));
+  waits.push(
+    waitUntil(
+      () => httpsOk(`https://127.0.0.1:${schedulerPort}/healthz`, certs),
+      startTimeoutMs,
+      "kube-scheduler /healthz",
+      scheduler,
+      schedulerLog,
+    ),
+  );
 
   let kwok: ManagedProcess | undefined;
   const kwokLog = path.join(dir, "kwok.log");
@@ -98,32 +123,49 @@ export async function startControllers(ctx: ControllersContext): Promise<Control
     try {
       await ctx.client.request({ method: "POST", path: "/api/v1/nodes", body: kwokNode(fakeNodeName) });
     } catch (error) {
-      if (!isAlreadyExists(error)) throw new Error(`creating the fake node ${fakeNodeName}: ${(error as Error).message}`, { cause: error });
+      if (!isAlreadyExists(error))
+        throw new Error(`creating the fake node ${fakeNodeName}: ${(error as Error).message}`, { cause: error });
     }
-    kwok = startProcess("kwok", kwokBinary, [
-      `--kubeconfig=${kubeconfigPath}`,
-      `--config=${kwokConfig}`,
-      "--manage-all-nodes=false",
-      `--manage-nodes-with-annotation-selector=${kwokNodeAnnotation}=${kwokNodeAnnotationValue}`,
-      // Leases as a kubelet keeps them, so node-lifecycle-controller sees the node alive (its grace period is 50 s).
-      "--node-lease-duration-seconds=40",
-      "--cidr=10.244.0.0/16",
-      `--server-address=127.0.0.1:${kwokPort}`,
-    ], kwokLog, { KWOK_WORKDIR: kwokDir });
+    kwok = startProcess(
+      "kwok",
+      kwokBinary,
+      [
+        `--kubeconfig=${kubeconfigPath}`,
+        `--config=${kwokConfig}`,
+        "--manage-all-nodes=false",
+        `--manage-nodes-with-annotation-selector=${kwokNodeAnnotation}=${kwokNodeAnnotationValue}`,
+        // Leases as a kubelet keeps them, so node-lifecycle-controller sees the node alive (its grace period is 50 s).
+        "--node-lease-duration-seconds=40",
+        "--cidr=10.244.0.0/16",
+        `--server-address=127.0.0.1:${kwokPort}`,
+      ],
+      kwokLog,
+      { KWOK_WORKDIR: kwokDir },
+    );
     ctx.processes.push(kwok);
-    waits.push(waitUntil(() => httpOk(`http://127.0.0.1:${kwokPort}/healthz`), startTimeoutMs, "kwok /healthz", kwok, kwokLog));
+    waits.push(
+      waitUntil(() => httpOk(`http://127.0.0.1:${kwokPort}/healthz`), startTimeoutMs, "kwok /healthz", kwok, kwokLog),
+    );
   }
   await Promise.all(waits);
 
   if (kwok) {
     // Ready: kwok initialised the node. Untainted: node-lifecycle-controller removed node.kubernetes.io/not-ready,
     // which the TaintNodesByCondition admission plugin put on it at creation; until then nothing is scheduled.
-    await waitUntil(async () => {
-      const node = await ctx.client.request<NodeView>({ method: "GET", path: `/api/v1/nodes/${fakeNodeName}` }).catch(() => undefined);
-      const ready = node?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True");
-      const tainted = node?.spec?.taints?.some((t) => t.key.startsWith("node.kubernetes.io/"));
-      return Boolean(ready && !tainted);
-    }, startTimeoutMs, `fake node ${fakeNodeName} Ready and without node.kubernetes.io taints`, kwok, kwokLog);
+    await waitUntil(
+      async () => {
+        const node = await ctx.client
+          .request<NodeView>({ method: "GET", path: `/api/v1/nodes/${fakeNodeName}` })
+          .catch(() => undefined);
+        const ready = node?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True");
+        const tainted = node?.spec?.taints?.some((t) => t.key.startsWith("node.kubernetes.io/"));
+        return Boolean(ready && !tainted);
+      },
+      startTimeoutMs,
+      `fake node ${fakeNodeName} Ready and without node.kubernetes.io taints`,
+      kwok,
+      kwokLog,
+    );
     return { fakeNodeName };
   }
   return { kwokUnavailable };

@@ -6,7 +6,13 @@ import { isAlreadyExists } from "../client/api-error.js";
 
 interface ClaimView {
   metadata: { name: string; namespace: string; uid: string };
-  spec: { accessModes?: string[]; storageClassName?: string; volumeName?: string; volumeMode?: string; resources?: { requests?: Record<string, string> } };
+  spec: {
+    accessModes?: string[];
+    storageClassName?: string;
+    volumeName?: string;
+    volumeMode?: string;
+    resources?: { requests?: Record<string, string> };
+  };
   status?: { phase?: string };
 }
 
@@ -16,7 +22,9 @@ export function startFakeVolumeProvisioner(client: KubeClient, intervalMs = 300)
   const done = new Set<string>();
   void (async () => {
     while (!ctrl.signal.aborted) {
-      const claims = await client.request<{ items: ClaimView[] }>({ method: "GET", path: "/api/v1/persistentvolumeclaims", signal: ctrl.signal }).catch(() => ({ items: [] }));
+      const claims = await client
+        .request<{ items: ClaimView[] }>({ method: "GET", path: "/api/v1/persistentvolumeclaims", signal: ctrl.signal })
+        .catch(() => ({ items: [] }));
       for (const claim of claims.items) {
         if (claim.spec.volumeName || claim.status?.phase !== "Pending" || done.has(claim.metadata.uid)) continue;
         const name = `pv-${claim.metadata.uid}`;
@@ -32,11 +40,22 @@ export function startFakeVolumeProvisioner(client: KubeClient, intervalMs = 300)
             persistentVolumeReclaimPolicy: "Retain",
             // Never mounted: pods run on the kwok fake node, which starts no containers.
             hostPath: { path: `/fake-volumes/${name}` },
-            claimRef: { apiVersion: "v1", kind: "PersistentVolumeClaim", namespace: claim.metadata.namespace, name: claim.metadata.name, uid: claim.metadata.uid },
+            claimRef: {
+              apiVersion: "v1",
+              kind: "PersistentVolumeClaim",
+              namespace: claim.metadata.namespace,
+              name: claim.metadata.name,
+              uid: claim.metadata.uid,
+            },
           },
         };
         try {
-          await client.request({ method: "POST", path: "/api/v1/persistentvolumes", body: volume, signal: ctrl.signal });
+          await client.request({
+            method: "POST",
+            path: "/api/v1/persistentvolumes",
+            body: volume,
+            signal: ctrl.signal,
+          });
           done.add(claim.metadata.uid);
         } catch (error) {
           if (isAlreadyExists(error)) done.add(claim.metadata.uid);

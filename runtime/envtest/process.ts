@@ -44,13 +44,20 @@ function installExitHandlers(): void {
     process.on(signal, () => {
       killAll();
       // Keep the usual meaning of the signal when nobody else handles it.
-      if (process.listenerCount(signal) === 1) process.exit(128 + ({ SIGINT: 2, SIGTERM: 15, SIGHUP: 1 } as const)[signal]);
+      if (process.listenerCount(signal) === 1)
+        process.exit(128 + ({ SIGINT: 2, SIGTERM: 15, SIGHUP: 1 } as const)[signal]);
     });
   }
 }
 
 /** `env`: extra environment variables for the binary (on top of this process's environment). */
-export function startProcess(name: string, binary: string, args: string[], logFile: string, env?: Record<string, string>): ManagedProcess {
+export function startProcess(
+  name: string,
+  binary: string,
+  args: string[],
+  logFile: string,
+  env?: Record<string, string>,
+): ManagedProcess {
   installExitHandlers();
   const log = createWriteStream(logFile, { flags: "a" });
   // detached: the process leads its own group, so one kill(-pid) also ends anything it spawned. The bash watchdog

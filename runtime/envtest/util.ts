@@ -8,11 +8,15 @@ import type { ManagedProcess } from "./process.js";
 
 export async function freePorts(count: number): Promise<number[]> {
   const servers = await Promise.all(
-    Array.from({ length: count }, () => new Promise<net.Server>((resolve, reject) => {
-      const s = net.createServer();
-      s.once("error", reject);
-      s.listen(0, "127.0.0.1", () => resolve(s));
-    })),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<net.Server>((resolve, reject) => {
+          const s = net.createServer();
+          s.once("error", reject);
+          s.listen(0, "127.0.0.1", () => resolve(s));
+        }),
+    ),
   );
   const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
   await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
@@ -22,12 +26,16 @@ export async function freePorts(count: number): Promise<number[]> {
 /** Runs `start` again at once (up to `attempts` in all) while it fails because a process found its port taken. */
 export function retryOnPortClash<T>(start: () => Promise<T>, attempts = 3): Promise<T> {
   // waitUntil's error carries the log's tail, where etcd and the kube binaries report a failed bind.
-  const portTaken = (error: unknown): boolean => /address already in use/.test(String((error as Error | null | undefined)?.message));
+  const portTaken = (error: unknown): boolean =>
+    /address already in use/.test(String((error as Error | null | undefined)?.message));
   return retryOnError(portTaken, start, { steps: attempts, delayMs: 0, factor: 1, jitter: 0 });
 }
 
 export function httpOk(url: string): Promise<boolean> {
-  return fetch(url).then((r) => r.ok, () => false);
+  return fetch(url).then(
+    (r) => r.ok,
+    () => false,
+  );
 }
 
 export function httpsOk(url: string, certs: ControlPlaneCerts): Promise<boolean> {
@@ -45,14 +53,22 @@ export function httpsOk(url: string, certs: ControlPlaneCerts): Promise<boolean>
 }
 
 /** Polls every 100 ms (envtest's interval); fails early, with the log's tail, when the process died. */
-export async function waitUntil(check: () => Promise<boolean>, timeoutMs: number, what: string, proc?: ManagedProcess, logFile?: string): Promise<void> {
+export async function waitUntil(
+  check: () => Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+  proc?: ManagedProcess,
+  logFile?: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await check()) return;
     const dead = proc && (proc.child.exitCode !== null || proc.child.signalCode !== null);
     if (dead || Date.now() > deadline) {
       const tail = logFile ? (await readFile(logFile, "utf8").catch(() => "")).split("\n").slice(-15).join("\n") : "";
-      throw new Error(`control plane: ${what} ${dead ? `failed: ${proc.name} exited` : `not ready after ${timeoutMs / 1000}s`}${tail ? `\n--- last lines of ${logFile}:\n${tail}` : ""}`);
+      throw new Error(
+        `control plane: ${what} ${dead ? `failed: ${proc.name} exited` : `not ready after ${timeoutMs / 1000}s`}${tail ? `\n--- last lines of ${logFile}:\n${tail}` : ""}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -14,7 +14,13 @@ export interface EventOptions {
 }
 
 export interface EventRecorder {
-  event(obj: KubernetesObject, type: "Normal" | "Warning", reason: string, message: string, options?: EventOptions): Promise<void>;
+  event(
+    obj: KubernetesObject,
+    type: "Normal" | "Warning",
+    reason: string,
+    message: string,
+    options?: EventOptions,
+  ): Promise<void>;
 }
 
 export interface EventRecorderOptions {
@@ -32,7 +38,12 @@ const NOTE_LIMIT = 1024;
  * `component` becomes reportingController, which must be a qualified name (`[prefix/]name`, name at most 63
  * characters of [A-Za-z0-9._-]); a controller name such as `mysqlclusters.example.com` is one.
  */
-export function newEventRecorder(kube: KubeClient, component: string, log: Logger, options: EventRecorderOptions = {}): EventRecorder {
+export function newEventRecorder(
+  kube: KubeClient,
+  component: string,
+  log: Logger,
+  options: EventRecorderOptions = {},
+): EventRecorder {
   const reportingController = component;
   const reportingInstance = truncate(options.reportingInstance ?? `${component}-${os.hostname()}`, INSTANCE_LIMIT);
   return {
@@ -57,7 +68,11 @@ export function newEventRecorder(kube: KubeClient, component: string, log: Logge
         reportingInstance,
       };
       try {
-        await kube.request({ method: "POST", path: `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/events`, body });
+        await kube.request({
+          method: "POST",
+          path: `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/events`,
+          body,
+        });
       } catch (error) {
         log.warn("could not record event", { reason, error });
       }
@@ -72,7 +87,14 @@ function unixNanos(): bigint {
 
 function reference(obj: KubernetesObject): Record<string, string | undefined> {
   const meta = obj.metadata ?? {};
-  return { apiVersion: obj.apiVersion, kind: obj.kind, name: meta.name, namespace: meta.namespace, uid: meta.uid, resourceVersion: meta.resourceVersion };
+  return {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    name: meta.name,
+    namespace: meta.namespace,
+    uid: meta.uid,
+    resourceVersion: meta.resourceVersion,
+  };
 }
 
 function truncate(s: string, max: number): string {

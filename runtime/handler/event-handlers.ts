@@ -15,7 +15,10 @@ export interface KeyQueue {
  * controller-runtime's EnqueueRequestForObject: each event that passes `predicates` puts the object's namespace/name
  * key on the queue. The queue dedups keys, so a burst of events is one reconcile.
  */
-export function enqueueRequestForObject<T extends KubernetesObject>(queue: KeyQueue, predicates: Predicate<T>[] = []): ResourceEventHandler<T> {
+export function enqueueRequestForObject<T extends KubernetesObject>(
+  queue: KeyQueue,
+  predicates: Predicate<T>[] = [],
+): ResourceEventHandler<T> {
   return {
     addFunc: (obj) => {
       if (predicates.every((p) => p.create?.(obj) ?? true)) queue.add(metaNamespaceKeyFunc(obj));
@@ -41,7 +44,10 @@ export function groupOf(apiVersion: string | undefined): string {
  * ignored, as controller-runtime): the child's namespace and the owner's name, or the bare name for a cluster-scoped
  * owner. Undefined when the child has no controller ownerReference or it points at another kind.
  */
-export function controllerOwnerKey(child: KubernetesObject, ownerType: Pick<ResourceDescriptor, "group" | "kind" | "namespaced">): string | undefined {
+export function controllerOwnerKey(
+  child: KubernetesObject,
+  ownerType: Pick<ResourceDescriptor, "group" | "kind" | "namespaced">,
+): string | undefined {
   const ref = controllerOf(child);
   if (!ref || ref.kind !== ownerType.kind || groupOf(ref.apiVersion) !== ownerType.group) return undefined;
   return objectKey(ownerType.namespaced ? child.metadata?.namespace : undefined, ref.name);
@@ -52,7 +58,10 @@ export function controllerOwnerKey(child: KubernetesObject, ownerType: Pick<Reso
  * of its controller owner of `ownerType`. Updates enqueue the owners of both the old and the new object, so moving a
  * child to another owner reconciles both.
  */
-export function enqueueRequestForOwner<T extends KubernetesObject>(queue: KeyQueue, ownerType: Pick<ResourceDescriptor, "group" | "kind" | "namespaced">): ResourceEventHandler<T> {
+export function enqueueRequestForOwner<T extends KubernetesObject>(
+  queue: KeyQueue,
+  ownerType: Pick<ResourceDescriptor, "group" | "kind" | "namespaced">,
+): ResourceEventHandler<T> {
   const enqueue = (child: KubernetesObject): string | undefined => {
     const key = controllerOwnerKey(child, ownerType);
     if (key !== undefined) queue.add(key);
@@ -82,7 +91,10 @@ export interface WatchSpec<C extends KubernetesObject = KubernetesObject> {
  * controller-runtime's EnqueueRequestsFromMapFunc: each event enqueues the keys mapToKeys returns for the object
  * (for an update, for the old and the new object, so a changed mapping reconciles both sides).
  */
-export function enqueueRequestsFromMapFunc<T extends KubernetesObject>(queue: KeyQueue, mapToKeys: (obj: T) => string[]): ResourceEventHandler<T> {
+export function enqueueRequestsFromMapFunc<T extends KubernetesObject>(
+  queue: KeyQueue,
+  mapToKeys: (obj: T) => string[],
+): ResourceEventHandler<T> {
   return {
     addFunc: (obj) => mapToKeys(obj).forEach((k) => queue.add(k)),
     updateFunc: (oldObj, newObj) => new Set([...mapToKeys(oldObj), ...mapToKeys(newObj)]).forEach((k) => queue.add(k)),

@@ -56,6 +56,8 @@ export interface PrimaryWatchOptions<T extends KubernetesObject = KubernetesObje
 
 /** The predicates options ask for on the primary resource. */
 export function primaryPredicates<T extends KubernetesObject>(options: PrimaryWatchOptions<T>): Predicate<T>[] {
-  const generation = options.generationChangedOnly ? [or(generationChangedPredicate, finalizersOrDeletionChangedPredicate) as Predicate<T>] : [];
+  const generation = options.generationChangedOnly
+    ? [or(generationChangedPredicate, finalizersOrDeletionChangedPredicate) as Predicate<T>]
+    : [];
   return [...generation, ...(options.predicates ?? [])];
 }

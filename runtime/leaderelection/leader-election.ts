@@ -128,7 +128,8 @@ export class LeaderElector {
 
   constructor(private readonly options: LeaderElectorOptions) {
     if (options.lock) this.lock = options.lock;
-    else if (options.kube && options.namespace && options.name) this.lock = kubeLeaseLock(options.kube, options.namespace, options.name);
+    else if (options.kube && options.namespace && options.name)
+      this.lock = kubeLeaseLock(options.kube, options.namespace, options.name);
     else throw new Error("LeaderElector: give either lock, or kube with namespace and name");
     this.identity = options.identity || defaultLeaderIdentity();
     this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
@@ -137,8 +138,10 @@ export class LeaderElector {
     this.jitterFactor = options.jitterFactor ?? 1.2;
     this.clock = options.clock ?? realClock;
     // Same validation as client-go's NewLeaderElector.
-    if (!(this.leaseDurationMs > this.renewDeadlineMs)) throw new Error("LeaderElector: leaseDurationMs must be greater than renewDeadlineMs");
-    if (!(this.renewDeadlineMs > this.retryPeriodMs * 1.2)) throw new Error("LeaderElector: renewDeadlineMs must be greater than 1.2 × retryPeriodMs");
+    if (!(this.leaseDurationMs > this.renewDeadlineMs))
+      throw new Error("LeaderElector: leaseDurationMs must be greater than renewDeadlineMs");
+    if (!(this.renewDeadlineMs > this.retryPeriodMs * 1.2))
+      throw new Error("LeaderElector: renewDeadlineMs must be greater than 1.2 × retryPeriodMs");
     if (!(this.retryPeriodMs > 0)) throw new Error("LeaderElector: retryPeriodMs must be positive");
   }
 
@@ -221,7 +224,8 @@ export class LeaderElector {
           break;
         }
         const start = this.clock.now();
-        if (await this.withTimeout(deadline - start, (signal) => this.tryAcquireOrRenew(signal))) lastRenewStart = start;
+        if (await this.withTimeout(deadline - start, (signal) => this.tryAcquireOrRenew(signal)))
+          lastRenewStart = start;
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- wake may abort during the awaited renewal; TS keeps the narrowing across awaits
         if (wake.signal.aborted) break;
       }
@@ -269,7 +273,13 @@ export class LeaderElector {
     if (this.holdsObserved() && this.isLeaseValid(now) && this.observed) {
       const old = this.observed.spec ?? {};
       try {
-        const updated = await this.lock.update({ ...this.observed, spec: { ...desired, acquireTime: old.acquireTime ?? stamp, leaseTransitions: old.leaseTransitions ?? 0 } }, signal);
+        const updated = await this.lock.update(
+          {
+            ...this.observed,
+            spec: { ...desired, acquireTime: old.acquireTime ?? stamp, leaseTransitions: old.leaseTransitions ?? 0 },
+          },
+          signal,
+        );
         this.setObserved(updated);
         return true;
       } catch (error) {
@@ -320,12 +330,22 @@ export class LeaderElector {
       if (!lease || lease.spec?.holderIdentity !== this.identity) return false;
       const stamp = microTime(new Date(this.clock.now()));
       try {
-        const spec: LeaseSpec = { holderIdentity: "", leaseDurationSeconds: 1, acquireTime: stamp, renewTime: stamp, leaseTransitions: lease.spec.leaseTransitions ?? 0 };
-        this.setObserved(await this.withTimeout(deadline - this.clock.now(), (signal) => this.lock.update({ ...lease, spec }, signal)));
+        const spec: LeaseSpec = {
+          holderIdentity: "",
+          leaseDurationSeconds: 1,
+          acquireTime: stamp,
+          renewTime: stamp,
+          leaseTransitions: lease.spec.leaseTransitions ?? 0,
+        };
+        this.setObserved(
+          await this.withTimeout(deadline - this.clock.now(), (signal) => this.lock.update({ ...lease, spec }, signal)),
+        );
         return true;
       } catch (error) {
         this.debug("lease release failed", error);
-        const current = await this.withTimeout(deadline - this.clock.now(), (signal) => this.lock.get(signal)).catch(() => undefined);
+        const current = await this.withTimeout(deadline - this.clock.now(), (signal) => this.lock.get(signal)).catch(
+          () => undefined,
+        );
         if (current) this.setObserved(current);
         else await this.sleep(Math.min(this.retryPeriodMs, deadline - this.clock.now()));
       }
@@ -359,7 +379,11 @@ export class LeaderElector {
   }
 
   private debug(message: string, error: unknown): void {
-    this.options.logger?.debug(message, { lease: this.lock.description, identity: this.identity, error: String(error) });
+    this.options.logger?.debug(message, {
+      lease: this.lock.description,
+      identity: this.identity,
+      error: String(error),
+    });
   }
 
   /** Runs fn with a signal that aborts after ms on the elector's clock (bounds the API requests of one attempt). */
@@ -375,7 +399,10 @@ export class LeaderElector {
 
   private sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
-      if (signal?.aborted || ms <= 0) { resolve(); return; }
+      if (signal?.aborted || ms <= 0) {
+        resolve();
+        return;
+      }
       const done = () => {
         this.clock.clearTimeout(handle);
         signal?.removeEventListener("abort", done);

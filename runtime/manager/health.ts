@@ -47,7 +47,10 @@ export const ping: HealthCheck = { name: "ping", check: () => true };
  * Passes once every source reports its cache synced: Controllers (hasSynced after run() saw the caches sync)
  * or SharedIndexInformers.
  */
-export function cacheSyncedCheck(sources: ReadonlyArray<{ hasSynced(): boolean; readonly name?: string }>, name = "informer-sync"): HealthCheck {
+export function cacheSyncedCheck(
+  sources: ReadonlyArray<{ hasSynced(): boolean; readonly name?: string }>,
+  name = "informer-sync",
+): HealthCheck {
   return {
     name,
     check: () => {
@@ -75,10 +78,19 @@ async function runCheck(c: HealthCheck): Promise<CheckOutcome> {
 }
 
 /** Answers /<endpoint>, /<endpoint>/<check>, ?exclude=<check> and ?verbose like controller-runtime's healthz handler. */
-async function serveChecks(endpoint: string, checks: HealthCheck[], sub: string, url: URL, res: ServerResponse): Promise<void> {
+async function serveChecks(
+  endpoint: string,
+  checks: HealthCheck[],
+  sub: string,
+  url: URL,
+  res: ServerResponse,
+): Promise<void> {
   if (sub !== "") {
     const one = checks.find((c) => c.name === sub);
-    if (one === undefined) { text(res, 404, `${endpoint}: no check named ${sub}\n`); return; }
+    if (one === undefined) {
+      text(res, 404, `${endpoint}: no check named ${sub}\n`);
+      return;
+    }
     const outcome = await runCheck(one);
     if (outcome.ok) text(res, 200, "ok");
     else text(res, 500, `internal server error: ${outcome.reason}\n`);
@@ -87,7 +99,10 @@ async function serveChecks(endpoint: string, checks: HealthCheck[], sub: string,
   const excluded = new Set(url.searchParams.getAll("exclude"));
   const outcomes = await Promise.all(checks.filter((c) => !excluded.has(c.name)).map(runCheck));
   const failed = outcomes.some((o) => !o.ok);
-  if (!failed && !url.searchParams.has("verbose")) { text(res, 200, "ok"); return; }
+  if (!failed && !url.searchParams.has("verbose")) {
+    text(res, 200, "ok");
+    return;
+  }
   const lines = outcomes.map((o) => (o.ok ? `[+]${o.name} ok` : `[-]${o.name} failed: ${o.reason}`));
   for (const name of excluded) lines.push(`[+]${name} excluded: ok`);
   lines.push(failed ? `${endpoint} check failed` : `${endpoint} check passed`);
@@ -108,11 +123,20 @@ export async function startProbeServer(options: ProbeServerOptions): Promise<Pro
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://localhost");
-    if (req.method !== "GET" && req.method !== "HEAD") { text(res, 405, "method not allowed\n"); return; }
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      text(res, 405, "method not allowed\n");
+      return;
+    }
     const [, first = "", ...rest] = url.pathname.split("/");
     const sub = rest.join("/");
-    if (!serve.has(first)) { text(res, 404, "not found\n"); return; }
-    if (first === "metrics" && sub === "") { text(res, 200, await registry.metrics(), registry.contentType); return; }
+    if (!serve.has(first)) {
+      text(res, 404, "not found\n");
+      return;
+    }
+    if (first === "metrics" && sub === "") {
+      text(res, 200, await registry.metrics(), registry.contentType);
+      return;
+    }
     if (first === "healthz") return serveChecks("healthz", healthz, sub, url, res);
     if (first === "readyz") return serveChecks("readyz", readyz, sub, url, res);
     text(res, 404, "not found\n");
@@ -120,7 +144,8 @@ export async function startProbeServer(options: ProbeServerOptions): Promise<Pro
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) text(res, 500, `internal server error: ${error instanceof Error ? error.message : String(error)}\n`);
+      if (!res.headersSent)
+        text(res, 500, `internal server error: ${error instanceof Error ? error.message : String(error)}\n`);
       else res.destroy();
     });
   });

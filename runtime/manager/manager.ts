@@ -16,7 +16,10 @@ export interface ManagedController extends Runnable {
 export interface ManagerConfig {
   kube: KubeClient;
   /** From parseManagerOptions; only the fields used here are needed. */
-  options: Pick<ManagerOptions, "metricsBindAddress" | "healthProbeBindAddress" | "leaderElect" | "leaderElectionId" | "leaderElectionNamespace"> &
+  options: Pick<
+    ManagerOptions,
+    "metricsBindAddress" | "healthProbeBindAddress" | "leaderElect" | "leaderElectionId" | "leaderElectionNamespace"
+  > &
     Partial<Pick<ManagerOptions, "gracefulShutdownTimeoutMs">>;
   /** Stops the manager like SIGTERM does. */
   signal?: AbortSignal;
@@ -89,25 +92,38 @@ export async function startManager(controllers: readonly ManagedController[], co
   const servers: ProbeServer[] = [];
   const closeServers = () => Promise.all(servers.map((s) => s.close()));
   try {
-    const shared = metricsAddress && probeAddress && metricsAddress.port !== 0 && sameAddress(metricsAddress, probeAddress);
+    const shared =
+      metricsAddress && probeAddress && metricsAddress.port !== 0 && sameAddress(metricsAddress, probeAddress);
     if (probeAddress) {
-      servers.push(await startProbeServer({
-        port: probeAddress.port,
-        host: probeAddress.host,
-        registry: config.registry,
-        checks: { healthz: [ping], readyz: [readyz] },
-        serve: shared ? ["metrics", "healthz", "readyz"] : ["healthz", "readyz"],
-      }));
-      log.info("serving health probes", { address: options.healthProbeBindAddress, port: servers[0]!.port, paths: ["/healthz", "/readyz"] });
+      servers.push(
+        await startProbeServer({
+          port: probeAddress.port,
+          host: probeAddress.host,
+          registry: config.registry,
+          checks: { healthz: [ping], readyz: [readyz] },
+          serve: shared ? ["metrics", "healthz", "readyz"] : ["healthz", "readyz"],
+        }),
+      );
+      log.info("serving health probes", {
+        address: options.healthProbeBindAddress,
+        port: servers[0]!.port,
+        paths: ["/healthz", "/readyz"],
+      });
     }
     if (metricsAddress && !shared) {
-      servers.push(await startProbeServer({
-        port: metricsAddress.port,
-        host: metricsAddress.host,
-        registry: config.registry,
-        serve: ["metrics"],
-      }));
-      log.info("serving metrics", { address: options.metricsBindAddress, port: servers.at(-1)!.port, path: "/metrics" });
+      servers.push(
+        await startProbeServer({
+          port: metricsAddress.port,
+          host: metricsAddress.host,
+          registry: config.registry,
+          serve: ["metrics"],
+        }),
+      );
+      log.info("serving metrics", {
+        address: options.metricsBindAddress,
+        port: servers.at(-1)!.port,
+        path: "/metrics",
+      });
     }
   } catch (error) {
     await closeServers();
@@ -122,12 +138,19 @@ export async function startManager(controllers: readonly ManagedController[], co
     leaderElection,
     gracefulShutdownTimeoutMs: options.gracefulShutdownTimeoutMs,
   }).finally(closeServers);
-  return { metricsPort: metricsServer?.port, healthProbePort: probeServer?.port, isLeading, done: done.then(() => undefined) };
+  return {
+    metricsPort: metricsServer?.port,
+    healthProbePort: probeServer?.port,
+    isLeading,
+    done: done.then(() => undefined),
+  };
 }
 
 /** startManager, then wait until it has stopped. */
 export async function runManager(controllers: readonly ManagedController[], config: ManagerConfig): Promise<void> {
-  await (await startManager(controllers, config)).done;
+  await (
+    await startManager(controllers, config)
+  ).done;
 }
 
 function sameAddress(a: { host?: string; port: number }, b: { host?: string; port: number }): boolean {
@@ -145,5 +168,7 @@ function leaseNamespace(explicit: string | undefined, kube: KubeClient): string 
   }
   const fromContext = kube.defaultNamespace;
   if (fromContext) return fromContext;
-  throw new Error("leader election needs a namespace for its Lease: set POD_NAMESPACE or --leader-election-namespace (or run in a pod, or set a namespace on the kubeconfig context)");
+  throw new Error(
+    "leader election needs a namespace for its Lease: set POD_NAMESPACE or --leader-election-namespace (or run in a pod, or set a namespace on the kubeconfig context)",
+  );
 }

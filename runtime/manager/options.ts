@@ -30,20 +30,62 @@ interface Flag {
 }
 
 const flags: readonly Flag[] = [
-  { name: "metrics-bind-address", env: "METRICS_BIND_ADDRESS", type: "string", help: 'where /metrics listens: ":8080", "127.0.0.1:8080", or "0" for off (default ":8080")' },
-  { name: "health-probe-bind-address", env: "HEALTH_PROBE_BIND_ADDRESS", type: "string", help: 'where /healthz and /readyz listen, or "0" for off (default ":8081")' },
-  { name: "leader-elect", env: "LEADER_ELECT", type: "boolean", help: "run the controllers only while holding the leader Lease (default false)" },
-  { name: "leader-election-id", env: "LEADER_ELECTION_ID", type: "string", help: "the Lease name (default: the first controller's name)" },
-  { name: "leader-election-namespace", env: "POD_NAMESPACE", type: "string", help: "the Lease namespace (default: the pod's namespace)" },
-  { name: "graceful-shutdown-timeout", env: "GRACEFUL_SHUTDOWN_TIMEOUT", type: "string", help: 'how long in-flight reconciles may run once stopping, e.g. "30s" (default "30s")' },
-  { name: "kubeconfig", env: "KUBECONFIG", type: "string", help: "kubeconfig file (default $KUBECONFIG, ~/.kube/config, then the in-cluster service account)" },
-  { name: "kube-context", env: "KUBE_CONTEXT", type: "string", help: "kubeconfig context (default its current-context)" },
+  {
+    name: "metrics-bind-address",
+    env: "METRICS_BIND_ADDRESS",
+    type: "string",
+    help: 'where /metrics listens: ":8080", "127.0.0.1:8080", or "0" for off (default ":8080")',
+  },
+  {
+    name: "health-probe-bind-address",
+    env: "HEALTH_PROBE_BIND_ADDRESS",
+    type: "string",
+    help: 'where /healthz and /readyz listen, or "0" for off (default ":8081")',
+  },
+  {
+    name: "leader-elect",
+    env: "LEADER_ELECT",
+    type: "boolean",
+    help: "run the controllers only while holding the leader Lease (default false)",
+  },
+  {
+    name: "leader-election-id",
+    env: "LEADER_ELECTION_ID",
+    type: "string",
+    help: "the Lease name (default: the first controller's name)",
+  },
+  {
+    name: "leader-election-namespace",
+    env: "POD_NAMESPACE",
+    type: "string",
+    help: "the Lease namespace (default: the pod's namespace)",
+  },
+  {
+    name: "graceful-shutdown-timeout",
+    env: "GRACEFUL_SHUTDOWN_TIMEOUT",
+    type: "string",
+    help: 'how long in-flight reconciles may run once stopping, e.g. "30s" (default "30s")',
+  },
+  {
+    name: "kubeconfig",
+    env: "KUBECONFIG",
+    type: "string",
+    help: "kubeconfig file (default $KUBECONFIG, ~/.kube/config, then the in-cluster service account)",
+  },
+  {
+    name: "kube-context",
+    env: "KUBE_CONTEXT",
+    type: "string",
+    help: "kubeconfig context (default its current-context)",
+  },
 ];
 
 /** The --help text. */
 export function managerUsage(program = "operator"): string {
   const width = Math.max(...flags.map((f) => f.name.length + (f.type === "string" ? 8 : 0)));
-  const lines = flags.map((f) => `  --${(f.name + (f.type === "string" ? " <value>" : "")).padEnd(width + 2)} ${f.help}; env ${f.env}`);
+  const lines = flags.map(
+    (f) => `  --${(f.name + (f.type === "string" ? " <value>" : "")).padEnd(width + 2)} ${f.help}; env ${f.env}`,
+  );
   return `Usage: ${program} [flags]\n\n${lines.join("\n")}\n  --help${" ".repeat(width - 2)} show this text\n`;
 }
 
@@ -52,8 +94,14 @@ export function managerUsage(program = "operator"): string {
  * or variable. KUBECONFIG keeps its usual meaning (loadKubeClient reads it, and it may list several files), so only
  * --kubeconfig sets `kube.kubeconfig`.
  */
-export function parseManagerOptions(argv: readonly string[], env: Readonly<Record<string, string | undefined>> = process.env): ManagerOptions {
-  const options = Object.fromEntries([...flags.map((f) => [f.name, { type: f.type }]), ["help", { type: "boolean" }]]) as Record<string, { type: "string" | "boolean" }>;
+export function parseManagerOptions(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ManagerOptions {
+  const options = Object.fromEntries([
+    ...flags.map((f) => [f.name, { type: f.type }]),
+    ["help", { type: "boolean" }],
+  ]) as Record<string, { type: "string" | "boolean" }>;
   let values: Record<string, string | boolean | undefined>;
   try {
     values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
@@ -78,7 +126,9 @@ export function parseManagerOptions(argv: readonly string[], env: Readonly<Recor
   return {
     metricsBindAddress,
     healthProbeBindAddress,
-    leaderElect: values["leader-elect"] === true || (values["leader-elect"] === undefined && parseBool(env["LEADER_ELECT"], "LEADER_ELECT")),
+    leaderElect:
+      values["leader-elect"] === true ||
+      (values["leader-elect"] === undefined && parseBool(env["LEADER_ELECT"], "LEADER_ELECT")),
     ...(id !== undefined ? { leaderElectionId: id } : {}),
     ...(namespace !== undefined ? { leaderElectionNamespace: namespace } : {}),
     kube: { ...(kubeconfig !== undefined ? { kubeconfig } : {}), ...(context !== undefined ? { context } : {}) },
@@ -127,13 +177,19 @@ function parseDuration(value: string, what: string): number {
  * parseManagerOptions for a main(): `--help` prints the usage and exits 0; a bad flag or variable prints the error
  * (with the usage) and exits 2, as Go's flag package does, instead of a stack trace.
  */
-export function commandLineOptions(program = "operator", argv: readonly string[] = process.argv.slice(2), env: Readonly<Record<string, string | undefined>> = process.env): ManagerOptions {
+export function commandLineOptions(
+  program = "operator",
+  argv: readonly string[] = process.argv.slice(2),
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ManagerOptions {
   let options: ManagerOptions;
   try {
     options = parseManagerOptions(argv, env);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`${program}: ${message.includes("Usage:") ? message.replace(/Usage: operator/, `Usage: ${program}`) : `${message}\n\n${managerUsage(program)}`}\n`);
+    process.stderr.write(
+      `${program}: ${message.includes("Usage:") ? message.replace(/Usage: operator/, `Usage: ${program}`) : `${message}\n\n${managerUsage(program)}`}\n`,
+    );
     process.exit(2);
   }
   if (options.help) {

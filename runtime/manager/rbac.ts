@@ -104,7 +104,12 @@ export function rulesFor(controllers: readonly ControllerAccess[], options: Rbac
   const verbs = withExtras(options.extraVerbs);
   const rules: PolicyRule[] = [];
   const grant = (r: ResourceDescriptor, v: readonly Verb[], subresource?: string): void => {
-    if (v.length > 0) rules.push({ apiGroups: [r.group], resources: [subresource ? `${r.plural}/${subresource}` : r.plural], verbs: [...v] });
+    if (v.length > 0)
+      rules.push({
+        apiGroups: [r.group],
+        resources: [subresource ? `${r.plural}/${subresource}` : r.plural],
+        verbs: [...v],
+      });
   };
   for (const c of controllers) {
     grant(c.resource, c.finalizer ? [...verbs.primary, "patch"] : verbs.primary);
@@ -121,7 +126,11 @@ export function rulesFor(controllers: readonly ControllerAccess[], options: Rbac
 }
 
 /** A ClusterRole granting exactly rulesFor(controllers, options). */
-export function clusterRoleFor(name: string, controllers: readonly ControllerAccess[], options: RbacOptions = {}): ClusterRole {
+export function clusterRoleFor(
+  name: string,
+  controllers: readonly ControllerAccess[],
+  options: RbacOptions = {},
+): ClusterRole {
   return {
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "ClusterRole",
@@ -134,7 +143,12 @@ export function clusterRoleFor(name: string, controllers: readonly ControllerAcc
  * The namespaced Role leader election needs on its one Lease: `create` (which RBAC cannot limit by name, because a
  * create has no name when it is authorised) and get/update on that Lease only.
  */
-export function leaderElectionRole(name: string, namespace: string, leaseName: string, labels?: Record<string, string>): Role {
+export function leaderElectionRole(
+  name: string,
+  namespace: string,
+  leaseName: string,
+  labels?: Record<string, string>,
+): Role {
   const get = accessVerbs.leases.filter((v) => v !== "create");
   return {
     apiVersion: "rbac.authorization.k8s.io/v1",
@@ -178,22 +192,39 @@ export function mergeRules(rules: readonly PolicyRule[]): PolicyRule[] {
       byVerbs.set(key, [...(byVerbs.get(key) ?? []), resource]);
     }
     for (const [verbs, resourceList] of byVerbs) {
-      merged.push({ apiGroups: [group], resources: resourceList.sort(), ...(names.length ? { resourceNames: names } : {}), verbs: verbs.split(",") });
+      merged.push({
+        apiGroups: [group],
+        resources: resourceList.sort(),
+        ...(names.length ? { resourceNames: names } : {}),
+        verbs: verbs.split(","),
+      });
     }
   }
   return merged.sort(compareRules);
 }
 
-const eventsResource: ResourceDescriptor = { group: "events.k8s.io", version: "v1", plural: "events", kind: "Event", namespaced: true };
+const eventsResource: ResourceDescriptor = {
+  group: "events.k8s.io",
+  version: "v1",
+  plural: "events",
+  kind: "Event",
+  namespaced: true,
+};
 
 function withExtras(extra: Partial<AccessVerbs> = {}): AccessVerbs {
   const out = {} as AccessVerbs;
-  for (const key of Object.keys(accessVerbs) as Array<keyof AccessVerbs>) out[key] = [...new Set([...accessVerbs[key], ...(extra[key] ?? [])])];
+  for (const key of Object.keys(accessVerbs) as Array<keyof AccessVerbs>)
+    out[key] = [...new Set([...accessVerbs[key], ...(extra[key] ?? [])])];
   return out;
 }
 
 function compareRules(a: PolicyRule, b: PolicyRule): number {
-  const key = (r: PolicyRule) => [r.apiGroups.join(","), r.resources.join(","), (r.resourceNames ?? []).join(","), r.verbs.join(",")];
+  const key = (r: PolicyRule) => [
+    r.apiGroups.join(","),
+    r.resources.join(","),
+    (r.resourceNames ?? []).join(","),
+    r.verbs.join(","),
+  ];
   const ka = key(a);
   const kb = key(b);
   for (let i = 0; i < ka.length; i++) {

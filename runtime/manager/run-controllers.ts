@@ -14,7 +14,10 @@ export interface Runnable {
 
 /** The graceful shutdown took longer than allowed; `running` names what was still busy (`<controller> <key>`). */
 export class GracefulShutdownTimeoutError extends Error {
-  constructor(readonly timeoutMs: number, readonly running: string[]) {
+  constructor(
+    readonly timeoutMs: number,
+    readonly running: string[],
+  ) {
     super(
       `graceful shutdown timed out after ${timeoutMs / 1000}s; ` +
         (running.length > 0 ? `reconciles still running: ${running.join(", ")}` : "controllers still running"),
@@ -58,7 +61,9 @@ export async function runControllers(controllers: Runnable[], options: RunContro
   const graceMs = options.gracefulShutdownTimeoutMs ?? 30_000;
   const onSignal = (name: string) => {
     // process.once: a second SIGINT/SIGTERM during the drain gets the default action and ends the process at once.
-    process.stderr.write(`received ${name}: stopping ${controllers.length} controller(s); in-flight reconciles get up to ${graceMs / 1000}s\n`);
+    process.stderr.write(
+      `received ${name}: stopping ${controllers.length} controller(s); in-flight reconciles get up to ${graceMs / 1000}s\n`,
+    );
     stop.abort();
   };
   const onInt = () => onSignal("SIGINT");
@@ -67,7 +72,10 @@ export async function runControllers(controllers: Runnable[], options: RunContro
   process.once("SIGTERM", onTerm);
   try {
     const le = options.leaderElection;
-    if (!le) { await runAll(controllers, stop.signal, graceMs); return; }
+    if (!le) {
+      await runAll(controllers, stop.signal, graceMs);
+      return;
+    }
     const elector = new LeaderElector({
       ...le,
       onStartedLeading: (signal) => runAll(controllers, signal, graceMs),
@@ -96,10 +104,14 @@ async function runAll(controllers: Runnable[], signal: AbortSignal, graceMs: num
     // One failing controller stops the others: an operator that half-runs is worse than one that restarts.
     // All of them finish (in-flight reconciles drain) before the first error is thrown, so a released Lease
     // never lets a standby start while this process still reconciles.
-    const settled = Promise.allSettled(controllers.map((c) => c.run(stop.signal).catch((error: unknown) => {
-      stop.abort();
-      throw error;
-    })));
+    const settled = Promise.allSettled(
+      controllers.map((c) =>
+        c.run(stop.signal).catch((error: unknown) => {
+          stop.abort();
+          throw error;
+        }),
+      ),
+    );
     const results = await Promise.race([settled, timedOut]);
     if (results === "timeout") {
       const running = controllers.flatMap((c) => (c.inFlightKeys?.() ?? []).map((key) => `${c.name} ${key}`));

@@ -13,12 +13,18 @@ export interface Condition {
 }
 
 /** The condition of `type`, if present. */
-export function findStatusCondition<C extends { type: string }>(conditions: readonly C[] | undefined, type: string): C | undefined {
+export function findStatusCondition<C extends { type: string }>(
+  conditions: readonly C[] | undefined,
+  type: string,
+): C | undefined {
   return conditions?.find((c) => c.type === type);
 }
 
 /** True when the condition of `type` is present with status "True". */
-export function isStatusConditionTrue(conditions: readonly { type: string; status: string }[] | undefined, type: string): boolean {
+export function isStatusConditionTrue(
+  conditions: readonly { type: string; status: string }[] | undefined,
+  type: string,
+): boolean {
   return findStatusCondition(conditions, type)?.status === "True";
 }
 
@@ -45,7 +51,10 @@ export function setStatusCondition<C extends Condition>(
 }
 
 /** A new list without the condition of `type`. */
-export function removeStatusCondition<C extends { type: string }>(conditions: readonly C[] | undefined, type: string): C[] {
+export function removeStatusCondition<C extends { type: string }>(
+  conditions: readonly C[] | undefined,
+  type: string,
+): C[] {
   return (conditions ?? []).filter((c) => c.type !== type);
 }
 

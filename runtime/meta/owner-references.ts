@@ -9,7 +9,9 @@ import type { KubernetesObject } from "../client/types.js";
 export function controllerOwnerReference(owner: KubernetesObject): V1OwnerReference {
   const { apiVersion, kind, metadata } = owner;
   if (!apiVersion || !kind || !metadata?.name || !metadata.uid) {
-    throw new Error(`an owner needs apiVersion, kind, metadata.name and metadata.uid (got ${apiVersion ?? "?"} ${kind ?? "?"} ${metadata?.name ?? "?"})`);
+    throw new Error(
+      `an owner needs apiVersion, kind, metadata.name and metadata.uid (got ${apiVersion ?? "?"} ${kind ?? "?"} ${metadata?.name ?? "?"})`,
+    );
   }
   return { apiVersion, kind, name: metadata.name, uid: metadata.uid, controller: true, blockOwnerDeletion: true };
 }

@@ -20,12 +20,14 @@ export { Registry } from "prom-client";
 export const metricsRegistry = new Registry();
 
 /** client-go's workqueue histogram buckets: 1e-8 s … 10 s (ExponentialBuckets(10e-9, 10, 10)). */
-export const WORKQUEUE_DURATION_BUCKETS: readonly number[] = exponentialBuckets(1e-8, 10, 10).map((b) => Number(b.toPrecision(6)));
+export const WORKQUEUE_DURATION_BUCKETS: readonly number[] = exponentialBuckets(1e-8, 10, 10).map((b) =>
+  Number(b.toPrecision(6)),
+);
 
 /** controller-runtime's reconcile_time_seconds buckets. */
 export const RECONCILE_TIME_BUCKETS: readonly number[] = [
-  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5, 1.75, 2.0, 2.5, 3.0,
-  3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5, 1.75,
+  2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
 ];
 
 /** The metric names, for dashboards and tests. */
@@ -60,8 +62,18 @@ class PrometheusWorkqueueMetricsProvider implements MetricsProvider {
   constructor(registry: Registry) {
     const labelNames: QueueLabel[] = ["name", "controller"];
     const registers = [registry];
-    this.depth = new Gauge({ name: METRIC_NAMES.workqueueDepth, help: "Current depth of workqueue", labelNames, registers });
-    this.adds = new Counter({ name: METRIC_NAMES.workqueueAdds, help: "Total number of adds handled by workqueue", labelNames, registers });
+    this.depth = new Gauge({
+      name: METRIC_NAMES.workqueueDepth,
+      help: "Current depth of workqueue",
+      labelNames,
+      registers,
+    });
+    this.adds = new Counter({
+      name: METRIC_NAMES.workqueueAdds,
+      help: "Total number of adds handled by workqueue",
+      labelNames,
+      registers,
+    });
     this.latency = new Histogram({
       name: METRIC_NAMES.workqueueQueueDuration,
       help: "How long in seconds an item stays in workqueue before being requested",
@@ -90,7 +102,12 @@ class PrometheusWorkqueueMetricsProvider implements MetricsProvider {
       labelNames,
       registers,
     });
-    this.retries = new Counter({ name: METRIC_NAMES.workqueueRetries, help: "Total number of retries handled by workqueue", labelNames, registers });
+    this.retries = new Counter({
+      name: METRIC_NAMES.workqueueRetries,
+      help: "Total number of retries handled by workqueue",
+      labelNames,
+      registers,
+    });
   }
 
   private labels(name: string): Record<QueueLabel, string> {
@@ -166,7 +183,12 @@ export class ControllerMetrics {
       labelNames: ["controller", "result"],
       registers,
     });
-    this.errors = new Counter({ name: METRIC_NAMES.reconcileErrors, help: "Total number of reconciliation errors per controller", labelNames: ["controller"], registers });
+    this.errors = new Counter({
+      name: METRIC_NAMES.reconcileErrors,
+      help: "Total number of reconciliation errors per controller",
+      labelNames: ["controller"],
+      registers,
+    });
     this.terminalErrors = new Counter({
       name: METRIC_NAMES.terminalReconcileErrors,
       help: "Total number of terminal reconciliation errors per controller",
@@ -186,12 +208,18 @@ export class ControllerMetrics {
       labelNames: ["controller"],
       registers,
     });
-    this.active = new Gauge({ name: METRIC_NAMES.activeWorkers, help: "Number of currently used workers per controller", labelNames: ["controller"], registers });
+    this.active = new Gauge({
+      name: METRIC_NAMES.activeWorkers,
+      help: "Number of currently used workers per controller",
+      labelNames: ["controller"],
+      registers,
+    });
   }
 
   /** Pre-initialises every series of controller to 0 (as controller-runtime) and sets its worker count. */
   register(controller: string, maxConcurrentReconciles: number): void {
-    for (const result of ["success", "error", "requeue", "requeue_after"] as const) this.total.inc({ controller, result }, 0);
+    for (const result of ["success", "error", "requeue", "requeue_after"] as const)
+      this.total.inc({ controller, result }, 0);
     this.errors.inc({ controller }, 0);
     this.terminalErrors.inc({ controller }, 0);
     this.active.set({ controller }, 0);

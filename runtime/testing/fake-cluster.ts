@@ -9,12 +9,29 @@ import { builtinResources } from "../client/builtin-resources.js";
 import type { KubeClient, RequestOptions, WatchOptions } from "../client/kube-client.js";
 import { reviveListMeta, reviveObjectMeta, reviveWatchEvents } from "../client/object-meta-dates.js";
 import type { Patch, JsonPatchOperation } from "../client/patch.js";
-import type { DeleteCollectionOptions, DeleteOptions, PatchOptions, WatchResourceOptions, WriteOptions } from "../client/resource-client.js";
-import type { KubernetesList, KubernetesObject, ListOptions, ResourceDescriptor, Status, WatchEvent } from "../client/types.js";
+import type {
+  DeleteCollectionOptions,
+  DeleteOptions,
+  PatchOptions,
+  WatchResourceOptions,
+  WriteOptions,
+} from "../client/resource-client.js";
+import type {
+  KubernetesList,
+  KubernetesObject,
+  ListOptions,
+  ResourceDescriptor,
+  Status,
+  WatchEvent,
+} from "../client/types.js";
 import { applyJsonPatch, applyMergePatch } from "./json-patch.js";
 import { fieldSelectorMatcher, labelSelectorMatcher } from "./selectors.js";
 
-type Obj = KubernetesObject & { metadata: Record<string, unknown> & { name: string }; status?: unknown; [k: string]: unknown };
+type Obj = KubernetesObject & {
+  metadata: Record<string, unknown> & { name: string };
+  status?: unknown;
+  [k: string]: unknown;
+};
 type Meta = Record<string, unknown>;
 
 export interface FakeResourceOptions {
@@ -36,19 +53,39 @@ export class FakeCluster {
   private readonly resources = new Map<string, Stored>();
 
   constructor() {
-    for (const r of Object.values(builtinResources)) this.register(r, { status: r.group !== "" || r.plural === "pods" || r.plural === "services" || r.plural === "persistentvolumeclaims" || r.plural === "namespaces" });
-    this.register({ group: "events.k8s.io", version: "v1", plural: "events", kind: "Event", namespaced: true }, { status: false });
+    for (const r of Object.values(builtinResources))
+      this.register(r, {
+        status:
+          r.group !== "" ||
+          r.plural === "pods" ||
+          r.plural === "services" ||
+          r.plural === "persistentvolumeclaims" ||
+          r.plural === "namespaces",
+      });
+    this.register(
+      { group: "events.k8s.io", version: "v1", plural: "events", kind: "Event", namespaced: true },
+      { status: false },
+    );
   }
 
   /** Declares a resource (idempotent); the fake KubeClient only serves registered resources. */
   register(resource: ResourceDescriptor, options: FakeResourceOptions = {}): void {
     const id = resourceId(resource);
     if (this.resources.has(id)) return;
-    this.resources.set(id, { resource, status: options.status ?? true, objects: new Map(), history: [], watchers: new Set() });
+    this.resources.set(id, {
+      resource,
+      status: options.status ?? true,
+      objects: new Map(),
+      history: [],
+      watchers: new Set(),
+    });
   }
 
   /** A client of one resource with ResourceClient's namespace-first verbs and the generated clients' bound verbs. */
-  client<T extends KubernetesObject, TList extends KubernetesList<T> = KubernetesList<T>>(resource: ResourceDescriptor, options: FakeResourceOptions = {}): FakeResourceClient<T, TList> {
+  client<T extends KubernetesObject, TList extends KubernetesList<T> = KubernetesList<T>>(
+    resource: ResourceDescriptor,
+    options: FakeResourceOptions = {},
+  ): FakeResourceClient<T, TList> {
     this.register(resource, options);
     return new FakeResourceClient<T, TList>(this, resource);
   }
@@ -68,7 +105,13 @@ export class FakeCluster {
       },
       watch: <R extends KubernetesObject>(opts: WatchOptions): AsyncIterable<WatchEvent<R>> => {
         const route = this.route("GET", opts.path);
-        return this.watchStore(route.store, route.namespace, queryListOptions(opts.query), opts.signal, false) as AsyncIterable<WatchEvent<R>>;
+        return this.watchStore(
+          route.store,
+          route.namespace,
+          queryListOptions(opts.query),
+          opts.signal,
+          false,
+        ) as AsyncIterable<WatchEvent<R>>;
       },
       defaultNamespace: undefined,
       close: () => undefined,
@@ -89,7 +132,12 @@ export class FakeCluster {
     const matches = this.matcher(s, ns, opts);
     const items = [...s.objects.values()].filter(matches).sort(byKey).map(clone);
     const { group, version, kind } = s.resource;
-    return { apiVersion: group ? `${group}/${version}` : version, kind: `${kind}List`, metadata: { resourceVersion: String(this.rv) }, items };
+    return {
+      apiVersion: group ? `${group}/${version}` : version,
+      kind: `${kind}List`,
+      metadata: { resourceVersion: String(this.rv) },
+      items,
+    };
   }
 
   create(r: ResourceDescriptor, ns: string | undefined, input: KubernetesObject, opts: WriteOptions = {}): Obj {
@@ -99,15 +147,22 @@ export class FakeCluster {
     obj.metadata = meta as Obj["metadata"];
     const namespace = this.scope(s, ns ?? (meta["namespace"] as string | undefined));
     if (meta["namespace"] !== undefined && s.resource.namespaced && meta["namespace"] !== namespace) {
-      throw apiError(400, "BadRequest", "the namespace of the provided object does not match the namespace sent on the request");
+      throw apiError(
+        400,
+        "BadRequest",
+        "the namespace of the provided object does not match the namespace sent on the request",
+      );
     }
     if (!meta["name"]) {
-      if (!meta["generateName"]) throw invalid(s.resource, "", "metadata.name: Required value: name or generateName is required");
+      if (!meta["generateName"])
+        throw invalid(s.resource, "", "metadata.name: Required value: name or generateName is required");
       meta["name"] = `${meta["generateName"] as string}${randomUUID().replace(/-/g, "").slice(0, 5)}`;
     }
     const name = meta["name"] as string;
-    if (s.objects.has(key(namespace, name))) throw apiError(409, "AlreadyExists", `${s.resource.plural} "${name}" already exists`, s.resource, name);
-    if (meta["resourceVersion"]) throw invalid(s.resource, name, "metadata.resourceVersion: Invalid value: must be unspecified on create");
+    if (s.objects.has(key(namespace, name)))
+      throw apiError(409, "AlreadyExists", `${s.resource.plural} "${name}" already exists`, s.resource, name);
+    if (meta["resourceVersion"])
+      throw invalid(s.resource, name, "metadata.resourceVersion: Invalid value: must be unspecified on create");
     if (s.status) delete obj.status; // the status subresource: create ignores status, as the API server's strategy does
     obj.apiVersion ??= s.resource.group ? `${s.resource.group}/${s.resource.version}` : s.resource.version;
     obj.kind ??= s.resource.kind;
@@ -141,10 +196,21 @@ export class FakeCluster {
     return this.write(s, current, next, opts);
   }
 
-  patch(r: ResourceDescriptor, ns: string | undefined, name: string, patch: Patch<KubernetesObject>, opts: PatchOptions = {}): Obj {
+  patch(
+    r: ResourceDescriptor,
+    ns: string | undefined,
+    name: string,
+    patch: Patch<KubernetesObject>,
+    opts: PatchOptions = {},
+  ): Obj {
     const s = this.store(r);
     if (patch.type === "apply" && !s.objects.has(key(this.scope(s, ns), name))) {
-      return this.create(r, ns, { ...(patch.body as KubernetesObject), metadata: { ...(patch.body.metadata as Meta), name } }, opts);
+      return this.create(
+        r,
+        ns,
+        { ...(patch.body as KubernetesObject), metadata: { ...(patch.body.metadata as Meta), name } },
+        opts,
+      );
     }
     const current = this.current(s, ns, name);
     const next = patched(s, current, patch, name);
@@ -153,7 +219,13 @@ export class FakeCluster {
     return this.write(s, current, next, opts);
   }
 
-  patchStatus(r: ResourceDescriptor, ns: string | undefined, name: string, patch: Patch<KubernetesObject>, opts: PatchOptions = {}): Obj {
+  patchStatus(
+    r: ResourceDescriptor,
+    ns: string | undefined,
+    name: string,
+    patch: Patch<KubernetesObject>,
+    opts: PatchOptions = {},
+  ): Obj {
     const s = this.statusStore(r);
     const current = this.current(s, ns, name);
     const next = patched(s, current, patch, name);
@@ -168,10 +240,19 @@ export class FakeCluster {
     const s = this.store(r);
     const current = this.current(s, ns, name);
     const pre = opts.preconditions;
-    if ((pre?.uid && pre.uid !== current.metadata["uid"]) || (pre?.resourceVersion && pre.resourceVersion !== current.metadata["resourceVersion"])) {
-      throw apiError(409, "Conflict", `Precondition failed: UID or ResourceVersion in precondition does not match for ${s.resource.plural} "${name}"`, s.resource, name);
+    if (
+      (pre?.uid && pre.uid !== current.metadata["uid"]) ||
+      (pre?.resourceVersion && pre.resourceVersion !== current.metadata["resourceVersion"])
+    ) {
+      throw apiError(
+        409,
+        "Conflict",
+        `Precondition failed: UID or ResourceVersion in precondition does not match for ${s.resource.plural} "${name}"`,
+        s.resource,
+        name,
+      );
     }
-    if (((current.metadata["finalizers"]) ?? []).length > 0) {
+    if ((current.metadata["finalizers"] ?? []).length > 0) {
       if (current.metadata["deletionTimestamp"] || opts.dryRun) return clone(current);
       const next = clone(current);
       (next.metadata as Meta)["deletionTimestamp"] = new Date().toISOString().replace(/\.\d{3}Z$/, "Z");
@@ -179,11 +260,26 @@ export class FakeCluster {
       return this.commit(s, "MODIFIED", next, current);
     }
     if (!opts.dryRun) this.remove(s, current);
-    return { kind: "Status", apiVersion: "v1", status: "Success", details: { name, kind: s.resource.plural, group: s.resource.group } };
+    return {
+      kind: "Status",
+      apiVersion: "v1",
+      status: "Success",
+      details: { name, kind: s.resource.plural, group: s.resource.group },
+    };
   }
 
-  deleteCollection(r: ResourceDescriptor, ns: string | undefined, opts: DeleteCollectionOptions = {}): KubernetesList<Obj> {
-    const { propagationPolicy: _propagationPolicy, gracePeriodSeconds: _gracePeriodSeconds, preconditions: _preconditions, dryRun, ...listOptions } = opts;
+  deleteCollection(
+    r: ResourceDescriptor,
+    ns: string | undefined,
+    opts: DeleteCollectionOptions = {},
+  ): KubernetesList<Obj> {
+    const {
+      propagationPolicy: _propagationPolicy,
+      gracePeriodSeconds: _gracePeriodSeconds,
+      preconditions: _preconditions,
+      dryRun,
+      ...listOptions
+    } = opts;
     const list = this.list(r, ns, listOptions);
     for (const item of list.items) this.delete(r, item.metadata.namespace, item.metadata.name, { dryRun });
     return list;
@@ -193,14 +289,25 @@ export class FakeCluster {
    * Without resourceVersion (or with "0") the watch starts with an ADDED per existing object; with one, it replays
    * what happened after it. Objects moving in or out of a label selector arrive as ADDED / DELETED, as on the server.
    */
-  watch(r: ResourceDescriptor, ns: string | undefined, opts: WatchResourceOptions = {}, signal?: AbortSignal): AsyncIterable<WatchEvent<Obj>> {
+  watch(
+    r: ResourceDescriptor,
+    ns: string | undefined,
+    opts: WatchResourceOptions = {},
+    signal?: AbortSignal,
+  ): AsyncIterable<WatchEvent<Obj>> {
     const { idleTimeoutMs: _idleTimeoutMs, ...list } = opts;
     return this.watchStore(this.store(r), ns, list, signal, true);
   }
 
   // ---- internals ----
 
-  private watchStore(s: Stored, ns: string | undefined, opts: ListOptions, signal: AbortSignal | undefined, revive: boolean): AsyncIterable<WatchEvent<Obj>> {
+  private watchStore(
+    s: Stored,
+    ns: string | undefined,
+    opts: ListOptions,
+    signal: AbortSignal | undefined,
+    revive: boolean,
+  ): AsyncIterable<WatchEvent<Obj>> {
     const matches = this.matcher(s, ns, opts);
     const pending: Array<WatchEvent<Obj>> = [];
     let wake: (() => void) | undefined;
@@ -253,7 +360,8 @@ export class FakeCluster {
 
   private matcher(s: Stored, ns: string | undefined, opts: ListOptions): (o: Obj) => boolean {
     const namespace = s.resource.namespaced ? ns || undefined : undefined;
-    if (!s.resource.namespaced && ns) throw new Error(`${s.resource.kind} is cluster-scoped: pass undefined, not namespace "${ns}"`);
+    if (!s.resource.namespaced && ns)
+      throw new Error(`${s.resource.kind} is cluster-scoped: pass undefined, not namespace "${ns}"`);
     const labels = labelSelectorMatcher(opts.labelSelector);
     const fields = fieldSelectorMatcher(opts.fieldSelector);
     return (o) => (namespace === undefined || o.metadata["namespace"] === namespace) && labels(o) && fields(o);
@@ -261,7 +369,15 @@ export class FakeCluster {
 
   private write(s: Stored, current: Obj, next: Obj, opts: WriteOptions): Obj {
     // Server-managed metadata survives every write; the rest of metadata comes from the new object.
-    const keep = ["uid", "creationTimestamp", "generation", "deletionTimestamp", "deletionGracePeriodSeconds", "namespace", "name"];
+    const keep = [
+      "uid",
+      "creationTimestamp",
+      "generation",
+      "deletionTimestamp",
+      "deletionGracePeriodSeconds",
+      "namespace",
+      "name",
+    ];
     for (const k of keep) {
       if (current.metadata[k] === undefined) Reflect.deleteProperty(next.metadata, k);
       else next.metadata[k] = current.metadata[k];
@@ -271,10 +387,12 @@ export class FakeCluster {
     next.kind = current.kind;
     if (isDeepStrictEqual(next, current)) return clone(current); // a no-op write keeps the resourceVersion
     // generation counts changes of everything but metadata (and status, when that is a subresource)
-    const spec = (o: Obj) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== "metadata" && !(s.status && k === "status")));
-    if (!isDeepStrictEqual(spec(next), spec(current))) next.metadata["generation"] = ((current.metadata["generation"]) ?? 0) + 1;
+    const spec = (o: Obj) =>
+      Object.fromEntries(Object.entries(o).filter(([k]) => k !== "metadata" && !(s.status && k === "status")));
+    if (!isDeepStrictEqual(spec(next), spec(current)))
+      next.metadata["generation"] = (current.metadata["generation"] ?? 0) + 1;
     if (opts.dryRun) return clone(next);
-    if (next.metadata["deletionTimestamp"] && ((next.metadata["finalizers"]) ?? []).length === 0) {
+    if (next.metadata["deletionTimestamp"] && (next.metadata["finalizers"] ?? []).length === 0) {
       this.remove(s, next);
       return clone(next);
     }
@@ -308,26 +426,44 @@ export class FakeCluster {
 
   private scope(s: Stored, ns: string | undefined): string | undefined {
     const namespace = ns || undefined;
-    if (!s.resource.namespaced && namespace !== undefined) throw new Error(`${s.resource.kind} is cluster-scoped: pass undefined, not namespace "${namespace}"`);
-    if (s.resource.namespaced && namespace === undefined) throw new Error(`${s.resource.kind} is namespaced: a namespace is required`);
+    if (!s.resource.namespaced && namespace !== undefined)
+      throw new Error(`${s.resource.kind} is cluster-scoped: pass undefined, not namespace "${namespace}"`);
+    if (s.resource.namespaced && namespace === undefined)
+      throw new Error(`${s.resource.kind} is namespaced: a namespace is required`);
     return namespace;
   }
 
   private store(r: ResourceDescriptor): Stored {
     const s = this.resources.get(resourceId(r));
-    if (!s) throw apiError(404, "NotFound", `the server could not find the requested resource (${r.plural}.${r.group || "core"})`);
+    if (!s)
+      throw apiError(
+        404,
+        "NotFound",
+        `the server could not find the requested resource (${r.plural}.${r.group || "core"})`,
+      );
     return s;
   }
 
   private statusStore(r: ResourceDescriptor): Stored {
     const s = this.store(r);
-    if (!s.status) throw apiError(404, "NotFound", `the server could not find the requested resource (${r.plural}.${r.group || "core"}/status)`);
+    if (!s.status)
+      throw apiError(
+        404,
+        "NotFound",
+        `the server could not find the requested resource (${r.plural}.${r.group || "core"}/status)`,
+      );
     return s;
   }
 
   // The fake KubeClient: `/api/v1/...` or `/apis/{group}/{version}/...` paths to the verbs above.
-  private route(method: string, path: string): { store: Stored; namespace: string | undefined; name: string | undefined; sub: string | undefined } {
-    const parts = path.split("/").filter((p) => p !== "").map(decodeURIComponent);
+  private route(
+    method: string,
+    path: string,
+  ): { store: Stored; namespace: string | undefined; name: string | undefined; sub: string | undefined } {
+    const parts = path
+      .split("/")
+      .filter((p) => p !== "")
+      .map(decodeURIComponent);
     let group = "";
     if (parts[0] === "api") parts.shift();
     else if (parts[0] === "apis") {
@@ -341,7 +477,9 @@ export class FakeCluster {
       namespace = parts.shift();
     }
     const [plural, name, sub] = parts;
-    const store = [...this.resources.values()].find((s) => s.resource.group === group && s.resource.version === version && s.resource.plural === plural);
+    const store = [...this.resources.values()].find(
+      (s) => s.resource.group === group && s.resource.version === version && s.resource.plural === plural,
+    );
     if (!store) throw apiError(404, "NotFound", `${method} ${path}: the server could not find the requested resource`);
     return { store, namespace, name, sub };
   }
@@ -351,21 +489,27 @@ export class FakeCluster {
     const r = store.resource;
     const q = opts.query ?? {};
     const write: WriteOptions = { ...(q["dryRun"] === "All" ? { dryRun: true } : {}) };
-    if (sub !== undefined && sub !== "status") throw apiError(404, "NotFound", `subresource ${sub} is not served by the fake`);
+    if (sub !== undefined && sub !== "status")
+      throw apiError(404, "NotFound", `subresource ${sub} is not served by the fake`);
     switch (opts.method) {
       case "GET":
         return name === undefined ? this.list(r, namespace, queryListOptions(q)) : this.get(r, namespace, name);
       case "POST":
         return this.create(r, namespace, opts.body as KubernetesObject, write);
       case "PUT":
-        return sub === "status" ? this.updateStatus(r, namespace, opts.body as KubernetesObject, write) : this.update(r, namespace, opts.body as KubernetesObject, write);
+        return sub === "status"
+          ? this.updateStatus(r, namespace, opts.body as KubernetesObject, write)
+          : this.update(r, namespace, opts.body as KubernetesObject, write);
       case "PATCH": {
         const patch = wirePatch(opts, q);
-        return sub === "status" ? this.patchStatus(r, namespace, name!, patch, write) : this.patch(r, namespace, name!, patch, write);
+        return sub === "status"
+          ? this.patchStatus(r, namespace, name!, patch, write)
+          : this.patch(r, namespace, name!, patch, write);
       }
       case "DELETE": {
         const body = (opts.body ?? {}) as DeleteOptions;
-        if (name === undefined) return this.deleteCollection(r, namespace, { ...queryListOptions(q), ...body, ...write });
+        if (name === undefined)
+          return this.deleteCollection(r, namespace, { ...queryListOptions(q), ...body, ...write });
         return this.delete(r, namespace, name, { ...body, ...write });
       }
     }
@@ -398,7 +542,9 @@ export class FakeResourceClient<T extends KubernetesObject, TList extends Kubern
     return reviveObjectMeta(this.cluster.update(this.resource, namespace, obj, opts) as unknown as T);
   }
   async patch(namespace: string | undefined, name: string, patch: Patch<T>, opts: PatchOptions = {}): Promise<T> {
-    return reviveObjectMeta(this.cluster.patch(this.resource, namespace, name, patch as Patch<KubernetesObject>, opts) as unknown as T);
+    return reviveObjectMeta(
+      this.cluster.patch(this.resource, namespace, name, patch as Patch<KubernetesObject>, opts) as unknown as T,
+    );
   }
   async delete(namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<T | Status> {
     return reviveObjectMeta(this.cluster.delete(this.resource, namespace, name, opts) as unknown as T | Status);
@@ -407,7 +553,11 @@ export class FakeResourceClient<T extends KubernetesObject, TList extends Kubern
     return reviveListMeta(this.cluster.deleteCollection(this.resource, namespace, opts) as unknown as TList);
   }
   /* eslint-enable @typescript-eslint/require-await */
-  watch(namespace: string | undefined, opts: WatchResourceOptions = {}, signal?: AbortSignal): AsyncIterable<WatchEvent<T>> {
+  watch(
+    namespace: string | undefined,
+    opts: WatchResourceOptions = {},
+    signal?: AbortSignal,
+  ): AsyncIterable<WatchEvent<T>> {
     return this.cluster.watch(this.resource, namespace, opts, signal) as unknown as AsyncIterable<WatchEvent<T>>;
   }
   /* eslint-disable @typescript-eslint/require-await -- async only to turn throws into rejections */
@@ -415,7 +565,9 @@ export class FakeResourceClient<T extends KubernetesObject, TList extends Kubern
     return reviveObjectMeta(this.cluster.updateStatus(this.resource, namespace, obj, opts) as unknown as T);
   }
   async patchStatus(namespace: string | undefined, name: string, patch: Patch<T>, opts: PatchOptions = {}): Promise<T> {
-    return reviveObjectMeta(this.cluster.patchStatus(this.resource, namespace, name, patch as Patch<KubernetesObject>, opts) as unknown as T);
+    return reviveObjectMeta(
+      this.cluster.patchStatus(this.resource, namespace, name, patch as Patch<KubernetesObject>, opts) as unknown as T,
+    );
   }
   /* eslint-enable @typescript-eslint/require-await */
 
@@ -460,7 +612,13 @@ function patched(s: Stored, current: Obj, patch: Patch<KubernetesObject>, name: 
   } catch (error) {
     throw invalid(s.resource, name, (error as Error).message);
   }
-  if (result === null || typeof result !== "object" || !("metadata" in result) || typeof result.metadata !== "object" || result.metadata === null) {
+  if (
+    result === null ||
+    typeof result !== "object" ||
+    !("metadata" in result) ||
+    typeof result.metadata !== "object" ||
+    result.metadata === null
+  ) {
     throw invalid(s.resource, name, "metadata: Required value");
   }
   return result as Obj;
@@ -474,18 +632,34 @@ function setStatus(obj: Obj, status: unknown): void {
 
 function stripNulls(v: unknown): unknown {
   if (Array.isArray(v)) return v;
-  if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, stripNulls(x)]));
+  if (v !== null && typeof v === "object")
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([, x]) => x !== null)
+        .map(([k, x]) => [k, stripNulls(x)]),
+    );
   return v;
 }
 
 function checkResourceVersion(s: Stored, current: Obj, input: KubernetesObject, required: boolean): void {
   const rv = input.metadata?.resourceVersion;
   if (!rv) {
-    if (required) throw invalid(s.resource, current.metadata.name, "metadata.resourceVersion: Invalid value: 0x0: must be specified for an update");
+    if (required)
+      throw invalid(
+        s.resource,
+        current.metadata.name,
+        "metadata.resourceVersion: Invalid value: 0x0: must be specified for an update",
+      );
     return;
   }
   if (rv !== current.metadata["resourceVersion"]) {
-    throw apiError(409, "Conflict", `Operation cannot be fulfilled on ${s.resource.plural}.${s.resource.group || "core"} "${current.metadata.name}": the object has been modified; please apply your changes to the latest version and try again`, s.resource, current.metadata.name);
+    throw apiError(
+      409,
+      "Conflict",
+      `Operation cannot be fulfilled on ${s.resource.plural}.${s.resource.group || "core"} "${current.metadata.name}": the object has been modified; please apply your changes to the latest version and try again`,
+      s.resource,
+      current.metadata.name,
+    );
   }
 }
 
@@ -496,9 +670,18 @@ function wirePatch(opts: RequestOptions, q: Readonly<Record<string, unknown>>): 
     case "application/merge-patch+json":
       return { type: "merge", body: opts.body as never };
     case "application/apply-patch+yaml":
-      return { type: "apply", body: opts.body as never, fieldManager: typeof q["fieldManager"] === "string" ? q["fieldManager"] : "", ...(q["force"] ? { force: true } : {}) };
+      return {
+        type: "apply",
+        body: opts.body as never,
+        fieldManager: typeof q["fieldManager"] === "string" ? q["fieldManager"] : "",
+        ...(q["force"] ? { force: true } : {}),
+      };
     default:
-      throw apiError(415, "UnsupportedMediaType", `the body of the request was in an unknown format: ${opts.contentType ?? "none"}`);
+      throw apiError(
+        415,
+        "UnsupportedMediaType",
+        `the body of the request was in an unknown format: ${opts.contentType ?? "none"}`,
+      );
   }
 }
 
@@ -528,8 +711,23 @@ const clone = <V>(v: V): V => JSON.parse(JSON.stringify(v)) as V;
 
 function apiError(code: number, reason: string, message: string, r?: ResourceDescriptor, name?: string): ApiError {
   const details = r ? { name, group: r.group, kind: r.plural } : undefined;
-  return new ApiError({ status: code, method: "FAKE", path: r ? `${r.group}/${r.plural}/${name ?? ""}` : "", body: { kind: "Status", apiVersion: "v1", status: "Failure", message, reason, code, ...(details ? { details } : {}) } });
+  return new ApiError({
+    status: code,
+    method: "FAKE",
+    path: r ? `${r.group}/${r.plural}/${name ?? ""}` : "",
+    body: {
+      kind: "Status",
+      apiVersion: "v1",
+      status: "Failure",
+      message,
+      reason,
+      code,
+      ...(details ? { details } : {}),
+    },
+  });
 }
 
-const notFound = (r: ResourceDescriptor, name: string) => apiError(404, "NotFound", `${r.plural}.${r.group || "core"} "${name}" not found`, r, name);
-const invalid = (r: ResourceDescriptor, name: string, message: string) => apiError(422, "Invalid", `${r.kind} "${name}" is invalid: ${message}`, r, name);
+const notFound = (r: ResourceDescriptor, name: string) =>
+  apiError(404, "NotFound", `${r.plural}.${r.group || "core"} "${name}" not found`, r, name);
+const invalid = (r: ResourceDescriptor, name: string, message: string) =>
+  apiError(422, "Invalid", `${r.kind} "${name}" is invalid: ${message}`, r, name);

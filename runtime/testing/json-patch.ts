@@ -40,7 +40,10 @@ export function applyJsonPatch(doc: Json, ops: readonly JsonPatchOperation[]): J
 /** RFC 7386: objects merge recursively, null deletes, everything else (arrays included) replaces. */
 export function applyMergePatch(target: Json, patch: Json): Json {
   if (patch === null || typeof patch !== "object" || Array.isArray(patch)) return structuredClone(patch);
-  const out: Record<string, Json> = target !== null && typeof target === "object" && !Array.isArray(target) ? { ...(target as Record<string, Json>) } : {};
+  const out: Record<string, Json> =
+    target !== null && typeof target === "object" && !Array.isArray(target)
+      ? { ...(target as Record<string, Json>) }
+      : {};
   for (const [k, v] of Object.entries(patch as Record<string, Json>)) {
     if (v === null) Reflect.deleteProperty(out, k);
     else out[k] = applyMergePatch(out[k], v);
@@ -51,7 +54,10 @@ export function applyMergePatch(target: Json, patch: Json): Json {
 function segments(pointer: string): string[] {
   if (pointer === "") return [];
   if (!pointer.startsWith("/")) throw new Error(`invalid JSON pointer ${JSON.stringify(pointer)}`);
-  return pointer.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  return pointer
+    .slice(1)
+    .split("/")
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
 }
 
 function get(root: Json, pointer: string): Json {
@@ -81,7 +87,8 @@ function put(root: Json, pointer: string, value: Json, mode: "add" | "replace"):
   const { parent, last } = parentOf(root, pointer);
   if (Array.isArray(parent)) {
     const i = last === "-" ? parent.length : Number(last);
-    if (!Number.isInteger(i) || i < 0 || i > parent.length || (mode === "replace" && i === parent.length)) throw new Error(`bad array index at ${pointer}`);
+    if (!Number.isInteger(i) || i < 0 || i > parent.length || (mode === "replace" && i === parent.length))
+      throw new Error(`bad array index at ${pointer}`);
     if (mode === "add") parent.splice(i, 0, value);
     else parent[i] = value;
   } else if (parent !== null && typeof parent === "object") {
@@ -100,6 +107,11 @@ function remove(root: Json, pointer: string): Json {
 
 function canonical(v: Json): Json {
   if (Array.isArray(v)) return v.map(canonical);
-  if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, x]) => [k, canonical(x)]));
+  if (v !== null && typeof v === "object")
+    return Object.fromEntries(
+      Object.entries(v)
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([k, x]) => [k, canonical(x)]),
+    );
   return v;
 }

@@ -7,36 +7,82 @@ import { RE2JS } from "re2js";
 import { kubernetesFormats } from "./formats.js";
 
 class IPValue {
-  constructor(readonly family: 4 | 6, readonly bits: bigint, readonly text: string) {}
+  constructor(
+    readonly family: 4 | 6,
+    readonly bits: bigint,
+    readonly text: string,
+  ) {}
 }
 class CIDRValue {
-  constructor(readonly ip: IPValue, readonly prefix: number) {}
+  constructor(
+    readonly ip: IPValue,
+    readonly prefix: number,
+  ) {}
 }
 
 /** The `format` library: named checks whose validate() gives optional.none() when the string is valid. */
 // eslint-disable-next-line @typescript-eslint/no-extraneous-class -- the CEL runtime needs a constructor to register `format`'s type; the class carries no state
 class FormatLibrary {}
 class NamedFormat {
-  constructor(readonly name: string, readonly check: (s: string) => string[]) {}
+  constructor(
+    readonly name: string,
+    readonly check: (s: string) => string[],
+  ) {}
 }
 
-const pattern = (re: RegExp, max: number | undefined, what: string) => (s: string): string[] => {
-  const errors: string[] = [];
-  if (max !== undefined && s.length > max) errors.push(`must be no more than ${max} characters`);
-  if (!re.test(s)) errors.push(what);
-  return errors;
-};
+const pattern =
+  (re: RegExp, max: number | undefined, what: string) =>
+  (s: string): string[] => {
+    const errors: string[] = [];
+    if (max !== undefined && s.length > max) errors.push(`must be no more than ${max} characters`);
+    if (!re.test(s)) errors.push(what);
+    return errors;
+  };
 const label = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
-const dns1123Label = pattern(new RegExp(`^${label}$`), 63, "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character");
-const dns1123Subdomain = pattern(new RegExp(`^${label}(\\.${label})*$`), 253, "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character");
-const dns1035Label = pattern(/^[a-z]([-a-z0-9]*[a-z0-9])?$/, 63, "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character");
-const labelValue = (s: string) => (s === "" ? [] : pattern(/^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$/, 63, "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character")(s));
+const dns1123Label = pattern(
+  new RegExp(`^${label}$`),
+  63,
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
+);
+const dns1123Subdomain = pattern(
+  new RegExp(`^${label}(\\.${label})*$`),
+  253,
+  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+);
+const dns1035Label = pattern(
+  /^[a-z]([-a-z0-9]*[a-z0-9])?$/,
+  63,
+  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
+);
+const labelValue = (s: string) =>
+  s === ""
+    ? []
+    : pattern(
+        /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$/,
+        63,
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+      )(s);
 const qualifiedName = (s: string): string[] => {
   const parts = s.split("/");
-  if (parts.length > 2) return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character with an optional DNS subdomain prefix and '/'"];
+  if (parts.length > 2)
+    return [
+      "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character with an optional DNS subdomain prefix and '/'",
+    ];
   const name = parts.at(-1)!;
-  const errors = name === "" ? ["name part must be non-empty"] : pattern(/^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/, 63, "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character")(name);
-  if (parts.length === 2) errors.push(...(parts[0] === "" ? ["prefix part must be non-empty"] : dns1123Subdomain(parts[0]!).map((e) => `prefix part ${e}`)));
+  const errors =
+    name === ""
+      ? ["name part must be non-empty"]
+      : pattern(
+          /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/,
+          63,
+          "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+        )(name);
+  if (parts.length === 2)
+    errors.push(
+      ...(parts[0] === ""
+        ? ["prefix part must be non-empty"]
+        : dns1123Subdomain(parts[0]!).map((e) => `prefix part ${e}`)),
+    );
   return errors;
 };
 // A "prefix" check (for generateName) allows a trailing '-' that the full name could not end with.
@@ -59,7 +105,11 @@ const namedFormats: Record<string, (s: string) => string[]> = {
 
 function parseIPv4(s: string): bigint | undefined {
   const parts = s.split(".");
-  if (parts.length !== 4 || parts.some((p) => !/^\d{1,3}$/.test(p) || Number(p) > 255 || (p.length > 1 && p.startsWith("0")))) return undefined;
+  if (
+    parts.length !== 4 ||
+    parts.some((p) => !/^\d{1,3}$/.test(p) || Number(p) > 255 || (p.length > 1 && p.startsWith("0")))
+  )
+    return undefined;
   return parts.reduce((acc, p) => (acc << 8n) | BigInt(p), 0n);
 }
 
@@ -110,7 +160,9 @@ const formatIP = (family: 4 | 6, bits: bigint): string => {
   const groups = Array.from({ length: 8 }, (_, i) => ((bits >> BigInt((7 - i) * 16)) & 0xffffn).toString(16));
   return groups.join(":").replace(/(^|:)0(:0)+(:|$)/, "::");
 };
-const contains = (cidr: CIDRValue, ip: IPValue) => ip.family === cidr.ip.family && (ip.bits & mask(ip.family, cidr.prefix)) === (cidr.ip.bits & mask(ip.family, cidr.prefix));
+const contains = (cidr: CIDRValue, ip: IPValue) =>
+  ip.family === cidr.ip.family &&
+  (ip.bits & mask(ip.family, cidr.prefix)) === (cidr.ip.bits & mask(ip.family, cidr.prefix));
 
 function must<T>(value: T | undefined, what: string, input: string): T {
   if (value === undefined) throw new Error(`${what} parse error during conversion from string: ${input}`);
@@ -130,7 +182,8 @@ function reduceList(list: unknown[], pick: (a: unknown, b: unknown) => unknown):
 }
 
 const bigintAsText = (_k: string, v: unknown): unknown => (typeof v === "bigint" ? `${v}n` : v);
-const equalJson = (a: unknown, b: unknown): boolean => JSON.stringify(a, bigintAsText) === JSON.stringify(b, bigintAsText);
+const equalJson = (a: unknown, b: unknown): boolean =>
+  JSON.stringify(a, bigintAsText) === JSON.stringify(b, bigintAsText);
 
 /** A fresh environment with `self` and `oldSelf` declared as dyn and the Kubernetes library functions registered. */
 export function kubernetesCelEnvironment(): Environment {
@@ -140,11 +193,21 @@ export function kubernetesCelEnvironment(): Environment {
     .registerType("net.IP", IPValue)
     .registerType("net.CIDR", CIDRValue)
     // Kubernetes list library.
-    .registerFunction("list<dyn>.isSorted(): bool", (l: unknown[]) => l.every((v, i) => i === 0 || compareValues(l[i - 1], v) <= 0))
-    .registerFunction("list<dyn>.sum(): dyn", (l: unknown[]) => (l.length === 0 ? 0n : l.reduce((a, b) => (a as number) + (b as number))))
-    .registerFunction("list<dyn>.min(): dyn", (l: unknown[]) => reduceList(l, (a, b) => (compareValues(a, b) <= 0 ? a : b)))
-    .registerFunction("list<dyn>.max(): dyn", (l: unknown[]) => reduceList(l, (a, b) => (compareValues(a, b) >= 0 ? a : b)))
-    .registerFunction("list<dyn>.indexOf(dyn): int", (l: unknown[], v: unknown) => BigInt(l.findIndex((x) => equalJson(x, v))))
+    .registerFunction("list<dyn>.isSorted(): bool", (l: unknown[]) =>
+      l.every((v, i) => i === 0 || compareValues(l[i - 1], v) <= 0),
+    )
+    .registerFunction("list<dyn>.sum(): dyn", (l: unknown[]) =>
+      l.length === 0 ? 0n : l.reduce((a, b) => (a as number) + (b as number)),
+    )
+    .registerFunction("list<dyn>.min(): dyn", (l: unknown[]) =>
+      reduceList(l, (a, b) => (compareValues(a, b) <= 0 ? a : b)),
+    )
+    .registerFunction("list<dyn>.max(): dyn", (l: unknown[]) =>
+      reduceList(l, (a, b) => (compareValues(a, b) >= 0 ? a : b)),
+    )
+    .registerFunction("list<dyn>.indexOf(dyn): int", (l: unknown[], v: unknown) =>
+      BigInt(l.findIndex((x) => equalJson(x, v))),
+    )
     .registerFunction("list<dyn>.lastIndexOf(dyn): int", (l: unknown[], v: unknown) => {
       for (let i = l.length - 1; i >= 0; i--) if (equalJson(l[i], v)) return BigInt(i);
       return -1n;
@@ -172,7 +235,7 @@ export function kubernetesCelEnvironment(): Environment {
     .registerFunction("string.reverse(): string", (s: string) => Array.from(s).reverse().join(""))
     .registerFunction("string.find(string): string", (s: string, re: string) => {
       const m = RE2JS.compile(re).matcher(s);
-      return m.find() ? m.group() ?? "" : "";
+      return m.find() ? (m.group() ?? "") : "";
     })
     .registerFunction("string.findAll(string): list<string>", (s: string, re: string) => {
       const m = RE2JS.compile(re).matcher(s);
@@ -185,7 +248,9 @@ export function kubernetesCelEnvironment(): Environment {
     .registerType("k8s.Format", NamedFormat)
     .registerConstant("format", "k8s.FormatLibrary", new FormatLibrary())
     .registerFunction("k8s.FormatLibrary.named(string): optional<k8s.Format>", (_: FormatLibrary, name: string) =>
-      Object.prototype.hasOwnProperty.call(namedFormats, name) ? Optional.of(new NamedFormat(name, namedFormats[name]!)) : Optional.none(),
+      Object.prototype.hasOwnProperty.call(namedFormats, name)
+        ? Optional.of(new NamedFormat(name, namedFormats[name]!))
+        : Optional.none(),
     )
     .registerFunction("k8s.Format.validate(string): optional<list<string>>", (f: NamedFormat, s: string) => {
       const errors = f.check(s);
@@ -204,7 +269,9 @@ export function kubernetesCelEnvironment(): Environment {
     .registerFunction("isIP(string): bool", (s: string) => parseIP(s) !== undefined)
     .registerFunction("ip(string): net.IP", (s: string) => must(parseIP(s), "IP Address", s))
     .registerFunction("net.IP.family(): int", (ip: IPValue) => BigInt(ip.family))
-    .registerFunction("net.IP.isLoopback(): bool", (ip: IPValue) => (ip.family === 4 ? ip.bits >> 24n === 127n : ip.bits === 1n))
+    .registerFunction("net.IP.isLoopback(): bool", (ip: IPValue) =>
+      ip.family === 4 ? ip.bits >> 24n === 127n : ip.bits === 1n,
+    )
     .registerFunction("net.IP.isUnspecified(): bool", (ip: IPValue) => ip.bits === 0n)
     .registerFunction("string(net.IP): string", (ip: IPValue) => formatIP(ip.family, ip.bits))
     .registerOperator("net.IP == net.IP", (a: IPValue, b: IPValue) => a.family === b.family && a.bits === b.bits)
@@ -217,14 +284,22 @@ export function kubernetesCelEnvironment(): Environment {
       return new CIDRValue(new IPValue(c.ip.family, bits, formatIP(c.ip.family, bits)), c.prefix);
     })
     .registerFunction("net.CIDR.containsIP(net.IP): bool", (c: CIDRValue, ip: IPValue) => contains(c, ip))
-    .registerFunction("net.CIDR.containsIP(string): bool", (c: CIDRValue, s: string) => contains(c, must(parseIP(s), "IP Address", s)))
-    .registerFunction("net.CIDR.containsCIDR(net.CIDR): bool", (c: CIDRValue, o: CIDRValue) => o.prefix >= c.prefix && contains(c, o.ip))
+    .registerFunction("net.CIDR.containsIP(string): bool", (c: CIDRValue, s: string) =>
+      contains(c, must(parseIP(s), "IP Address", s)),
+    )
+    .registerFunction(
+      "net.CIDR.containsCIDR(net.CIDR): bool",
+      (c: CIDRValue, o: CIDRValue) => o.prefix >= c.prefix && contains(c, o.ip),
+    )
     .registerFunction("net.CIDR.containsCIDR(string): bool", (c: CIDRValue, s: string) => {
       const o = must(parseCIDR(s), "network address", s);
       return o.prefix >= c.prefix && contains(c, o.ip);
     })
     .registerFunction("string(net.CIDR): string", (c: CIDRValue) => `${formatIP(c.ip.family, c.ip.bits)}/${c.prefix}`)
-    .registerOperator("net.CIDR == net.CIDR", (a: CIDRValue, b: CIDRValue) => a.prefix === b.prefix && a.ip.family === b.ip.family && a.ip.bits === b.ip.bits);
+    .registerOperator(
+      "net.CIDR == net.CIDR",
+      (a: CIDRValue, b: CIDRValue) => a.prefix === b.prefix && a.ip.family === b.ip.family && a.ip.bits === b.ip.bits,
+    );
   for (const name of Object.keys(namedFormats)) {
     env.registerFunction(`k8s.FormatLibrary.${name}(): k8s.Format`, () => new NamedFormat(name, namedFormats[name]!));
   }

@@ -6,7 +6,12 @@ import { kubernetesCelEnvironment } from "./cel-environment.js";
 import { isJsonObject, type CelRule, type StructuralNode } from "./structural.js";
 
 export type CompiledRule =
-  | { supported: true; usesOldSelf: boolean; run: (vars: Record<string, unknown>) => unknown; message?: (vars: Record<string, unknown>) => unknown }
+  | {
+      supported: true;
+      usesOldSelf: boolean;
+      run: (vars: Record<string, unknown>) => unknown;
+      message?: (vars: Record<string, unknown>) => unknown;
+    }
   | { supported: false; reason: string };
 
 let environment: Environment | undefined;
@@ -15,7 +20,12 @@ const env = () => (environment ??= kubernetesCelEnvironment());
 
 /** Every function (and macro) name the environment defines. */
 function functionNames(): Set<string> {
-  if (!knownFunctions) knownFunctions = new Set(env().getDefinitions().functions.map((f) => f.name));
+  if (!knownFunctions)
+    knownFunctions = new Set(
+      env()
+        .getDefinitions()
+        .functions.map((f) => f.name),
+    );
   return knownFunctions;
 }
 
@@ -23,7 +33,8 @@ interface AstNode {
   op: string;
   args: unknown;
 }
-const isAst = (v: unknown): v is AstNode => typeof v === "object" && v !== null && typeof (v as AstNode).op === "string";
+const isAst = (v: unknown): v is AstNode =>
+  typeof v === "object" && v !== null && typeof (v as AstNode).op === "string";
 
 /** The function names an expression calls and whether it reads oldSelf. */
 function scan(ast: unknown, found: { calls: Set<string>; oldSelf: boolean }): void {
@@ -33,7 +44,8 @@ function scan(ast: unknown, found: { calls: Set<string>; oldSelf: boolean }): vo
   }
   if (!isAst(ast)) return;
   if (ast.op === "id" && ast.args === "oldSelf") found.oldSelf = true;
-  if ((ast.op === "call" || ast.op === "rcall") && Array.isArray(ast.args) && typeof ast.args[0] === "string") found.calls.add(ast.args[0]);
+  if ((ast.op === "call" || ast.op === "rcall") && Array.isArray(ast.args) && typeof ast.args[0] === "string")
+    found.calls.add(ast.args[0]);
   if (Array.isArray(ast.args)) for (const a of ast.args) scan(a, found);
 }
 
@@ -49,11 +61,22 @@ function compileExpression(expression: string): CompiledRule {
     scan(parsed.ast, found);
     const unknown = [...found.calls].filter((name) => !functionNames().has(name));
     const checked = parsed.check();
-    if (unknown.length) compiled = { supported: false, reason: `calls ${unknown.join(", ")}, which crdgen's CEL environment does not implement` };
-    else if (!checked.valid) compiled = { supported: false, reason: `the CEL library cannot type-check it: ${(checked.error?.message ?? "").split("\n")[0]}` };
+    if (unknown.length)
+      compiled = {
+        supported: false,
+        reason: `calls ${unknown.join(", ")}, which crdgen's CEL environment does not implement`,
+      };
+    else if (!checked.valid)
+      compiled = {
+        supported: false,
+        reason: `the CEL library cannot type-check it: ${(checked.error?.message ?? "").split("\n")[0]}`,
+      };
     else compiled = { supported: true, usesOldSelf: found.oldSelf, run: (vars): unknown => parsed(vars) };
   } catch (error) {
-    compiled = { supported: false, reason: `the CEL library cannot parse it: ${(error instanceof Error ? error.message : String(error)).split("\n")[0]}` };
+    compiled = {
+      supported: false,
+      reason: `the CEL library cannot parse it: ${(error instanceof Error ? error.message : String(error)).split("\n")[0]}`,
+    };
   }
   cache.set(expression, compiled);
   return compiled;
@@ -72,7 +95,8 @@ export function toCelValue(value: unknown, node: StructuralNode | undefined): un
   if (value === null || value === undefined) return value;
   if (typeof value === "number") {
     if (node?.type === "number") return value;
-    if (node?.type === "integer" || node?.intOrString || Number.isInteger(value)) return Number.isInteger(value) ? BigInt(value) : value;
+    if (node?.type === "integer" || node?.intOrString || Number.isInteger(value))
+      return Number.isInteger(value) ? BigInt(value) : value;
     return value;
   }
   if (typeof value === "string") {
@@ -87,7 +111,10 @@ export function toCelValue(value: unknown, node: StructuralNode | undefined): un
   if (isJsonObject(value)) {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      const child = node?.properties && Object.prototype.hasOwnProperty.call(node.properties, k) ? node.properties[k] : node?.additionalProperties;
+      const child =
+        node?.properties && Object.prototype.hasOwnProperty.call(node.properties, k)
+          ? node.properties[k]
+          : node?.additionalProperties;
       out[k] = toCelValue(v, child);
     }
     return out;

@@ -24,7 +24,8 @@ const date = /^(\d{4})-(\d{2})-(\d{2})$/;
 const dateTime = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 // Go's time.ParseDuration units, plus the Scala-style spelled units strfmt also accepts ("3 days").
 const goDuration = /^[-+]?(\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)((\d+(\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h))*$/;
-const spelledDuration = /^[-+]?\d+\s*(ns|us|µs|μs|ms|s|m|h|d|w|nanoseconds?|microseconds?|milliseconds?|seconds?|minutes?|hours?|days?|weeks?)$/i;
+const spelledDuration =
+  /^[-+]?\d+\s*(ns|us|µs|μs|ms|s|m|h|d|w|nanoseconds?|microseconds?|milliseconds?|seconds?|minutes?|hours?|days?|weeks?)$/i;
 
 function validDate(y: string, m: string, d: string): boolean {
   const month = Number(m);
@@ -42,7 +43,7 @@ function isCidr(s: string): boolean {
   if (!/^\d{1,3}$/.test(bits)) return false;
   const kind = isIP(ip);
   // ParseCIDRSloppy also takes IPv4 octets with leading zeros.
-  const v4 = kind === 4 || /^\d{1,3}(\.\d{1,3}){3}$/.test(ip) && ip.split(".").every((o) => Number(o) <= 255);
+  const v4 = kind === 4 || (/^\d{1,3}(\.\d{1,3}){3}$/.test(ip) && ip.split(".").every((o) => Number(o) <= 255));
   if (v4) return Number(bits) <= 32;
   return kind === 6 && Number(bits) <= 128;
 }
@@ -96,10 +97,15 @@ export const kubernetesFormats: Readonly<Record<string, (s: string) => boolean>>
   },
   email: (s) => /^[^\s@<>()",;:]+@[^\s@<>()",;:]+$/.test(s) || /^[^<>]*<[^\s@<>]+@[^\s@<>]+>$/.test(s),
   hostname: (s) => hostnamePattern(s) && utf8Length(s) <= 255 && s.split(".").every((p) => utf8Length(p) <= 63),
-  ipv4: (s) => s.includes(".") && (isIPv4(s) || (/^\d{1,3}(\.\d{1,3}){3}$/.test(s) && s.split(".").every((o) => Number(o) <= 255)) || isIPv6(s)),
+  ipv4: (s) =>
+    s.includes(".") &&
+    (isIPv4(s) || (/^\d{1,3}(\.\d{1,3}){3}$/.test(s) && s.split(".").every((o) => Number(o) <= 255)) || isIPv6(s)),
   ipv6: (s) => isIPv6(s),
   cidr: isCidr,
-  mac: (s) => /^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$|^([0-9a-fA-F]{2}[:-]){7}[0-9a-fA-F]{2}$|^([0-9a-fA-F]{2}[:-]){19}[0-9a-fA-F]{2}$|^([0-9a-fA-F]{4}\.){2}[0-9a-fA-F]{4}$|^([0-9a-fA-F]{4}\.){3}[0-9a-fA-F]{4}$|^([0-9a-fA-F]{4}\.){9}[0-9a-fA-F]{4}$/.test(s),
+  mac: (s) =>
+    /^([0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$|^([0-9a-fA-F]{2}[:-]){7}[0-9a-fA-F]{2}$|^([0-9a-fA-F]{2}[:-]){19}[0-9a-fA-F]{2}$|^([0-9a-fA-F]{4}\.){2}[0-9a-fA-F]{4}$|^([0-9a-fA-F]{4}\.){3}[0-9a-fA-F]{4}$|^([0-9a-fA-F]{4}\.){9}[0-9a-fA-F]{4}$/.test(
+      s,
+    ),
   uuid,
   uuid3,
   uuid4,
@@ -109,11 +115,18 @@ export const kubernetesFormats: Readonly<Record<string, (s: string) => boolean>>
   isbn13: isIsbn13,
   creditcard: (s) => {
     const digits = s.replace(/[^0-9]/g, "");
-    return /^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|(222[1-9]|22[3-9][0-9]|2[3-6][0-9]{2}|27[01][0-9]|2720)[0-9]{12}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35\d{3})\d{11}|6[27][0-9]{14})$/.test(digits) && isLuhn(digits);
+    return (
+      /^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|(222[1-9]|22[3-9][0-9]|2[3-6][0-9]{2}|27[01][0-9]|2720)[0-9]{12}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35\d{3})\d{11}|6[27][0-9]{14})$/.test(
+        digits,
+      ) && isLuhn(digits)
+    );
   },
   ssn: (s) => /^\d{3}[- ]?\d{2}[- ]?\d{4}$/.test(s),
   hexcolor: (s) => /^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/.test(s),
-  rgbcolor: (s) => /^rgb\(\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*\)$/.test(s),
+  rgbcolor: (s) =>
+    /^rgb\(\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*\)$/.test(
+      s,
+    ),
   byte: isBase64,
   password: () => true,
   date: (s) => {
@@ -146,7 +159,9 @@ export const kubernetesNumberFormats: Readonly<Record<string, { type: "number"; 
 };
 
 /** Every format ajv knows in crdgen's compiled validators: the string formats and the number ranges. */
-export const validatorFormats: Readonly<Record<string, ((s: string) => boolean) | { type: "number"; validate: (n: number) => boolean }>> = {
+export const validatorFormats: Readonly<
+  Record<string, ((s: string) => boolean) | { type: "number"; validate: (n: number) => boolean }>
+> = {
   ...kubernetesFormats,
   ...kubernetesNumberFormats,
 };

@@ -21,7 +21,10 @@ function prune(value: unknown, node: StructuralNode | undefined): void {
   } else if (isJsonObject(value)) {
     for (const key of Object.keys(value)) {
       if (node?.embeddedResource && metaFields.has(key)) continue;
-      const known = node?.properties && Object.prototype.hasOwnProperty.call(node.properties, key) ? node.properties[key] : undefined;
+      const known =
+        node?.properties && Object.prototype.hasOwnProperty.call(node.properties, key)
+          ? node.properties[key]
+          : undefined;
       if (known) prune(value[key], known);
       else if (node?.additionalProperties) prune(value[key], node.additionalProperties);
       else Reflect.deleteProperty(value, key);
@@ -36,14 +39,18 @@ function keepUnknown(value: unknown, node: StructuralNode): void {
   } else if (isJsonObject(value)) {
     for (const key of Object.keys(value)) {
       if (node.embeddedResource && metaFields.has(key)) continue;
-      const known = node.properties && Object.prototype.hasOwnProperty.call(node.properties, key) ? node.properties[key] : undefined;
+      const known =
+        node.properties && Object.prototype.hasOwnProperty.call(node.properties, key)
+          ? node.properties[key]
+          : undefined;
       if (known) prune(value[key], known);
       else if (node.additionalProperties) prune(value[key], node.additionalProperties);
     }
   }
 }
 
-const isNonNullableNull = (value: unknown, node: StructuralNode | undefined) => value === null && node !== undefined && !node.nullable;
+const isNonNullableNull = (value: unknown, node: StructuralNode | undefined) =>
+  value === null && node !== undefined && !node.nullable;
 
 /** Drops null values of non-nullable fields that have no default (the defaulting pass replaces the others). Mutates. */
 export function pruneNonNullableNulls(value: unknown, node: StructuralNode | undefined): void {
@@ -63,16 +70,21 @@ export function applyStructuralDefaults(value: unknown, node: StructuralNode | u
   if (!node) return;
   if (Array.isArray(value)) {
     value.forEach((item, index) => {
-      if (isNonNullableNull(item, node.items) && node.items && "default" in node.items) value[index] = copyJson(node.items.default);
+      if (isNonNullableNull(item, node.items) && node.items && "default" in node.items)
+        value[index] = copyJson(node.items.default);
       applyStructuralDefaults(value[index], node.items);
     });
   } else if (isJsonObject(value)) {
     for (const [key, prop] of Object.entries(node.properties ?? {})) {
       if (!("default" in prop)) continue;
-      if (!Object.prototype.hasOwnProperty.call(value, key) || isNonNullableNull(value[key], prop)) value[key] = copyJson(prop.default);
+      if (!Object.prototype.hasOwnProperty.call(value, key) || isNonNullableNull(value[key], prop))
+        value[key] = copyJson(prop.default);
     }
     for (const key of Object.keys(value)) {
-      const known = node.properties && Object.prototype.hasOwnProperty.call(node.properties, key) ? node.properties[key] : undefined;
+      const known =
+        node.properties && Object.prototype.hasOwnProperty.call(node.properties, key)
+          ? node.properties[key]
+          : undefined;
       if (known) applyStructuralDefaults(value[key], known);
       else if (node.additionalProperties) {
         const extra = node.additionalProperties;

@@ -66,7 +66,8 @@ type Segment = { key: string; kind: "property" | "key" } | { index: number };
 
 const escapePointer = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
 const unescapePointer = (s: string) => s.replace(/~1/g, "/").replace(/~0/g, "~");
-const pointerOf = (segments: Segment[]) => segments.map((s) => `/${"index" in s ? s.index : escapePointer(s.key)}`).join("");
+const pointerOf = (segments: Segment[]) =>
+  segments.map((s) => `/${"index" in s ? s.index : escapePointer(s.key)}`).join("");
 
 /** kube-openapi's names (map keys as `.key`) for schema errors; field.Path's (`[key]`) for list and CEL errors. */
 function fieldOf(segments: Segment[], style: "openapi" | "field"): string {
@@ -79,7 +80,11 @@ function fieldOf(segments: Segment[], style: "openapi" | "field"): string {
   return out;
 }
 
-function segmentsOf(instancePath: string, root: unknown, structure: StructuralNode): { segments: Segment[]; schemaPath: string[]; nodes: Array<StructuralNode | undefined> } {
+function segmentsOf(
+  instancePath: string,
+  root: unknown,
+  structure: StructuralNode,
+): { segments: Segment[]; schemaPath: string[]; nodes: Array<StructuralNode | undefined> } {
   const raw = instancePath === "" ? [] : instancePath.slice(1).split("/").map(unescapePointer);
   const segments: Segment[] = [];
   const schemaPath: string[] = [];
@@ -127,24 +132,37 @@ const reasons: Record<string, string> = {
   // kube-openapi reports a bad format as a type error ("must be of type date-time").
   format: "FieldValueTypeInvalid",
 };
-const blockingReasons = new Set(["FieldValueNotSupported", "FieldValueRequired", "FieldValueTooLong", "FieldValueTooMany", "FieldValueTypeInvalid"]);
+const blockingReasons = new Set([
+  "FieldValueNotSupported",
+  "FieldValueRequired",
+  "FieldValueTooLong",
+  "FieldValueTooMany",
+  "FieldValueTypeInvalid",
+]);
 
 function schemaErrors(data: unknown, version: VersionValidation): ValidationError[] {
   if (version.schemaValidator(data)) return [];
   const raw = version.schemaValidator.errors ?? [];
   // An anyOf/oneOf/not failure is one error at the API server; drop what ajv reports from inside its branches.
-  const combinators = raw.filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf" || e.keyword === "not").map((e) => `${e.schemaPath}/`);
+  const combinators = raw
+    .filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf" || e.keyword === "not")
+    .map((e) => `${e.schemaPath}/`);
   const kept = raw.filter((e) => !combinators.some((c) => e.schemaPath.startsWith(c)));
   return kept.map((e) => {
     // ajv's schema path is relative to the root ("#/...") or to a shared definition ("#/definitions/<id>/...").
-    const parts = e.schemaPath.replace(/^#\/?/, "").split("/").filter((p) => p !== "").map((p) => unescapePointer(decodeURIComponent(p)));
+    const parts = e.schemaPath
+      .replace(/^#\/?/, "")
+      .split("/")
+      .filter((p) => p !== "")
+      .map((p) => unescapePointer(decodeURIComponent(p)));
     const relative = parts[0] === "definitions" ? parts.slice(2) : parts;
     const at = segmentsOf(e.instancePath, data, version.structure);
     const anchor = at.segments.length - instanceSteps(relative.slice(0, -1));
     const anchorPath = segmentsOf(pointerOf(at.segments.slice(0, anchor)), data, version.structure).schemaPath;
     const keywordPath = [...relative];
     const node = at.nodes.at(-1);
-    if (e.keyword === "type" && node?.intOrString && relative.length === instanceSteps(relative) * 2 + 1) keywordPath[keywordPath.length - 1] = "x-kubernetes-int-or-string";
+    if (e.keyword === "type" && node?.intOrString && relative.length === instanceSteps(relative) * 2 + 1)
+      keywordPath[keywordPath.length - 1] = "x-kubernetes-int-or-string";
     if (e.keyword === "format" && ["int32", "int64", "float"].includes(String(e.params["format"]))) {
       // The server reports a number out of its format's range without a field (a plain error, not a field error).
       const type = e.params["format"] === "float" ? "number" : "integer";
@@ -157,7 +175,10 @@ function schemaErrors(data: unknown, version: VersionValidation): ValidationErro
         message: `Checked value must be of type ${type} with format ${String(e.params["format"])} in ${fieldOf(at.segments, "openapi")}`,
       };
     }
-    const segments = e.keyword === "required" ? [...at.segments, { key: String(e.params["missingProperty"]), kind: "property" as const }] : at.segments;
+    const segments =
+      e.keyword === "required"
+        ? [...at.segments, { key: String(e.params["missingProperty"]), kind: "property" as const }]
+        : at.segments;
     return {
       field: fieldOf(segments, "openapi"),
       instancePath: e.instancePath,
@@ -181,10 +202,18 @@ interface Old {
 }
 const absent: Old = { present: false };
 
-function walk(value: unknown, old: Old, node: StructuralNode | undefined, segments: Segment[], schemaPath: string, out: Walk): void {
+function walk(
+  value: unknown,
+  old: Old,
+  node: StructuralNode | undefined,
+  segments: Segment[],
+  schemaPath: string,
+  out: Walk,
+): void {
   if (!node || value === null || value === undefined) return;
   if (node.rules) evaluateRules(value, old, node, segments, schemaPath, out);
-  if (node.embeddedResource && segments.length > 0 && isJsonObject(value)) checkEmbeddedResource(value, segments, schemaPath, out);
+  if (node.embeddedResource && segments.length > 0 && isJsonObject(value))
+    checkEmbeddedResource(value, segments, schemaPath, out);
   if (Array.isArray(value)) {
     if (node.listType === "set" || node.listType === "map") checkListType(value, node, segments, schemaPath, out);
     value.forEach((item, index) => {
@@ -196,8 +225,18 @@ function walk(value: unknown, old: Old, node: StructuralNode | undefined, segmen
       const isProperty = node.properties !== undefined && Object.prototype.hasOwnProperty.call(node.properties, key);
       const schema = isProperty ? node.properties![key] : node.additionalProperties;
       if (!schema) continue;
-      const oldValue = old.present && isJsonObject(old.value) && Object.prototype.hasOwnProperty.call(old.value, key) ? { present: true, value: old.value[key] } : absent;
-      walk(child, oldValue, schema, [...segments, { key, kind: isProperty ? "property" : "key" }], `${schemaPath}/${isProperty ? `properties/${escapePointer(key)}` : "additionalProperties"}`, out);
+      const oldValue =
+        old.present && isJsonObject(old.value) && Object.prototype.hasOwnProperty.call(old.value, key)
+          ? { present: true, value: old.value[key] }
+          : absent;
+      walk(
+        child,
+        oldValue,
+        schema,
+        [...segments, { key, kind: isProperty ? "property" : "key" }],
+        `${schemaPath}/${isProperty ? `properties/${escapePointer(key)}` : "additionalProperties"}`,
+        out,
+      );
     }
   }
 }
@@ -220,28 +259,49 @@ function objectMetaErrors(data: unknown): ValidationError[] {
   const name = metadata["name"];
   if (typeof name === "string" && name !== "") {
     if (name.length > 253) return [error("must be no more than 253 characters")];
-    if (!dns1123Subdomain.test(name)) return [error("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character")];
+    if (!dns1123Subdomain.test(name))
+      return [
+        error(
+          "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+        ),
+      ];
     return [];
   }
   const generateName = metadata["generateName"];
-  return typeof generateName === "string" && generateName !== "" ? [] : [error("name or generateName is required", "FieldValueRequired")];
+  return typeof generateName === "string" && generateName !== ""
+    ? []
+    : [error("name or generateName is required", "FieldValueRequired")];
 }
 
 /** x-kubernetes-embedded-resource: apiVersion and kind present and well-formed, metadata names usable in a path. */
-function checkEmbeddedResource(value: Record<string, unknown>, segments: Segment[], schemaPath: string, out: Walk): void {
+function checkEmbeddedResource(
+  value: Record<string, unknown>,
+  segments: Segment[],
+  schemaPath: string,
+  out: Walk,
+): void {
   const push = (key: string, reason: string, message: string) => {
     const at = [...segments, { key, kind: "property" as const }];
-    out.listErrors.push({ field: fieldOf(at, "field"), instancePath: pointerOf(at), schemaPath: `${schemaPath}/x-kubernetes-embedded-resource`, keyword: "x-kubernetes-embedded-resource", reason, message });
+    out.listErrors.push({
+      field: fieldOf(at, "field"),
+      instancePath: pointerOf(at),
+      schemaPath: `${schemaPath}/x-kubernetes-embedded-resource`,
+      keyword: "x-kubernetes-embedded-resource",
+      reason,
+      message,
+    });
   };
   const { apiVersion, kind, metadata } = value;
   if (apiVersion === undefined) push("apiVersion", "FieldValueRequired", "Required value");
   else if (typeof apiVersion !== "string") push("apiVersion", "FieldValueInvalid", "must be a string");
   else if (apiVersion === "") push("apiVersion", "FieldValueInvalid", "must not be empty");
-  else if (apiVersion.split("/").length > 2) push("apiVersion", "FieldValueInvalid", `unexpected GroupVersion string: ${apiVersion}`);
+  else if (apiVersion.split("/").length > 2)
+    push("apiVersion", "FieldValueInvalid", `unexpected GroupVersion string: ${apiVersion}`);
   if (kind === undefined) push("kind", "FieldValueRequired", "Required value");
   else if (typeof kind !== "string") push("kind", "FieldValueInvalid", "must be a string");
   else if (kind === "") push("kind", "FieldValueInvalid", "must not be empty");
-  else if (kind.length > 63 || !dns1035Label.test(kind.toLowerCase())) push("kind", "FieldValueInvalid", "may have mixed case, but should otherwise match: a DNS-1035 label");
+  else if (kind.length > 63 || !dns1035Label.test(kind.toLowerCase()))
+    push("kind", "FieldValueInvalid", "may have mixed case, but should otherwise match: a DNS-1035 label");
   if (isJsonObject(metadata)) {
     for (const key of ["name", "generateName"] as const) {
       const name = metadata[key];
@@ -249,7 +309,14 @@ function checkEmbeddedResource(value: Record<string, unknown>, segments: Segment
       const bad = (key === "name" && (name === "." || name === "..")) || name.includes("/") || name.includes("%");
       if (bad) {
         const at = [...segments, { key: "metadata", kind: "property" as const }, { key, kind: "property" as const }];
-        out.listErrors.push({ field: fieldOf(at, "field"), instancePath: pointerOf(at), schemaPath: `${schemaPath}/x-kubernetes-embedded-resource`, keyword: "x-kubernetes-embedded-resource", reason: "FieldValueInvalid", message: `may not ${name === "." || name === ".." ? `be '${name}'` : "contain '/' or '%'"}` });
+        out.listErrors.push({
+          field: fieldOf(at, "field"),
+          instancePath: pointerOf(at),
+          schemaPath: `${schemaPath}/x-kubernetes-embedded-resource`,
+          keyword: "x-kubernetes-embedded-resource",
+          reason: "FieldValueInvalid",
+          message: `may not ${name === "." || name === ".." ? `be '${name}'` : "contain '/' or '%'"}`,
+        });
       }
     }
   }
@@ -258,18 +325,28 @@ function checkEmbeddedResource(value: Record<string, unknown>, segments: Segment
 /** The old element of a list-type=map list with the same key values. */
 function correlate(item: unknown, old: Old, keys: readonly string[]): Old {
   if (!old.present || !Array.isArray(old.value) || !isJsonObject(item)) return absent;
-  const match: unknown = old.value.find((o) => isJsonObject(o) && keys.every((k) => JSON.stringify(o[k]) === JSON.stringify(item[k])));
+  const match: unknown = old.value.find(
+    (o) => isJsonObject(o) && keys.every((k) => JSON.stringify(o[k]) === JSON.stringify(item[k])),
+  );
   return match === undefined ? absent : { present: true, value: match };
 }
 
-function checkListType(list: unknown[], node: StructuralNode, segments: Segment[], schemaPath: string, out: Walk): void {
+function checkListType(
+  list: unknown[],
+  node: StructuralNode,
+  segments: Segment[],
+  schemaPath: string,
+  out: Walk,
+): void {
   const seen = new Map<string, number>();
   list.forEach((item, index) => {
     let identity: string;
     if (node.listType === "set") identity = JSON.stringify(item);
     else {
       if (item !== null && !isJsonObject(item)) return;
-      identity = JSON.stringify((node.listMapKeys ?? []).map((k) => (isJsonObject(item) && k in item ? item[k] : { unspecified: true })));
+      identity = JSON.stringify(
+        (node.listMapKeys ?? []).map((k) => (isJsonObject(item) && k in item ? item[k] : { unspecified: true })),
+      );
     }
     const times = seen.get(identity) ?? 0;
     seen.set(identity, times + 1);
@@ -299,12 +376,24 @@ function withFieldPath(segments: Segment[], fieldPath: string | undefined): Segm
   return out;
 }
 
-function evaluateRules(value: unknown, old: Old, node: StructuralNode, segments: Segment[], schemaPath: string, out: Walk): void {
+function evaluateRules(
+  value: unknown,
+  old: Old,
+  node: StructuralNode,
+  segments: Segment[],
+  schemaPath: string,
+  out: Walk,
+): void {
   (node.rules ?? []).forEach((rule, i) => {
     const rulePath = `${schemaPath}/x-kubernetes-validations/${i}/rule`;
     const compiled = compileRule(rule);
     if (!compiled.supported) {
-      out.skipped.push({ field: fieldOf(segments, "field"), schemaPath: rulePath, rule: rule.rule, reason: compiled.reason });
+      out.skipped.push({
+        field: fieldOf(segments, "field"),
+        schemaPath: rulePath,
+        rule: rule.rule,
+        reason: compiled.reason,
+      });
       return;
     }
     // Transition rules run only on updates where an old value exists, unless optionalOldSelf asks otherwise.
@@ -331,7 +420,10 @@ function evaluateRules(value: unknown, old: Old, node: StructuralNode, segments:
       } catch {
         fromExpression = undefined;
       }
-      message = typeof fromExpression === "string" && fromExpression.trim() !== "" ? fromExpression : rule.message ?? `failed rule: ${rule.rule}`;
+      message =
+        typeof fromExpression === "string" && fromExpression.trim() !== ""
+          ? fromExpression
+          : (rule.message ?? `failed rule: ${rule.rule}`);
     }
     const at = withFieldPath(segments, rule.fieldPath);
     out.ruleErrors.push({
@@ -346,16 +438,27 @@ function evaluateRules(value: unknown, old: Old, node: StructuralNode, segments:
 }
 
 /** Validates an object of one CRD version as the API server would on create (or update, with oldObject). */
-export function validateResource(object: unknown, version: VersionValidation, options: ValidateOptions = {}): ValidationResult {
+export function validateResource(
+  object: unknown,
+  version: VersionValidation,
+  options: ValidateOptions = {},
+): ValidationResult {
   const normalize = options.normalize ?? true;
   const data = normalize ? normalizeLikeApiServer(object, version.structure) : object;
-  const old = options.oldObject === undefined ? absent : { present: true, value: normalize ? normalizeLikeApiServer(options.oldObject, version.structure) : options.oldObject };
+  const old =
+    options.oldObject === undefined
+      ? absent
+      : {
+          present: true,
+          value: normalize ? normalizeLikeApiServer(options.oldObject, version.structure) : options.oldObject,
+        };
   const out: Walk = { listErrors: [], ruleErrors: [], skipped: [] };
   walk(data, old, version.structure, [], "", out);
   let errors = [...(old.present ? [] : objectMetaErrors(data)), ...schemaErrors(data, version), ...out.listErrors];
   // Update ratcheting (the API server's CRDValidationRatcheting, on by default): an error inside a value that is
   // unchanged since the old object is not reported, so old objects stay updatable after a schema tightened.
-  if (old.present) errors = errors.filter((e) => !unchangedSinceOld(e.instancePath, data, old.value, version.structure));
+  if (old.present)
+    errors = errors.filter((e) => !unchangedSinceOld(e.instancePath, data, old.value, version.structure));
   // The API server runs no CEL rule once the schema found a blocking error, and says so (when the CRD has rules).
   if (hasRules(version.structure) && errors.some((e) => blockingReasons.has(e.reason))) {
     errors.push({
@@ -364,7 +467,8 @@ export function validateResource(object: unknown, version: VersionValidation, op
       schemaPath: "",
       keyword: "x-kubernetes-validations",
       reason: "FieldValueInvalid",
-      message: "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+      message:
+        "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
     });
   } else {
     errors.push(...out.ruleErrors);
@@ -393,7 +497,10 @@ function sameJson(a: unknown, b: unknown): boolean {
   if (isJsonObject(a)) {
     if (!isJsonObject(b)) return false;
     const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((k) => Object.prototype.hasOwnProperty.call(b, k) && sameJson(a[k], b[k]));
+    return (
+      keys.length === Object.keys(b).length &&
+      keys.every((k) => Object.prototype.hasOwnProperty.call(b, k) && sameJson(a[k], b[k]))
+    );
   }
   return false;
 }

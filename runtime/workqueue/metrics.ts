@@ -2,7 +2,15 @@
 // observations on a MetricsProvider (client-go util/workqueue/metrics.go defaultQueueMetrics).
 
 import { realClock, type Clock } from "../clock/clock.js";
-import { defaultMetricsProvider, noopMetricsProvider, type CounterMetric, type GaugeMetric, type HistogramMetric, type MetricsProvider, type SettableGaugeMetric } from "../metrics/provider.js";
+import {
+  defaultMetricsProvider,
+  noopMetricsProvider,
+  type CounterMetric,
+  type GaugeMetric,
+  type HistogramMetric,
+  type MetricsProvider,
+  type SettableGaugeMetric,
+} from "../metrics/provider.js";
 
 /** client-go's unfinished-work refresh period. */
 export const UNFINISHED_WORK_UPDATE_PERIOD_MS = 500;
@@ -98,7 +106,11 @@ export class QueueMetrics<T> {
 }
 
 /** Queue metrics for `name` from `provider` (default: the global provider); undefined (no metrics) for an unnamed queue, as client-go. */
-export function queueMetricsFor<T>(name: string | undefined, provider: MetricsProvider | undefined, clock?: Clock): QueueMetrics<T> | undefined {
+export function queueMetricsFor<T>(
+  name: string | undefined,
+  provider: MetricsProvider | undefined,
+  clock?: Clock,
+): QueueMetrics<T> | undefined {
   if (!name) return undefined;
   const p = provider ?? defaultMetricsProvider();
   if (p === noopMetricsProvider) return undefined;

@@ -42,7 +42,10 @@ interface Edge {
 }
 
 function importGraph(): { files: string[]; edges: Edge[] } {
-  const files = sourceRoots.flatMap((r) => tsFiles(path.join(repoRoot, r))).map(rel).sort();
+  const files = sourceRoots
+    .flatMap((r) => tsFiles(path.join(repoRoot, r)))
+    .map(rel)
+    .sort();
   const known = new Set(files);
   const edges: Edge[] = [];
   for (const file of files) {
@@ -100,7 +103,12 @@ const graph = importGraph();
 const runtimeFolder = (file: string): string | undefined => /^runtime\/([^/]+)\//.exec(file)?.[1];
 
 test("the graph covers the runtime, the generator and the sample", () => {
-  for (const file of ["runtime/index.ts", "runtime/controller/controller.ts", "generator/cli.ts", "samples/mysql/src/main.ts"]) {
+  for (const file of [
+    "runtime/index.ts",
+    "runtime/controller/controller.ts",
+    "generator/cli.ts",
+    "samples/mysql/src/main.ts",
+  ]) {
     assert.ok(graph.files.includes(file), file);
   }
 });
@@ -113,16 +121,24 @@ test("no import cycle between the runtime's folders", () => {
   // runtime/index.ts (the root) re-exports every folder and is no folder itself.
   const folderEdges = graph.edges
     .map((e) => ({ from: runtimeFolder(e.from), to: runtimeFolder(e.to), edge: e }))
-    .filter((e): e is { from: string; to: string; edge: Edge } => e.from !== undefined && e.to !== undefined && e.from !== e.to);
+    .filter(
+      (e): e is { from: string; to: string; edge: Edge } =>
+        e.from !== undefined && e.to !== undefined && e.from !== e.to,
+    );
   const folders = [...new Set(folderEdges.flatMap((e) => [e.from, e.to]))].sort();
   const found = cycles(folders, folderEdges);
-  const witnesses = found.map((c) => folderEdges.filter((e) => c.includes(e.from) && c.includes(e.to)).map((e) => `${e.edge.from} -> ${e.edge.to}`));
+  const witnesses = found.map((c) =>
+    folderEdges.filter((e) => c.includes(e.from) && c.includes(e.to)).map((e) => `${e.edge.from} -> ${e.edge.to}`),
+  );
   assert.deepEqual(witnesses, [], "each entry lists the imports that close one cycle of folders");
 });
 
 test("the runtime never imports the generator, explore or the samples", () => {
   const bad = graph.edges.filter((e) => e.from.startsWith("runtime/") && /^(generator|explore|samples)\//.test(e.to));
-  assert.deepEqual(bad.map((e) => `${e.from} imports ${e.spec}`), []);
+  assert.deepEqual(
+    bad.map((e) => `${e.from} imports ${e.spec}`),
+    [],
+  );
 });
 
 test("the leaves (clock, log, metrics) import nothing of ours from outside their folder", () => {
@@ -131,12 +147,18 @@ test("the leaves (clock, log, metrics) import nothing of ours from outside their
     const folder = runtimeFolder(e.from);
     return folder !== undefined && leaves.has(folder) && runtimeFolder(e.to) !== folder;
   });
-  assert.deepEqual(bad.map((e) => `${e.from} imports ${e.spec}`), []);
+  assert.deepEqual(
+    bad.map((e) => `${e.from} imports ${e.spec}`),
+    [],
+  );
 });
 
 test("controller/ never imports manager/ (the manager runs controllers, not the reverse)", () => {
   const bad = graph.edges.filter((e) => runtimeFolder(e.from) === "controller" && runtimeFolder(e.to) === "manager");
-  assert.deepEqual(bad.map((e) => `${e.from} imports ${e.spec}`), []);
+  assert.deepEqual(
+    bad.map((e) => `${e.from} imports ${e.spec}`),
+    [],
+  );
 });
 
 /** ARCHITECTURE.md's "Import rules" table: runtime folder -> the runtime folders it may import. */
@@ -144,7 +166,17 @@ function allowedImports(): Map<string, Set<string>> {
   const doc = readFileSync(path.join(repoRoot, "ARCHITECTURE.md"), "utf8");
   const section = doc.slice(doc.indexOf("## Import rules"));
   const rows = [...section.matchAll(/^\| ([a-z]+) \| ([a-z, ]*)\|$/gm)];
-  return new Map(rows.map((r) => [r[1]!, new Set(r[2]!.split(",").map((s) => s.trim()).filter(Boolean))]));
+  return new Map(
+    rows.map((r) => [
+      r[1]!,
+      new Set(
+        r[2]!
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean),
+      ),
+    ]),
+  );
 }
 
 test("every runtime folder is in ARCHITECTURE.md's import table, and imports only the folders its row allows", () => {
@@ -159,7 +191,10 @@ test("every runtime folder is in ARCHITECTURE.md's import table, and imports onl
     const to = runtimeFolder(e.to);
     return from !== undefined && to !== undefined && from !== to && !allowed.get(from)?.has(to);
   });
-  assert.deepEqual(bad.map((e) => `${e.from} imports ${e.spec}`), []);
+  assert.deepEqual(
+    bad.map((e) => `${e.from} imports ${e.spec}`),
+    [],
+  );
 });
 
 test("generated code imports only the runtime, @kubernetes/client-node, its own files and the user's hooks", () => {

@@ -11,7 +11,10 @@ import {
   type MySQLClusterVerbs,
 } from "../../samples/mysql/generated/example.com/v1/mysqlcluster.client.js";
 import { mySQLClusterInformerFor } from "../../samples/mysql/generated/example.com/v1/mysqlcluster.informer.js";
-import type { MySQLCluster, MySQLClusterSpec } from "../../samples/mysql/generated/example.com/v1/mysqlcluster.types.js";
+import type {
+  MySQLCluster,
+  MySQLClusterSpec,
+} from "../../samples/mysql/generated/example.com/v1/mysqlcluster.types.js";
 import { eventually, startSampleControlPlane } from "./control-plane.js";
 
 // This file's namespaces: most tests use `ns`; `otherNs` is the second namespace of listAllNamespaces; `bulkNs` holds the 1,000 objects.
@@ -31,7 +34,11 @@ before(async () => {
   plane = await startSampleControlPlane();
   kube = plane.kubeClient();
   for (const name of [ns, otherNs, bulkNs]) {
-    await kube.request({ method: "POST", path: "/api/v1/namespaces", body: { apiVersion: "v1", kind: "Namespace", metadata: { name } } });
+    await kube.request({
+      method: "POST",
+      path: "/api/v1/namespaces",
+      body: { apiVersion: "v1", kind: "Namespace", metadata: { name } },
+    });
   }
   client = newMySQLClusterClient(kube);
   clusters = client.namespace(ns);
@@ -64,7 +71,8 @@ async function apiErrorOf(request: Promise<unknown>): Promise<ApiError> {
   assert.fail("expected the API server to reject the request");
 }
 
-const serverMessage = (error: ApiError): string | undefined => (typeof error.body === "object" ? error.body.message : undefined);
+const serverMessage = (error: ApiError): string | undefined =>
+  typeof error.body === "object" ? error.body.message : undefined;
 const names = (items: MySQLCluster[]): string[] => items.map((c) => c.metadata.name ?? "").sort();
 
 /** Runs fn(0..n-1) with at most `concurrency` calls in flight. */
@@ -113,9 +121,17 @@ test("listAllNamespaces sees objects in two namespaces", async () => {
   await clusters.create(cluster("everywhere", {}, { suite: "all-namespaces" }));
   await client.namespace(otherNs).create(cluster("everywhere", {}, { suite: "all-namespaces" }));
   const all = await client.listAllNamespaces({ labelSelector: "suite=all-namespaces" });
-  assert.deepEqual(all.items.map((c) => `${c.metadata.namespace}/${c.metadata.name}`).sort(), [`${ns}/everywhere`, `${otherNs}/everywhere`].sort());
+  assert.deepEqual(
+    all.items.map((c) => `${c.metadata.namespace}/${c.metadata.name}`).sort(),
+    [`${ns}/everywhere`, `${otherNs}/everywhere`].sort(),
+  );
   // The namespaced list of either namespace sees only its own.
-  assert.deepEqual((await client.namespace(otherNs).list({ labelSelector: "suite=all-namespaces" })).items.map((c) => c.metadata.namespace), [otherNs]);
+  assert.deepEqual(
+    (await client.namespace(otherNs).list({ labelSelector: "suite=all-namespaces" })).items.map(
+      (c) => c.metadata.namespace,
+    ),
+    [otherNs],
+  );
 });
 
 test("update with the current resourceVersion succeeds and bumps generation when spec changes", async () => {
@@ -137,14 +153,19 @@ test("update with the current resourceVersion succeeds and bumps generation when
 test("an update with a stale resourceVersion gets 409: ApiError status 409, reason Conflict, isConflict, the server's message", async () => {
   const stale = await clusters.create(cluster("stale", { replicas: 1 }));
   await clusters.update({ ...structuredClone(stale), spec: { version: "8.0.36", replicas: 2 } });
-  const error = await apiErrorOf(clusters.update({ ...structuredClone(stale), spec: { version: "8.0.36", replicas: 3 } }));
+  const error = await apiErrorOf(
+    clusters.update({ ...structuredClone(stale), spec: { version: "8.0.36", replicas: 3 } }),
+  );
   assert.equal(error.status, 409);
   assert.equal(error.reason, "Conflict");
   assert.equal(isConflict(error), true);
   assert.equal(error.method, "PUT");
   assert.equal(error.path, `/apis/example.com/v1/namespaces/${ns}/mysqlclusters/stale`);
   assert.equal(error.message, serverMessage(error), "the error's message is the Status message the server sent");
-  assert.match(error.message, /Operation cannot be fulfilled on mysqlclusters\.example\.com "stale": the object has been modified/);
+  assert.match(
+    error.message,
+    /Operation cannot be fulfilled on mysqlclusters\.example\.com "stale": the object has been modified/,
+  );
   assert.equal((await clusters.get("stale")).spec?.replicas, 2, "the stale write changed nothing");
 });
 
@@ -191,7 +212,11 @@ test("patch json whose test op fails is rejected with 422 Invalid and changes no
 test("patch merge (RFC 7386) changes the given fields and null removes a field", async () => {
   await clusters.create({
     ...cluster("merged", { replicas: 2 }, { keep: "yes", drop: "yes" }),
-    metadata: { name: "merged", labels: { keep: "yes", drop: "yes" }, annotations: { note: "remove me", other: "stay" } },
+    metadata: {
+      name: "merged",
+      labels: { keep: "yes", drop: "yes" },
+      annotations: { note: "remove me", other: "stay" },
+    },
   });
   const patched = await clusters.patch("merged", {
     type: "merge",
@@ -207,23 +232,41 @@ test("patch apply with a fieldManager: managedFields name that manager as owner 
   const applied = await clusters.patch("applied", {
     type: "apply",
     fieldManager: "alice",
-    body: { apiVersion: "example.com/v1", kind: "MySQLCluster", metadata: { name: "applied" }, spec: { replicas: 3, version: "8.0.36" } },
+    body: {
+      apiVersion: "example.com/v1",
+      kind: "MySQLCluster",
+      metadata: { name: "applied" },
+      spec: { replicas: 3, version: "8.0.36" },
+    },
   });
   assert.equal(applied.spec?.replicas, 3);
   const alice = applied.metadata.managedFields?.find((m) => m.manager === "alice");
   assert.ok(alice, `managedFields name alice: ${JSON.stringify(applied.metadata.managedFields)}`);
   assert.equal(alice.operation, "Apply");
   const spec = (alice.fieldsV1 as Record<string, Record<string, unknown>> | undefined)?.["f:spec"];
-  assert.ok(spec && "f:replicas" in spec && "f:version" in spec, `alice owns spec.replicas and spec.version: ${JSON.stringify(alice.fieldsV1)}`);
+  assert.ok(
+    spec && "f:replicas" in spec && "f:version" in spec,
+    `alice owns spec.replicas and spec.version: ${JSON.stringify(alice.fieldsV1)}`,
+  );
 });
 
 test("patch apply: a second manager's conflicting value gets 409 Conflict without force and takes the field with force: true", async () => {
   await clusters.patch("contested", {
     type: "apply",
     fieldManager: "alice",
-    body: { apiVersion: "example.com/v1", kind: "MySQLCluster", metadata: { name: "contested" }, spec: { replicas: 3, version: "8.0.36" } },
+    body: {
+      apiVersion: "example.com/v1",
+      kind: "MySQLCluster",
+      metadata: { name: "contested" },
+      spec: { replicas: 3, version: "8.0.36" },
+    },
   });
-  const bobBody = { apiVersion: "example.com/v1", kind: "MySQLCluster", metadata: { name: "contested" }, spec: { replicas: 5 } } as const;
+  const bobBody = {
+    apiVersion: "example.com/v1",
+    kind: "MySQLCluster",
+    metadata: { name: "contested" },
+    spec: { replicas: 5 },
+  } as const;
   const error = await apiErrorOf(clusters.patch("contested", { type: "apply", fieldManager: "bob", body: bobBody }));
   assert.equal(error.status, 409);
   assert.equal(error.reason, "Conflict");
@@ -236,15 +279,17 @@ test("patch apply: a second manager's conflicting value gets 409 Conflict withou
   assert.equal(forced.spec?.replicas, 5);
   const owners = (field: string): string[] =>
     (forced.metadata.managedFields ?? [])
-      .filter((m) => field in (((m.fieldsV1 as Record<string, Record<string, unknown>> | undefined)?.["f:spec"]) ?? {}))
+      .filter((m) => field in ((m.fieldsV1 as Record<string, Record<string, unknown>> | undefined)?.["f:spec"] ?? {}))
       .map((m) => m.manager ?? "");
   assert.deepEqual(owners("f:replicas"), ["bob"], "bob took spec.replicas from alice");
   assert.deepEqual(owners("f:version"), ["alice"], "alice keeps spec.version");
 });
 
-test("the server rejects replicas: \"three\" with 422 reaching the caller as ApiError reason Invalid naming spec.replicas", async () => {
+test('the server rejects replicas: "three" with 422 reaching the caller as ApiError reason Invalid naming spec.replicas', async () => {
   const created = await clusters.create(cluster("typed", { replicas: 2 }));
-  const error = await apiErrorOf(clusters.patch("typed", { type: "merge", body: { spec: { replicas: "three" as unknown as number } } }));
+  const error = await apiErrorOf(
+    clusters.patch("typed", { type: "merge", body: { spec: { replicas: "three" as unknown as number } } }),
+  );
   assert.equal(error.status, 422);
   assert.equal(error.reason, "Invalid");
   assert.equal(isInvalid(error), true);
@@ -258,7 +303,9 @@ test("the server rejects replicas: \"three\" with 422 reaching the caller as Api
   assert.equal(now.spec?.replicas, 2);
   assert.equal(now.metadata.resourceVersion, created.metadata.resourceVersion);
   // The same value in a create (the cast stands for an untyped caller) is refused the same way.
-  const onCreate = await apiErrorOf(clusters.create(cluster("typed-create", { replicas: "three" as unknown as number })));
+  const onCreate = await apiErrorOf(
+    clusters.create(cluster("typed-create", { replicas: "three" as unknown as number })),
+  );
   assert.equal(onCreate.status, 422);
   assert.equal(onCreate.reason, "Invalid");
   assert.match(onCreate.message, /spec\.replicas/);
@@ -282,7 +329,10 @@ test("updateStatus writes status only: a spec change in the same object is ignor
 test("an update of the main resource ignores status", async () => {
   const created = await clusters.create({ ...cluster("spec-only", { replicas: 1 }), status: { phase: "Degraded" } });
   assert.equal(created.status, undefined, "create drops status when the status subresource is enabled");
-  const withStatus = await clusters.updateStatus({ ...structuredClone(created), status: { phase: "Ready", readyReplicas: 1 } });
+  const withStatus = await clusters.updateStatus({
+    ...structuredClone(created),
+    status: { phase: "Ready", readyReplicas: 1 },
+  });
   const write = structuredClone(withStatus);
   write.spec = { ...write.spec!, replicas: 3 };
   write.status = { phase: "Degraded", readyReplicas: 0 };
@@ -312,7 +362,8 @@ test("delete returns and a later get is 404 (isNotFound)", async () => {
 });
 
 test("deleteCollection with a label selector removes just those objects", async () => {
-  for (const name of ["purge-1", "purge-2", "purge-3"]) await clusters.create(cluster(name, {}, { suite: "purge", purge: "yes" }));
+  for (const name of ["purge-1", "purge-2", "purge-3"])
+    await clusters.create(cluster(name, {}, { suite: "purge", purge: "yes" }));
   for (const name of ["spare-1", "spare-2"]) await clusters.create(cluster(name, {}, { suite: "purge", purge: "no" }));
   await clusters.deleteCollection({ labelSelector: "suite=purge,purge=yes" });
   const left = await clusters.list({ labelSelector: "suite=purge" });
@@ -343,7 +394,12 @@ test("watch from a list's resourceVersion sees ADDED, MODIFIED and DELETED for o
     for await (const event of clusters.watch({ resourceVersion, fieldSelector }, stop.signal)) {
       if (event.type === "BOOKMARK") continue;
       if (event.type === "ERROR") assert.fail(`watch ERROR event: ${JSON.stringify(event.object)}`);
-      seen.push({ type: event.type, name: event.object.metadata.name, rv: event.object.metadata.resourceVersion, replicas: event.object.spec?.replicas });
+      seen.push({
+        type: event.type,
+        name: event.object.metadata.name,
+        rv: event.object.metadata.resourceVersion,
+        replicas: event.object.spec?.replicas,
+      });
       if (event.type === "DELETED") break;
     }
   } finally {
@@ -357,70 +413,99 @@ test("watch from a list's resourceVersion sees ADDED, MODIFIED and DELETED for o
     `events: ${JSON.stringify(seen)}`,
   );
   assert.ok(seen.every((e) => e.name === name));
-  assert.deepEqual(seen.map((e) => e.replicas), [1, 2, 2]);
+  assert.deepEqual(
+    seen.map((e) => e.replicas),
+    [1, 2, 2],
+  );
   const rvs = seen.map((e) => Number(e.rv));
   assert.ok(rvs[0]! < rvs[1]! && rvs[1]! < rvs[2]!, `resourceVersions increase: ${rvs.join(", ")}`);
 });
 
-test("an informer syncs 1,000 MySQLClusters; its lister lists, gets and selects from the cache and sees later changes", { timeout: 300_000 }, async () => {
-  const total = 1000;
-  const bulk = client.namespace(bulkNs);
-  const nameOf = (i: number): string => `bulk-${String(i).padStart(4, "0")}`;
+test(
+  "an informer syncs 1,000 MySQLClusters; its lister lists, gets and selects from the cache and sees later changes",
+  { timeout: 300_000 },
+  async () => {
+    const total = 1000;
+    const bulk = client.namespace(bulkNs);
+    const nameOf = (i: number): string => `bulk-${String(i).padStart(4, "0")}`;
 
-  const createStart = performance.now();
-  await withConcurrency(total, 20, (i) => bulk.create(cluster(nameOf(i), { replicas: (i % 9) + 1 }, { shard: String(i % 10), parity: i % 2 ? "odd" : "even" })));
-  const createMs = performance.now() - createStart;
+    const createStart = performance.now();
+    await withConcurrency(total, 20, (i) =>
+      bulk.create(
+        cluster(nameOf(i), { replicas: (i % 9) + 1 }, { shard: String(i % 10), parity: i % 2 ? "odd" : "even" }),
+      ),
+    );
+    const createMs = performance.now() - createStart;
 
-  const factory = new SharedInformerFactory();
-  factories.push(factory);
-  const { informer, lister } = mySQLClusterInformerFor(factory, kube, { namespace: bulkNs });
-  assert.equal(informer.hasSynced(), false);
-  const syncStart = performance.now();
-  factory.start(stopAll.signal);
-  const synced = await factory.waitForCacheSync(AbortSignal.any([stopAll.signal, AbortSignal.timeout(120_000)]));
-  const syncMs = performance.now() - syncStart;
-  const atSync = lister.namespace(bulkNs).list().length;
-  assert.equal(synced, true, "waitForCacheSync resolved true");
-  assert.equal(informer.hasSynced(), true);
-  // The first LIST is at resourceVersion "0", which the API server answers from its watch cache: right after a burst
-  // of creates that snapshot may trail etcd by a few objects, and the watch from its RV then delivers the rest.
-  assert.ok(atSync > 0 && atSync <= total, `${atSync} objects in the cache at sync`);
-  await eventually(`${total} objects in the lister`, () => (lister.namespace(bulkNs).list().length === total ? true : undefined));
-  const convergedMs = performance.now() - syncStart;
-  console.log(
-    `1,000 MySQLCluster creates (20 in flight): ${(createMs / 1000).toFixed(2)} s; informer LIST + sync: ${(syncMs / 1000).toFixed(2)} s ` +
-      `(${atSync} objects at sync); all 1,000 in the lister after ${(convergedMs / 1000).toFixed(2)} s`,
-  );
+    const factory = new SharedInformerFactory();
+    factories.push(factory);
+    const { informer, lister } = mySQLClusterInformerFor(factory, kube, { namespace: bulkNs });
+    assert.equal(informer.hasSynced(), false);
+    const syncStart = performance.now();
+    factory.start(stopAll.signal);
+    const synced = await factory.waitForCacheSync(AbortSignal.any([stopAll.signal, AbortSignal.timeout(120_000)]));
+    const syncMs = performance.now() - syncStart;
+    const atSync = lister.namespace(bulkNs).list().length;
+    assert.equal(synced, true, "waitForCacheSync resolved true");
+    assert.equal(informer.hasSynced(), true);
+    // The first LIST is at resourceVersion "0", which the API server answers from its watch cache: right after a burst
+    // of creates that snapshot may trail etcd by a few objects, and the watch from its RV then delivers the rest.
+    assert.ok(atSync > 0 && atSync <= total, `${atSync} objects in the cache at sync`);
+    await eventually(`${total} objects in the lister`, () =>
+      lister.namespace(bulkNs).list().length === total ? true : undefined,
+    );
+    const convergedMs = performance.now() - syncStart;
+    console.log(
+      `1,000 MySQLCluster creates (20 in flight): ${(createMs / 1000).toFixed(2)} s; informer LIST + sync: ${(syncMs / 1000).toFixed(2)} s ` +
+        `(${atSync} objects at sync); all 1,000 in the lister after ${(convergedMs / 1000).toFixed(2)} s`,
+    );
 
-  assert.equal(lister.namespace(bulkNs).list().length, total);
-  assert.equal(lister.list().length, total, "the informer is scoped to its namespace");
-  assert.equal(lister.namespace(ns).list().length, 0);
-  const server = await bulk.get("bulk-0123");
-  const cached = lister.get(bulkNs, "bulk-0123");
-  assert.ok(cached, "get(ns, name) answers from the cache");
-  assert.equal(cached.metadata.uid, server.metadata.uid);
-  assert.equal(cached.metadata.resourceVersion, server.metadata.resourceVersion);
-  assert.equal(cached.spec?.replicas, (123 % 9) + 1);
-  assert.equal(lister.namespace(bulkNs).get("bulk-0999")?.metadata.name, "bulk-0999");
-  assert.equal(lister.get(bulkNs, "bulk-1000"), undefined);
+    assert.equal(lister.namespace(bulkNs).list().length, total);
+    assert.equal(lister.list().length, total, "the informer is scoped to its namespace");
+    assert.equal(lister.namespace(ns).list().length, 0);
+    const server = await bulk.get("bulk-0123");
+    const cached = lister.get(bulkNs, "bulk-0123");
+    assert.ok(cached, "get(ns, name) answers from the cache");
+    assert.equal(cached.metadata.uid, server.metadata.uid);
+    assert.equal(cached.metadata.resourceVersion, server.metadata.resourceVersion);
+    assert.equal(cached.spec?.replicas, (123 % 9) + 1);
+    assert.equal(lister.namespace(bulkNs).get("bulk-0999")?.metadata.name, "bulk-0999");
+    assert.equal(lister.get(bulkNs, "bulk-1000"), undefined);
 
-  const shard3 = lister.namespace(bulkNs).list("shard=3");
-  const expectedShard3 = Array.from({ length: total }, (_, i) => i).filter((i) => i % 10 === 3).map(nameOf);
-  assert.deepEqual(names(shard3), expectedShard3);
-  assert.equal(lister.namespace(bulkNs).list("shard in (1,2),parity=odd").length, 100, "shards 1 and 2 with odd numbers: shard 1 only");
-  assert.equal(lister.namespace(bulkNs).list({ parity: "even" }).length, 500);
-  assert.deepEqual(names(lister.namespace(bulkNs).list("shard=3")), names((await bulk.list({ labelSelector: "shard=3" })).items), "the lister agrees with the server");
+    const shard3 = lister.namespace(bulkNs).list("shard=3");
+    const expectedShard3 = Array.from({ length: total }, (_, i) => i)
+      .filter((i) => i % 10 === 3)
+      .map(nameOf);
+    assert.deepEqual(names(shard3), expectedShard3);
+    assert.equal(
+      lister.namespace(bulkNs).list("shard in (1,2),parity=odd").length,
+      100,
+      "shards 1 and 2 with odd numbers: shard 1 only",
+    );
+    assert.equal(lister.namespace(bulkNs).list({ parity: "even" }).length, 500);
+    assert.deepEqual(
+      names(lister.namespace(bulkNs).list("shard=3")),
+      names((await bulk.list({ labelSelector: "shard=3" })).items),
+      "the lister agrees with the server",
+    );
 
-  // Changes after sync reach the cache through the watch.
-  await bulk.patch("bulk-0042", { type: "merge", body: { spec: { replicas: 9 }, metadata: { labels: { shard: "moved" } } } });
-  await bulk.create(cluster("bulk-late", {}, { shard: "3" }));
-  await bulk.delete("bulk-0999");
-  await eventually("the patch, create and delete in the lister", () => {
-    const patched = lister.get(bulkNs, "bulk-0042");
-    const ready = patched?.spec?.replicas === 9 && lister.get(bulkNs, "bulk-late") !== undefined && lister.get(bulkNs, "bulk-0999") === undefined;
-    return ready ? true : undefined;
-  });
-  assert.equal(lister.namespace(bulkNs).list().length, total);
-  assert.deepEqual(names(lister.namespace(bulkNs).list("shard=moved")), ["bulk-0042"]);
-  assert.equal(lister.namespace(bulkNs).list("shard=3").length, 101);
-});
+    // Changes after sync reach the cache through the watch.
+    await bulk.patch("bulk-0042", {
+      type: "merge",
+      body: { spec: { replicas: 9 }, metadata: { labels: { shard: "moved" } } },
+    });
+    await bulk.create(cluster("bulk-late", {}, { shard: "3" }));
+    await bulk.delete("bulk-0999");
+    await eventually("the patch, create and delete in the lister", () => {
+      const patched = lister.get(bulkNs, "bulk-0042");
+      const ready =
+        patched?.spec?.replicas === 9 &&
+        lister.get(bulkNs, "bulk-late") !== undefined &&
+        lister.get(bulkNs, "bulk-0999") === undefined;
+      return ready ? true : undefined;
+    });
+    assert.equal(lister.namespace(bulkNs).list().length, total);
+    assert.deepEqual(names(lister.namespace(bulkNs).list("shard=moved")), ["bulk-0042"]);
+    assert.equal(lister.namespace(bulkNs).list("shard=3").length, 101);
+  },
+);

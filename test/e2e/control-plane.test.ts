@@ -11,18 +11,30 @@ const crdFile = path.join(repoRoot, "samples/mysql/crd.yaml");
 /** PIDs of running processes whose command line mentions `needle` (from ps, so the test sees what the OS sees). */
 function pidsMatching(needle: string): number[] {
   const out = execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" });
-  return out.split("\n").filter((l) => l.includes(needle) && !l.includes("ps -eo")).map((l) => Number(l.trim().split(/\s+/)[0]));
+  return out
+    .split("\n")
+    .filter((l) => l.includes(needle) && !l.includes("ps -eo"))
+    .map((l) => Number(l.trim().split(/\s+/)[0]));
 }
 
 test("start serves the installed CRD's version in discovery, keeps objects across an apiserver restart, and stop ends both processes", async () => {
   const plane = await startControlPlane({ crdFiles: [crdFile] });
   const kube = plane.kubeClient();
   try {
-    const discovery = await kube.request<{ resources: Array<{ name: string }> }>({ method: "GET", path: "/apis/example.com/v1" });
+    const discovery = await kube.request<{ resources: Array<{ name: string }> }>({
+      method: "GET",
+      path: "/apis/example.com/v1",
+    });
     assert.ok(discovery.resources.some((r) => r.name === "mysqlclusters"));
-    await kube.request({ method: "POST", path: "/api/v1/namespaces/default/configmaps", body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "kept" }, data: { a: "1" } } });
+    await kube.request({
+      method: "POST",
+      path: "/api/v1/namespaces/default/configmaps",
+      body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "kept" }, data: { a: "1" } },
+    });
     await plane.restartApiServer();
-    const kept = await plane.kubeClient().request<{ data: Record<string, string> }>({ method: "GET", path: "/api/v1/namespaces/default/configmaps/kept" });
+    const kept = await plane
+      .kubeClient()
+      .request<{ data: Record<string, string> }>({ method: "GET", path: "/api/v1/namespaces/default/configmaps/kept" });
     assert.deepEqual(kept.data, { a: "1" }, "etcd kept the object while the apiserver restarted");
     assert.match(plane.etcdEndpoint, /^http:\/\/127\.0\.0\.1:\d+$/);
   } finally {
@@ -37,7 +49,10 @@ test("a test process killed with SIGKILL leaves no control plane process behind"
     const plane = await startControlPlane({});
     process.stdout.write(plane.dir + "\\n");
     setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ["--input-type=module", "-e", script], { cwd: repoRoot, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+    cwd: repoRoot,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const dir = await new Promise<string>((resolve, reject) => {
     let out = "";
     child.stdout.on("data", (d: Buffer) => {

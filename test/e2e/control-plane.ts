@@ -12,10 +12,16 @@ export async function startSampleControlPlane(): Promise<ControlPlane> {
 }
 
 /** Polls `check` (sync or async) every 100 ms until it returns a value, or fails after `timeoutMs` naming what it waited for. */
-export async function eventually<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const value = await Promise.resolve().then(check).catch(() => undefined);
+    const value = await Promise.resolve()
+      .then(check)
+      .catch(() => undefined);
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));

@@ -14,12 +14,25 @@ import { parseAllDocuments } from "yaml";
 import type { V1ConfigMap, V1Deployment, V1OwnerReference, V1StatefulSet } from "@kubernetes/client-node";
 import { KubeConfig } from "@kubernetes/client-node";
 import { findBinary, startControlPlane, type ControlPlane } from "@crdgen/runtime/envtest";
-import { ApiError, ResourceClient, builtinResources, controllerOwnerReference, isNotFound, newLogger, type KubernetesObject, type ResourceDescriptor, type KubeClient } from "@crdgen/runtime";
+import {
+  ApiError,
+  ResourceClient,
+  builtinResources,
+  controllerOwnerReference,
+  isNotFound,
+  newLogger,
+  type KubernetesObject,
+  type ResourceDescriptor,
+  type KubeClient,
+} from "@crdgen/runtime";
 import { kubeLeaseLock } from "@crdgen/runtime/leaderelection";
 import { HttpKubeClient, serviceAccountUser, type Patch, type ResponseInfo } from "@crdgen/runtime/client";
 import { startManager, type PolicyRule } from "@crdgen/runtime/manager";
 import { newMySQLClusterController } from "../../samples/mysql/generated/example.com/v1/mysqlcluster.controller.js";
-import { newMySQLClusterClient, type MySQLClusterVerbs } from "../../samples/mysql/generated/example.com/v1/mysqlcluster.client.js";
+import {
+  newMySQLClusterClient,
+  type MySQLClusterVerbs,
+} from "../../samples/mysql/generated/example.com/v1/mysqlcluster.client.js";
 import * as hooks from "../../samples/mysql/src/mysqlcluster.hooks.js";
 import { deployDir, operatorAccess } from "../../samples/mysql/src/deploy-manifests.js";
 import { eventually, repoRoot } from "./control-plane.js";
@@ -30,7 +43,8 @@ const run = promisify(execFile);
 async function committedManifests(): Promise<KubernetesObject[]> {
   const docs: KubernetesObject[] = [];
   for (const file of (await readdir(deployDir)).filter((f) => f.endsWith(".yaml")).sort()) {
-    for (const doc of parseAllDocuments(await readFile(path.join(deployDir, file), "utf8"))) docs.push(doc.toJS() as KubernetesObject);
+    for (const doc of parseAllDocuments(await readFile(path.join(deployDir, file), "utf8")))
+      docs.push(doc.toJS() as KubernetesObject);
   }
   return docs;
 }
@@ -67,7 +81,10 @@ before(async () => {
   serviceAccount = deployment.spec!.template.spec!.serviceAccountName!;
   const args = deployment.spec!.template.spec!.containers[0]!.args ?? [];
   leaseName = args.find((a) => a.startsWith("--leader-election-id="))?.split("=")[1] ?? "";
-  assert.ok(args.includes("--leader-elect") && leaseName, "the Deployment runs with --leader-elect and --leader-election-id");
+  assert.ok(
+    args.includes("--leader-elect") && leaseName,
+    "the Deployment runs with --leader-elect and --leader-election-id",
+  );
 });
 
 after(async () => {
@@ -78,12 +95,30 @@ after(async () => {
 
 test("kubectl apply -f samples/mysql/deploy/ creates every object the manifests describe", async () => {
   const kubectl = findBinary("kubectl");
-  const { stdout } = await run(kubectl, ["--kubeconfig", plane.kubeconfigPath, "apply", "--server-side", "-f", deployDir]);
+  const { stdout } = await run(kubectl, [
+    "--kubeconfig",
+    plane.kubeconfigPath,
+    "apply",
+    "--server-side",
+    "-f",
+    deployDir,
+  ]);
   const applied = stdout.trim().split("\n");
   assert.equal(applied.length, docs.length, `one line per object:\n${stdout}`);
-  const { stdout: got } = await run(kubectl, ["--kubeconfig", plane.kubeconfigPath, "get", "-f", deployDir, "-o", "json"]);
+  const { stdout: got } = await run(kubectl, [
+    "--kubeconfig",
+    plane.kubeconfigPath,
+    "get",
+    "-f",
+    deployDir,
+    "-o",
+    "json",
+  ]);
   const items = (JSON.parse(got) as { items: KubernetesObject[] }).items;
-  assert.deepEqual(items.map((i) => `${i.kind}/${i.metadata?.name}`).sort(), docs.map((d) => `${d.kind}/${d.metadata?.name}`).sort());
+  assert.deepEqual(
+    items.map((i) => `${i.kind}/${i.metadata?.name}`).sort(),
+    docs.map((d) => `${d.kind}/${d.metadata?.name}`).sort(),
+  );
   // The API server defaulted and stored the Deployment as written: probes and the metrics port survived validation.
   const stored = items.find((i) => i.kind === "Deployment") as V1Deployment;
   const container = stored.spec!.template.spec!.containers[0]!;
@@ -123,14 +158,17 @@ function requestAttributes(r: ResponseInfo): Array<Omit<Use, "status" | "path">>
   };
   const uses = [{ group, resource, verb: verbs[r.method]! }];
   // A server-side apply that creates the object is authorised as create too (see the test below that proves it).
-  if (r.method === "PATCH" && r.contentType === "application/apply-patch+yaml" && r.status === 201) uses.push({ group, resource, verb: "create" });
+  if (r.method === "PATCH" && r.contentType === "application/apply-patch+yaml" && r.status === 201)
+    uses.push({ group, resource, verb: "create" });
   return uses;
 }
 
 /** Every (group, resource, verb) a set of rules grants; resourceNames narrow, but a granted verb is still listed once. */
 function granted(rules: PolicyRule[]): Set<string> {
   const out = new Set<string>();
-  for (const rule of rules) for (const g of rule.apiGroups) for (const r of rule.resources) for (const v of rule.verbs) out.add(`${g}|${r}|${v}`);
+  for (const rule of rules)
+    for (const g of rule.apiGroups)
+      for (const r of rule.resources) for (const v of rule.verbs) out.add(`${g}|${r}|${v}`);
   return out;
 }
 
@@ -156,10 +194,20 @@ test("the operator, as the deployed ServiceAccount, runs a whole cluster lifecyc
   });
   // The bindings from `kubectl apply` reach the authorizer's cache a moment later: wait until both are in effect,
   // with requests that are not recorded, so a 403 below means a missing permission and not a slow cache.
-  const probe = HttpKubeClient.fromKubeConfig(plane.kubeConfig(), { impersonate: { user: serviceAccountUser(operatorNamespace, serviceAccount) } });
+  const probe = HttpKubeClient.fromKubeConfig(plane.kubeConfig(), {
+    impersonate: { user: serviceAccountUser(operatorNamespace, serviceAccount) },
+  });
   // (Also waits out the 503 "storage is (re)initializing" of a CRD just installed.)
-  await eventually("list mysqlclusters as the ServiceAccount", () => newMySQLClusterClient(probe).listAllNamespaces().then(() => true));
-  await eventually("get the Lease as the ServiceAccount", () => kubeLeaseLock(probe, operatorNamespace, leaseName).get().then(() => true));
+  await eventually("list mysqlclusters as the ServiceAccount", () =>
+    newMySQLClusterClient(probe)
+      .listAllNamespaces()
+      .then(() => true),
+  );
+  await eventually("get the Lease as the ServiceAccount", () =>
+    kubeLeaseLock(probe, operatorNamespace, leaseName)
+      .get()
+      .then(() => true),
+  );
   probe.close();
   const logLines: string[] = [];
   const logger = newLogger({ level: "info", write: (line) => logLines.push(line) });
@@ -185,7 +233,11 @@ test("the operator, as the deployed ServiceAccount, runs a whole cluster lifecyc
   const clusters: MySQLClusterVerbs = newMySQLClusterClient(admin).namespace(namespace);
   const statefulSets = new ResourceClient<V1StatefulSet>(admin, builtinResources.statefulSets);
   try {
-    await admin.request({ method: "POST", path: "/api/v1/namespaces", body: { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } } });
+    await admin.request({
+      method: "POST",
+      path: "/api/v1/namespaces",
+      body: { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } },
+    });
     await eventually("the operator ready (leading, caches synced)", async () => {
       const res = await fetch(`http://127.0.0.1:${manager.healthProbePort}/readyz`);
       return res.status === 200 && manager.isLeading() ? true : undefined;
@@ -208,14 +260,27 @@ test("the operator, as the deployed ServiceAccount, runs a whole cluster lifecyc
         const replicas = sts.spec?.replicas ?? 1;
         await statefulSets.patchStatus(namespace, sts.metadata!.name!, {
           type: "merge",
-          body: { status: { observedGeneration: sts.metadata!.generation!, replicas, readyReplicas: replicas, currentReplicas: replicas, updatedReplicas: replicas, availableReplicas: replicas, currentRevision: "db-1", updateRevision: "db-1" } },
+          body: {
+            status: {
+              observedGeneration: sts.metadata!.generation!,
+              replicas,
+              readyReplicas: replicas,
+              currentReplicas: replicas,
+              updatedReplicas: replicas,
+              availableReplicas: replicas,
+              currentRevision: "db-1",
+              updateRevision: "db-1",
+            },
+          },
         });
       }
     };
     const ready = async (what: string, uid: string) => {
       await converged(what);
       await reportStatefulSetsReady(uid);
-      await eventually(`${what}: phase Ready`, async () => ((await clusters.get("db")).status?.phase === "Ready" ? true : undefined));
+      await eventually(`${what}: phase Ready`, async () =>
+        (await clusters.get("db")).status?.phase === "Ready" ? true : undefined,
+      );
     };
 
     // 1. A cluster with everything optional switched on.
@@ -223,7 +288,12 @@ test("the operator, as the deployed ServiceAccount, runs a whole cluster lifecyc
       apiVersion: "example.com/v1",
       kind: "MySQLCluster",
       metadata: { name: "db" },
-      spec: { replicas: 3, version: "8.0.36", storage: { reclaimPolicy: "Delete" }, backup: { schedule: "0 3 * * *" } } as never,
+      spec: {
+        replicas: 3,
+        version: "8.0.36",
+        storage: { reclaimPolicy: "Delete" },
+        backup: { schedule: "0 3 * * *" },
+      } as never,
     });
     const uid = db.metadata.uid!;
     await ready("created", uid);
@@ -251,16 +321,28 @@ test("the operator, as the deployed ServiceAccount, runs a whole cluster lifecyc
     await ready("backup removed", uid);
     // 6. The cluster deleted: no finalizer holds it, and the operator's cache lets it go.
     await clusters.delete("db");
-    await eventually("db gone from the API", () => clusters.get("db").then(() => undefined, (e: unknown) => (isNotFound(e) ? true : undefined)));
-    await eventually("db gone from the operator's cache", () => (controller.informer.getIndexer().getByKey(`${namespace}/db`) ? undefined : true));
+    await eventually("db gone from the API", () =>
+      clusters.get("db").then(
+        () => undefined,
+        (e: unknown) => (isNotFound(e) ? true : undefined),
+      ),
+    );
+    await eventually("db gone from the operator's cache", () =>
+      controller.informer.getIndexer().getByKey(`${namespace}/db`) ? undefined : true,
+    );
     // Leadership is renewed (an update of the Lease) at least once before stopping.
     const lease = kubeLeaseLock(admin, operatorNamespace, leaseName);
     const first = await lease.get();
-    await eventually("the Lease renewed", async () => ((await lease.get())?.spec?.renewTime !== first?.spec?.renewTime ? true : undefined));
+    await eventually("the Lease renewed", async () =>
+      (await lease.get())?.spec?.renewTime !== first?.spec?.renewTime ? true : undefined,
+    );
   } catch (error) {
     // A step that timed out is most often a refused request: name those first.
     const refused = recorded.filter((u) => u.status === 401 || u.status === 403).map((u) => `${u.verb} ${u.path}`);
-    if (refused.length > 0) throw new Error(`the scenario stalled; the ServiceAccount was refused: ${[...new Set(refused)].join(", ")}`, { cause: error });
+    if (refused.length > 0)
+      throw new Error(`the scenario stalled; the ServiceAccount was refused: ${[...new Set(refused)].join(", ")}`, {
+        cause: error,
+      });
     throw error;
   } finally {
     stop.abort();
@@ -270,20 +352,41 @@ test("the operator, as the deployed ServiceAccount, runs a whole cluster lifecyc
 
   // What the operator used, for the record.
   const counts = new Map<string, number>();
-  for (const u of recorded) counts.set(`${u.group}|${u.resource}|${u.verb} ${u.status}`, (counts.get(`${u.group}|${u.resource}|${u.verb} ${u.status}`) ?? 0) + 1);
-  t.diagnostic(`requests as ${serviceAccount}: ${[...counts].sort().map(([k, n]) => `${label(k.split(" ")[0]!)} → ${k.split(" ")[1]} ×${n}`).join("; ")}`);
+  for (const u of recorded)
+    counts.set(
+      `${u.group}|${u.resource}|${u.verb} ${u.status}`,
+      (counts.get(`${u.group}|${u.resource}|${u.verb} ${u.status}`) ?? 0) + 1,
+    );
+  t.diagnostic(
+    `requests as ${serviceAccount}: ${[...counts]
+      .sort()
+      .map(([k, n]) => `${label(k.split(" ")[0]!)} → ${k.split(" ")[1]} ×${n}`)
+      .join("; ")}`,
+  );
 
   // (a) No request was refused.
   const forbidden = recorded.filter((u) => u.status === 401 || u.status === 403);
-  assert.deepEqual(forbidden.map((u) => `${u.verb} ${u.path}`), [], "requests the ServiceAccount was refused");
-  assert.ok(!logLines.some((l) => /forbidden/i.test(l)), `no forbidden in the operator's log:\n${logLines.filter((l) => /forbidden/i.test(l)).join("\n")}`);
+  assert.deepEqual(
+    forbidden.map((u) => `${u.verb} ${u.path}`),
+    [],
+    "requests the ServiceAccount was refused",
+  );
+  assert.ok(
+    !logLines.some((l) => /forbidden/i.test(l)),
+    `no forbidden in the operator's log:\n${logLines.filter((l) => /forbidden/i.test(l)).join("\n")}`,
+  );
 
   // (b) Every granted permission was used, or a listed reason says why the scenario cannot use it.
-  const used = new Set(recorded.filter((u) => u.status !== 401 && u.status !== 403).map((u) => `${u.group}|${u.resource}|${u.verb}`));
-  const ownedWrites = owned.some((k) => used.has(`${k.group}|${k.plural}|create`) || used.has(`${k.group}|${k.plural}|patch`));
+  const used = new Set(
+    recorded.filter((u) => u.status !== 401 && u.status !== 403).map((u) => `${u.group}|${u.resource}|${u.verb}`),
+  );
+  const ownedWrites = owned.some(
+    (k) => used.has(`${k.group}|${k.plural}|create`) || used.has(`${k.group}|${k.plural}|patch`),
+  );
   const justified: Array<{ applies(group: string, resource: string, verb: string): boolean; reason: string }> = [
     {
-      applies: (g, r, v) => g === primary.group && r === `${primary.plural}/finalizers` && v === "update" && ownedWrites,
+      applies: (g, r, v) =>
+        g === primary.group && r === `${primary.plural}/finalizers` && v === "update" && ownedWrites,
       reason:
         "no request of its own: the OwnerReferencesPermissionEnforcement admission plugin (on in this control plane) checks it on every " +
         "owned-kind write carrying blockOwnerDeletion; the test below shows the 403 without it",
@@ -311,22 +414,42 @@ test("the operator, as the deployed ServiceAccount, runs a whole cluster lifecyc
     else unused.push(label(key));
   }
   if (excused.length) t.diagnostic(`granted but not requested, with reasons: ${excused.join(" | ")}`);
-  assert.deepEqual(unused, [], "granted permissions the operator never used (narrow the ClusterRole derivation, or exercise them)");
+  assert.deepEqual(
+    unused,
+    [],
+    "granted permissions the operator never used (narrow the ClusterRole derivation, or exercise them)",
+  );
 
   // (c) Steady state was reached at every step (asserted above); the controllers never failed a reconcile.
-  assert.deepEqual(logLines.filter((l) => /reconcile failed/.test(l)), [], "reconcile errors");
+  assert.deepEqual(
+    logLines.filter((l) => /reconcile failed/.test(l)),
+    [],
+    "reconcile errors",
+  );
 });
 
 test("a second replica is a ready standby (so a rolling update can proceed) that reconciles nothing until the leader stops", async () => {
   const quiet = newLogger({ write: () => undefined });
   const start = async () => {
-    const kube = HttpKubeClient.fromKubeConfig(plane.kubeConfig(), { impersonate: { user: serviceAccountUser(operatorNamespace, serviceAccount) } });
+    const kube = HttpKubeClient.fromKubeConfig(plane.kubeConfig(), {
+      impersonate: { user: serviceAccountUser(operatorNamespace, serviceAccount) },
+    });
     const controller = newMySQLClusterController(kube, hooks, { logger: quiet });
     const stop = new AbortController();
     const manager = await startManager([controller], {
-      kube, logger: quiet, signal: stop.signal,
-      options: { metricsBindAddress: "0", healthProbeBindAddress: "127.0.0.1:0", leaderElect: true, leaderElectionId: leaseName, leaderElectionNamespace: operatorNamespace },
-      leaseDurationMs: 4_000, renewDeadlineMs: 3_000, retryPeriodMs: 500,
+      kube,
+      logger: quiet,
+      signal: stop.signal,
+      options: {
+        metricsBindAddress: "0",
+        healthProbeBindAddress: "127.0.0.1:0",
+        leaderElect: true,
+        leaderElectionId: leaseName,
+        leaderElectionNamespace: operatorNamespace,
+      },
+      leaseDurationMs: 4_000,
+      renewDeadlineMs: 3_000,
+      retryPeriodMs: 500,
     });
     const readyz = async () => (await fetch(`http://127.0.0.1:${manager.healthProbePort}/readyz`)).status;
     const shutdown = async () => {
@@ -338,14 +461,18 @@ test("a second replica is a ready standby (so a rolling update can proceed) that
   };
   const leader = await start();
   try {
-    await eventually("the first replica leading and ready", async () => (leader.manager.isLeading() && (await leader.readyz()) === 200 ? true : undefined));
+    await eventually("the first replica leading and ready", async () =>
+      leader.manager.isLeading() && (await leader.readyz()) === 200 ? true : undefined,
+    );
     const standby = await start();
     try {
       assert.equal(await standby.readyz(), 200, "a standby answers ready");
       assert.equal(standby.manager.isLeading(), false);
       assert.equal(standby.controller.hasSynced(), false, "the standby's controller has not started");
       await leader.shutdown();
-      await eventually("the standby taking over", () => (standby.manager.isLeading() && standby.controller.hasSynced() ? true : undefined));
+      await eventually("the standby taking over", () =>
+        standby.manager.isLeading() && standby.controller.hasSynced() ? true : undefined,
+      );
       assert.equal(await standby.readyz(), 200);
     } finally {
       await standby.shutdown();
@@ -361,12 +488,22 @@ test("a second replica is a ready standby (so a rolling update can proceed) that
 /** A ServiceAccount-shaped identity in namespace `probe` with exactly `rules` (a Role there, or a ClusterRole when cluster). */
 async function identityWith(name: string, rules: PolicyRule[], cluster = false): Promise<KubeClient> {
   const ns = "probe";
-  await admin.request({ method: "POST", path: "/api/v1/namespaces", body: { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } } }).catch((e: unknown) => {
-    if (!(e instanceof ApiError && e.status === 409)) throw e;
-  });
+  await admin
+    .request({
+      method: "POST",
+      path: "/api/v1/namespaces",
+      body: { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } },
+    })
+    .catch((e: unknown) => {
+      if (!(e instanceof ApiError && e.status === 409)) throw e;
+    });
   const kind = cluster ? "ClusterRole" : "Role";
   const base = cluster ? "/apis/rbac.authorization.k8s.io/v1" : `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}`;
-  await admin.request({ method: "POST", path: `${base}/${kind.toLowerCase()}s`, body: { apiVersion: "rbac.authorization.k8s.io/v1", kind, metadata: { name }, rules } });
+  await admin.request({
+    method: "POST",
+    path: `${base}/${kind.toLowerCase()}s`,
+    body: { apiVersion: "rbac.authorization.k8s.io/v1", kind, metadata: { name }, rules },
+  });
   await admin.request({
     method: "POST",
     path: `${base}/${kind.toLowerCase()}bindings`,
@@ -398,24 +535,50 @@ const configMap = (name: string, ownerReferences?: V1OwnerReference[]): Patch<V1
   type: "apply",
   fieldManager: "probe",
   force: true,
-  body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "probe", ownerReferences }, data: { a: "1" } },
+  body: {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name, namespace: "probe", ownerReferences },
+    data: { a: "1" },
+  },
 });
 
 test("server-side apply that creates an object needs create, not only patch; applying to an existing object needs only patch", async () => {
   const configMaps = new ResourceClient<V1ConfigMap>(admin, builtinResources.configMaps);
-  const patchOnly = await identityWith("patch-only", [{ apiGroups: [""], resources: ["configmaps"], verbs: ["patch"] }]);
-  const withCreate = await identityWith("patch-and-create", [{ apiGroups: [""], resources: ["configmaps"], verbs: ["create", "patch"] }]);
+  const patchOnly = await identityWith("patch-only", [
+    { apiGroups: [""], resources: ["configmaps"], verbs: ["patch"] },
+  ]);
+  const withCreate = await identityWith("patch-and-create", [
+    { apiGroups: [""], resources: ["configmaps"], verbs: ["create", "patch"] },
+  ]);
   try {
     // Existing object: patch alone is enough (this also waits for the Role to reach the authorizer).
     await configMaps.create("probe", { metadata: { name: "existing" }, data: { a: "0" } });
-    const updated = await whenAuthorized(() => new ResourceClient<V1ConfigMap>(patchOnly, builtinResources.configMaps).patch("probe", "existing", configMap("existing")));
+    const updated = await whenAuthorized(() =>
+      new ResourceClient<V1ConfigMap>(patchOnly, builtinResources.configMaps).patch(
+        "probe",
+        "existing",
+        configMap("existing"),
+      ),
+    );
     assert.equal(updated.data?.["a"], "1");
     // New object: patch alone is refused, naming create.
     await assert.rejects(
-      new ResourceClient<V1ConfigMap>(patchOnly, builtinResources.configMaps).patch("probe", "fresh", configMap("fresh")),
-      (e: unknown) => e instanceof ApiError && e.status === 403 && /cannot create resource "configmaps"/.test(e.message),
+      new ResourceClient<V1ConfigMap>(patchOnly, builtinResources.configMaps).patch(
+        "probe",
+        "fresh",
+        configMap("fresh"),
+      ),
+      (e: unknown) =>
+        e instanceof ApiError && e.status === 403 && /cannot create resource "configmaps"/.test(e.message),
     );
-    const created = await whenAuthorized(() => new ResourceClient<V1ConfigMap>(withCreate, builtinResources.configMaps).patch("probe", "fresh", configMap("fresh")));
+    const created = await whenAuthorized(() =>
+      new ResourceClient<V1ConfigMap>(withCreate, builtinResources.configMaps).patch(
+        "probe",
+        "fresh",
+        configMap("fresh"),
+      ),
+    );
     assert.equal(created.metadata?.name, "fresh");
   } finally {
     patchOnly.close();
@@ -425,29 +588,67 @@ test("server-side apply that creates an object needs create, not only patch; app
 
 test("with OwnerReferencesPermissionEnforcement, a blockOwnerDeletion owner reference needs update on <primary>/finalizers, and changing an object's owner references needs delete", async () => {
   const clusters = newMySQLClusterClient(admin).namespace("probe");
-  const owner = await clusters.create({ apiVersion: "example.com/v1", kind: "MySQLCluster", metadata: { name: "owner" }, spec: { replicas: 1, version: "8.0.36" } });
+  const owner = await clusters.create({
+    apiVersion: "example.com/v1",
+    kind: "MySQLCluster",
+    metadata: { name: "owner" },
+    spec: { replicas: 1, version: "8.0.36" },
+  });
   const ref = controllerOwnerReference(owner);
   assert.equal(ref.blockOwnerDeletion, true, "the runtime's controller owner references block owner deletion");
   const writeChildren: PolicyRule = { apiGroups: [""], resources: ["configmaps"], verbs: ["create", "patch"] };
   const without = await identityWith("no-finalizers", [writeChildren]);
-  const withFinalizers = await identityWith("finalizers", [writeChildren, { apiGroups: ["example.com"], resources: ["mysqlclusters/finalizers"], verbs: ["update"] }], true);
+  const withFinalizers = await identityWith(
+    "finalizers",
+    [writeChildren, { apiGroups: ["example.com"], resources: ["mysqlclusters/finalizers"], verbs: ["update"] }],
+    true,
+  );
   try {
     // The same child without an owner reference is allowed (waits for the Role to reach the authorizer).
-    await whenAuthorized(() => new ResourceClient<V1ConfigMap>(without, builtinResources.configMaps).patch("probe", "plain", configMap("plain")));
+    await whenAuthorized(() =>
+      new ResourceClient<V1ConfigMap>(without, builtinResources.configMaps).patch("probe", "plain", configMap("plain")),
+    );
     await assert.rejects(
-      new ResourceClient<V1ConfigMap>(without, builtinResources.configMaps).patch("probe", "child-a", configMap("child-a", [ref])),
+      new ResourceClient<V1ConfigMap>(without, builtinResources.configMaps).patch(
+        "probe",
+        "child-a",
+        configMap("child-a", [ref]),
+      ),
       (e: unknown) => e instanceof ApiError && e.status === 403 && /finalizers/.test(e.message),
     );
-    const child = await whenAuthorized(() => new ResourceClient<V1ConfigMap>(withFinalizers, builtinResources.configMaps).patch("probe", "child-b", configMap("child-b", [ref])));
+    const child = await whenAuthorized(() =>
+      new ResourceClient<V1ConfigMap>(withFinalizers, builtinResources.configMaps).patch(
+        "probe",
+        "child-b",
+        configMap("child-b", [ref]),
+      ),
+    );
     assert.equal(child.metadata?.ownerReferences?.[0]?.uid, owner.metadata.uid);
     // Changing the owner references of an existing object (here: removing them) also needs delete on its kind.
     await assert.rejects(
-      new ResourceClient<V1ConfigMap>(withFinalizers, builtinResources.configMaps).patch("probe", "child-b", configMap("child-b", [])),
+      new ResourceClient<V1ConfigMap>(withFinalizers, builtinResources.configMaps).patch(
+        "probe",
+        "child-b",
+        configMap("child-b", []),
+      ),
       (e: unknown) => e instanceof ApiError && e.status === 403 && /delete/.test(e.message),
     );
-    const canDelete = await identityWith("finalizers-and-delete", [{ ...writeChildren, verbs: [...writeChildren.verbs, "delete"] }, { apiGroups: ["example.com"], resources: ["mysqlclusters/finalizers"], verbs: ["update"] }], true);
+    const canDelete = await identityWith(
+      "finalizers-and-delete",
+      [
+        { ...writeChildren, verbs: [...writeChildren.verbs, "delete"] },
+        { apiGroups: ["example.com"], resources: ["mysqlclusters/finalizers"], verbs: ["update"] },
+      ],
+      true,
+    );
     try {
-      const released = await whenAuthorized(() => new ResourceClient<V1ConfigMap>(canDelete, builtinResources.configMaps).patch("probe", "child-b", configMap("child-b", [])));
+      const released = await whenAuthorized(() =>
+        new ResourceClient<V1ConfigMap>(canDelete, builtinResources.configMaps).patch(
+          "probe",
+          "child-b",
+          configMap("child-b", []),
+        ),
+      );
       assert.equal(released.metadata?.ownerReferences, undefined);
     } finally {
       canDelete.close();
@@ -483,7 +684,11 @@ test("main.js with the Deployment's arguments, authenticated as the ServiceAccou
   // The container's arguments, with the ports moved to free ones on loopback (tests share the machine).
   const container = deployment.spec!.template.spec!.containers[0]!;
   const args = (container.args ?? []).map((a) =>
-    a.startsWith("--metrics-bind-address=") ? "--metrics-bind-address=127.0.0.1:0" : a.startsWith("--health-probe-bind-address=") ? "--health-probe-bind-address=127.0.0.1:0" : a,
+    a.startsWith("--metrics-bind-address=")
+      ? "--metrics-bind-address=127.0.0.1:0"
+      : a.startsWith("--health-probe-bind-address=")
+        ? "--health-probe-bind-address=127.0.0.1:0"
+        : a,
   );
   const main = path.join(repoRoot, "dist/samples/mysql/src/main.js");
   const child = spawn(process.execPath, [main, ...args], {
@@ -495,28 +700,58 @@ test("main.js with the Deployment's arguments, authenticated as the ServiceAccou
   for (const stream of [child.stdout, child.stderr]) {
     readline.createInterface({ input: stream }).on("line", (line) => {
       lines.push(line);
-      const entry = (() => { try { return JSON.parse(line) as { msg?: string; port?: number }; } catch { return {}; } })();
+      const entry = (() => {
+        try {
+          return JSON.parse(line) as { msg?: string; port?: number };
+        } catch {
+          return {};
+        }
+      })();
       if (entry.msg === "serving health probes" && entry.port) ports["health"] = entry.port;
       if (entry.msg === "serving metrics" && entry.port) ports["metrics"] = entry.port;
     });
   }
-  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("exit", (code, signal) => resolve([code, signal])));
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.on("exit", (code, signal) => resolve([code, signal])),
+  );
   try {
     await eventually("main.js serving probes", () => (ports["health"] && ports["metrics"] ? true : undefined));
     // Ready comes first (a standby is ready too); then it takes the free Lease.
-    await eventually("main.js ready", async () => ((await fetch(`http://127.0.0.1:${ports["health"]}/readyz`)).status === 200 ? true : undefined));
-    await eventually(`main.js holding the Lease ${operatorNamespace}/${leaseName}`, async () => ((await kubeLeaseLock(admin, operatorNamespace, leaseName).get())?.spec?.holderIdentity ? true : undefined));
+    await eventually("main.js ready", async () =>
+      (await fetch(`http://127.0.0.1:${ports["health"]}/readyz`)).status === 200 ? true : undefined,
+    );
+    await eventually(`main.js holding the Lease ${operatorNamespace}/${leaseName}`, async () =>
+      (await kubeLeaseLock(admin, operatorNamespace, leaseName).get())?.spec?.holderIdentity ? true : undefined,
+    );
     const metrics = await (await fetch(`http://127.0.0.1:${ports["metrics"]}/metrics`)).text();
     assert.match(metrics, /controller_runtime_reconcile_total\{controller="mysqlclusters\.example\.com"/);
     // It reconciles as the ServiceAccount.
-    await admin.request({ method: "POST", path: "/api/v1/namespaces", body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "process" } } });
+    await admin.request({
+      method: "POST",
+      path: "/api/v1/namespaces",
+      body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "process" } },
+    });
     const clusters = newMySQLClusterClient(admin).namespace("process");
-    await clusters.create({ apiVersion: "example.com/v1", kind: "MySQLCluster", metadata: { name: "by-process" }, spec: { replicas: 1, version: "8.0.36" } });
-    await eventually("main.js reconciled by-process", async () => ((await clusters.get("by-process")).status?.observedGeneration === 1 ? true : undefined));
+    await clusters.create({
+      apiVersion: "example.com/v1",
+      kind: "MySQLCluster",
+      metadata: { name: "by-process" },
+      spec: { replicas: 1, version: "8.0.36" },
+    });
+    await eventually("main.js reconciled by-process", async () =>
+      (await clusters.get("by-process")).status?.observedGeneration === 1 ? true : undefined,
+    );
     child.kill("SIGTERM");
     assert.deepEqual(await exited, [0, null], `main.js exits 0 on SIGTERM:\n${lines.slice(-10).join("\n")}`);
-    assert.equal((await kubeLeaseLock(admin, operatorNamespace, leaseName).get())?.spec?.holderIdentity, "", "the Lease was released");
-    assert.ok(!lines.some((l) => /forbidden/i.test(l)), `nothing forbidden:\n${lines.filter((l) => /forbidden/i.test(l)).join("\n")}`);
+    assert.equal(
+      (await kubeLeaseLock(admin, operatorNamespace, leaseName).get())?.spec?.holderIdentity,
+      "",
+      "the Lease was released",
+    );
+    assert.ok(
+      !lines.some((l) => /forbidden/i.test(l)),
+      `nothing forbidden:\n${lines.filter((l) => /forbidden/i.test(l)).join("\n")}`,
+    );
   } finally {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     await rm(dir, { recursive: true, force: true });

@@ -3,9 +3,20 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import type { ControlPlane } from "@crdgen/runtime/envtest";
 import type { KubeClient, Logger } from "@crdgen/runtime";
-import { type DeletedFinalStateUnknown, type ListerWatcher, SharedIndexInformer, isDeletedFinalStateUnknown, isResourceVersionTooOld, listerWatcherFor, unwrapDeleted } from "@crdgen/runtime/cache";
+import {
+  type DeletedFinalStateUnknown,
+  type ListerWatcher,
+  SharedIndexInformer,
+  isDeletedFinalStateUnknown,
+  isResourceVersionTooOld,
+  listerWatcherFor,
+  unwrapDeleted,
+} from "@crdgen/runtime/cache";
 import { type ListOptions } from "@crdgen/runtime/client";
-import { newMySQLClusterClient, type MySQLClusterVerbs } from "../../samples/mysql/generated/example.com/v1/mysqlcluster.client.js";
+import {
+  newMySQLClusterClient,
+  type MySQLClusterVerbs,
+} from "../../samples/mysql/generated/example.com/v1/mysqlcluster.client.js";
 import type { MySQLCluster } from "../../samples/mysql/generated/example.com/v1/mysqlcluster.types.js";
 import { eventually, startSampleControlPlane } from "./control-plane.js";
 
@@ -90,7 +101,12 @@ class FaultyListerWatcher implements ListerWatcher<MySQLCluster> {
     return (async function* () {
       await self.held(signal);
       if (signal.aborted) return;
-      self.calls.push({ kind: "watch", at: Date.now(), rv: options.resourceVersion, streaming: options.sendInitialEvents === true });
+      self.calls.push({
+        kind: "watch",
+        at: Date.now(),
+        rv: options.resourceVersion,
+        streaming: options.sendInitialEvents === true,
+      });
       const ctrl = new AbortController();
       const onAbort = (): void => ctrl.abort();
       signal.addEventListener("abort", onAbort, { once: true });
@@ -143,8 +159,15 @@ interface Harness {
  * A namespace of its own holding the `seed` clusters, an informer over MySQLClusters in it (default reflector settings
  * unless useWatchList), handlers recording events.
  */
-async function startHarness(namespace: string, options: { useWatchList?: boolean; seed?: string[] } = {}): Promise<Harness> {
-  await kube.request({ method: "POST", path: "/api/v1/namespaces", body: { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } } });
+async function startHarness(
+  namespace: string,
+  options: { useWatchList?: boolean; seed?: string[] } = {},
+): Promise<Harness> {
+  await kube.request({
+    method: "POST",
+    path: "/api/v1/namespaces",
+    body: { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } },
+  });
   const client = newMySQLClusterClient(kube);
   for (const name of options.seed ?? []) await client.namespace(namespace).create(newCluster(name));
   const lw = new FaultyListerWatcher(listerWatcherFor(client.resource, { namespace }));
@@ -164,11 +187,18 @@ async function startHarness(namespace: string, options: { useWatchList?: boolean
   });
   const events: Recorded[] = [];
   informer.addEventHandler({
-    addFunc: (o) => void events.push({ type: "add", name: o.metadata.name!, rv: o.metadata.resourceVersion, tombstone: false }),
-    updateFunc: (_old, o) => void events.push({ type: "update", name: o.metadata.name!, rv: o.metadata.resourceVersion, tombstone: false }),
+    addFunc: (o) =>
+      void events.push({ type: "add", name: o.metadata.name!, rv: o.metadata.resourceVersion, tombstone: false }),
+    updateFunc: (_old, o) =>
+      void events.push({ type: "update", name: o.metadata.name!, rv: o.metadata.resourceVersion, tombstone: false }),
     deleteFunc: (d: MySQLCluster | DeletedFinalStateUnknown<MySQLCluster>) => {
       const o = unwrapDeleted(d);
-      events.push({ type: "delete", name: o.metadata.name!, rv: o.metadata.resourceVersion, tombstone: isDeletedFinalStateUnknown(d) });
+      events.push({
+        type: "delete",
+        name: o.metadata.name!,
+        rv: o.metadata.resourceVersion,
+        tombstone: isDeletedFinalStateUnknown(d),
+      });
     },
   });
   const ctrl = new AbortController();
@@ -176,7 +206,11 @@ async function startHarness(namespace: string, options: { useWatchList?: boolean
   stopAll.signal.addEventListener("abort", onStopAll, { once: true });
   const run = informer.run(ctrl.signal);
   running.push(run);
-  assert.equal(await informer.waitForCacheSync(AbortSignal.any([ctrl.signal, AbortSignal.timeout(30_000)])), true, "initial sync");
+  assert.equal(
+    await informer.waitForCacheSync(AbortSignal.any([ctrl.signal, AbortSignal.timeout(30_000)])),
+    true,
+    "initial sync",
+  );
   return {
     informer,
     lw,
@@ -200,7 +234,11 @@ const newCluster = (name: string): MySQLCluster => ({
 
 async function snapshots(h: Harness): Promise<{ server: Record<string, string>; cache: Record<string, string> }> {
   const toMap = (items: MySQLCluster[]): Record<string, string> =>
-    Object.fromEntries(items.map((o): [string, string] => [o.metadata.name!, o.metadata.resourceVersion ?? ""]).sort(([a], [b]) => (a < b ? -1 : 1)));
+    Object.fromEntries(
+      items
+        .map((o): [string, string] => [o.metadata.name!, o.metadata.resourceVersion ?? ""])
+        .sort(([a], [b]) => (a < b ? -1 : 1)),
+    );
   const server = toMap((await h.clusters.list()).items);
   return { server, cache: toMap(h.informer.getIndexer().list()) };
 }
@@ -217,7 +255,11 @@ async function assertInSync(h: Harness, what: string, timeoutMs = 60_000): Promi
   ).catch(() => false);
   if (ok) return;
   const s = await snapshots(h);
-  assert.deepEqual(s.cache, s.server, `${what}: cache differs from the server's list\n--- informer log tail:\n${h.logs.slice(-10).join("\n")}`);
+  assert.deepEqual(
+    s.cache,
+    s.server,
+    `${what}: cache differs from the server's list\n--- informer log tail:\n${h.logs.slice(-10).join("\n")}`,
+  );
 }
 
 /** After a (re)start, the CRD's endpoints may take a moment to be served again. */
@@ -256,7 +298,17 @@ test("kube-apiserver killed mid-watch three times: after each restart creates, u
         // cache), so the writes below must travel over its new watch and deletes arrive as real DELETED events.
         await h.clusters.create(newCluster(`r${round}-probe`));
         created.push(`r${round}-probe`);
-        await eventually(`r${round}-probe in the cache`, () => (h.informer.getIndexer().list().some((o) => o.metadata.name === `r${round}-probe`) ? true : undefined), 120_000);
+        await eventually(
+          `r${round}-probe in the cache`,
+          () =>
+            h.informer
+              .getIndexer()
+              .list()
+              .some((o) => o.metadata.name === `r${round}-probe`)
+              ? true
+              : undefined,
+          120_000,
+        );
       }
       const victims = away ? ["seed-a", "seed-b"] : round === 1 ? ["seed-c"] : ["r1-a"];
       for (const name of [`r${round}-a`, `r${round}-b`]) {
@@ -274,24 +326,46 @@ test("kube-apiserver killed mid-watch three times: after each restart creates, u
       // The reflector's backoff may have grown during the outages (it resets only after 2 quiet minutes).
       await assertInSync(h, `cache equals the server after restart ${round}`, 150_000);
       for (const name of victims) {
-        await eventually(`deleteFunc for ${name} (round ${round})`, () => (deletesOf(h, name).length > 0 ? true : undefined), 10_000);
+        await eventually(
+          `deleteFunc for ${name} (round ${round})`,
+          () => (deletesOf(h, name).length > 0 ? true : undefined),
+          10_000,
+        );
         // While away the delete can only come from a relist (a tombstone) or a replayed watch event; once connected it
         // must be a watch DELETED event carrying the object, not a tombstone.
-        if (!away) assert.equal(deletesOf(h, name)[0]!.tombstone, false, `${name} deleted while connected: a real DELETED event`);
+        if (!away)
+          assert.equal(
+            deletesOf(h, name)[0]!.tombstone,
+            false,
+            `${name} deleted while connected: a real DELETED event`,
+          );
       }
     }
     for (const name of created) {
-      assert.ok(h.events.some((e) => e.type === "add" && e.name === name), `addFunc for ${name}`);
+      assert.ok(
+        h.events.some((e) => e.type === "add" && e.name === name),
+        `addFunc for ${name}`,
+      );
     }
     for (const name of deletedAll) {
-      assert.equal(deletesOf(h, name).length, 1, `exactly one deleteFunc for ${name}: ${JSON.stringify(deletesOf(h, name))}`);
+      assert.equal(
+        deletesOf(h, name).length,
+        1,
+        `exactly one deleteFunc for ${name}: ${JSON.stringify(deletesOf(h, name))}`,
+      );
     }
     const survivors = created.filter((n) => !deletedAll.includes(n));
-    for (const name of survivors) assert.equal(deletesOf(h, name).length, 0, `no deleteFunc for ${name}, which still exists`);
+    for (const name of survivors)
+      assert.equal(deletesOf(h, name).length, 0, `no deleteFunc for ${name}, which still exists`);
     const seedD = (await h.clusters.get("seed-d")).metadata.resourceVersion;
-    assert.ok(h.events.some((e) => e.type === "update" && e.name === "seed-d" && e.rv === seedD), "updateFunc saw seed-d's last update");
+    assert.ok(
+      h.events.some((e) => e.type === "update" && e.name === "seed-d" && e.rv === seedD),
+      "updateFunc saw seed-d's last update",
+    );
     assert.deepEqual(deletedWhileAway, ["seed-a", "seed-b"]);
-    console.log(`# restarts: ${Date.now() - t0} ms, LIST ${h.lw.count("list")}, WATCH ${h.lw.count("watch")}, deletes ${JSON.stringify(h.events.filter((e) => e.type === "delete"))}`);
+    console.log(
+      `# restarts: ${Date.now() - t0} ms, LIST ${h.lw.count("list")}, WATCH ${h.lw.count("watch")}, deletes ${JSON.stringify(h.events.filter((e) => e.type === "delete"))}`,
+    );
   } finally {
     console.log(`# informer log: ${logSummary(h)}`);
     await plane.startApiServer();
@@ -319,7 +393,10 @@ async function compactEtcd(): Promise<number> {
  * etcd past the informer's resourceVersion, restarts it and lets the informer back in; then waits until the cache
  * equals the server and checks that a watch got 410 Gone on the way.
  */
-async function missWritesPastCompaction(h: Harness, writes: () => Promise<void>): Promise<{ lastRV: number; compacted: number; reconnectedAt: number }> {
+async function missWritesPastCompaction(
+  h: Harness,
+  writes: () => Promise<void>,
+): Promise<{ lastRV: number; compacted: number; reconnectedAt: number }> {
   // Let the current watch live past 1 s so dropping it is not a "very short watch".
   await new Promise((r) => setTimeout(r, 1_500));
   const lastRV = Number(h.informer.lastSyncResourceVersion());
@@ -327,13 +404,19 @@ async function missWritesPastCompaction(h: Harness, writes: () => Promise<void>)
   await writes();
   await plane.stopApiServer();
   const compacted = await compactEtcd();
-  assert.ok(compacted > lastRV, `compacted revision ${compacted} is newer than the informer's resourceVersion ${lastRV}`);
+  assert.ok(
+    compacted > lastRV,
+    `compacted revision ${compacted} is newer than the informer's resourceVersion ${lastRV}`,
+  );
   await plane.startApiServer();
   await waitServed(h);
   const reconnectedAt = Date.now();
   h.lw.reconnect();
   await assertInSync(h, "cache equals the server after 410");
-  assert.ok(h.lw.gone.some((t) => t >= reconnectedAt), `a watch from resourceVersion ${lastRV} got 410 Gone`);
+  assert.ok(
+    h.lw.gone.some((t) => t >= reconnectedAt),
+    `a watch from resourceVersion ${lastRV} got 410 Gone`,
+  );
   return { lastRV, compacted, reconnectedAt };
 }
 
@@ -354,9 +437,14 @@ test("410 Gone: writes while the informer is away, etcd compacted past its resou
     const doomed = deletesOf(h, "g-doomed");
     assert.equal(doomed.length, 1, `one deleteFunc for g-doomed: ${JSON.stringify(doomed)}`);
     assert.equal(doomed[0]!.tombstone, true, "the delete was missed, so it arrives as DeletedFinalStateUnknown");
-    assert.ok(h.events.some((e) => e.type === "add" && e.name === "g-new"), "addFunc for g-new");
+    assert.ok(
+      h.events.some((e) => e.type === "add" && e.name === "g-new"),
+      "addFunc for g-new",
+    );
     assert.equal(deletesOf(h, "g-keep").length, 0);
-    console.log(`# 410: ${Date.now() - t0} ms, compacted at ${compacted} > ${lastRV}, relists ${JSON.stringify(relists)}`);
+    console.log(
+      `# 410: ${Date.now() - t0} ms, compacted at ${compacted} > ${lastRV}, relists ${JSON.stringify(relists)}`,
+    );
   } finally {
     console.log(`# informer log: ${logSummary(h)}`);
     h.lw.reconnect();
@@ -386,14 +474,28 @@ test("apiserver down for 60 s: reconnect attempts back off to about one per 30 s
     await waitServed(h);
     await h.clusters.create(newCluster("b-after"));
     // At the 30 s cap the jittered wait is up to 60 s, and a 410 after the restart costs one more step.
-    await eventually("b-after in the cache", () => (h.informer.getIndexer().list().some((o) => o.metadata.name === "b-after") ? true : undefined), 180_000);
+    await eventually(
+      "b-after in the cache",
+      () =>
+        h.informer
+          .getIndexer()
+          .list()
+          .some((o) => o.metadata.name === "b-after")
+          ? true
+          : undefined,
+      180_000,
+    );
     const recovered = Date.now();
     await assertInSync(h, "cache equals the server after the outage");
     const firstAfter = h.lw.calls.find((c) => c.at >= up);
     assert.ok(firstAfter, "an attempt after the apiserver came back");
     const burst = h.lw.count("any", firstAfter.at, firstAfter.at + 5_000);
-    const all = h.lw.calls.filter((c) => c.at >= down).map((c) => `${c.kind}@${c.rv ?? ""}+${((c.at - down) / 1000).toFixed(1)}s`);
-    console.log(`# recovery: first attempt ${((firstAfter.at - up) / 1000).toFixed(1)} s after restart, cache caught up ${((recovered - up) / 1000).toFixed(1)} s after restart; calls ${all.join(" ")}`);
+    const all = h.lw.calls
+      .filter((c) => c.at >= down)
+      .map((c) => `${c.kind}@${c.rv ?? ""}+${((c.at - down) / 1000).toFixed(1)}s`);
+    console.log(
+      `# recovery: first attempt ${((firstAfter.at - up) / 1000).toFixed(1)} s after restart, cache caught up ${((recovered - up) / 1000).toFixed(1)} s after restart; calls ${all.join(" ")}`,
+    );
     assert.ok(burst <= 3, `at most 3 attempts in the first 5 s of recovery, got ${burst}: ${all.join(" ")}`);
   } finally {
     console.log(`# informer log: ${logSummary(h)}`);
@@ -408,13 +510,20 @@ test("streaming list (useWatchList): the initial state comes from a watch with s
   try {
     await assertInSync(h, "the 20 seeded clusters in the cache");
     assert.equal(h.informer.getIndexer().list().length, 20);
-    assert.deepEqual(h.lw.calls.map((c) => `${c.kind}${c.streaming ? " streaming" : ""}`), ["watch streaming"], "synced by one streaming watch, no LIST");
+    assert.deepEqual(
+      h.lw.calls.map((c) => `${c.kind}${c.streaming ? " streaming" : ""}`),
+      ["watch streaming"],
+      "synced by one streaming watch, no LIST",
+    );
     await h.clusters.create(newCluster("w-new"));
     await update(h, "s-1", 4);
     await h.clusters.delete("s-2");
     await assertInSync(h, "create, update and delete after the streaming list");
     assert.equal(h.lw.count("watch"), 1, "the changes came over the same stream");
-    assert.deepEqual(deletesOf(h, "s-2").map((d) => d.tombstone), [false]);
+    assert.deepEqual(
+      deletesOf(h, "s-2").map((d) => d.tombstone),
+      [false],
+    );
 
     const { reconnectedAt } = await missWritesPastCompaction(h, async () => {
       await h.clusters.delete("s-3");
@@ -422,11 +531,23 @@ test("streaming list (useWatchList): the initial state comes from a watch with s
       await update(h, "s-4", 5);
     });
     const after410 = h.lw.calls.filter((c) => c.at >= reconnectedAt);
-    assert.ok(after410.some((c) => c.streaming), `the state was streamed again: ${JSON.stringify(after410)}`);
+    assert.ok(
+      after410.some((c) => c.streaming),
+      `the state was streamed again: ${JSON.stringify(after410)}`,
+    );
     assert.equal(h.lw.count("list"), 0, "never a LIST");
-    assert.deepEqual(deletesOf(h, "s-3").map((d) => d.tombstone), [true], "the missed delete arrives as DeletedFinalStateUnknown");
-    assert.ok(h.events.some((e) => e.type === "add" && e.name === "w-later"), "addFunc for w-later");
-    console.log(`# streaming list: calls ${JSON.stringify(h.lw.calls.map((c) => ({ kind: c.kind, rv: c.rv, streaming: c.streaming })))}`);
+    assert.deepEqual(
+      deletesOf(h, "s-3").map((d) => d.tombstone),
+      [true],
+      "the missed delete arrives as DeletedFinalStateUnknown",
+    );
+    assert.ok(
+      h.events.some((e) => e.type === "add" && e.name === "w-later"),
+      "addFunc for w-later",
+    );
+    console.log(
+      `# streaming list: calls ${JSON.stringify(h.lw.calls.map((c) => ({ kind: c.kind, rv: c.rv, streaming: c.streaming })))}`,
+    );
   } finally {
     console.log(`# informer log: ${logSummary(h)}`);
     h.lw.reconnect();

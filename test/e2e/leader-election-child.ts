@@ -4,8 +4,10 @@ import { loadKubeClient } from "@crdgen/runtime";
 import { runControllers } from "@crdgen/runtime/manager";
 
 const [kubeconfig, namespace, name, identity] = process.argv.slice(2);
-if (!kubeconfig || !namespace || !name || !identity) throw new Error("usage: leader-election-child <kubeconfig> <namespace> <lease> <identity>");
-const say = (event: string, extra: Record<string, unknown> = {}) => process.stdout.write(`${JSON.stringify({ event, at: Date.now(), ...extra })}\n`);
+if (!kubeconfig || !namespace || !name || !identity)
+  throw new Error("usage: leader-election-child <kubeconfig> <namespace> <lease> <identity>");
+const say = (event: string, extra: Record<string, unknown> = {}) =>
+  process.stdout.write(`${JSON.stringify({ event, at: Date.now(), ...extra })}\n`);
 
 const kube = loadKubeClient({ kubeconfig });
 const probe = {
@@ -13,16 +15,28 @@ const probe = {
   run: (signal: AbortSignal) =>
     new Promise<void>((resolve) => {
       say("start");
-      signal.addEventListener("abort", () => {
-        say("stop");
-        resolve();
-      }, { once: true });
+      signal.addEventListener(
+        "abort",
+        () => {
+          say("stop");
+          resolve();
+        },
+        { once: true },
+      );
     }),
 };
 say("ready");
 try {
   await runControllers([probe], {
-    leaderElection: { kube, namespace, name, identity, leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 },
+    leaderElection: {
+      kube,
+      namespace,
+      name,
+      identity,
+      leaseDurationMs: 3_000,
+      renewDeadlineMs: 2_000,
+      retryPeriodMs: 500,
+    },
   });
   say("exit");
   process.exit(0);

@@ -32,7 +32,11 @@ after(async () => {
   await (plane as ControlPlane | undefined)?.stop(); // before() may have failed before setting it
 });
 
-interface Interval { who: string; start: number; stop?: number }
+interface Interval {
+  who: string;
+  start: number;
+  stop?: number;
+}
 
 /** An in-process candidate with the short test durations; its leading intervals go into `intervals`. */
 function candidate(lease: string, identity: string, intervals: Interval[]) {
@@ -60,7 +64,10 @@ function assertNoOverlap(intervals: Interval[]): void {
   for (let i = 1; i < sorted.length; i++) {
     const prev = sorted[i - 1]!;
     const cur = sorted[i]!;
-    assert.ok(prev.stop !== undefined && prev.stop <= cur.start, `${prev.who} [${prev.start}, ${prev.stop}] overlaps ${cur.who} from ${cur.start}`);
+    assert.ok(
+      prev.stop !== undefined && prev.stop <= cur.start,
+      `${prev.who} [${prev.start}, ${prev.stop}] overlaps ${cur.who} from ${cur.start}`,
+    );
   }
 }
 
@@ -69,16 +76,26 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Starts the child candidate; resolves its events as they arrive. */
 function child(lease: string, identity: string) {
-  const proc: ChildProcess = spawn(process.execPath, [childScript, plane.kubeconfigPath, NS, lease, identity], { stdio: ["ignore", "pipe", "pipe"] });
+  const proc: ChildProcess = spawn(process.execPath, [childScript, plane.kubeconfigPath, NS, lease, identity], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.push(proc);
   const events: Array<{ event: string; at: number; message?: string }> = [];
   let stderr = "";
   proc.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
-  readline.createInterface({ input: proc.stdout! }).on("line", (line) => events.push(JSON.parse(line) as { event: string; at: number }));
+  readline
+    .createInterface({ input: proc.stdout! })
+    .on("line", (line) => events.push(JSON.parse(line) as { event: string; at: number }));
   // "close", not "exit": stdout may still hold the last lines when the process has exited.
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.on("close", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    proc.on("close", (code, signal) => resolve({ code, signal })),
+  );
   const waitFor = (event: string, timeoutMs = 15_000) =>
-    eventually(`child ${identity} event ${event} (stderr: ${stderr})`, () => events.find((e) => e.event === event), timeoutMs);
+    eventually(
+      `child ${identity} event ${event} (stderr: ${stderr})`,
+      () => events.find((e) => e.event === event),
+      timeoutMs,
+    );
   return { proc, events, exited, waitFor };
 }
 
@@ -121,9 +138,12 @@ test("a leader killed with SIGKILL (no release) is replaced once its Lease expir
   // Follow the Lease to know the crashed leader's last renewal.
   let lastRenew = 0;
   const watching = setInterval(() => {
-    void getLease("crash").then((l) => {
-      if (l?.spec?.holderIdentity === "crasher" && l.spec.renewTime) lastRenew = Math.max(lastRenew, Date.parse(l.spec.renewTime));
-    }).catch(() => undefined);
+    void getLease("crash")
+      .then((l) => {
+        if (l?.spec?.holderIdentity === "crasher" && l.spec.renewTime)
+          lastRenew = Math.max(lastRenew, Date.parse(l.spec.renewTime));
+      })
+      .catch(() => undefined);
   }, 50);
   try {
     await sleep(3_500);
@@ -134,10 +154,18 @@ test("a leader killed with SIGKILL (no release) is replaced once its Lease expir
     await leader.exited;
     await eventually("the standby leads", () => (standby.elector.isLeader() ? true : undefined), 10_000);
     const start = intervals[0]!.start;
-    console.log(`crash takeover after kill -9: ${start - killedAt} ms (${start - lastRenew} ms after the last renewal)`);
-    assert.ok(start - lastRenew >= LEASE_MS, `took over ${start - lastRenew} ms after the last renewal, before the Lease expired`);
+    console.log(
+      `crash takeover after kill -9: ${start - killedAt} ms (${start - lastRenew} ms after the last renewal)`,
+    );
+    assert.ok(
+      start - lastRenew >= LEASE_MS,
+      `took over ${start - lastRenew} ms after the last renewal, before the Lease expired`,
+    );
     // Expiry is judged from when the standby saw the last renewal (≤ one jittered retry late), plus one more retry.
-    assert.ok(start - killedAt <= LEASE_MS + 2 * RETRY_MS * 2.2 + 1_000, `took over ${start - killedAt} ms after the kill`);
+    assert.ok(
+      start - killedAt <= LEASE_MS + 2 * RETRY_MS * 2.2 + 1_000,
+      `took over ${start - killedAt} ms after the kill`,
+    );
     assert.equal((await getLease("crash"))?.spec?.leaseTransitions, 1);
   } finally {
     clearInterval(watching);
@@ -154,7 +182,10 @@ test("runControllers in a child process: SIGTERM stops the probe controller, rel
   proc.proc.kill("SIGTERM");
   const exit = await proc.exited;
   assert.deepEqual(exit, { code: 0, signal: null });
-  assert.deepEqual(proc.events.map((e) => e.event), ["ready", "start", "stop", "exit"]);
+  assert.deepEqual(
+    proc.events.map((e) => e.event),
+    ["ready", "start", "stop", "exit"],
+  );
   const lease = await getLease("sigterm");
   assert.equal(lease?.spec?.holderIdentity, "");
   assert.equal(lease.spec.leaseDurationSeconds, 1);
@@ -165,13 +196,29 @@ test("runControllers: a standby runs no controller; a leader whose Lease is take
   await leader.waitFor("start");
   let standbyRan = false;
   const standbyStop = new AbortController();
-  const standby = runControllers([{ name: "probe", run: () => {
-        standbyRan = true;
-        return Promise.resolve();
-      } }], {
-    signal: standbyStop.signal,
-    leaderElection: { kube, namespace: NS, name: "stolen", identity: "standby", leaseDurationMs: 30_000, renewDeadlineMs: 20_000, retryPeriodMs: RETRY_MS },
-  });
+  const standby = runControllers(
+    [
+      {
+        name: "probe",
+        run: () => {
+          standbyRan = true;
+          return Promise.resolve();
+        },
+      },
+    ],
+    {
+      signal: standbyStop.signal,
+      leaderElection: {
+        kube,
+        namespace: NS,
+        name: "stolen",
+        identity: "standby",
+        leaseDurationMs: 30_000,
+        renewDeadlineMs: 20_000,
+        retryPeriodMs: RETRY_MS,
+      },
+    },
+  );
   await sleep(1_500);
   assert.equal(standbyRan, false, "the standby does not run controllers while the child leads");
   // Someone else writes the Lease: the leader's renewals now conflict and the holder is valid, so it cannot renew.
@@ -179,7 +226,10 @@ test("runControllers: a standby runs no controller; a leader whose Lease is take
   await retryOnConflict(async () => {
     const current = (await getLease("stolen")) as Lease;
     const stamp = new Date().toISOString().replace("Z", "000Z");
-    await kubeLeaseLock(kube, NS, "stolen").update({ ...current, spec: { ...current.spec, holderIdentity: "thief", renewTime: stamp, leaseDurationSeconds: 3600 } });
+    await kubeLeaseLock(kube, NS, "stolen").update({
+      ...current,
+      spec: { ...current.spec, holderIdentity: "thief", renewTime: stamp, leaseDurationSeconds: 3600 },
+    });
   });
   const stolenAt = Date.now();
   const exit = await leader.exited;
@@ -188,7 +238,10 @@ test("runControllers: a standby runs no controller; a leader whose Lease is take
   assert.deepEqual(exit, { code: 1, signal: null });
   assert.match(error?.message ?? "", /leader election lost/);
   const stop = leader.events.find((e) => e.event === "stop");
-  assert.ok(stop && stop.at - stolenAt <= RENEW_MS + RETRY_MS + 500, "the probe controller was stopped within the renew deadline");
+  assert.ok(
+    stop && stop.at - stolenAt <= RENEW_MS + RETRY_MS + 500,
+    "the probe controller was stopped within the renew deadline",
+  );
   assert.equal(standbyRan, false);
   standbyStop.abort();
   await standby;

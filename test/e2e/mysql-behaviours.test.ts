@@ -4,12 +4,37 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import type { ControlPlane } from "@crdgen/runtime/envtest";
-import type { V1ConfigMap, V1CronJob, V1PersistentVolumeClaim, V1PodDisruptionBudget, V1Secret, V1Service, V1ServiceAccount, V1StatefulSet } from "@kubernetes/client-node";
-import { ApiError, ResourceClient, builtinResources as kinds, isNotFound, newLogger, type KubeClient, type KubernetesObject, type ResourceDescriptor } from "@crdgen/runtime";
+import type {
+  V1ConfigMap,
+  V1CronJob,
+  V1PersistentVolumeClaim,
+  V1PodDisruptionBudget,
+  V1Secret,
+  V1Service,
+  V1ServiceAccount,
+  V1StatefulSet,
+} from "@kubernetes/client-node";
+import {
+  ApiError,
+  ResourceClient,
+  builtinResources as kinds,
+  isNotFound,
+  newLogger,
+  type KubeClient,
+  type KubernetesObject,
+  type ResourceDescriptor,
+} from "@crdgen/runtime";
 import { type RequestOptions } from "@crdgen/runtime/client";
 import { newMySQLClusterController } from "../../samples/mysql/generated/example.com/v1/mysqlcluster.controller.js";
-import { newMySQLClusterClient, type MySQLClusterVerbs } from "../../samples/mysql/generated/example.com/v1/mysqlcluster.client.js";
-import type { MySQLCluster, MySQLClusterSpec, MySQLClusterStatusConditions } from "../../samples/mysql/generated/example.com/v1/mysqlcluster.types.js";
+import {
+  newMySQLClusterClient,
+  type MySQLClusterVerbs,
+} from "../../samples/mysql/generated/example.com/v1/mysqlcluster.client.js";
+import type {
+  MySQLCluster,
+  MySQLClusterSpec,
+  MySQLClusterStatusConditions,
+} from "../../samples/mysql/generated/example.com/v1/mysqlcluster.types.js";
 import * as hooks from "../../samples/mysql/src/mysqlcluster.hooks.js";
 import { configHashAnnotation } from "../../samples/mysql/src/mysql-children.js";
 import { eventually, startSampleControlPlane } from "./control-plane.js";
@@ -23,7 +48,10 @@ let running: Promise<void>;
 let queueAdd: (key: string) => void;
 
 // ---- the operator's KubeClient: records every request and can fail chosen ones (section 3.6) ----
-interface Sent { method: string; path: string }
+interface Sent {
+  method: string;
+  path: string;
+}
 const sent: Sent[] = [];
 let failing: { match: (r: Sent) => boolean; status: number; times: number } | undefined;
 
@@ -36,7 +64,18 @@ function recordingClient(kube: KubeClient): KubeClient {
           sent.push(r);
           if (failing && failing.times > 0 && failing.match(r)) {
             failing.times--;
-            throw new ApiError({ status: failing.status, method: r.method, path: r.path, body: { kind: "Status", apiVersion: "v1", status: "Failure", message: `injected ${failing.status} for ${r.method} ${r.path}`, code: failing.status } as never });
+            throw new ApiError({
+              status: failing.status,
+              method: r.method,
+              path: r.path,
+              body: {
+                kind: "Status",
+                apiVersion: "v1",
+                status: "Failure",
+                message: `injected ${failing.status} for ${r.method} ${r.path}`,
+                code: failing.status,
+              } as never,
+            });
           }
           return target.request(opts);
         };
@@ -77,7 +116,9 @@ before(async () => {
   plane = await startSampleControlPlane();
   admin = plane.kubeClient();
   clusters = newMySQLClusterClient(admin).namespace(NS);
-  const controller = newMySQLClusterController(recordingClient(plane.kubeClient()), wrappedHooks, { logger: newLogger({ write: () => undefined }) });
+  const controller = newMySQLClusterController(recordingClient(plane.kubeClient()), wrappedHooks, {
+    logger: newLogger({ write: () => undefined }),
+  });
   queueAdd = (key) => controller.queue.add(key);
   running = controller.run(stop.signal);
 });
@@ -108,13 +149,19 @@ const pdbs = client<V1PodDisruptionBudget>(kinds.podDisruptionBudgets);
 const cronJobs = client<V1CronJob>(kinds.cronJobs);
 const pvcs = client<V1PersistentVolumeClaim>(kinds.persistentVolumeClaims);
 const serviceAccounts = client<V1ServiceAccount>(kinds.serviceAccounts);
-const maybe = <T>(p: Promise<T>): Promise<T | undefined> => p.catch((e: unknown) => {
+const maybe = <T>(p: Promise<T>): Promise<T | undefined> =>
+  p.catch((e: unknown) => {
     if (isNotFound(e)) return undefined;
     throw e;
   });
 
 async function createCluster(name: string, spec: Partial<MySQLClusterSpec> = {}): Promise<MySQLCluster> {
-  await clusters.create({ apiVersion: "example.com/v1", kind: "MySQLCluster", metadata: { name }, spec: { replicas: 3, version: "8.0.36", ...spec } });
+  await clusters.create({
+    apiVersion: "example.com/v1",
+    kind: "MySQLCluster",
+    metadata: { name },
+    spec: { replicas: 3, version: "8.0.36", ...spec },
+  });
   return settled(name);
 }
 
@@ -135,7 +182,10 @@ async function patchSpec(name: string, spec: Record<string, unknown>): Promise<M
 }
 
 /** Plays the StatefulSet controller: writes statefulsets/status. */
-async function setStsStatus(name: string, s: { replicas: number; ready: number; updated: number; current?: string; update?: string; observed?: boolean }) {
+async function setStsStatus(
+  name: string,
+  s: { replicas: number; ready: number; updated: number; current?: string; update?: string; observed?: boolean },
+) {
   const live = await sts.get(NS, name);
   await sts.patchStatus(NS, name, {
     type: "merge",
@@ -154,7 +204,8 @@ async function setStsStatus(name: string, s: { replicas: number; ready: number; 
   });
 }
 
-const condition = (c: MySQLCluster, type: string): MySQLClusterStatusConditions | undefined => c.status?.conditions?.find((x) => x.type === type);
+const condition = (c: MySQLCluster, type: string): MySQLClusterStatusConditions | undefined =>
+  c.status?.conditions?.find((x) => x.type === type);
 const ownerOf = (o: KubernetesObject) => o.metadata?.ownerReferences?.find((r) => r.controller);
 
 async function rejected(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
@@ -165,8 +216,20 @@ async function rejected(promise: Promise<unknown>, pattern: RegExp): Promise<voi
 
 test("1. creating a cluster yields exactly the section 3.2 children, with common labels and a controller ownerReference", async () => {
   const db = await createCluster("b01");
-  const labels = { "app.kubernetes.io/name": "mysql", "app.kubernetes.io/instance": "b01", "app.kubernetes.io/component": "database", "app.kubernetes.io/managed-by": "mysql-operator" };
-  const owner = { apiVersion: "example.com/v1", kind: "MySQLCluster", name: "b01", uid: db.metadata.uid, controller: true, blockOwnerDeletion: true };
+  const labels = {
+    "app.kubernetes.io/name": "mysql",
+    "app.kubernetes.io/instance": "b01",
+    "app.kubernetes.io/component": "database",
+    "app.kubernetes.io/managed-by": "mysql-operator",
+  };
+  const owner = {
+    apiVersion: "example.com/v1",
+    kind: "MySQLCluster",
+    name: "b01",
+    uid: db.metadata.uid,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
   const owned: KubernetesObject[] = [
     await configMaps.get(NS, "b01-config"),
     await serviceAccounts.get(NS, "b01"),
@@ -177,14 +240,15 @@ test("1. creating a cluster yields exactly the section 3.2 children, with common
   ];
   for (const o of owned) {
     assert.deepEqual(o.metadata?.ownerReferences, [owner], `${o.kind} ${o.metadata?.name} ownerReference`);
-    for (const [k, v] of Object.entries(labels)) assert.equal(o.metadata.labels?.[k], v, `${o.kind} ${o.metadata.name} label ${k}`);
+    for (const [k, v] of Object.entries(labels))
+      assert.equal(o.metadata.labels?.[k], v, `${o.kind} ${o.metadata.name} label ${k}`);
   }
   const root = await secrets.get(NS, "b01-root");
   assert.equal(root.metadata?.labels?.["app.kubernetes.io/managed-by"], "mysql-operator");
   assert.equal(root.metadata.ownerReferences, undefined, "reclaimPolicy Retain: the password outlives the cluster");
   assert.equal((await services.get(NS, "b01-headless")).spec?.clusterIP, "None");
-  assert.equal((await maybe(cronJobs.get(NS, "b01-backup"))), undefined, "no backup configured, no CronJob");
-  assert.equal((await maybe(pvcs.get(NS, "b01-backup"))), undefined);
+  assert.equal(await maybe(cronJobs.get(NS, "b01-backup")), undefined, "no backup configured, no CronJob");
+  assert.equal(await maybe(pvcs.get(NS, "b01-backup")), undefined);
 });
 
 test("2. a second reconcile with nothing changed sends no POST/PUT/PATCH/DELETE (children and status)", async () => {
@@ -215,18 +279,26 @@ test("4. scaling 3→5 changes only sts.spec.replicas (template and hash untouch
   const back = await sts.get(NS, "b04");
   assert.equal(back.spec?.replicas, 3);
   assert.equal(back.spec.persistentVolumeClaimRetentionPolicy?.whenScaled, "Retain");
-  assert.equal(sent.slice(mark).filter((r) => r.method === "DELETE" && r.path.includes("persistentvolumeclaims")).length, 0);
+  assert.equal(
+    sent.slice(mark).filter((r) => r.method === "DELETE" && r.path.includes("persistentvolumeclaims")).length,
+    0,
+  );
 });
 
 test("5. scaling 3→1 deletes the PodDisruptionBudget; 1→2 recreates it with maxUnavailable 1", async () => {
   await createCluster("b05");
   assert.ok(await pdbs.get(NS, "b05"));
   await patchSpec("b05", { replicas: 1 });
-  await eventually("PDB b05 deleted", async () => ((await maybe(pdbs.get(NS, "b05"))) === undefined ? true : undefined));
+  await eventually("PDB b05 deleted", async () =>
+    (await maybe(pdbs.get(NS, "b05"))) === undefined ? true : undefined,
+  );
   await patchSpec("b05", { replicas: 2 });
   const pdb = await eventually("PDB b05 recreated", () => maybe(pdbs.get(NS, "b05")));
   assert.equal(pdb.spec?.maxUnavailable, 1);
-  assert.deepEqual(pdb.spec.selector?.matchLabels, { "app.kubernetes.io/name": "mysql", "app.kubernetes.io/instance": "b05" });
+  assert.deepEqual(pdb.spec.selector?.matchLabels, {
+    "app.kubernetes.io/name": "mysql",
+    "app.kubernetes.io/instance": "b05",
+  });
 });
 
 test("6. a version change swaps the image and the version label only; imageRepository prefixes the image", async () => {
@@ -251,10 +323,17 @@ test("6. a version change swaps the image and the version label only; imageRepos
 test("7. a series downgrade and malformed versions are rejected with their messages; a patch downgrade and a series upgrade are accepted", async () => {
   await createCluster("b07", { version: "8.4.5" });
   const original = await clusters.get("b07");
-  await rejected(clusters.patch("b07", { type: "merge", body: { spec: { version: "8.0.40" } } }), /older major\.minor series/);
+  await rejected(
+    clusters.patch("b07", { type: "merge", body: { spec: { version: "8.0.40" } } }),
+    /older major\.minor series/,
+  );
   await rejected(clusters.patch("b07", { type: "merge", body: { spec: { version: "8.0" } } }), /spec\.version/);
   await rejected(clusters.patch("b07", { type: "merge", body: { spec: { version: "latest" } } }), /spec\.version/);
-  assert.equal((await clusters.get("b07")).metadata.resourceVersion, original.metadata.resourceVersion, "stored object unchanged");
+  assert.equal(
+    (await clusters.get("b07")).metadata.resourceVersion,
+    original.metadata.resourceVersion,
+    "stored object unchanged",
+  );
   await createCluster("b07b", { version: "8.0.40" });
   await clusters.patch("b07b", { type: "merge", body: { spec: { version: "8.0.36" } } });
   await clusters.patch("b07b", { type: "merge", body: { spec: { version: "8.4.5" } } });
@@ -264,10 +343,14 @@ test("7. a series downgrade and malformed versions are rejected with their messa
 test("8. during an upgrade Ready=False/RollingUpdate, Progressing=True/Upgrading, phase Updating, old currentVersion; after it Ready", async () => {
   await createCluster("b08");
   await setStsStatus("b08", { replicas: 3, ready: 3, updated: 3 });
-  let db = await eventually("b08 Ready", async () => ((await clusters.get("b08")).status?.phase === "Ready" ? clusters.get("b08") : undefined));
+  let db = await eventually("b08 Ready", async () =>
+    (await clusters.get("b08")).status?.phase === "Ready" ? clusters.get("b08") : undefined,
+  );
   assert.equal(db.status?.currentVersion, "8.0.36");
   await clusters.patch("b08", { type: "merge", body: { spec: { version: "8.0.40" } } });
-  await eventually("b08 image 8.0.40", async () => ((await sts.get(NS, "b08")).spec?.template.spec?.containers[0]?.image === "mysql:8.0.40" ? true : undefined));
+  await eventually("b08 image 8.0.40", async () =>
+    (await sts.get(NS, "b08")).spec?.template.spec?.containers[0]?.image === "mysql:8.0.40" ? true : undefined,
+  );
   await setStsStatus("b08", { replicas: 3, ready: 3, updated: 1, current: "rev-1", update: "rev-2" });
   db = await eventually("b08 Updating", async () => {
     const c = await clusters.get("b08");
@@ -279,7 +362,9 @@ test("8. during an upgrade Ready=False/RollingUpdate, Progressing=True/Upgrading
   assert.equal(condition(db, "Progressing")?.reason, "Upgrading");
   assert.equal(db.status?.currentVersion, "8.0.36");
   await setStsStatus("b08", { replicas: 3, ready: 3, updated: 3, current: "rev-2", update: "rev-2" });
-  db = await eventually("b08 Ready again", async () => ((await clusters.get("b08")).status?.phase === "Ready" ? clusters.get("b08") : undefined));
+  db = await eventually("b08 Ready again", async () =>
+    (await clusters.get("b08")).status?.phase === "Ready" ? clusters.get("b08") : undefined,
+  );
   assert.equal(db.status?.currentVersion, "8.0.40");
   assert.equal(condition(db, "Ready")?.reason, "AllReplicasReady");
   assert.equal(condition(db, "Progressing")?.status, "False");
@@ -307,17 +392,31 @@ test("9. a deleted Service, ConfigMap, PDB or ServiceAccount is recreated with t
 
 test("10. drift in sts replicas or image is reverted, while a foreign pod-template annotation survives", async () => {
   await createCluster("b10");
-  await sts.patch(NS, "b10", { type: "merge", body: { spec: { replicas: 7, template: { metadata: { annotations: { "kubectl.kubernetes.io/restartedAt": "2026-12-02T00:00:00Z" } } } } } });
+  await sts.patch(NS, "b10", {
+    type: "merge",
+    body: {
+      spec: {
+        replicas: 7,
+        template: { metadata: { annotations: { "kubectl.kubernetes.io/restartedAt": "2026-12-02T00:00:00Z" } } },
+      },
+    },
+  });
   const live = await sts.get(NS, "b10");
   const containers = structuredClone(live.spec!.template.spec!.containers);
   containers[0]!.image = "mysql:5.7.44";
-  await sts.patch(NS, "b10", { type: "json", ops: [{ op: "replace", path: "/spec/template/spec/containers/0/image", value: "mysql:5.7.44" }] });
+  await sts.patch(NS, "b10", {
+    type: "json",
+    ops: [{ op: "replace", path: "/spec/template/spec/containers/0/image", value: "mysql:5.7.44" }],
+  });
   await reconcileOnce("b10");
   const fixed = await eventually("b10 drift reverted", async () => {
     const s = await sts.get(NS, "b10");
     return s.spec?.replicas === 3 && s.spec.template.spec?.containers[0]?.image === "mysql:8.0.36" ? s : undefined;
   });
-  assert.equal(fixed.spec?.template.metadata?.annotations?.["kubectl.kubernetes.io/restartedAt"], "2026-12-02T00:00:00Z");
+  assert.equal(
+    fixed.spec?.template.metadata?.annotations?.["kubectl.kubernetes.io/restartedAt"],
+    "2026-12-02T00:00:00Z",
+  );
 });
 
 test("11. the generated root Secret holds 32 [A-Za-z0-9] characters; data and resourceVersion never change; a user edit is left alone", async () => {
@@ -331,9 +430,15 @@ test("11. the generated root Secret holds 32 [A-Za-z0-9] characters; data and re
   const later = await secrets.get(NS, "b11-root");
   assert.equal(later.metadata?.resourceVersion, first.metadata.resourceVersion);
   assert.deepEqual(later.data, first.data);
-  await secrets.patch(NS, "b11-root", { type: "merge", body: { data: { password: Buffer.from("chosen-by-the-user").toString("base64") } } });
+  await secrets.patch(NS, "b11-root", {
+    type: "merge",
+    body: { data: { password: Buffer.from("chosen-by-the-user").toString("base64") } },
+  });
   await reconcileOnce("b11");
-  assert.equal(Buffer.from((await secrets.get(NS, "b11-root")).data!["password"]!, "base64").toString(), "chosen-by-the-user");
+  assert.equal(
+    Buffer.from((await secrets.get(NS, "b11-root")).data!["password"]!, "base64").toString(),
+    "chosen-by-the-user",
+  );
 });
 
 test("12. deleting the generated Secret while the StatefulSet exists generates no new password: Ready=False/RootPasswordSecretMissing, phase Pending", async () => {
@@ -349,14 +454,26 @@ test("12. deleting the generated Secret while the StatefulSet exists generates n
 });
 
 test("13. with rootPasswordSecretRef no Secret is generated and the user's is referenced, never owned; when it is absent no StatefulSet", async () => {
-  await secrets.create(NS, { apiVersion: "v1", kind: "Secret", metadata: { name: "my-root" }, data: { password: Buffer.from("s3cret").toString("base64") } });
+  await secrets.create(NS, {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "my-root" },
+    data: { password: Buffer.from("s3cret").toString("base64") },
+  });
   await createCluster("b13", { rootPasswordSecretRef: { name: "my-root" } });
   assert.equal(await maybe(secrets.get(NS, "b13-root")), undefined);
-  const env = (await sts.get(NS, "b13")).spec?.template.spec?.containers[0]?.env?.find((e) => e.name === "MYSQL_ROOT_PASSWORD");
+  const env = (await sts.get(NS, "b13")).spec?.template.spec?.containers[0]?.env?.find(
+    (e) => e.name === "MYSQL_ROOT_PASSWORD",
+  );
   assert.deepEqual(env?.valueFrom?.secretKeyRef, { name: "my-root", key: "password" });
   assert.equal((await secrets.get(NS, "my-root")).metadata?.ownerReferences, undefined);
 
-  await clusters.create({ apiVersion: "example.com/v1", kind: "MySQLCluster", metadata: { name: "b13b" }, spec: { replicas: 1, version: "8.0.36", rootPasswordSecretRef: { name: "absent-root" } } });
+  await clusters.create({
+    apiVersion: "example.com/v1",
+    kind: "MySQLCluster",
+    metadata: { name: "b13b" },
+    spec: { replicas: 1, version: "8.0.36", rootPasswordSecretRef: { name: "absent-root" } },
+  });
   const db = await eventually("b13b RootPasswordSecretNotFound", async () => {
     const c = await clusters.get("b13b");
     return condition(c, "Ready")?.reason === "RootPasswordSecretNotFound" ? c : undefined;
@@ -399,7 +516,10 @@ test("16. spec.backup creates the CronJob and PVC; a version change updates the 
   assert.equal((await pvcs.get(NS, "b16-backup")).spec?.resources?.requests?.["storage"], "5Gi");
   assert.equal(condition(db, "BackupScheduled")?.status, "True");
   await patchSpec("b16", { version: "8.0.40" });
-  assert.equal((await cronJobs.get(NS, "b16-backup")).spec?.jobTemplate.spec?.template.spec?.containers[0]?.image, "mysql:8.0.40");
+  assert.equal(
+    (await cronJobs.get(NS, "b16-backup")).spec?.jobTemplate.spec?.template.spec?.containers[0]?.image,
+    "mysql:8.0.40",
+  );
   await clusters.patch("b16", { type: "json", ops: [{ op: "remove", path: "/spec/backup" }] });
   db = await settled("b16");
   assert.equal(await maybe(cronJobs.get(NS, "b16-backup")), undefined);
@@ -413,16 +533,27 @@ test("17. reclaimPolicy Retain leaves Secret and backup PVC unowned (whenDeleted
   assert.equal(ownerOf(await pvcs.get(NS, "b17-backup")), undefined);
   await clusters.patch("b17", { type: "merge", body: { spec: { storage: { reclaimPolicy: "Delete" } } } as never });
   const writesOfOne = await (async () => {
-    await eventually("b17 Delete applied", async () => (ownerOf(await secrets.get(NS, "b17-root"))?.uid === db.metadata.uid && ownerOf(await pvcs.get(NS, "b17-backup"))?.uid === db.metadata.uid ? true : undefined));
+    await eventually("b17 Delete applied", async () =>
+      ownerOf(await secrets.get(NS, "b17-root"))?.uid === db.metadata.uid &&
+      ownerOf(await pvcs.get(NS, "b17-backup"))?.uid === db.metadata.uid
+        ? true
+        : undefined,
+    );
     return true;
   })();
   assert.ok(writesOfOne);
   assert.equal((await sts.get(NS, "b17")).spec?.persistentVolumeClaimRetentionPolicy?.whenDeleted, "Delete");
   await clusters.patch("b17", { type: "merge", body: { spec: { storage: { reclaimPolicy: "Retain" } } } as never });
-  await eventually("b17 Retain applied", async () => (ownerOf(await secrets.get(NS, "b17-root")) === undefined && ownerOf(await pvcs.get(NS, "b17-backup")) === undefined ? true : undefined));
+  await eventually("b17 Retain applied", async () =>
+    ownerOf(await secrets.get(NS, "b17-root")) === undefined && ownerOf(await pvcs.get(NS, "b17-backup")) === undefined
+      ? true
+      : undefined,
+  );
   assert.deepEqual((await clusters.get("b17")).metadata.finalizers ?? [], []);
   await clusters.delete("b17");
-  await eventually("b17 gone at once", async () => ((await maybe(clusters.get("b17"))) === undefined ? true : undefined));
+  await eventually("b17 gone at once", async () =>
+    (await maybe(clusters.get("b17"))) === undefined ? true : undefined,
+  );
 });
 
 test("18. immutable storage and password ref changes are rejected with their messages; out-of-range replicas, unknown service type, 46-char names too", async () => {
@@ -435,11 +566,24 @@ test("18. immutable storage and password ref changes are rejected with their mes
   await rejected(patch({ replicas: 10 }), /spec\.replicas/);
   await rejected(patch({ service: { type: "Foo" } }), /spec\.service\.type/);
   const long = "a".repeat(46);
-  await rejected(clusters.create({ apiVersion: "example.com/v1", kind: "MySQLCluster", metadata: { name: long }, spec: { version: "8.0.36" } }), /at most 45 characters/);
+  await rejected(
+    clusters.create({
+      apiVersion: "example.com/v1",
+      kind: "MySQLCluster",
+      metadata: { name: long },
+      spec: { version: "8.0.36" },
+    }),
+    /at most 45 characters/,
+  );
 });
 
 test("19. the API server applies the defaults: only version given reads back with replicas 1, storage 1Gi/Retain, service ClusterIP, image mysql", async () => {
-  const created = await clusters.create({ apiVersion: "example.com/v1", kind: "MySQLCluster", metadata: { name: "b19" }, spec: { version: "8.0.36" } });
+  const created = await clusters.create({
+    apiVersion: "example.com/v1",
+    kind: "MySQLCluster",
+    metadata: { name: "b19" },
+    spec: { version: "8.0.36" },
+  });
   assert.equal(created.spec?.replicas, 1);
   assert.deepEqual(created.spec.storage, { size: "1Gi", reclaimPolicy: "Retain" });
   assert.deepEqual(created.spec.service, { type: "ClusterIP" });
@@ -465,7 +609,11 @@ test("21. a failing StatefulSet write sets Reconciled=False/ReconcileError, emit
   const before = await clusters.get("b21");
   const readySince = condition(before, "Ready")?.lastTransitionTime;
   const mark = sent.length;
-  failing = { match: (r) => r.method === "PATCH" && r.path.endsWith("/statefulsets/b21"), status: 500, times: Number.POSITIVE_INFINITY };
+  failing = {
+    match: (r) => r.method === "PATCH" && r.path.endsWith("/statefulsets/b21"),
+    status: 500,
+    times: Number.POSITIVE_INFINITY,
+  };
   await clusters.patch("b21", { type: "merge", body: { spec: { replicas: 4 } } });
   const failed = await eventually("b21 ReconcileError", async () => {
     const c = await clusters.get("b21");
@@ -473,22 +621,36 @@ test("21. a failing StatefulSet write sets Reconciled=False/ReconcileError, emit
   });
   assert.match(condition(failed, "Reconciled")?.message ?? "", /injected 500/);
   // The hook writes the status first and the Event after it, so the Warning may land a moment after the condition.
-  const events = new ResourceClient<KubernetesObject & { type?: string; reason?: string; regarding?: { name?: string } }>(admin, { group: "events.k8s.io", version: "v1", plural: "events", kind: "Event", namespaced: true });
+  const events = new ResourceClient<
+    KubernetesObject & { type?: string; reason?: string; regarding?: { name?: string } }
+  >(admin, { group: "events.k8s.io", version: "v1", plural: "events", kind: "Event", namespaced: true });
   await eventually("a Warning event about b21", async () =>
-    (await events.list(NS)).items.some((e) => e.type === "Warning" && e.reason === "ReconcileError" && e.regarding?.name === "b21") ? true : undefined,
+    (await events.list(NS)).items.some(
+      (e) => e.type === "Warning" && e.reason === "ReconcileError" && e.regarding?.name === "b21",
+    )
+      ? true
+      : undefined,
   );
-  await eventually("b21 write retried", () => (sent.slice(mark).filter((r) => failing!.match(r)).length >= 3 ? true : undefined));
+  await eventually("b21 write retried", () =>
+    sent.slice(mark).filter((r) => failing!.match(r)).length >= 3 ? true : undefined,
+  );
   failing = undefined;
   const recovered = await settled("b21");
   assert.equal(condition(recovered, "Reconciled")?.status, "True");
   assert.equal((await sts.get(NS, "b21")).spec?.replicas, 4);
-  assert.equal(condition(recovered, "Ready")?.lastTransitionTime, readySince, "Ready did not flip, so its lastTransitionTime stayed");
+  assert.equal(
+    condition(recovered, "Ready")?.lastTransitionTime,
+    readySince,
+    "Ready did not flip, so its lastTransitionTime stayed",
+  );
 });
 
 test("22. a status-only StatefulSet update (readyReplicas 2→3) updates status.readyReplicas and Ready without writing any child", async () => {
   await createCluster("b22");
   await setStsStatus("b22", { replicas: 3, ready: 2, updated: 3 });
-  await eventually("b22 ready 2", async () => ((await clusters.get("b22")).status?.readyReplicas === 2 ? true : undefined));
+  await eventually("b22 ready 2", async () =>
+    (await clusters.get("b22")).status?.readyReplicas === 2 ? true : undefined,
+  );
   const mark = sent.length;
   await setStsStatus("b22", { replicas: 3, ready: 3, updated: 3 });
   const db = await eventually("b22 ready 3", async () => {

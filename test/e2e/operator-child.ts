@@ -31,12 +31,18 @@ const controller = newMySQLClusterController(
   {
     async reconcile(ctx, obj) {
       const started = Date.now();
-      say("start", { key: ctx.key, generation: obj.metadata.generation, resourceVersion: obj.metadata.resourceVersion });
+      say("start", {
+        key: ctx.key,
+        generation: obj.metadata.generation,
+        resourceVersion: obj.metadata.resourceVersion,
+      });
       try {
         if (sleepMs > 0) await sleep(sleepMs);
         if (mode === "status" && obj.status?.observedGeneration !== obj.metadata.generation) {
           // A full-object PUT of status carrying the cached resourceVersion: 409 Conflict if the object changed since.
-          await ctx.client.namespace(ctx.namespace!).updateStatus({ ...obj, status: { ...obj.status, observedGeneration: obj.metadata.generation ?? 0 } });
+          await ctx.client
+            .namespace(ctx.namespace!)
+            .updateStatus({ ...obj, status: { ...obj.status, observedGeneration: obj.metadata.generation ?? 0 } });
           say("status", { key: ctx.key, observedGeneration: obj.metadata.generation });
         }
       } finally {
@@ -62,7 +68,17 @@ try {
   await runControllers([operator], {
     ...(shutdownTimeoutMs !== undefined ? { gracefulShutdownTimeoutMs: shutdownTimeoutMs } : {}),
     ...(lease
-      ? { leaderElection: { kube, namespace: "default", name: lease, identity: `pid-${process.pid}`, leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 } }
+      ? {
+          leaderElection: {
+            kube,
+            namespace: "default",
+            name: lease,
+            identity: `pid-${process.pid}`,
+            leaseDurationMs: 3_000,
+            renewDeadlineMs: 2_000,
+            retryPeriodMs: 500,
+          },
+        }
       : {}),
   });
   say("exit");

@@ -42,7 +42,10 @@ interface LoadedCrd {
 let plane: ControlPlane | undefined;
 let kube: KubeClient;
 const crds: LoadedCrd[] = [];
-const tally = new Map<string, { compared: number; rejected: number; agreed: number; disagreements: string[]; skippedRules: Set<string> }>();
+const tally = new Map<
+  string,
+  { compared: number; rejected: number; agreed: number; disagreements: string[]; skippedRules: Set<string> }
+>();
 
 const crdPath = (c: CrdCases) => (c.corpus ? path.join(corpusDir, c.file) : path.join(repoRoot, c.file));
 
@@ -53,27 +56,59 @@ before(async () => {
   for (const [index, cases] of validationCases.entries()) {
     await generate({ inputs: [crdPath(cases)], outDir: path.join(workDir, "gen", String(index)), validation: true });
   }
-  await generate({ inputs: [path.join(repoRoot, "test/fixtures/validation/ratchet.yaml")], outDir: path.join(workDir, "gen", "ratchet"), validation: true });
+  await generate({
+    inputs: [path.join(repoRoot, "test/fixtures/validation/ratchet.yaml")],
+    outDir: path.join(workDir, "gen", "ratchet"),
+    validation: true,
+  });
   writeFileSync(
     path.join(workDir, "tsconfig.json"),
     JSON.stringify({
       extends: path.join(repoRoot, "tsconfig.base.json"),
-      compilerOptions: { rootDir: ".", outDir: "out", declaration: false, sourceMap: false, skipLibCheck: true, types: ["node"] },
+      compilerOptions: {
+        rootDir: ".",
+        outDir: "out",
+        declaration: false,
+        sourceMap: false,
+        skipLibCheck: true,
+        types: ["node"],
+      },
       include: ["gen/**/*.ts"],
     }),
   );
-  const tsc = spawnSync(process.execPath, [path.join(repoRoot, "node_modules/typescript/bin/tsc"), "-p", path.join(workDir, "tsconfig.json"), "--pretty", "false"], { encoding: "utf8" });
-  assert.equal(tsc.status, 0, `the generated validation modules compile under strict TypeScript:\n${tsc.stdout}${tsc.stderr}`);
+  const tsc = spawnSync(
+    process.execPath,
+    [
+      path.join(repoRoot, "node_modules/typescript/bin/tsc"),
+      "-p",
+      path.join(workDir, "tsconfig.json"),
+      "--pretty",
+      "false",
+    ],
+    { encoding: "utf8" },
+  );
+  assert.equal(
+    tsc.status,
+    0,
+    `the generated validation modules compile under strict TypeScript:\n${tsc.stdout}${tsc.stderr}`,
+  );
 
   for (const [index, cases] of validationCases.entries()) {
     const file = crdPath(cases);
     const crd = parse(readFileSync(file, "utf8")) as {
-      spec: { group: string; scope: string; names: { kind: string; plural: string }; versions: Array<{ name: string; subresources?: { status?: object } }> };
+      spec: {
+        group: string;
+        scope: string;
+        names: { kind: string; plural: string };
+        versions: Array<{ name: string; subresources?: { status?: object } }>;
+      };
     };
     const { group, names } = crd.spec;
     const version = crd.spec.versions.find((v) => v.name === cases.version);
     assert.ok(version, `${cases.file} has version ${cases.version}`);
-    const url = pathToFileURL(path.join(workDir, "out", "gen", String(index), group, cases.version, `${fileStem(names.kind)}.validation.js`)).href;
+    const url = pathToFileURL(
+      path.join(workDir, "out", "gen", String(index), group, cases.version, `${fileStem(names.kind)}.validation.js`),
+    ).href;
     const loaded = (await import(url)) as Record<string, unknown>;
     const pick = (name: string) => {
       assert.equal(typeof loaded[name], "function", `${cases.file}: the generated module exports ${name}`);
@@ -87,7 +122,11 @@ before(async () => {
       plural: names.plural,
       namespaced: crd.spec.scope === "Namespaced",
       statusSubresource: version.subresources?.status !== undefined,
-      module: { normalize: pick(`normalize${names.kind}`), applyDefaults: pick(`apply${names.kind}Defaults`), validate: pick(`validate${names.kind}`) },
+      module: {
+        normalize: pick(`normalize${names.kind}`),
+        applyDefaults: pick(`apply${names.kind}Defaults`),
+        validate: pick(`validate${names.kind}`),
+      },
     });
   }
   plane = await startControlPlane({ crdFiles: crds.map((c) => c.path) });
@@ -95,7 +134,10 @@ before(async () => {
 });
 
 after(async () => {
-  const rows = [...tally].map(([file, t]) => `  ${file}: ${t.compared} objects (${t.rejected} rejected by the API server), ${t.agreed} agree with the API server, ${t.compared - t.agreed} disagree; CEL rules skipped by crdgen on the way: ${t.skippedRules.size}`);
+  const rows = [...tally].map(
+    ([file, t]) =>
+      `  ${file}: ${t.compared} objects (${t.rejected} rejected by the API server), ${t.agreed} agree with the API server, ${t.compared - t.agreed} disagree; CEL rules skipped by crdgen on the way: ${t.skippedRules.size}`,
+  );
   if (rows.length) console.log(`validation vs the API server:\n${rows.join("\n")}`);
   (kube as KubeClient | undefined)?.close(); // before() may have failed before setting it
   await plane?.stop();
@@ -125,16 +167,34 @@ async function serverOutcome(crd: LoadedCrd, c: ValidationCase, name: string): P
   try {
     let result: Record<string, unknown>;
     if (c.old) {
-      const stored = await kube.request<{ metadata: { resourceVersion: string } }>({ method: "POST", path: resourcePath(crd), body: object(c.old) });
-      result = await kube.request({ method: "PUT", path: resourcePath(crd, name), query: { dryRun: "All" }, body: object(c.spec, { resourceVersion: stored.metadata.resourceVersion }) });
+      const stored = await kube.request<{ metadata: { resourceVersion: string } }>({
+        method: "POST",
+        path: resourcePath(crd),
+        body: object(c.old),
+      });
+      result = await kube.request({
+        method: "PUT",
+        path: resourcePath(crd, name),
+        query: { dryRun: "All" },
+        body: object(c.spec, { resourceVersion: stored.metadata.resourceVersion }),
+      });
     } else {
-      result = await kube.request({ method: "POST", path: resourcePath(crd), query: { dryRun: "All" }, body: object(c.spec) });
+      result = await kube.request({
+        method: "POST",
+        path: resourcePath(crd),
+        query: { dryRun: "All" },
+        body: object(c.spec),
+      });
     }
     return { accepted: true, object: result, fields: [], messages: [] };
   } catch (error) {
     if (!(error instanceof ApiError) || error.status !== 422 || typeof error.body !== "object") throw error;
     const causes = error.body.details?.causes ?? [];
-    return { accepted: false, fields: [...new Set(causes.map((cause) => cause.field ?? ""))].sort(), messages: causes.map((cause) => `${cause.field}: ${cause.message}`) };
+    return {
+      accepted: false,
+      fields: [...new Set(causes.map((cause) => cause.field ?? ""))].sort(),
+      messages: causes.map((cause) => `${cause.field}: ${cause.message}`),
+    };
   }
 }
 
@@ -146,7 +206,8 @@ function comparable(obj: Record<string, unknown>, crd: LoadedCrd): Record<string
 }
 
 /** The server names the "rules not checked" cause's field "<nil>"; validate() leaves it empty. */
-const clientFields = (r: ValidationResult) => [...new Set(r.errors.map((e) => (e.field === "" ? "<nil>" : e.field)))].sort();
+const clientFields = (r: ValidationResult) =>
+  [...new Set(r.errors.map((e) => (e.field === "" ? "<nil>" : e.field)))].sort();
 
 for (const cases of validationCases) {
   test(`validate and applyDefaults agree with the API server: ${cases.file}`, async () => {
@@ -163,23 +224,36 @@ for (const cases of validationCases) {
       for (const s of result.skipped) t.skippedRules.add(`${s.schemaPath}: ${s.reason}`);
       const problems: string[] = [];
       if (result.valid !== server.accepted) {
-        problems.push(`verdict: API server ${server.accepted ? "accepted" : `rejected (${server.messages.join("; ")})`}, validate() ${result.valid ? "accepted" : `rejected (${result.errors.map((e) => `${e.field}: ${e.message}`).join("; ")})`}`);
+        problems.push(
+          `verdict: API server ${server.accepted ? "accepted" : `rejected (${server.messages.join("; ")})`}, validate() ${result.valid ? "accepted" : `rejected (${result.errors.map((e) => `${e.field}: ${e.message}`).join("; ")})`}`,
+        );
       } else if (!server.accepted) {
         const mine = clientFields(result);
         if (JSON.stringify(mine) !== JSON.stringify(server.fields)) {
-          problems.push(`error fields: API server ${JSON.stringify(server.fields)} (${server.messages.join("; ")}), validate() ${JSON.stringify(mine)} (${result.errors.map((e) => `${e.field}: ${e.message}`).join("; ")})`);
+          problems.push(
+            `error fields: API server ${JSON.stringify(server.fields)} (${server.messages.join("; ")}), validate() ${JSON.stringify(mine)} (${result.errors.map((e) => `${e.field}: ${e.message}`).join("; ")})`,
+          );
         }
       }
       if (server.accepted && server.object) {
         const expected = comparable(server.object, crd);
         const normalized = comparable(crd.module.normalize(input), crd);
         if (JSON.stringify(sortKeys(normalized)) !== JSON.stringify(sortKeys(expected))) {
-          problems.push(`normalize: API server ${JSON.stringify(sortKeys(expected))}, normalize() ${JSON.stringify(sortKeys(normalized))}`);
+          problems.push(
+            `normalize: API server ${JSON.stringify(sortKeys(expected))}, normalize() ${JSON.stringify(sortKeys(normalized))}`,
+          );
         }
         // Without unknown fields, defaulting alone gives the same object.
         const defaulted = comparable(crd.module.applyDefaults(input), crd);
-        if (JSON.stringify(sortKeys(normalized)) === JSON.stringify(sortKeys(comparable(crd.module.normalize(crd.module.applyDefaults(input)), crd))) && !c.what.includes("unknown")) {
-          if (JSON.stringify(sortKeys(defaulted)) !== JSON.stringify(sortKeys(expected))) problems.push(`applyDefaults: API server ${JSON.stringify(sortKeys(expected))}, applyDefaults() ${JSON.stringify(sortKeys(defaulted))}`);
+        if (
+          JSON.stringify(sortKeys(normalized)) ===
+            JSON.stringify(sortKeys(comparable(crd.module.normalize(crd.module.applyDefaults(input)), crd))) &&
+          !c.what.includes("unknown")
+        ) {
+          if (JSON.stringify(sortKeys(defaulted)) !== JSON.stringify(sortKeys(expected)))
+            problems.push(
+              `applyDefaults: API server ${JSON.stringify(sortKeys(expected))}, applyDefaults() ${JSON.stringify(sortKeys(defaulted))}`,
+            );
         }
       }
       t.compared++;
@@ -187,30 +261,61 @@ for (const cases of validationCases) {
       if (problems.length === 0) t.agreed++;
       else t.disagreements.push(`${c.what}: ${problems.join(" | ")}`);
     }
-    assert.deepEqual(t.disagreements, [], `${cases.file}: ${t.compared - t.agreed} of ${t.compared} objects disagree with the API server`);
+    assert.deepEqual(
+      t.disagreements,
+      [],
+      `${cases.file}: ${t.compared - t.agreed} of ${t.compared} objects disagree with the API server`,
+    );
   });
 }
 
 test("updates: errors in values left unchanged are ratcheted, as the API server does after a schema tightened", async () => {
-  const url = pathToFileURL(path.join(workDir, "out", "gen", "ratchet", "validation.crdgen.dev", "v1", "ratchet.validation.js")).href;
-  const { validateRatchet } = (await import(url)) as { validateRatchet: (obj: unknown, options?: ValidateOptions) => ValidationResult };
+  const url = pathToFileURL(
+    path.join(workDir, "out", "gen", "ratchet", "validation.crdgen.dev", "v1", "ratchet.validation.js"),
+  ).href;
+  const { validateRatchet } = (await import(url)) as {
+    validateRatchet: (obj: unknown, options?: ValidateOptions) => ValidationResult;
+  };
   const resource = "/apis/validation.crdgen.dev/v1/namespaces/default/ratchets";
-  const object = (spec: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ apiVersion: "validation.crdgen.dev/v1", kind: "Ratchet", metadata: { name: "stored", ...extra }, spec });
+  const object = (spec: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+    apiVersion: "validation.crdgen.dev/v1",
+    kind: "Ratchet",
+    metadata: { name: "stored", ...extra },
+    spec,
+  });
   await plane!.installCrds([path.join(repoRoot, "test/fixtures/validation/ratchet-loose.yaml")]);
   const storedSpec = { name: "ninechars", count: 150, tags: ["long-tag", "ok"] };
-  const stored = await kube.request<{ metadata: { resourceVersion: string } }>({ method: "POST", path: resource, body: object(storedSpec) });
+  const stored = await kube.request<{ metadata: { resourceVersion: string } }>({
+    method: "POST",
+    path: resource,
+    body: object(storedSpec),
+  });
   // Tighten the schema in place, then wait until the API server validates with it.
-  const tight = parse(readFileSync(path.join(repoRoot, "test/fixtures/validation/ratchet.yaml"), "utf8")) as { spec: unknown };
+  const tight = parse(readFileSync(path.join(repoRoot, "test/fixtures/validation/ratchet.yaml"), "utf8")) as {
+    spec: unknown;
+  };
   const crdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/ratchets.validation.crdgen.dev";
   // The apiextensions controllers may still be writing the new CRD's status: read afresh on a conflict.
   await retryOnConflict(async () => {
     const current = await kube.request<{ metadata: Record<string, unknown> }>({ method: "GET", path: crdPath });
-    await kube.request({ method: "PUT", path: crdPath, body: { apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", metadata: current.metadata, spec: tight.spec } });
+    await kube.request({
+      method: "PUT",
+      path: crdPath,
+      body: {
+        apiVersion: "apiextensions.k8s.io/v1",
+        kind: "CustomResourceDefinition",
+        metadata: current.metadata,
+        spec: tight.spec,
+      },
+    });
   });
   const probe = { ...object(storedSpec), metadata: { name: "probe" } };
   for (let i = 0; ; i++) {
     // Only a 422 says the new schema is in effect; any other error (the CRD's storage being swapped) is waited out.
-    const rejected = await kube.request({ method: "POST", path: resource, query: { dryRun: "All" }, body: probe }).then(() => false, (e: unknown) => isInvalid(e));
+    const rejected = await kube.request({ method: "POST", path: resource, query: { dryRun: "All" }, body: probe }).then(
+      () => false,
+      (e: unknown) => isInvalid(e),
+    );
     if (rejected) break;
     assert.ok(i < 300, "the tightened schema is in effect within 30 s");
     await new Promise((r) => setTimeout(r, 100));
@@ -220,25 +325,40 @@ test("updates: errors in values left unchanged are ratcheted, as the API server 
     { what: "only an unrelated field changed (the rule on spec runs again)", spec: { ...storedSpec, note: "hello" } },
     { what: "the invalid name changed to another invalid one", spec: { ...storedSpec, name: "tenletters" } },
     { what: "the count changed but still breaks the rule", spec: { ...storedSpec, count: 200 } },
-    { what: "an invalid tag kept, a new invalid one added (atomic list: not correlated)", spec: { ...storedSpec, tags: ["long-tag", "ok", "other-long"] } },
+    {
+      what: "an invalid tag kept, a new invalid one added (atomic list: not correlated)",
+      spec: { ...storedSpec, tags: ["long-tag", "ok", "other-long"] },
+    },
     { what: "everything invalid fixed", spec: { name: "short", count: 1, tags: ["a"] } },
   ];
   const disagreements: string[] = [];
   for (const c of cases) {
     const server = await kube
-      .request({ method: "PUT", path: `${resource}/stored`, query: { dryRun: "All" }, body: object(c.spec, { resourceVersion: stored.metadata.resourceVersion }) })
+      .request({
+        method: "PUT",
+        path: `${resource}/stored`,
+        query: { dryRun: "All" },
+        body: object(c.spec, { resourceVersion: stored.metadata.resourceVersion }),
+      })
       .then(
         () => ({ accepted: true, fields: [] as string[] }),
         (error: unknown) => {
           if (!(error instanceof ApiError) || typeof error.body !== "object") throw error;
-          return { accepted: false, fields: [...new Set((error.body.details?.causes ?? []).map((cause) => cause.field ?? ""))].sort() };
+          return {
+            accepted: false,
+            fields: [...new Set((error.body.details?.causes ?? []).map((cause) => cause.field ?? ""))].sort(),
+          };
         },
       );
     const result = validateRatchet(object(c.spec), { oldObject: object(storedSpec) });
     const mine = clientFields(result);
-    console.log(`ratcheting: ${c.what}: API server ${server.accepted ? "accepted" : `rejected ${JSON.stringify(server.fields)}`}, validate() ${result.valid ? "accepted" : `rejected ${JSON.stringify(mine)}`}`);
+    console.log(
+      `ratcheting: ${c.what}: API server ${server.accepted ? "accepted" : `rejected ${JSON.stringify(server.fields)}`}, validate() ${result.valid ? "accepted" : `rejected ${JSON.stringify(mine)}`}`,
+    );
     if (result.valid !== server.accepted || JSON.stringify(mine) !== JSON.stringify(server.fields)) {
-      disagreements.push(`${c.what}: API server ${server.accepted ? "accepted" : `rejected ${JSON.stringify(server.fields)}`}, validate() ${result.valid ? "accepted" : `rejected ${JSON.stringify(mine)}: ${result.errors.map((e) => e.message).join("; ")}`}`);
+      disagreements.push(
+        `${c.what}: API server ${server.accepted ? "accepted" : `rejected ${JSON.stringify(server.fields)}`}, validate() ${result.valid ? "accepted" : `rejected ${JSON.stringify(mine)}: ${result.errors.map((e) => e.message).join("; ")}`}`,
+      );
     }
   }
   // A new object with the old content is not ratcheted.
@@ -248,6 +368,11 @@ test("updates: errors in values left unchanged are ratcheted, as the API server 
 
 function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, sortKeys(v)]));
+  if (value && typeof value === "object")
+    return Object.fromEntries(
+      Object.entries(value)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([k, v]) => [k, sortKeys(v)]),
+    );
   return value;
 }

@@ -9,7 +9,11 @@ import { fileURLToPath } from "node:url";
 import type { ExploreResult } from "@crdgen/explore";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
-const crdgen = (...args: string[]) => spawnSync(process.execPath, [path.join(repoRoot, "bin", "crdgen.js"), "explore", ...args], { cwd: repoRoot, encoding: "utf8" });
+const crdgen = (...args: string[]) =>
+  spawnSync(process.execPath, [path.join(repoRoot, "bin", "crdgen.js"), "explore", ...args], {
+    cwd: repoRoot,
+    encoding: "utf8",
+  });
 /** The `--json` report: the explore result with its format version. */
 const jsonReport = (stdout: string) => JSON.parse(stdout) as ExploreResult & { version: number };
 

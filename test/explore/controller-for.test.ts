@@ -20,8 +20,18 @@ test("without the runtime, each controllerFor call is still a controller of its 
     process: `${c.workers[0]?.process?.name} ${c.workers[0]?.process?.loc?.file}`,
   }));
   assert.deepEqual(blocks, [
-    { name: "newGadgetController", at: "generated/example.com/v1/gadget.controller.ts", kinds: ["Gadget via controllerFor"], process: "reconcile src/gadget.hooks.ts" },
-    { name: "newWidgetController", at: "generated/example.com/v1/widget.controller.ts", kinds: ["Widget via controllerFor"], process: "reconcile src/widget.hooks.ts" },
+    {
+      name: "newGadgetController",
+      at: "generated/example.com/v1/gadget.controller.ts",
+      kinds: ["Gadget via controllerFor"],
+      process: "reconcile src/gadget.hooks.ts",
+    },
+    {
+      name: "newWidgetController",
+      at: "generated/example.com/v1/widget.controller.ts",
+      kinds: ["Widget via controllerFor"],
+      process: "reconcile src/widget.hooks.ts",
+    },
   ]);
 });
 
@@ -47,7 +57,10 @@ test("a descriptor not in the explored sources: the kind comes from its name (gi
     assert.equal(result.controllers.length, 1);
     const c = result.controllers[0]!;
     assert.equal(c.name, "newGizmoController");
-    assert.deepEqual(c.sources.map((s) => s.kind), ["Gizmo"]);
+    assert.deepEqual(
+      c.sources.map((s) => s.kind),
+      ["Gizmo"],
+    );
     assert.equal(c.workers[0]?.process?.loc?.file, "src/gizmo.hooks.ts");
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -6,12 +6,24 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { commonAncestor, dotReport, explore, flowKeys, mermaidReport, textReport, type Controller, type ExploreResult } from "@crdgen/explore";
+import {
+  commonAncestor,
+  dotReport,
+  explore,
+  flowKeys,
+  mermaidReport,
+  textReport,
+  type Controller,
+  type ExploreResult,
+} from "@crdgen/explore";
 
 /** The repository root: this file runs as dist/test/explore/fixtures.test.js. */
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const fixturesDir = path.join(repoRoot, "test", "fixtures", "explore");
-const fixtureNames = readdirSync(fixturesDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+const fixtureNames = readdirSync(fixturesDir, { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
+  .sort();
 const updateGolden = process.env["UPDATE_GOLDEN"] === "1";
 
 interface ExpectedSpec {
@@ -21,7 +33,15 @@ interface ExpectedSpec {
     name?: string;
     queue: string;
     sources: { kind: string; informer: string; handlers: { fn: string; events: string[]; producers: string[] }[] }[];
-    workers: { loop: string; get?: string; process: string; then: string[]; done: string[]; forget: string[]; requeues: string[] }[];
+    workers: {
+      loop: string;
+      get?: string;
+      process: string;
+      then: string[];
+      done: string[];
+      forget: string[];
+      requeues: string[];
+    }[];
   }[];
 }
 
@@ -40,7 +60,10 @@ function fixture(name: string): Promise<Fixture> {
     pending = (async () => {
       const dir = path.join(fixturesDir, name);
       const specFile = path.join(dir, "expected-flows.json");
-      assert.ok(existsSync(specFile), `fixture ${name} has no expected-flows.json (hand-written expectations are required)`);
+      assert.ok(
+        existsSync(specFile),
+        `fixture ${name} has no expected-flows.json (hand-written expectations are required)`,
+      );
       const spec = JSON.parse(readFileSync(specFile, "utf8")) as ExpectedSpec;
       const dirs = spec.explore.map((d) => path.relative(repoRoot, path.join(dir, d)) || ".");
       const result = await explore(dirs.map((d) => path.join(repoRoot, d)));
@@ -61,7 +84,10 @@ function resolveLoc(root: string, written: string): string {
   const lines = readFileSync(path.join(root, file!), "utf8").split("\n");
   const hits = lines.flatMap((l, i) => (l.includes(text!) ? [i + 1] : []));
   const n = Number(nth ?? 1);
-  assert.ok(nth ? hits.length >= n : hits.length === 1, `expected-flows location ${written}: ${hits.length} line(s) of ${file} contain that text`);
+  assert.ok(
+    nth ? hits.length >= n : hits.length === 1,
+    `expected-flows location ${written}: ${hits.length} line(s) of ${file} contain that text`,
+  );
   return `${file}:${hits[n - 1]}`;
 }
 
@@ -114,7 +140,11 @@ function expectedControllers(root: string, spec: ExpectedSpec): Controller[] {
       kind: s.kind,
       via: "",
       loc: loc(s.informer),
-      handlers: s.handlers.map((h) => ({ events: h.events, fn: place(h.fn), producers: h.producers.map((p) => ({ method: "", text: "", loc: loc(p)!, via: [] })) })),
+      handlers: s.handlers.map((h) => ({
+        events: h.events,
+        fn: place(h.fn),
+        producers: h.producers.map((p) => ({ method: "", text: "", loc: loc(p)!, via: [] })),
+      })),
     })),
     workers: c.workers.map((w) => ({
       loop: place(w.loop),
@@ -143,12 +173,29 @@ function checkGolden(file: string, actual: string): void {
     writeFileSync(file, actual);
     return;
   }
-  assert.ok(existsSync(file), `${path.relative(repoRoot, file)} is missing: run UPDATE_GOLDEN=1 node --test dist/test/explore/fixtures.test.js, then review it`);
-  assert.equal(actual, readFileSync(file, "utf8"), `${path.relative(repoRoot, file)} differs (UPDATE_GOLDEN=1 rewrites it after a deliberate change)`);
+  assert.ok(
+    existsSync(file),
+    `${path.relative(repoRoot, file)} is missing: run UPDATE_GOLDEN=1 node --test dist/test/explore/fixtures.test.js, then review it`,
+  );
+  assert.equal(
+    actual,
+    readFileSync(file, "utf8"),
+    `${path.relative(repoRoot, file)} differs (UPDATE_GOLDEN=1 rewrites it after a deliberate change)`,
+  );
 }
 
 test("there are explore fixtures for the five styles the issue names, plus shared base controllers (Go embedding, a TypeScript base class), a client-node operator and crdgen's controllerFor with two kinds", () => {
-  assert.deepEqual(fixtureNames, ["channel-queue", "controller-runtime", "embedded-base", "sample-controller", "ts-base-class", "ts-client-node", "ts-controller-for", "ts-generated", "two-informers"]);
+  assert.deepEqual(fixtureNames, [
+    "channel-queue",
+    "controller-runtime",
+    "embedded-base",
+    "sample-controller",
+    "ts-base-class",
+    "ts-client-node",
+    "ts-controller-for",
+    "ts-generated",
+    "two-informers",
+  ]);
 });
 
 const totals = new Map<string, { found: number; expected: number; correct: number }>();
@@ -180,7 +227,10 @@ for (const name of fixtureNames) {
       count(category, a, e);
       assert.deepEqual([...a].sort(), [...e].sort(), `${name}: ${category}`);
     }
-    const flows = { found: new Set(flowKeys(result)), expected: new Set(flowKeys({ ...result, controllers: expected })) };
+    const flows = {
+      found: new Set(flowKeys(result)),
+      expected: new Set(flowKeys({ ...result, controllers: expected })),
+    };
     count("flows", flows.found, flows.expected);
     assert.deepEqual([...flows.found].sort(), [...flows.expected].sort(), `${name}: flows`);
   });
@@ -190,7 +240,10 @@ test("precision and recall of the found flows (and their parts) across the fixtu
   for (const name of fixtureNames) await fixture(name);
   assert.ok(totals.has("flows"), "the per-fixture tests ran before this one");
   const pct = (n: number, d: number) => (d === 0 ? "n/a" : `${((100 * n) / d).toFixed(1)}%`);
-  const rows = [...totals].map(([category, t]) => `  ${category.padEnd(22)} precision ${pct(t.correct, t.found).padStart(6)} (${t.correct}/${t.found})   recall ${pct(t.correct, t.expected).padStart(6)} (${t.correct}/${t.expected})`);
+  const rows = [...totals].map(
+    ([category, t]) =>
+      `  ${category.padEnd(22)} precision ${pct(t.correct, t.found).padStart(6)} (${t.correct}/${t.found})   recall ${pct(t.correct, t.expected).padStart(6)} (${t.correct}/${t.expected})`,
+  );
   console.log(`crdgen explore on ${fixtureNames.length} fixtures:\n${rows.join("\n")}`);
   for (const [category, t] of totals) {
     assert.equal(t.correct, t.found, `${category}: precision below 100%`);
@@ -213,7 +266,10 @@ test("explore skips vendor/ and *_test.go by default and reads them when asked",
   assert.equal((await explore([sample])).files.go, 2);
   assert.equal(withTests.files.go, 3);
   // The test's c.workqueue.Add is not reached from any handler, and says so.
-  assert.ok(withTests.unlinked.some((u) => u.includes("controller_test.go")), withTests.unlinked.join("\n"));
+  assert.ok(
+    withTests.unlinked.some((u) => u.includes("controller_test.go")),
+    withTests.unlinked.join("\n"),
+  );
 });
 
 test("mermaid and dot pictures of the sample-controller flows match their golden files", async () => {

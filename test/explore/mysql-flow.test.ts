@@ -27,7 +27,8 @@ function readmeSteps(): Map<number, string> {
   assert.ok(start >= 0, "README.md has the section 'The event flow, informer to reconcile'");
   const section = readme.slice(start, readme.indexOf("\n## ", start + 3));
   const steps = new Map<number, string>();
-  for (const m of section.matchAll(/^(\d+)\. ([\s\S]*?)(?=^\d+\. |$(?![\s\S]))/gm)) steps.set(Number(m[1]), m[2]!.replace(/\s+/g, " "));
+  for (const m of section.matchAll(/^(\d+)\. ([\s\S]*?)(?=^\d+\. |$(?![\s\S]))/gm))
+    steps.set(Number(m[1]), m[2]!.replace(/\s+/g, " "));
   return steps;
 }
 
@@ -52,7 +53,10 @@ test("the README's event-flow steps 3-6 are what explore reports for the MySQL o
   // and keys go on it with queue.add(metaNamespaceKeyFunc(obj)).
   assert.match(steps.get(4)!, /<kind>\.controller\.ts/);
   assert.ok(namesIn(steps.get(4)!).includes(controllerForFile), `README step 4 names ${controllerForFile}`);
-  assert.match(readFileSync(path.join(repoRoot, controllerFile), "utf8"), /return rt\.controllerFor\(kube, mySQLClusterResource, hooks, options,/);
+  assert.match(
+    readFileSync(path.join(repoRoot, controllerFile), "utf8"),
+    /return rt\.controllerFor\(kube, mySQLClusterResource, hooks, options,/,
+  );
   assert.equal(c.queue.loc?.file, controllerForFile);
   assert.match(lineAt(c.queue.loc), /newRateLimitingQueue/);
 
@@ -64,11 +68,21 @@ test("the README's event-flow steps 3-6 are what explore reports for the MySQL o
   assert.match(steps.get(3)!, /\*\*SharedIndexInformer\*\*/);
   assert.match(steps.get(3)!, /forResource/);
   assert.match(primary.via, /^new (rt\.|cache\.)?SharedIndexInformer$/);
-  assert.equal(primary.loc?.file, "runtime/cache/informer-factory.ts", "the primary informer is the factory's (forResource)");
+  assert.equal(
+    primary.loc?.file,
+    "runtime/cache/informer-factory.ts",
+    "the primary informer is the factory's (forResource)",
+  );
   const handlerNames = ["addFunc", "updateFunc", "deleteFunc"];
   for (const name of handlerNames) assert.ok(namesIn(steps.get(3)!).includes(name), `README step 3 names ${name}`);
-  assert.deepEqual(primary.handlers.map((h) => h.fn.name.replace(/ \(arrow\)$/, "")), handlerNames);
-  assert.deepEqual(primary.handlers.map((h) => h.events), [["add"], ["update"], ["delete"]]);
+  assert.deepEqual(
+    primary.handlers.map((h) => h.fn.name.replace(/ \(arrow\)$/, "")),
+    handlerNames,
+  );
+  assert.deepEqual(
+    primary.handlers.map((h) => h.events),
+    [["add"], ["update"], ["delete"]],
+  );
   const producerText = namesIn(steps.get(4)!).find((n) => n.startsWith("queue."));
   assert.equal(producerText, "queue.add");
   for (const h of primary.handlers) {
@@ -89,7 +103,11 @@ test("the README's event-flow steps 3-6 are what explore reports for the MySQL o
   assert.ok(namesIn(step5).includes("queue.get"));
   assert.match(lineAt(w.get), /this\.queue\.get\(\)/);
   assert.match(lineAt(w.loop.loc), /worker\(/);
-  const ops = [...w.forget.map((l) => ["forget", l] as const), ...w.requeues.map((r) => [r.method, r.loc] as const), ...w.done.map((l) => ["done", l] as const)];
+  const ops = [
+    ...w.forget.map((l) => ["forget", l] as const),
+    ...w.requeues.map((r) => [r.method, r.loc] as const),
+    ...w.done.map((l) => ["done", l] as const),
+  ];
   for (const name of ["forget", "addAfter", "addRateLimited", "done"]) {
     assert.ok(namesIn(step5).includes(name), `README step 5 names ${name}`);
     const found = ops.filter(([m]) => m === name);
@@ -108,11 +126,26 @@ test("the README's event-flow steps 3-6 are what explore reports for the MySQL o
 });
 
 test("crdgen explore prints the MySQL flow in the README's order", () => {
-  const run = spawnSync(process.execPath, [path.join(repoRoot, "bin", "crdgen.js"), "explore", "samples/mysql", "runtime"], { cwd: repoRoot, encoding: "utf8" });
+  const run = spawnSync(
+    process.execPath,
+    [path.join(repoRoot, "bin", "crdgen.js"), "explore", "samples/mysql", "runtime"],
+    { cwd: repoRoot, encoding: "utf8" },
+  );
   assert.equal(run.status, 0, run.stderr);
   const out = run.stdout;
   // The printed order follows the event: handler → queue.add → worker loop → queue.get in processNextWorkItem → reconcile hook.
-  const order = ["addFunc", "queue.add", "worker ", "this.queue.get in Controller.processNextWorkItem", "process ", "hooks.reconcile", hooksFile, "forget", "requeue    addAfter", "requeue    addRateLimited"];
+  const order = [
+    "addFunc",
+    "queue.add",
+    "worker ",
+    "this.queue.get in Controller.processNextWorkItem",
+    "process ",
+    "hooks.reconcile",
+    hooksFile,
+    "forget",
+    "requeue    addAfter",
+    "requeue    addRateLimited",
+  ];
   // One block, named after the generated function; the primary informer is the factory's (forResource), its kind the descriptor's.
   assert.equal(out.match(/^controller /gm)?.length, 1, out);
   let from = out.indexOf("controller newMySQLClusterController\n");

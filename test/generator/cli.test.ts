@@ -2,7 +2,20 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
@@ -93,7 +106,16 @@ function freshSampleCopy(): { root: string; out: string; hooks: string; args: st
 
 test("generate run twice gives byte-identical output", () => {
   const root = tempDir();
-  const args = ["generate", sampleCrd, `${inputs}/multi.yaml`, `${inputs}/folder`, "--out", path.join(root, "generated"), "--hooks", path.join(root, "src")];
+  const args = [
+    "generate",
+    sampleCrd,
+    `${inputs}/multi.yaml`,
+    `${inputs}/folder`,
+    "--out",
+    path.join(root, "generated"),
+    "--hooks",
+    path.join(root, "src"),
+  ];
   assertOk(crdgen(args));
   const first = tree(root);
   assert.ok(first && Object.keys(first).length > 20, "the first run wrote the output tree");
@@ -108,7 +130,15 @@ test("generate run twice gives byte-identical output", () => {
 
 test("--check passes on the committed samples/mysql/generated", () => {
   const before = tree(path.join(repoRoot, "samples/mysql"));
-  const run = crdgen(["generate", sampleCrd, "--out", "samples/mysql/generated", "--hooks", "samples/mysql/src", "--check"]);
+  const run = crdgen([
+    "generate",
+    sampleCrd,
+    "--out",
+    "samples/mysql/generated",
+    "--hooks",
+    "samples/mysql/src",
+    "--check",
+  ]);
   assert.equal(run.status, 0, `samples/mysql/generated is stale; run npm run generate\n${describe(run)}`);
   assert.match(run.stdout, /up to date/);
   assert.deepEqual(tree(path.join(repoRoot, "samples/mysql")), before, "--check wrote nothing");
@@ -155,7 +185,11 @@ test("files generated for a CRD no longer in the inputs are removed, and --check
 
   const run = crdgen(only);
   assertOk(run);
-  assert.deepEqual(files(path.join(out, "folder.example.com")), ["notes.ts"], "generated files of the dropped CRDs are gone, the user's file stays");
+  assert.deepEqual(
+    files(path.join(out, "folder.example.com")),
+    ["notes.ts"],
+    "generated files of the dropped CRDs are gone, the user's file stays",
+  );
   assert.ok(!existsSync(path.join(out, "folder.example.com", "v1")), "the emptied folder is gone");
   assert.ok(run.stderr.includes(`removed: ${orphan}`), describe(run));
   assertOk(crdgen([...only, "--check"]));
@@ -168,7 +202,10 @@ test("an edited reconcile hook is kept byte-identical and no .new file appears",
   assertOk(crdgen(args));
   const hooksFile = path.join(hooks, "mysqlcluster.hooks.ts");
   const original = readFileSync(hooksFile, "utf8");
-  const edited = original.replace(/(export async function reconcile\([^)]*\)[^{]*\{\n)/, `$1  ctx.log.info("my own line", { name: obj.metadata.name });\n`);
+  const edited = original.replace(
+    /(export async function reconcile\([^)]*\)[^{]*\{\n)/,
+    `$1  ctx.log.info("my own line", { name: obj.metadata.name });\n`,
+  );
   assert.notEqual(edited, original, "the template's reconcile was found and edited");
   writeFileSync(hooksFile, edited);
 
@@ -186,7 +223,10 @@ test("a reconcile hook with changed parameter types is kept byte-identical and a
   assertOk(crdgen(args));
   const hooksFile = path.join(hooks, "mysqlcluster.hooks.ts");
   const template = readFileSync(hooksFile, "utf8");
-  const edited = template.replace("reconcile(ctx: MySQLClusterContext, obj: MySQLCluster)", "reconcile(ctx: unknown, obj: MySQLCluster)");
+  const edited = template.replace(
+    "reconcile(ctx: MySQLClusterContext, obj: MySQLCluster)",
+    "reconcile(ctx: unknown, obj: MySQLCluster)",
+  );
   assert.notEqual(edited, template, "the template's reconcile signature was found and edited");
   writeFileSync(hooksFile, edited);
 
@@ -195,7 +235,10 @@ test("a reconcile hook with changed parameter types is kept byte-identical and a
   assert.equal(readFileSync(hooksFile, "utf8"), edited, "the user's file is untouched");
   assert.equal(readFileSync(`${hooksFile}.new`, "utf8"), template, "the .new file holds the current template");
   assert.ok(run.stderr.includes(`${hooksFile}.new`), `stderr names the .new file\n${describe(run)}`);
-  assert.match(run.stderr, /reconcile\(unknown, MySQLCluster\) should be reconcile\(MySQLClusterContext, MySQLCluster\)/);
+  assert.match(
+    run.stderr,
+    /reconcile\(unknown, MySQLCluster\) should be reconcile\(MySQLClusterContext, MySQLCluster\)/,
+  );
 });
 
 test("when the storage version moves, a hooks file importing the old version's modules is kept and a .new file names the new imports", () => {
@@ -204,7 +247,9 @@ test("when the storage version moves, a hooks file importing the old version's m
   const crd = path.join(root, "crd.yaml");
   const original = readFileSync("test/fixtures/schema/multi-version/crd.yaml", "utf8");
   // First v1alpha1 is the storage version (the controller's), then v1 is, as when a project promotes its API.
-  const alphaStored = original.replace(/(name: v1alpha1\n\s+served: true\n\s+storage:) false/, "$1 true").replace(/(name: v1\n\s+served: true\n\s+storage:) true/, "$1 false");
+  const alphaStored = original
+    .replace(/(name: v1alpha1\n\s+served: true\n\s+storage:) false/, "$1 true")
+    .replace(/(name: v1\n\s+served: true\n\s+storage:) true/, "$1 false");
   assert.notEqual(alphaStored, original, "the fixture's storage flags were found");
   writeFileSync(crd, alphaStored);
   const args = ["generate", crd, "--out", path.join(root, "generated"), "--hooks", hooks];
@@ -217,8 +262,16 @@ test("when the storage version moves, a hooks file importing the old version's m
   const run = crdgen(args);
   assertOk(run);
   assert.equal(readFileSync(hooksFile, "utf8"), before, "the user's file is untouched");
-  assert.match(readFileSync(`${hooksFile}.new`, "utf8"), /from "[^"]*\/v1\/backup\.controller\.js"/, "the .new file imports the new storage version's controller");
-  assert.match(run.stderr, /import \{ BackupContext \} from "[^"]*v1alpha1\/backup\.controller\.js" should be import \{ BackupContext \} from "[^"]*\/v1\/backup\.controller\.js"/, describe(run));
+  assert.match(
+    readFileSync(`${hooksFile}.new`, "utf8"),
+    /from "[^"]*\/v1\/backup\.controller\.js"/,
+    "the .new file imports the new storage version's controller",
+  );
+  assert.match(
+    run.stderr,
+    /import \{ BackupContext \} from "[^"]*v1alpha1\/backup\.controller\.js" should be import \{ BackupContext \} from "[^"]*\/v1\/backup\.controller\.js"/,
+    describe(run),
+  );
 });
 
 test("a reconcile hook typed through the controller's Hooks interface is accepted without a .new file", () => {
@@ -247,7 +300,11 @@ test("main.ts is created once and never overwritten", () => {
   const out = path.join(root, "generated");
   assertOk(crdgen(["generate", sampleCrd, "--out", out, "--hooks", hooks]));
   const main = path.join(hooks, "main.ts");
-  assert.match(readFileSync(main, "utf8"), /await runManager\(newControllers\(kube\), /, "the first run created main.ts");
+  assert.match(
+    readFileSync(main, "utf8"),
+    /await runManager\(newControllers\(kube\), /,
+    "the first run created main.ts",
+  );
 
   const mine = readFileSync(main, "utf8").replace("const kube =", "// my own wiring\nconst kube =");
   writeFileSync(main, mine);
@@ -257,7 +314,11 @@ test("main.ts is created once and never overwritten", () => {
   assert.equal(readFileSync(main, "utf8"), mine);
   assert.ok(!existsSync(`${main}.new`));
   assert.ok(existsSync(path.join(hooks, "widget.hooks.ts")), "the new kind's hooks file was created");
-  assert.match(readFileSync(path.join(out, "controllers.ts"), "utf8"), /widgetController\.newWidgetController\(kube, widgetHooks, shared\)/, "the generated registry runs the new kind");
+  assert.match(
+    readFileSync(path.join(out, "controllers.ts"), "utf8"),
+    /widgetController\.newWidgetController\(kube, widgetHooks, shared\)/,
+    "the generated registry runs the new kind",
+  );
   unlinkSync(main);
   assertOk(crdgen(["generate", sampleCrd, "--out", out, "--hooks", hooks]));
   assert.ok(existsSync(main), "a deleted main.ts is created again");
@@ -270,16 +331,25 @@ test("a folder input reads every *.yaml and *.yml in it and nothing else", () =>
   const written = files(out);
   assert.ok(written.includes("folder.example.com/v1/alpha.types.ts"), "alpha.yaml was read");
   assert.ok(written.includes("folder.example.com/v1/beta.types.ts"), "beta.yml was read");
-  assert.deepEqual(written.filter((f) => f.includes("gamma")), [], "gamma.json was ignored");
+  assert.deepEqual(
+    written.filter((f) => f.includes("gamma")),
+    [],
+    "gamma.json was ignored",
+  );
   assert.match(run.stdout, /2 CRD\(s\)/);
 });
 
 test("- reads the CRDs from stdin", () => {
   const out = path.join(tempDir(), "generated");
-  const run = crdgen(["generate", "-", "--out", out], { input: readFileSync(path.join(repoRoot, inputs, "stdin.yaml"), "utf8") });
+  const run = crdgen(["generate", "-", "--out", out], {
+    input: readFileSync(path.join(repoRoot, inputs, "stdin.yaml"), "utf8"),
+  });
   assertOk(run);
   const types = readFileSync(path.join(out, "stdin.example.com/v1/piped.types.ts"), "utf8");
-  assert.match(types.split("\n")[0]!, /^\/\/ Code generated by crdgen \S+ from stdin \(sha256 [0-9a-f]{64}\)\. DO NOT EDIT\.$/);
+  assert.match(
+    types.split("\n")[0]!,
+    /^\/\/ Code generated by crdgen \S+ from stdin \(sha256 [0-9a-f]{64}\)\. DO NOT EDIT\.$/,
+  );
 });
 
 test("several inputs at once are generated together", () => {
@@ -289,11 +359,19 @@ test("several inputs at once are generated together", () => {
   });
   assertOk(run);
   const written = files(out);
-  for (const f of ["one.example.com/v1/widget.types.ts", "two.example.com/v1/gadget.types.ts", "stdin.example.com/v1/piped.types.ts", "folder.example.com/v1/alpha.types.ts", "folder.example.com/v1/beta.types.ts", "example.com/v1/mysqlcluster.types.ts"]) {
+  for (const f of [
+    "one.example.com/v1/widget.types.ts",
+    "two.example.com/v1/gadget.types.ts",
+    "stdin.example.com/v1/piped.types.ts",
+    "folder.example.com/v1/alpha.types.ts",
+    "folder.example.com/v1/beta.types.ts",
+    "example.com/v1/mysqlcluster.types.ts",
+  ]) {
     assert.ok(written.includes(f), `${f} was generated`);
   }
   const index = readFileSync(path.join(out, "index.ts"), "utf8");
-  for (const id of ["oneExampleComV1", "twoExampleComV1", "stdinExampleComV1", "folderExampleComV1", "exampleComV1"]) assert.match(index, new RegExp(`export \\* as ${id} from`));
+  for (const id of ["oneExampleComV1", "twoExampleComV1", "stdinExampleComV1", "folderExampleComV1", "exampleComV1"])
+    assert.match(index, new RegExp(`export \\* as ${id} from`));
   assert.match(run.stdout, /6 CRD\(s\)/);
 });
 
@@ -302,7 +380,10 @@ test("a multi-document file with several CRDs generates each of them", () => {
   const run = crdgen(["generate", `${inputs}/multi.yaml`, "--out", out]);
   assertOk(run);
   assert.match(readFileSync(path.join(out, "one.example.com/v1/widget.types.ts"), "utf8"), /kind: "Widget"/);
-  assert.match(readFileSync(path.join(out, "two.example.com/v1/gadget.types.ts"), "utf8"), /kind: "Gadget"[\s\S]*scope: "Cluster"/);
+  assert.match(
+    readFileSync(path.join(out, "two.example.com/v1/gadget.types.ts"), "utf8"),
+    /kind: "Gadget"[\s\S]*scope: "Cluster"/,
+  );
   assert.match(run.stdout, /2 CRD\(s\)/);
 });
 
@@ -311,7 +392,10 @@ test("a schema node crdgen does not understand is a warning naming file and poin
   const crd = "test/fixtures/schema/untyped-node/crd.yaml";
   const lenient = crdgen(["generate", crd, "--out", out]);
   assertOk(lenient);
-  assert.match(lenient.stderr, /^warning: test\/fixtures\/schema\/untyped-node\/crd\.yaml \(document 0\) at \/spec\/versions\/0\/schema\/openAPIV3Schema\/properties\/spec\/properties\/mystery: .*typed as unknown$/m);
+  assert.match(
+    lenient.stderr,
+    /^warning: test\/fixtures\/schema\/untyped-node\/crd\.yaml \(document 0\) at \/spec\/versions\/0\/schema\/openAPIV3Schema\/properties\/spec\/properties\/mystery: .*typed as unknown$/m,
+  );
   const strict = crdgen(["generate", crd, "--out", out, "--strict"]);
   assert.equal(strict.status, 1, describe(strict));
   assert.match(strict.stderr, /--strict: 3 warning\(s\)/);
@@ -331,7 +415,11 @@ test("a 3,000-level deep schema is a clear error naming the file, never a stack 
   const run = crdgen(["generate", path.join(dir, "deep.yaml"), "--out", out]);
   assert.equal(run.status, 1, describe(run));
   assert.match(run.stderr, /^crdgen: .*deep\.yaml \(document 0\): the YAML nests too deep to read/m);
-  assert.doesNotMatch(run.stderr, /RangeError|Maximum call stack|\n\s+at /, "no stack overflow or stack trace reaches the user");
+  assert.doesNotMatch(
+    run.stderr,
+    /RangeError|Maximum call stack|\n\s+at /,
+    "no stack overflow or stack trace reaches the user",
+  );
   assert.equal(existsSync(out), false);
 });
 
@@ -340,11 +428,17 @@ test("a schema deeper than crdgen reads (300 levels) is an error naming the sche
   writeFileSync(path.join(dir, "deep.yaml"), deepCrd(300));
   const run = crdgen(["generate", path.join(dir, "deep.yaml"), "--out", path.join(dir, "out")]);
   assert.equal(run.status, 1, describe(run));
-  assert.match(run.stderr, /deep\.yaml \(document 0\) at \/spec\/versions\/0\/schema\/openAPIV3Schema\/properties\/spec(\/properties\/n)+: the schema nests more than 256 levels deep here/);
+  assert.match(
+    run.stderr,
+    /deep\.yaml \(document 0\) at \/spec\/versions\/0\/schema\/openAPIV3Schema\/properties\/spec(\/properties\/n)+: the schema nests more than 256 levels deep here/,
+  );
   assert.doesNotMatch(run.stderr, /RangeError|\n\s+at /);
   writeFileSync(path.join(dir, "ok.yaml"), deepCrd(200));
   assertOk(crdgen(["generate", path.join(dir, "ok.yaml"), "--out", path.join(dir, "ok")]));
-  assert.match(readFileSync(path.join(dir, "ok", "deep.example.com", "v1", "deep.types.ts"), "utf8"), /^ {2}n\?: string;$/m);
+  assert.match(
+    readFileSync(path.join(dir, "ok", "deep.example.com", "v1", "deep.types.ts"), "utf8"),
+    /^ {2}n\?: string;$/m,
+  );
 });
 
 test("--format runs one formatter pass: the output parses, a second run is up to date, and the lock records it", () => {
@@ -361,7 +455,11 @@ test("--format runs one formatter pass: the output parses, a second run is up to
   assert.equal(check.status, 1, describe(check));
   assert.match(check.stderr, /crdgen\.lock/);
   for (const file of files(out).filter((f) => f.endsWith(".ts"))) {
-    assert.match(readFileSync(path.join(out, file), "utf8"), /^\/\/ Code generated by crdgen /, `${file} keeps its header first`);
+    assert.match(
+      readFileSync(path.join(out, file), "utf8"),
+      /^\/\/ Code generated by crdgen /,
+      `${file} keeps its header first`,
+    );
   }
 });
 
@@ -373,10 +471,16 @@ test("no progress bar when stderr is not a terminal, even for the whole corpus f
 });
 
 test("worker threads (CRDGEN_WORKERS) give the same files and the same first error as one thread", () => {
-  const corpusFolders = ["gateway-api", "cert-manager", "external-dns", "metallb"].map((p) => path.resolve(repoRoot, "../shared/crds", p));
+  const corpusFolders = ["gateway-api", "cert-manager", "external-dns", "metallb"].map((p) =>
+    path.resolve(repoRoot, "../shared/crds", p),
+  );
   for (const folder of corpusFolders) assert.ok(existsSync(folder), `the corpus folder ${folder} is missing`);
   const run = (workers: string, out: string, args: string[]) => {
-    const result = spawnSync(process.execPath, [crdgenBin, "generate", ...args, "--out", out], { cwd: repoRoot, encoding: "utf8", env: { ...process.env, CRDGEN_WORKERS: workers } });
+    const result = spawnSync(process.execPath, [crdgenBin, "generate", ...args, "--out", out], {
+      cwd: repoRoot,
+      encoding: "utf8",
+      env: { ...process.env, CRDGEN_WORKERS: workers },
+    });
     return { status: result.status, stdout: result.stdout, stderr: result.stderr };
   };
   const serial = path.join(tempDir(), "serial");
@@ -390,7 +494,10 @@ test("worker threads (CRDGEN_WORKERS) give the same files and the same first err
   const parallelError = run("3", path.join(tempDir(), "e3"), withBad);
   assert.equal(parallelError.status, 1, describe(parallelError));
   assert.equal(parallelError.stderr, serialError.stderr);
-  assert.match(parallelError.stderr, /no-schema\.yaml \(document 0\) at \/spec\/versions\/1\/schema\/openAPIV3Schema: version v2 has no schema/);
+  assert.match(
+    parallelError.stderr,
+    /no-schema\.yaml \(document 0\) at \/spec\/versions\/1\/schema\/openAPIV3Schema: version v2 has no schema/,
+  );
 });
 
 test("--help works on the program and on generate", () => {
@@ -398,11 +505,15 @@ test("--help works on the program and on generate", () => {
   assertOk(program);
   assert.match(program.stdout, /Usage: crdgen/);
   assert.match(program.stdout, /generate \[options\] \[inputs\.\.\.\]/);
-  for (const args of [["generate", "--help"], ["help", "generate"]]) {
+  for (const args of [
+    ["generate", "--help"],
+    ["help", "generate"],
+  ]) {
     const run = crdgen(args);
     assertOk(run);
     assert.match(run.stdout, /Usage: crdgen generate/);
-    for (const option of ["--out", "--hooks", "--check", "--templates", "--versions", "--validation", "--from-cluster"]) assert.ok(run.stdout.includes(option), `${args.join(" ")} documents ${option}`);
+    for (const option of ["--out", "--hooks", "--check", "--templates", "--versions", "--validation", "--from-cluster"])
+      assert.ok(run.stdout.includes(option), `${args.join(" ")} documents ${option}`);
   }
 });
 
@@ -416,7 +527,10 @@ test("every error exits non-zero with a message", () => {
     { args: ["generate", sampleCrd, "--out", out, "--frobnicate"], says: /unknown option/ },
     { args: ["generate", sampleCrd, "--out", out, "--versions", "newest"], says: /--versions/ },
     { args: ["generate", "no/such/crd.yaml", "--out", out], says: /no\/such\/crd\.yaml: no such file or folder/ },
-    { args: ["generate", "test/fixtures", "--out", out], says: /test\/fixtures: the folder holds no \*\.yaml or \*\.yml file/ },
+    {
+      args: ["generate", "test/fixtures", "--out", out],
+      says: /test\/fixtures: the folder holds no \*\.yaml or \*\.yml file/,
+    },
   ];
   for (const { args, says } of cases) {
     const run = crdgen(args);
@@ -432,7 +546,17 @@ test("works from a downstream repo's npm script", () => {
   cpSync(path.join(repoRoot, inputs, "folder/alpha.yaml"), path.join(project, "crds/alpha.yaml"));
   writeFileSync(
     path.join(project, "package.json"),
-    JSON.stringify({ name: "downstream-operator", version: "1.0.0", private: true, type: "module", scripts: { generate: "crdgen generate crds/ --out src/generated" } }, null, 2),
+    JSON.stringify(
+      {
+        name: "downstream-operator",
+        version: "1.0.0",
+        private: true,
+        type: "module",
+        scripts: { generate: "crdgen generate crds/ --out src/generated" },
+      },
+      null,
+      2,
+    ),
   );
   // What `npm install crdgen` leaves behind: the bin linked into node_modules/.bin (npm run puts that folder on PATH).
   mkdirSync(path.join(project, "node_modules/.bin"), { recursive: true });
@@ -446,7 +570,10 @@ test("works from a downstream repo's npm script", () => {
   if (npm.error) throw npm.error;
   assert.equal(npm.status, 0, `npm run generate\n${npm.stdout}\n${npm.stderr}`);
   const written = files(path.join(project, "src/generated"));
-  assert.ok(written.includes("folder.example.com/v1/alpha.types.ts"), `npm run generate wrote the types (wrote: ${written.join(", ")})`);
+  assert.ok(
+    written.includes("folder.example.com/v1/alpha.types.ts"),
+    `npm run generate wrote the types (wrote: ${written.join(", ")})`,
+  );
   assert.ok(written.includes("index.ts"));
   const header = readFileSync(path.join(project, "src/generated/index.ts"), "utf8").split("\n")[0]!;
   assert.ok(header.includes("from crds/alpha.yaml"), `the header names the input as the script gave it: ${header}`);
@@ -483,19 +610,31 @@ test("an empty file is rejected naming the file, writing nothing", () => {
 });
 
 test("a file with no CRD is rejected naming the file and what its documents hold, writing nothing", () => {
-  assertRejected([`${bad}/no-crd.yaml`], `${bad}/no-crd.yaml`, ["no apiextensions.k8s.io/v1 CustomResourceDefinition", "Namespace in document 0", "ConfigMap in document 1"]);
+  assertRejected([`${bad}/no-crd.yaml`], `${bad}/no-crd.yaml`, [
+    "no apiextensions.k8s.io/v1 CustomResourceDefinition",
+    "Namespace in document 0",
+    "ConfigMap in document 1",
+  ]);
 });
 
 test("an apiextensions.k8s.io/v1beta1 CRD is rejected naming the file, document and /apiVersion, writing nothing", () => {
-  assertRejected([`${bad}/v1beta1.yaml`], `${bad}/v1beta1.yaml (document 1) at /apiVersion`, ["apiextensions.k8s.io/v1beta1"]);
+  assertRejected([`${bad}/v1beta1.yaml`], `${bad}/v1beta1.yaml (document 1) at /apiVersion`, [
+    "apiextensions.k8s.io/v1beta1",
+  ]);
 });
 
 test("a version without a schema is rejected naming the file, document and schema path, writing nothing", () => {
-  assertRejected([`${bad}/no-schema.yaml`], `${bad}/no-schema.yaml (document 0) at /spec/versions/1/schema/openAPIV3Schema`, ["version v2"]);
+  assertRejected(
+    [`${bad}/no-schema.yaml`],
+    `${bad}/no-schema.yaml (document 0) at /spec/versions/1/schema/openAPIV3Schema`,
+    ["version v2"],
+  );
 });
 
 test("a missing names.kind is rejected naming the file, document and /spec/names/kind, writing nothing", () => {
-  assertRejected([`${bad}/missing-kind.yaml`], `${bad}/missing-kind.yaml (document 0) at /spec/names/kind`, ["spec.names.kind is missing"]);
+  assertRejected([`${bad}/missing-kind.yaml`], `${bad}/missing-kind.yaml (document 0) at /spec/names/kind`, [
+    "spec.names.kind is missing",
+  ]);
 });
 
 test("two CRDs with the same name in one file are rejected naming both documents, writing nothing", () => {
@@ -507,14 +646,19 @@ test("two CRDs with the same name in one file are rejected naming both documents
 
 test("two CRDs with the same name in two files are rejected naming both files, writing nothing", () => {
   const dir = `${bad}/duplicate-across-files`;
-  assertRejected([`${dir}/first.yaml`, `${dir}/second.yaml`], `${dir}/second.yaml (document 0) at /metadata/name`, ["twins.across.example.com", `${dir}/first.yaml, document 0`]);
+  assertRejected([`${dir}/first.yaml`, `${dir}/second.yaml`], `${dir}/second.yaml (document 0) at /metadata/name`, [
+    "twins.across.example.com",
+    `${dir}/first.yaml, document 0`,
+  ]);
   assertRejected([dir], `${dir}/second.yaml (document 0) at /metadata/name`, [`${dir}/first.yaml, document 0`]);
 });
 
 test("a $ref deep in a schema is rejected naming its schema path, writing nothing", () => {
-  assertRejected([`${bad}/ref.yaml`], `${bad}/ref.yaml (document 0) at /spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/template/properties/containers/items/properties/env/items/$ref`, [
-    "$ref is not allowed",
-  ]);
+  assertRejected(
+    [`${bad}/ref.yaml`],
+    `${bad}/ref.yaml (document 0) at /spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/template/properties/containers/items/properties/env/items/$ref`,
+    ["$ref is not allowed"],
+  );
 });
 
 test("a CRD file that also holds other kinds generates the CRDs and reports what it skipped", () => {
@@ -537,7 +681,11 @@ test("a write that fails part-way (a file where a folder is needed) leaves no ge
   const run = crdgen(["generate", `${inputs}/multi.yaml`, "--out", out, "--hooks", path.join(root, "src")]);
   assert.notEqual(run.status, 0, describe(run));
   assert.match(run.stderr, /nothing was written/);
-  assert.deepEqual(tree(root), before, "the output folder is exactly as it was: no generated file, no temp file, no new folder");
+  assert.deepEqual(
+    tree(root),
+    before,
+    "the output folder is exactly as it was: no generated file, no temp file, no new folder",
+  );
 });
 
 test("a write that fails part-way (a folder where a file goes) leaves the previous output as it was", () => {
@@ -548,7 +696,9 @@ test("a write that fails part-way (a folder where a file goes) leaves the previo
   rmSync(path.join(out, "two.example.com/v1/gadget.lister.ts"));
   mkdirSync(path.join(out, "two.example.com/v1/gadget.lister.ts"));
   const before = tree(root);
-  const run = crdgen(["generate", "-", "--out", out], { input: readFileSync(path.join(repoRoot, inputs, "multi.yaml"), "utf8") });
+  const run = crdgen(["generate", "-", "--out", out], {
+    input: readFileSync(path.join(repoRoot, inputs, "multi.yaml"), "utf8"),
+  });
   assert.notEqual(run.status, 0, describe(run));
   assert.match(run.stderr, /nothing was written/);
   assert.deepEqual(tree(root), before, "the previous output is intact: no new file, no temp file");
@@ -557,7 +707,10 @@ test("a write that fails part-way (a folder where a file goes) leaves the previo
 test("--templates replaces a packaged template with the downstream repo's copy and keeps the others", () => {
   const templates = tempDir();
   const packaged = readFileSync(path.join(repoRoot, "templates", "lister.ts.hbs"), "utf8");
-  writeFileSync(path.join(templates, "lister.ts.hbs"), packaged.replace("{{{header}}}\n", "{{{header}}}\n// our team's lister, with {{kind}} in it\n"));
+  writeFileSync(
+    path.join(templates, "lister.ts.hbs"),
+    packaged.replace("{{{header}}}\n", "{{{header}}}\n// our team's lister, with {{kind}} in it\n"),
+  );
   const plain = tempDir();
   const custom = tempDir();
   assertOk(crdgen(["generate", sampleCrd, "--out", plain]));
@@ -579,6 +732,9 @@ test("a template override that names an unknown variable fails the run and write
   const out = path.join(tempDir(), "out");
   const run = crdgen(["generate", sampleCrd, "--out", out, "--templates", templates]);
   assert.notEqual(run.status, 0, describe(run));
-  assert.match(run.stderr, /client.ts.hbs: template client: "noSuchVariable" not defined \(line 2, column 5\); it can use: header, /);
+  assert.match(
+    run.stderr,
+    /client.ts.hbs: template client: "noSuchVariable" not defined \(line 2, column 5\); it can use: header, /,
+  );
   assert.equal(existsSync(out), false);
 });

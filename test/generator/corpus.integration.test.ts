@@ -40,7 +40,9 @@ const corpus = (): Promise<CorpusRun> => (runOnce ??= runCorpus());
 function listCorpus(): { files: CorpusFile[]; manifestCount: number } {
   const manifest = path.join(corpusDir, "MANIFEST.tsv");
   if (!existsSync(corpusDir) || !existsSync(manifest)) {
-    throw new Error(`the CRD corpus is missing: expected ${corpusDir}/ with one folder per project of *.yaml CRDs and ${manifest}`);
+    throw new Error(
+      `the CRD corpus is missing: expected ${corpusDir}/ with one folder per project of *.yaml CRDs and ${manifest}`,
+    );
   }
   const files: CorpusFile[] = [];
   for (const project of readdirSync(corpusDir).sort()) {
@@ -48,10 +50,17 @@ function listCorpus(): { files: CorpusFile[]; manifestCount: number } {
     if (!statSync(projectDir).isDirectory()) continue;
     for (const name of readdirSync(projectDir).sort()) {
       if (!/\.ya?ml$/i.test(name)) continue;
-      files.push({ name: `${project}/${name}`, path: path.join(projectDir, name), dir: `${project}/${name.replace(/\.ya?ml$/i, "")}` });
+      files.push({
+        name: `${project}/${name}`,
+        path: path.join(projectDir, name),
+        dir: `${project}/${name.replace(/\.ya?ml$/i, "")}`,
+      });
     }
   }
-  const rows = readFileSync(manifest, "utf8").split("\n").slice(1).filter((l) => l.trim() !== "");
+  const rows = readFileSync(manifest, "utf8")
+    .split("\n")
+    .slice(1)
+    .filter((l) => l.trim() !== "");
   if (files.length === 0) throw new Error(`the CRD corpus at ${corpusDir} holds no <project>/*.yaml file`);
   return { files, manifestCount: rows.length };
 }
@@ -67,7 +76,12 @@ async function runCorpus(): Promise<CorpusRun> {
   for (const file of files) {
     try {
       // With --validation: the compiled ajv validators and structural trees must type-check too.
-      await generate({ inputs: [file.path], outDir: path.join(workDir, file.dir, "generated"), hooksDir: path.join(workDir, file.dir, "src"), validation: true });
+      await generate({
+        inputs: [file.path],
+        outDir: path.join(workDir, file.dir, "generated"),
+        hooksDir: path.join(workDir, file.dir, "src"),
+        validation: true,
+      });
     } catch (error) {
       generateFailures.push({ file: file.name, error: error instanceof Error ? error.message : String(error) });
     }
@@ -84,11 +98,22 @@ async function runCorpus(): Promise<CorpusRun> {
     }),
   );
   const tscStarted = performance.now();
-  const tsc = spawnSync(process.execPath, ["--max-old-space-size=8192", path.join(repoRoot, "node_modules/typescript/bin/tsc"), "-p", path.join(workDir, "tsconfig.json"), "--pretty", "false"], {
-    cwd: workDir,
-    encoding: "utf8",
-    maxBuffer: 256 * 1024 * 1024,
-  });
+  const tsc = spawnSync(
+    process.execPath,
+    [
+      "--max-old-space-size=8192",
+      path.join(repoRoot, "node_modules/typescript/bin/tsc"),
+      "-p",
+      path.join(workDir, "tsconfig.json"),
+      "--pretty",
+      "false",
+    ],
+    {
+      cwd: workDir,
+      encoding: "utf8",
+      maxBuffer: 256 * 1024 * 1024,
+    },
+  );
   const tscMs = performance.now() - tscStarted;
   if (tsc.error) throw tsc.error;
   const tscOutput = tsc.stdout + tsc.stderr;
@@ -104,29 +129,51 @@ async function runCorpus(): Promise<CorpusRun> {
     const crd = byDir.get(dir) ?? `(outside the outputs) ${rel}`;
     typeErrors.set(crd, [...(typeErrors.get(crd) ?? []), line]);
   }
-  if (tsc.status !== 0 && typeErrors.size === 0) typeErrors.set("(tsc)", [`tsc exited ${tsc.status} without a located error:\n${tscOutput.slice(0, 4000)}`]);
+  if (tsc.status !== 0 && typeErrors.size === 0)
+    typeErrors.set("(tsc)", [`tsc exited ${tsc.status} without a located error:\n${tscOutput.slice(0, 4000)}`]);
 
   const total = files.length;
   const generated = total - generateFailures.length;
-  const typeChecked = files.filter((f) => !generateFailures.some((g) => g.file === f.name) && !typeErrors.has(f.name)).length;
+  const typeChecked = files.filter(
+    (f) => !generateFailures.some((g) => g.file === f.name) && !typeErrors.has(f.name),
+  ).length;
   console.log(`corpus: ${generated}/${total} generated, ${typeChecked}/${total} type-check`);
-  console.log(`corpus: generating ${total} CRD files took ${(generateMs / 1000).toFixed(1)} s (${(generateMs / total).toFixed(0)} ms each); tsc over all outputs took ${(tscMs / 1000).toFixed(1)} s`);
+  console.log(
+    `corpus: generating ${total} CRD files took ${(generateMs / 1000).toFixed(1)} s (${(generateMs / total).toFixed(0)} ms each); tsc over all outputs took ${(tscMs / 1000).toFixed(1)} s`,
+  );
   for (const [reason, examples] of groupByReason(generateFailures.map((g) => ({ file: g.file, message: g.error })))) {
-    console.log(`  generate failed (${examples.length}): ${reason}\n${examples.slice(0, 5).map((e) => `    ${e.file}: ${e.message}`).join("\n")}`);
+    console.log(
+      `  generate failed (${examples.length}): ${reason}\n${examples
+        .slice(0, 5)
+        .map((e) => `    ${e.file}: ${e.message}`)
+        .join("\n")}`,
+    );
   }
-  const typeFailures = [...typeErrors].flatMap(([file, lines]) => lines.map((l) => ({ file, message: l.replace(/^.*?: error /, "") })));
+  const typeFailures = [...typeErrors].flatMap(([file, lines]) =>
+    lines.map((l) => ({ file, message: l.replace(/^.*?: error /, "") })),
+  );
   for (const [reason, examples] of groupByReason(typeFailures)) {
     const crds = new Set(examples.map((e) => e.file));
-    console.log(`  type-check failed (${crds.size} CRD files, ${examples.length} errors): ${reason}\n${examples.slice(0, 5).map((e) => `    ${e.file}: ${e.message}`).join("\n")}`);
+    console.log(
+      `  type-check failed (${crds.size} CRD files, ${examples.length} errors): ${reason}\n${examples
+        .slice(0, 5)
+        .map((e) => `    ${e.file}: ${e.message}`)
+        .join("\n")}`,
+    );
   }
   return { files, manifestCount, generateFailures, generateMs, typeErrors, tscMs, tscOutput };
 }
 
 /** Groups messages by their shape: the TS error code and text with quoted names and numbers replaced. */
-function groupByReason(items: Array<{ file: string; message: string }>): Map<string, Array<{ file: string; message: string }>> {
+function groupByReason(
+  items: Array<{ file: string; message: string }>,
+): Map<string, Array<{ file: string; message: string }>> {
   const groups = new Map<string, Array<{ file: string; message: string }>>();
   for (const item of items) {
-    const reason = item.message.replace(/'[^']*'|"[^"]*"/g, "'…'").replace(/\/[^\s:]+/g, "/…").replace(/(?<!TS\d*)\d+/g, "N");
+    const reason = item.message
+      .replace(/'[^']*'|"[^"]*"/g, "'…'")
+      .replace(/\/[^\s:]+/g, "/…")
+      .replace(/(?<!TS\d*)\d+/g, "N");
     groups.set(reason, [...(groups.get(reason) ?? []), item]);
   }
   return new Map([...groups].sort((a, b) => b[1].length - a[1].length));
@@ -134,7 +181,11 @@ function groupByReason(items: Array<{ file: string; message: string }>): Map<str
 
 test("every CRD file in ../shared/crds generates", async () => {
   const run = await corpus();
-  assert.equal(run.files.length, run.manifestCount, `MANIFEST.tsv lists ${run.manifestCount} files, the folders hold ${run.files.length}`);
+  assert.equal(
+    run.files.length,
+    run.manifestCount,
+    `MANIFEST.tsv lists ${run.manifestCount} files, the folders hold ${run.files.length}`,
+  );
   assert.deepEqual(run.generateFailures, [], "every corpus CRD file generates");
 });
 

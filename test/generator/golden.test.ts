@@ -17,10 +17,17 @@ import type { SchemaWarning } from "../../generator/model/normalize-schema.js";
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 // Every generated header names its input as given, so inputs are passed relative to the repository root (npm test runs there).
 if (process.cwd() !== repoRoot && isMainThread) process.chdir(repoRoot);
-const repoPath = (...segments: string[]) => path.relative(process.cwd(), path.join(repoRoot, ...segments)).split(path.sep).join("/");
+const repoPath = (...segments: string[]) =>
+  path
+    .relative(process.cwd(), path.join(repoRoot, ...segments))
+    .split(path.sep)
+    .join("/");
 
 const fixturesDir = path.join(repoRoot, "test", "fixtures", "schema");
-const fixtureNames = readdirSync(fixturesDir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+const fixtureNames = readdirSync(fixturesDir, { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => d.name)
+  .sort();
 const updateGolden = process.env["UPDATE_GOLDEN"] === "1";
 
 interface Generated {
@@ -33,9 +40,14 @@ async function listFiles(dir: string, under = ""): Promise<string[]> {
   if (!existsSync(dir)) return [];
   const entries = await readdir(path.join(dir, under), { withFileTypes: true });
   const nested = await Promise.all(
-    entries.map((e) => (e.isDirectory() ? listFiles(dir, path.join(under, e.name)) : Promise.resolve([path.join(under, e.name)]))),
+    entries.map((e) =>
+      e.isDirectory() ? listFiles(dir, path.join(under, e.name)) : Promise.resolve([path.join(under, e.name)]),
+    ),
   );
-  return nested.flat().map((f) => f.split(path.sep).join("/")).sort();
+  return nested
+    .flat()
+    .map((f) => f.split(path.sep).join("/"))
+    .sort();
 }
 
 async function readTree(dir: string): Promise<Map<string, string>> {
@@ -51,7 +63,11 @@ async function generateFrom(input: string, options: { hooks?: boolean } = {}): P
   const dir = await mkdtemp(path.join(tmpdir(), "crdgen-golden-"));
   try {
     const outDir = path.join(dir, "generated");
-    const result = await generate({ inputs: [input], outDir, hooksDir: options.hooks ? path.join(dir, "src") : undefined });
+    const result = await generate({
+      inputs: [input],
+      outDir,
+      hooksDir: options.hooks ? path.join(dir, "src") : undefined,
+    });
     return { outDir, files: await readTree(outDir), warnings: result.warnings.map(formatWarning) };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -79,7 +95,8 @@ async function typesOf(name: string, version = "v1"): Promise<string> {
 
 function assertSameTree(actual: Map<string, string>, expected: Map<string, string>, what: string): void {
   assert.deepEqual([...actual.keys()], [...expected.keys()], `${what}: the same files`);
-  for (const [file, content] of actual) assert.equal(content, expected.get(file), `${what}: ${file} differs from the committed file`);
+  for (const [file, content] of actual)
+    assert.equal(content, expected.get(file), `${what}: ${file} differs from the committed file`);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -102,7 +119,10 @@ function declarationsOf(text: string): Declarations {
   const source = ts.createSourceFile("types.ts", text, ts.ScriptTarget.Latest, true);
   const result: Declarations = { source, interfaces: new Map(), aliases: new Map(), consts: new Map() };
   const tagsOf = (node: ts.Node) =>
-    ts.getJSDocTags(node).map((t) => ({ name: t.tagName.text, text: typeof t.comment === "string" ? t.comment : ts.getTextOfJSDocComment(t.comment) ?? "" }));
+    ts.getJSDocTags(node).map((t) => ({
+      name: t.tagName.text,
+      text: typeof t.comment === "string" ? t.comment : (ts.getTextOfJSDocComment(t.comment) ?? ""),
+    }));
   for (const statement of source.statements) {
     if (ts.isInterfaceDeclaration(statement)) {
       const members = new Map<string, Member>();
@@ -150,7 +170,9 @@ function valuesConst(d: Declarations, name: string): unknown {
 
 /** The schema node at a path of property names under the first version's spec, read from the fixture's YAML. */
 async function specSchema(name: string, ...keys: string[]): Promise<Record<string, unknown>> {
-  const crd = parse(await readFile(path.join(fixturesDir, name, "crd.yaml"), "utf8")) as { spec: { versions: Array<{ schema: { openAPIV3Schema: unknown } }> } };
+  const crd = parse(await readFile(path.join(fixturesDir, name, "crd.yaml"), "utf8")) as {
+    spec: { versions: Array<{ schema: { openAPIV3Schema: unknown } }> };
+  };
   let node = crd.spec.versions[0]!.schema.openAPIV3Schema as Record<string, unknown>;
   for (const key of ["spec", ...keys]) node = (node["properties"] as Record<string, Record<string, unknown>>)[key]!;
   return node;
@@ -175,7 +197,9 @@ for (const name of fixtureNames) {
       else await rm(warningsFile, { force: true });
     }
     assertSameTree(actual.files, await readTree(expectedDir), `fixture ${name}`);
-    const expectedWarnings = existsSync(warningsFile) ? (await readFile(warningsFile, "utf8")).split("\n").filter(Boolean) : [];
+    const expectedWarnings = existsSync(warningsFile)
+      ? (await readFile(warningsFile, "utf8")).split("\n").filter(Boolean)
+      : [];
     assert.deepEqual(actual.warnings, expectedWarnings, `fixture ${name}: warnings (recorded in warnings.txt)`);
   });
 }
@@ -183,14 +207,21 @@ for (const name of fixtureNames) {
 test("the committed MySQL sample is exactly what samples/mysql/crd.yaml generates with --hooks", async () => {
   // Only generator-owned files are compared: the hooks and main.ts under --hooks belong to the user once created.
   const actual = await generateFrom(repoPath("samples", "mysql", "crd.yaml"), { hooks: true });
-  assertSameTree(actual.files, await readTree(path.join(repoRoot, "samples", "mysql", "generated")), "samples/mysql/generated (run npm run generate)");
+  assertSameTree(
+    actual.files,
+    await readTree(path.join(repoRoot, "samples", "mysql", "generated")),
+    "samples/mysql/generated (run npm run generate)",
+  );
   assert.deepEqual(actual.warnings, []);
 });
 
 test("generating again into the same folder changes no file", async () => {
   const dir = await mkdtemp(path.join(tmpdir(), "crdgen-golden-"));
   try {
-    const options = { inputs: [repoPath("test", "fixtures", "schema", "deep-nesting", "crd.yaml")], outDir: path.join(dir, "out") };
+    const options = {
+      inputs: [repoPath("test", "fixtures", "schema", "deep-nesting", "crd.yaml")],
+      outDir: path.join(dir, "out"),
+    };
     const first = await generate(options);
     assert.ok(first.report.changed.length > 0);
     const second = await generate({ ...options, check: true });
@@ -246,13 +277,20 @@ test("preserve-unknown-fields at the schema root keeps the typed envelope and ev
 
 test("an embedded resource has required apiVersion and kind and optional ObjectMeta metadata", async () => {
   const d = declarationsOf(await typesOf("embedded-resource"));
-  const shape = (name: string, key: string) => [member(d, name, key).optional ? "optional" : "required", member(d, name, key).type];
+  const shape = (name: string, key: string) => [
+    member(d, name, key).optional ? "optional" : "required",
+    member(d, name, key).type,
+  ];
   for (const name of ["TemplateSpecResource", "TemplateSpecConfigMap", "TemplateSpecResources"]) {
     assert.deepEqual(shape(name, "apiVersion"), ["required", "string"], name);
     assert.deepEqual(shape(name, "kind"), ["required", "string"], name);
     assert.deepEqual(shape(name, "metadata"), ["optional", "V1ObjectMeta"], name);
   }
-  assert.equal(iface(d, "TemplateSpecResource").index, "unknown", "with preserve-unknown-fields every other key is kept");
+  assert.equal(
+    iface(d, "TemplateSpecResource").index,
+    "unknown",
+    "with preserve-unknown-fields every other key is kept",
+  );
   assert.equal(iface(d, "TemplateSpecConfigMap").index, undefined, "without it the object stays closed");
   assert.equal(member(d, "TemplateSpecConfigMap", "data").optional, false);
   assert.ok(!d.interfaces.has("TemplateSpecConfigMapMetadata"), "the embedded metadata schema gets no type of its own");
@@ -286,18 +324,35 @@ test("enum values may be numbers, booleans, null and mixed JSON values", async (
   assert.equal(d.aliases.get("VolumeSpecReplicas"), "1 | 3 | 5 | null");
   assert.equal(member(d, "VolumeSpec", "replicas").type, "VolumeSpecReplicas", "null is already in the union");
   assert.equal(d.aliases.get("VolumeSpecMode"), `"auto" | 0 | false`);
-  for (const [key, type] of [["sizeGi", "VolumeSpecSizeGi"], ["ratio", "VolumeSpecRatio"], ["replicas", "VolumeSpecReplicas"], ["mode", "VolumeSpecMode"]] as const) {
+  for (const [key, type] of [
+    ["sizeGi", "VolumeSpecSizeGi"],
+    ["ratio", "VolumeSpecRatio"],
+    ["replicas", "VolumeSpecReplicas"],
+    ["mode", "VolumeSpecMode"],
+  ] as const) {
     assert.deepEqual(valuesConst(d, `${type}Values`), (await specSchema("enum-mixed", key))["enum"], key);
   }
 });
 
 test("enum strings that are not identifiers stay exact literals and round-trip through the values array", async () => {
   const d = declarationsOf(await typesOf("enum-odd-strings"));
-  assert.equal(d.aliases.get("BucketNotificationSpecEvent"), `"s3:ObjectCreated:*" | "s3:ObjectRemoved:Delete" | "s3:ObjectCreated:Put"`);
+  assert.equal(
+    d.aliases.get("BucketNotificationSpecEvent"),
+    `"s3:ObjectCreated:*" | "s3:ObjectRemoved:Delete" | "s3:ObjectCreated:Put"`,
+  );
   assert.equal(d.aliases.get("BucketNotificationSpecOperator"), `"=" | "!=" | "=~" | "!~"`);
   assert.equal(d.aliases.get("BucketNotificationSpecPostgresVersion"), `"9.6" | "10" | "11"`);
-  for (const [key, type] of [["event", "Event"], ["operator", "Operator"], ["postgresVersion", "PostgresVersion"], ["suffix", "Suffix"]] as const) {
-    assert.deepEqual(valuesConst(d, `BucketNotificationSpec${type}Values`), (await specSchema("enum-odd-strings", key))["enum"], key);
+  for (const [key, type] of [
+    ["event", "Event"],
+    ["operator", "Operator"],
+    ["postgresVersion", "PostgresVersion"],
+    ["suffix", "Suffix"],
+  ] as const) {
+    assert.deepEqual(
+      valuesConst(d, `BucketNotificationSpec${type}Values`),
+      (await specSchema("enum-odd-strings", key))["enum"],
+      key,
+    );
   }
 });
 
@@ -328,7 +383,9 @@ test("objects are closed: no index signature unless the schema preserves unknown
   for (const name of fixtureNames) {
     const { files } = await fixture(name);
     const texts = [...files].filter(([f]) => f.endsWith(".types.ts")).map(([, text]) => text);
-    const open = texts.flatMap((text) => [...declarationsOf(text).interfaces].filter(([, i]) => i.index !== undefined).map(([n]) => n));
+    const open = texts.flatMap((text) =>
+      [...declarationsOf(text).interfaces].filter(([, i]) => i.index !== undefined).map(([n]) => n),
+    );
     const expectedOpen: Record<string, string[]> = {
       "preserve-unknown-fields": ["PipelineSpecConfig"],
       "preserve-unknown-root": ["Blob"],
@@ -341,13 +398,23 @@ test("objects are closed: no index signature unless the schema preserves unknown
 
 test("oneOf/anyOf/not made only of required lists keep every property and are documented as constraints", async () => {
   const d = declarationsOf(await typesOf("required-only-combinators"));
-  assert.deepEqual([...iface(d, "PostgresqlSpecStandby").members.keys()], ["s3_wal_path", "gs_wal_path", "standby_host", "standby_port"]);
+  assert.deepEqual(
+    [...iface(d, "PostgresqlSpecStandby").members.keys()],
+    ["s3_wal_path", "gs_wal_path", "standby_host", "standby_port"],
+  );
   assert.deepEqual([...iface(d, "PostgresqlSpecClone").members.keys()], ["cluster", "uid", "timestamp"]);
   assert.ok([...iface(d, "PostgresqlSpecStandby").members.values()].every((m) => m.optional));
-  const remarks = member(d, "PostgresqlSpec", "clone").tags.filter((t) => t.name === "remarks").map((t) => t.text);
-  assert.deepEqual(remarks, ["anyOf: at least one of these field sets must be set: [cluster] | [uid]", "not: these fields must not all be set: [uid, timestamp]"]);
+  const remarks = member(d, "PostgresqlSpec", "clone")
+    .tags.filter((t) => t.name === "remarks")
+    .map((t) => t.text);
+  assert.deepEqual(remarks, [
+    "anyOf: at least one of these field sets must be set: [cluster] | [uid]",
+    "not: these fields must not all be set: [uid, timestamp]",
+  ]);
   assert.deepEqual(
-    member(d, "PostgresqlSpec", "standby").tags.filter((t) => t.name === "remarks").map((t) => t.text),
+    member(d, "PostgresqlSpec", "standby")
+      .tags.filter((t) => t.name === "remarks")
+      .map((t) => t.text),
     ["oneOf: exactly one of these field sets must be set: [s3_wal_path] | [gs_wal_path] | [standby_host]"],
   );
 });
@@ -359,7 +426,10 @@ test("oneOf/anyOf of typed members is a union; a value-only anyOf under a typed 
   assert.equal(member(d, "SelectorSpec", "limit").type, "number | boolean");
   const address = member(d, "SelectorSpec", "address");
   assert.equal(address.type, "string");
-  assert.deepEqual(address.tags.map((t) => `@${t.name} ${t.text}`), [`@remarks anyOf: at least one of these must hold: {"format":"ipv4"} | {"format":"ipv6"}`]);
+  assert.deepEqual(
+    address.tags.map((t) => `@${t.name} ${t.text}`),
+    [`@remarks anyOf: at least one of these must hold: {"format":"ipv4"} | {"format":"ipv6"}`],
+  );
   assert.deepEqual((await fixture("typed-union")).warnings, []);
 });
 
@@ -368,23 +438,43 @@ test("JSDoc carries default, bounds, pattern, format, item counts, list and map 
   const tags = (key: string) => member(d, "CacheSpec", key).tags.map((t) => `@${t.name}${t.text ? ` ${t.text}` : ""}`);
   assert.deepEqual(tags("minReplicas"), ["@default 2", "@minimum 1", "@format int32"]);
   assert.deepEqual(tags("maxReplicas"), ["@maximum 100", "@multipleOf 2", "@exclusiveMaximum"]);
-  assert.deepEqual(tags("tier"), [`@default "standard"`, "@minLength 1", "@maxLength 10", "@pattern ^[a-z]+(-[a-z]+)*$"]);
-  assert.deepEqual(tags("zones"), [`@default ["a","b"]`, "@minItems 1", "@maxItems 3", "@uniqueItems", "@listType set"]);
+  assert.deepEqual(tags("tier"), [
+    `@default "standard"`,
+    "@minLength 1",
+    "@maxLength 10",
+    "@pattern ^[a-z]+(-[a-z]+)*$",
+  ]);
+  assert.deepEqual(tags("zones"), [
+    `@default ["a","b"]`,
+    "@minItems 1",
+    "@maxItems 3",
+    "@uniqueItems",
+    "@listType set",
+  ]);
   assert.deepEqual(tags("endpoints"), ["@maxItems 16", "@listType map", "@listMapKeys host, port"]);
   assert.deepEqual(tags("options"), [`@default {"evict":"lru"}`, "@maxProperties 8", "@mapType atomic"]);
-  assert.deepEqual(tags("tolerations"), ["@listType atomic", "@itemValidation self.startsWith('node.') || self.startsWith('zone.') — a toleration names a node or zone taint"]);
-  assert.deepEqual(tags("nothing"), ["@default null"]);
-  assert.deepEqual(member(d, "Cache", "spec").tags.map((t) => t.text), [
-    "self.minReplicas <= self.maxReplicas — minReplicas must not exceed maxReplicas",
-    "!has(self.tier) || self.tier != 'gold' || self.minReplicas >= 3 — (messageExpression) 'gold needs 3 replicas, got ' + string(self.minReplicas) (reason FieldValueInvalid, fieldPath .minReplicas)",
+  assert.deepEqual(tags("tolerations"), [
+    "@listType atomic",
+    "@itemValidation self.startsWith('node.') || self.startsWith('zone.') — a toleration names a node or zone taint",
   ]);
+  assert.deepEqual(tags("nothing"), ["@default null"]);
+  assert.deepEqual(
+    member(d, "Cache", "spec").tags.map((t) => t.text),
+    [
+      "self.minReplicas <= self.maxReplicas — minReplicas must not exceed maxReplicas",
+      "!has(self.tier) || self.tier != 'gold' || self.minReplicas >= 3 — (messageExpression) 'gold needs 3 replicas, got ' + string(self.minReplicas) (reason FieldValueInvalid, fieldPath .minReplicas)",
+    ],
+  );
   assert.deepEqual(iface(d, "Cache").tags, ["validation"], "a CEL rule at the schema root is documented on the kind");
 });
 
 test("@default comes from the schema's default, never from the description text", async () => {
   const d = declarationsOf(await typesOf("value-validations"));
   const defaults = member(d, "CacheSpec", "minReplicas").tags.filter((t) => t.name === "default");
-  assert.deepEqual(defaults.map((t) => t.text), ["2"]);
+  assert.deepEqual(
+    defaults.map((t) => t.text),
+    ["2"],
+  );
   const safety = declarationsOf(await typesOf("description-safety"));
   assert.deepEqual(member(safety, "Note", "spec").tags, [], "'@default 42' in a description is text");
 });
@@ -393,26 +483,45 @@ test("a description cannot end its comment early or add code", async () => {
   const text = await typesOf("description-safety");
   const tokens: string[] = [];
   const scanner = ts.createScanner(ts.ScriptTarget.Latest, true, ts.LanguageVariant.Standard, text);
-  for (let kind = scanner.scan(); kind !== ts.SyntaxKind.EndOfFileToken; kind = scanner.scan()) tokens.push(scanner.getTokenText());
-  for (const injected of ["injected", "process", "exit"]) assert.ok(!tokens.includes(injected), `${injected} appears only inside comments`);
+  for (let kind = scanner.scan(); kind !== ts.SyntaxKind.EndOfFileToken; kind = scanner.scan())
+    tokens.push(scanner.getTokenText());
+  for (const injected of ["injected", "process", "exit"])
+    assert.ok(!tokens.includes(injected), `${injected} appears only inside comments`);
   const d = declarationsOf(text);
   assert.deepEqual([...d.interfaces.keys()], ["Note", "NoteSpec", "NoteList"]);
   assert.deepEqual([...d.aliases.keys()], ["NoteSpecTemplate"]);
   assert.deepEqual([...d.consts.keys()], ["noteResource", "NoteSpecTemplateValues"]);
   // Backticks, ${} and */ in enum values are JSON string literals: the exact values, and nothing runs.
-  assert.deepEqual(valuesConst(d, "NoteSpecTemplateValues"), (await specSchema("description-safety", "template"))["enum"]);
+  assert.deepEqual(
+    valuesConst(d, "NoteSpecTemplateValues"),
+    (await specSchema("description-safety", "template"))["enum"],
+  );
   assert.equal(d.aliases.get("NoteSpecTemplate"), '"`${process.exit(1)}`" | "*/ process.exit(1) /*" | "${injected}"');
-  assert.match(member(d, "NoteSpec", "template").tags.length ? "" : text, /A template literal cannot open either: `\$\{process\.exit\(1\)\}` and ` backticks `/);
-  assert.deepEqual(ts.transpileModule(text, { reportDiagnostics: true }).diagnostics ?? [], [], "the file parses cleanly");
+  assert.match(
+    member(d, "NoteSpec", "template").tags.length ? "" : text,
+    /A template literal cannot open either: `\$\{process\.exit\(1\)\}` and ` backticks `/,
+  );
+  assert.deepEqual(
+    ts.transpileModule(text, { reportDiagnostics: true }).diagnostics ?? [],
+    [],
+    "the file parses cleanly",
+  );
 });
 
 test("a description line that looks like a JSDoc tag adds no tag", async () => {
   const d = declarationsOf(await typesOf("description-safety"));
   assert.deepEqual(iface(d, "NoteSpec").tags, []);
   assert.deepEqual(member(d, "Note", "spec").tags, []);
-  assert.deepEqual(member(d, "NoteSpec", "windows").tags.map((t) => t.name), ["default"]);
+  assert.deepEqual(
+    member(d, "NoteSpec", "windows").tags.map((t) => t.name),
+    ["default"],
+  );
   assert.ok(!member(d, "NoteSpec", "empty").tags.length);
-  assert.doesNotMatch(await typesOf("description-safety"), /\/\*\*\n\s*\*\n\s*\*\//, "a blank description writes no empty comment");
+  assert.doesNotMatch(
+    await typesOf("description-safety"),
+    /\/\*\*\n\s*\*\n\s*\*\//,
+    "a blank description writes no empty comment",
+  );
 });
 
 test("keys that collide once PascalCased get distinct readable type names, and the camelCase key keeps the plain name", async () => {
@@ -440,8 +549,10 @@ test("wire keys stay exactly as in the schema, quoted when they are not identifi
   const d = declarationsOf(text);
   const keys = [...iface(d, "KeySetSpec").members.keys()];
   assert.deepEqual(keys, Object.keys((await specSchema("keys-and-reserved-words"))["properties"] as object));
-  for (const quoted of ["x-y", "a.b", "with space", "9lives", "-XX:MaxRAMPercentage"]) assert.ok(text.includes(`  ${JSON.stringify(quoted)}`), quoted);
-  for (const bare of ["class", "default", "constructor", "function", "$special", "_private"]) assert.ok(text.includes(`\n  ${bare}`), bare);
+  for (const quoted of ["x-y", "a.b", "with space", "9lives", "-XX:MaxRAMPercentage"])
+    assert.ok(text.includes(`  ${JSON.stringify(quoted)}`), quoted);
+  for (const bare of ["class", "default", "constructor", "function", "$special", "_private"])
+    assert.ok(text.includes(`\n  ${bare}`), bare);
   assert.equal(member(d, "KeySetSpecA_B", "c/d").type, "string");
   assert.equal(member(d, "KeySetSpec", "class").optional, false);
 });
@@ -450,20 +561,32 @@ test("a kind named like a TypeScript global keeps its name as the resource type"
   const { files } = await fixture("kind-global-name");
   const d = declarationsOf(await typesOf("kind-global-name"));
   assert.ok(d.interfaces.has("Function"));
-  assert.match(files.get("kind-global-name.fixtures.crdgen.dev/v1/function.client.ts")!, /type Function, type FunctionList/);
+  assert.match(
+    files.get("kind-global-name.fixtures.crdgen.dev/v1/function.client.ts")!,
+    /type Function, type FunctionList/,
+  );
 });
 
 test("every nested object in arrays of maps of objects gets a type named from its path", async () => {
   const d = declarationsOf(await typesOf("deep-nesting"));
   assert.equal(member(d, "TopologySpec", "regions").type, "Record<string, TopologySpecRegionsValue>[]");
   assert.equal(member(d, "TopologySpecRegionsValue", "racks").type, "TopologySpecRegionsValueRacks[]");
-  assert.equal(member(d, "TopologySpecRegionsValueRacks", "hosts").type, "Record<string, TopologySpecRegionsValueRacksHostsValue[]>");
+  assert.equal(
+    member(d, "TopologySpecRegionsValueRacks", "hosts").type,
+    "Record<string, TopologySpecRegionsValueRacksHostsValue[]>",
+  );
   assert.equal(member(d, "TopologySpec", "matrix").type, "Array<TopologySpecMatrix[]>");
   assert.equal(member(d, "TopologySpec", "grid").type, "Array<Array<number | null>>");
 });
 
 test("adding fields elsewhere, even the camelCase twin of a dashed or snake_case key, renames no existing type", async () => {
-  type Crd = { spec: { versions: Array<{ schema: { openAPIV3Schema: { properties: Record<string, { properties: Record<string, unknown> }> } } }> } };
+  type Crd = {
+    spec: {
+      versions: Array<{
+        schema: { openAPIV3Schema: { properties: Record<string, { properties: Record<string, unknown> }> } };
+      }>;
+    };
+  };
   const load = async () => parse(await readFile(path.join(fixturesDir, "name-collisions", "crd.yaml"), "utf8")) as Crd;
   const object = (properties: Record<string, unknown>) => ({ type: "object", properties });
   // Before: the fixture without the camelCase twins of "foo-bar" and "mirror_percent".
@@ -488,7 +611,9 @@ test("adding fields elsewhere, even the camelCase twin of a dashed or snake_case
   try {
     const typesFrom = async (crd: Crd, name: string) => {
       await writeFile(path.join(dir, name), stringify(crd));
-      return declarationsOf((await generateFrom(path.join(dir, name))).files.get("name-collisions.fixtures.crdgen.dev/v1/mirror.types.ts")!);
+      return declarationsOf(
+        (await generateFrom(path.join(dir, name))).files.get("name-collisions.fixtures.crdgen.dev/v1/mirror.types.ts")!,
+      );
     };
     const old = await typesFrom(before, "before.yaml");
     const grown = await typesFrom(after, "after.yaml");
@@ -496,7 +621,8 @@ test("adding fields elsewhere, even the camelCase twin of a dashed or snake_case
     for (const [name, declared] of old.interfaces) {
       const now = grown.interfaces.get(name);
       assert.ok(now, `${name} still exists`);
-      for (const [key, m] of declared.members) assert.equal(now.members.get(key)?.type, m.type, `${name}.${key} keeps its type`);
+      for (const [key, m] of declared.members)
+        assert.equal(now.members.get(key)?.type, m.type, `${name}.${key} keeps its type`);
     }
     assert.equal(member(grown, "MirrorSpec", "fooBar").type, "MirrorSpecFooBar");
     assert.equal(member(grown, "MirrorSpecAdded", "fooBar").type, "MirrorSpecAddedFooBar");
@@ -512,13 +638,18 @@ test("a node the generator does not understand is unknown, with a warning naming
   assert.equal(member(d, "OdditySpec", "known").type, "string");
   assert.equal(member(d, "OdditySpec", "listWithoutItems").type, "unknown[]");
   assert.equal(member(d, "OdditySpec", "weird").type, "unknown");
-  const at = "test/fixtures/schema/untyped-node/crd.yaml (document 0) at /spec/versions/0/schema/openAPIV3Schema/properties/spec/properties";
-  assert.deepEqual(warnings.map((w) => w.slice(0, w.indexOf(": "))), [`${at}/mystery`, `${at}/listWithoutItems/items`, `${at}/weird`]);
+  const at =
+    "test/fixtures/schema/untyped-node/crd.yaml (document 0) at /spec/versions/0/schema/openAPIV3Schema/properties/spec/properties";
+  assert.deepEqual(
+    warnings.map((w) => w.slice(0, w.indexOf(": "))),
+    [`${at}/mystery`, `${at}/listWithoutItems/items`, `${at}/weird`],
+  );
   assert.ok(warnings.every((w) => w.endsWith("typed as unknown")));
 });
 
 test("every fixture except untyped-node generates without warnings", async () => {
-  for (const name of fixtureNames.filter((n) => n !== "untyped-node")) assert.deepEqual((await fixture(name)).warnings, [], name);
+  for (const name of fixtureNames.filter((n) => n !== "untyped-node"))
+    assert.deepEqual((await fixture(name)).warnings, [], name);
 });
 
 test("a repeated subtree is declared once: its copies and every named type inside them are aliases, each path keeps its name", async () => {
@@ -528,15 +659,27 @@ test("a repeated subtree is declared once: its copies and every named type insid
   assert.equal(d.aliases.get("PipelineSpecStepsPodContainers"), "PipelineSpecBuildContainers");
   assert.equal(d.aliases.get("PipelineSpecStepsPodContainersPorts"), "PipelineSpecBuildContainersPorts");
   assert.equal(d.aliases.get("PipelineSpecStepsPodContainersPullPolicy"), "PipelineSpecBuildContainersPullPolicy");
-  assert.equal(d.consts.get("PipelineSpecStepsPodContainersPullPolicyValues"), "PipelineSpecBuildContainersPullPolicyValues");
+  assert.equal(
+    d.consts.get("PipelineSpecStepsPodContainersPullPolicyValues"),
+    "PipelineSpecBuildContainersPullPolicyValues",
+  );
   // Its own description differs from the first occurrence's: it stays on the alias.
-  const podAlias = d.source.statements.find((st) => ts.isTypeAliasDeclaration(st) && st.name.text === "PipelineSpecStepsPod")!;
-  assert.deepEqual(ts.getJSDocCommentsAndTags(podAlias).map((c) => ts.getTextOfJSDocComment(c.comment)), ["The pod that runs this step."]);
+  const podAlias = d.source.statements.find(
+    (st) => ts.isTypeAliasDeclaration(st) && st.name.text === "PipelineSpecStepsPod",
+  )!;
+  assert.deepEqual(
+    ts.getJSDocCommentsAndTags(podAlias).map((c) => ts.getTextOfJSDocComment(c.comment)),
+    ["The pod that runs this step."],
+  );
   // A nested description differs under cleanup: declared anew, though the unchanged ports inside it are still shared.
   assert.deepEqual([...iface(d, "PipelineSpecCleanup").members.keys()], ["containers", "restartPolicy"]);
   assert.ok(d.interfaces.has("PipelineSpecCleanup") && d.interfaces.has("PipelineSpecCleanupContainers"));
   assert.equal(d.aliases.get("PipelineSpecCleanupContainersPorts"), "PipelineSpecBuildContainersPorts");
-  assert.equal(member(d, "PipelineSpecStepsPod", "containers").type, "PipelineSpecBuildContainers[]", "an alias resolves to the shared declaration");
+  assert.equal(
+    member(d, "PipelineSpecStepsPod", "containers").type,
+    "PipelineSpecBuildContainers[]",
+    "an alias resolves to the shared declaration",
+  );
 });
 
 test("each served version gets its own module, a deprecated one says so, and an unserved one is not generated", async () => {
@@ -544,19 +687,38 @@ test("each served version gets its own module, a deprecated one says so, and an 
   const dirs = [...new Set([...files.keys()].map((f) => path.posix.dirname(f)))];
   assert.deepEqual(dirs, [".", "multi-version.fixtures.crdgen.dev/v1", "multi-version.fixtures.crdgen.dev/v1alpha1"]);
   const alpha = declarationsOf(await typesOf("multi-version", "v1alpha1"));
-  const tags = ts.getJSDocTags(alpha.source.statements.find((s) => ts.isInterfaceDeclaration(s) && s.name.text === "Backup")!);
-  assert.deepEqual(tags.map((t) => [t.tagName.text, t.comment]), [["deprecated", "multi-version.fixtures.crdgen.dev/v1alpha1 Backup is deprecated; use multi-version.fixtures.crdgen.dev/v1 Backup"]]);
+  const tags = ts.getJSDocTags(
+    alpha.source.statements.find((s) => ts.isInterfaceDeclaration(s) && s.name.text === "Backup")!,
+  );
+  assert.deepEqual(
+    tags.map((t) => [t.tagName.text, t.comment]),
+    [
+      [
+        "deprecated",
+        "multi-version.fixtures.crdgen.dev/v1alpha1 Backup is deprecated; use multi-version.fixtures.crdgen.dev/v1 Backup",
+      ],
+    ],
+  );
   assert.equal(member(alpha, "Backup", "apiVersion").type, `"multi-version.fixtures.crdgen.dev/v1alpha1"`);
-  assert.equal(member(declarationsOf(await typesOf("multi-version", "v1")), "Backup", "apiVersion").type, `"multi-version.fixtures.crdgen.dev/v1"`);
+  assert.equal(
+    member(declarationsOf(await typesOf("multi-version", "v1")), "Backup", "apiVersion").type,
+    `"multi-version.fixtures.crdgen.dev/v1"`,
+  );
   assert.ok(files.has("multi-version.fixtures.crdgen.dev/v1/backup.controller.ts"));
-  assert.ok(!files.has("multi-version.fixtures.crdgen.dev/v1alpha1/backup.controller.ts"), "only the storage version has a controller");
+  assert.ok(
+    !files.has("multi-version.fixtures.crdgen.dev/v1alpha1/backup.controller.ts"),
+    "only the storage version has a controller",
+  );
   assert.ok(![...files.values()].some((c) => c.includes("v1beta1")));
 });
 
 test("subresource verbs appear in a client only when the CRD enables them", async () => {
   const client = async (name: string, file: string) => (await fixture(name)).files.get(file)!;
   const scale = await client("scale-subresource", "scale-subresource.fixtures.crdgen.dev/v1/workerpool.client.ts");
-  assert.match(scale, /export type WorkerPoolVerbs = client.ObjectVerbs<WorkerPool, WorkerPoolList> & client.StatusVerbs<WorkerPool> & client.ScaleVerbs;/);
+  assert.match(
+    scale,
+    /export type WorkerPoolVerbs = client.ObjectVerbs<WorkerPool, WorkerPoolList> & client.StatusVerbs<WorkerPool> & client.ScaleVerbs;/,
+  );
   const cluster = await client("cluster-scoped", "cluster-scoped.fixtures.crdgen.dev/v1/storagepool.client.ts");
   assert.match(cluster, /export type StoragePoolVerbs = client.ObjectVerbs<StoragePool, StoragePoolList>;/);
   assert.match(cluster, /export type StoragePoolClient = StoragePoolVerbs & /);
@@ -566,17 +728,38 @@ test("kinds named like the runtime's exports get the runtime and its subpaths as
   const { files } = await fixture("kinds-sharing-a-version");
   const file = (name: string) => files.get(`kinds.fixtures.crdgen.dev/v1/${name}`)!;
   for (const stem of ["controller", "lister", "object", "informer", "cluster", "resource"]) {
-    assert.match(file(`${stem}.client.ts`), /^import \* as client from "@crdgen\/runtime\/client";$/m, `${stem}.client.ts`);
-    assert.match(file(`${stem}.lister.ts`), /^import \* as cache from "@crdgen\/runtime\/cache";$/m, `${stem}.lister.ts`);
-    assert.match(file(`${stem}.informer.ts`), /^import type \* as rt from "@crdgen\/runtime";\nimport type \* as cache from "@crdgen\/runtime\/cache";$/m, `${stem}.informer.ts`);
+    assert.match(
+      file(`${stem}.client.ts`),
+      /^import \* as client from "@crdgen\/runtime\/client";$/m,
+      `${stem}.client.ts`,
+    );
+    assert.match(
+      file(`${stem}.lister.ts`),
+      /^import \* as cache from "@crdgen\/runtime\/cache";$/m,
+      `${stem}.lister.ts`,
+    );
+    assert.match(
+      file(`${stem}.informer.ts`),
+      /^import type \* as rt from "@crdgen\/runtime";\nimport type \* as cache from "@crdgen\/runtime\/cache";$/m,
+      `${stem}.informer.ts`,
+    );
   }
-  assert.match(file("controller.controller.ts"), /export function newControllerController\(kube: rt\.KubeClient, hooks: ControllerHooks, options: rt\.ControllerOptions = \{\}\): rt\.Controller<Controller>/);
+  assert.match(
+    file("controller.controller.ts"),
+    /export function newControllerController\(kube: rt\.KubeClient, hooks: ControllerHooks, options: rt\.ControllerOptions = \{\}\): rt\.Controller<Controller>/,
+  );
   assert.match(file("cluster.lister.ts"), /export type ClusterLister = cache\.ClusterLister<Cluster>;/);
   assert.match(file("rt.informer.ts"), /^import type \* as rt_ from "@crdgen\/runtime";$/m);
   const intOrString = declarationsOf(file("intorstring.types.ts"));
-  assert.match(file("intorstring.types.ts"), /^import type \{ IntOrString as IntOrString_ \} from "@crdgen\/runtime";$/m);
+  assert.match(
+    file("intorstring.types.ts"),
+    /^import type \{ IntOrString as IntOrString_ \} from "@crdgen\/runtime";$/m,
+  );
   assert.equal(member(intOrString, "IntOrStringSpec", "port").type, "IntOrString_");
-  assert.match(file("v1objectmeta.types.ts"), /^import type \{ V1ListMeta, V1ObjectMeta as V1ObjectMeta_ \} from "@kubernetes\/client-node";$/m);
+  assert.match(
+    file("v1objectmeta.types.ts"),
+    /^import type \{ V1ListMeta, V1ObjectMeta as V1ObjectMeta_ \} from "@kubernetes\/client-node";$/m,
+  );
   assert.equal(member(declarationsOf(file("v1objectmeta.types.ts")), "V1ObjectMeta", "metadata").type, "V1ObjectMeta_");
 });
 
@@ -588,7 +771,10 @@ test("kinds of one group/version never export the same name twice through its in
   assert.equal(member(gadget, "Gadget", "classSpec").type, "Gadget_ClassSpec");
   assert.equal(member(gadget, "Gadget", "mode").type, "Gadget_Mode");
   assert.ok(gadget.consts.has("Gadget_ModeValues"));
-  assert.equal(member(declarationsOf(files.get(`${dir}/gadgetclass.types.ts`)!), "GadgetClass", "spec").type, "GadgetClassSpec");
+  assert.equal(
+    member(declarationsOf(files.get(`${dir}/gadgetclass.types.ts`)!), "GadgetClass", "spec").type,
+    "GadgetClassSpec",
+  );
   // Names derived from two kinds (Widget's client type WidgetClient, and the kind WidgetClient): the kind's type wins.
   assert.match(files.get(`${dir}/index.ts`)!, /^export \{ WidgetClient \} from "\.\/widgetclient\.types\.js";$/m);
   // Every name the index re-exports is declared once, or resolved by one explicit export (tsc checks this file too).
@@ -597,9 +783,12 @@ test("kinds of one group/version never export the same name twice through its in
     if (!name.startsWith(`${dir}/`) || name.endsWith("index.ts")) continue;
     const source = ts.createSourceFile(name, text, ts.ScriptTarget.Latest, true);
     for (const s of source.statements) {
-      const isExported = ts.canHaveModifiers(s) && ts.getModifiers(s)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+      const isExported =
+        ts.canHaveModifiers(s) && ts.getModifiers(s)?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
       if (!isExported) continue;
-      const names = ts.isVariableStatement(s) ? s.declarationList.declarations.map((d) => d.name.getText(source)) : [(s as ts.DeclarationStatement).name!.getText(source)];
+      const names = ts.isVariableStatement(s)
+        ? s.declarationList.declarations.map((d) => d.name.getText(source))
+        : [(s as ts.DeclarationStatement).name!.getText(source)];
       for (const n of names) exportedBy.set(n, [...(exportedBy.get(n) ?? []), name]);
     }
   }
@@ -615,20 +804,38 @@ test("--versions: served (default) skips unserved versions, storage keeps only t
       const outDir = path.join(dir, versions);
       await generate({ inputs: [input], outDir, versions });
       const files = await readTree(outDir);
-      return { files, dirs: [...new Set([...files.keys()].map((f) => path.posix.dirname(f)))].filter((d) => d !== ".").map((d) => d.split("/")[1]) };
+      return {
+        files,
+        dirs: [...new Set([...files.keys()].map((f) => path.posix.dirname(f)))]
+          .filter((d) => d !== ".")
+          .map((d) => d.split("/")[1]),
+      };
     };
     assert.deepEqual((await versionsOf("served")).dirs, ["v1", "v1alpha1"]);
     assert.deepEqual((await versionsOf("storage")).dirs, ["v1"]);
     const all = await versionsOf("all");
     assert.deepEqual(all.dirs, ["v1", "v1alpha1", "v1beta1"]);
-    const resourceOf = (version: string) => declarationsOf(all.files.get(`multi-version.fixtures.crdgen.dev/${version}/backup.types.ts`)!).consts.get("backupResource")!;
+    const resourceOf = (version: string) =>
+      declarationsOf(all.files.get(`multi-version.fixtures.crdgen.dev/${version}/backup.types.ts`)!).consts.get(
+        "backupResource",
+      )!;
     for (const version of ["v1", "v1alpha1", "v1beta1"]) {
-      assert.match(resourceOf(version), new RegExp(`storage: ${version === "v1"},\\n.*\\n?\\s*storageVersion: "v1",`), version);
+      assert.match(
+        resourceOf(version),
+        new RegExp(`storage: ${version === "v1"},\\n.*\\n?\\s*storageVersion: "v1",`),
+        version,
+      );
     }
-    assert.match(resourceOf("v1alpha1"), /deprecationWarning: "multi-version\.fixtures\.crdgen\.dev\/v1alpha1 Backup is deprecated; use /);
+    assert.match(
+      resourceOf("v1alpha1"),
+      /deprecationWarning: "multi-version\.fixtures\.crdgen\.dev\/v1alpha1 Backup is deprecated; use /,
+    );
     assert.doesNotMatch(resourceOf("v1"), /deprecationWarning/);
     // Only the storage version has a controller, whichever versions are generated.
-    assert.deepEqual([...all.files.keys()].filter((f) => f.endsWith(".controller.ts")), ["multi-version.fixtures.crdgen.dev/v1/backup.controller.ts"]);
+    assert.deepEqual(
+      [...all.files.keys()].filter((f) => f.endsWith(".controller.ts")),
+      ["multi-version.fixtures.crdgen.dev/v1/backup.controller.ts"],
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

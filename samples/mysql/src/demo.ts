@@ -7,7 +7,15 @@ import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { MissingBinaryError, startControlPlane, type ControlPlane } from "@crdgen/runtime/envtest";
 import type { V1StatefulSet } from "@kubernetes/client-node";
-import { ResourceClient, builtinResources as kinds, isNotFound, loadKubeClient, newLogger, type KubeClient, type KubernetesObject } from "@crdgen/runtime";
+import {
+  ResourceClient,
+  builtinResources as kinds,
+  isNotFound,
+  loadKubeClient,
+  newLogger,
+  type KubeClient,
+  type KubernetesObject,
+} from "@crdgen/runtime";
 import { newMySQLClusterController } from "../generated/example.com/v1/mysqlcluster.controller.js";
 import { newMySQLClusterClient } from "../generated/example.com/v1/mysqlcluster.client.js";
 import type { MySQLCluster } from "../generated/example.com/v1/mysqlcluster.types.js";
@@ -18,26 +26,52 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 const upgradeTo = "8.0.37";
 
 /** The cluster: a local control plane (default) or the kubeconfig context given with --context. */
-async function connect(context: string | undefined): Promise<{ kube: KubeClient; plane?: ControlPlane; kubeletLike: boolean }> {
+async function connect(
+  context: string | undefined,
+): Promise<{ kube: KubeClient; plane?: ControlPlane; kubeletLike: boolean }> {
   const crdFile = path.join(sampleDir, "crd.yaml");
   if (context) {
-    say(`== using kubeconfig context ${context} (no local control plane); installing samples/mysql/crd.yaml with server-side apply`);
+    say(
+      `== using kubeconfig context ${context} (no local control plane); installing samples/mysql/crd.yaml with server-side apply`,
+    );
     const kube = loadKubeClient({ context });
     const crd = parse(await readFile(crdFile, "utf8")) as KubernetesObject;
-    const crds = new ResourceClient<KubernetesObject>(kube, { group: "apiextensions.k8s.io", version: "v1", plural: "customresourcedefinitions", kind: "CustomResourceDefinition", namespaced: false });
-    await crds.patch(undefined, crd.metadata!.name!, { type: "apply", body: crd as never, fieldManager: "crdgen-demo", force: true });
-    await until(30_000, async () => ((await crds.get(undefined, crd.metadata!.name!)) as { status?: { conditions?: Array<{ type: string; status: string }> } }).status?.conditions?.some((c) => c.type === "Established" && c.status === "True"));
+    const crds = new ResourceClient<KubernetesObject>(kube, {
+      group: "apiextensions.k8s.io",
+      version: "v1",
+      plural: "customresourcedefinitions",
+      kind: "CustomResourceDefinition",
+      namespaced: false,
+    });
+    await crds.patch(undefined, crd.metadata!.name!, {
+      type: "apply",
+      body: crd as never,
+      fieldManager: "crdgen-demo",
+      force: true,
+    });
+    await until(30_000, async () =>
+      (
+        (await crds.get(undefined, crd.metadata!.name!)) as {
+          status?: { conditions?: Array<{ type: string; status: string }> };
+        }
+      ).status?.conditions?.some((c) => c.type === "Established" && c.status === "True"),
+    );
     return { kube, kubeletLike: true };
   }
-  say("== starting a local control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok) and installing samples/mysql/crd.yaml");
+  say(
+    "== starting a local control plane (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok) and installing samples/mysql/crd.yaml",
+  );
   const plane = await startControlPlane({ crdFiles: [crdFile], controllers: true }).catch((error: unknown) => {
-    if (error instanceof MissingBinaryError) say("   run `npm run controlplane:build` first (npm run demo does it for you)");
+    if (error instanceof MissingBinaryError)
+      say("   run `npm run controlplane:build` first (npm run demo does it for you)");
     throw error;
   });
   say(`   API server ${plane.apiServerUrl}; kubeconfig ${plane.kubeconfigPath}`);
-  say(plane.fakeNodeName
-    ? `   pods run on the kwok fake node ${plane.fakeNodeName}: kwok reports them Running and Ready (no real MySQL starts)`
-    : `   no kwok (${plane.kwokUnavailable}): the demo plays the StatefulSet controller's part and writes StatefulSet status itself`);
+  say(
+    plane.fakeNodeName
+      ? `   pods run on the kwok fake node ${plane.fakeNodeName}: kwok reports them Running and Ready (no real MySQL starts)`
+      : `   no kwok (${plane.kwokUnavailable}): the demo plays the StatefulSet controller's part and writes StatefulSet status itself`,
+  );
   return { kube: plane.kubeClient(), plane, kubeletLike: plane.fakeNodeName !== undefined };
 }
 
@@ -60,7 +94,21 @@ function playStatefulSetController(kube: KubeClient, signal: AbortSignal): void 
       const n = s?.spec?.replicas ?? 0;
       const rev = `rev-${s?.metadata?.generation ?? 0}`;
       if (s && (s.status?.readyReplicas !== n || s.status.observedGeneration !== s.metadata?.generation)) {
-        await sts.patchStatus("default", "db", { type: "merge", body: { status: { replicas: n, readyReplicas: n, updatedReplicas: n, currentRevision: rev, updateRevision: rev, observedGeneration: s.metadata?.generation } } }).catch(() => undefined);
+        await sts
+          .patchStatus("default", "db", {
+            type: "merge",
+            body: {
+              status: {
+                replicas: n,
+                readyReplicas: n,
+                updatedReplicas: n,
+                currentRevision: rev,
+                updateRevision: rev,
+                observedGeneration: s.metadata?.generation,
+              },
+            },
+          })
+          .catch(() => undefined);
       }
       await new Promise((r) => setTimeout(r, 500));
     }
@@ -85,7 +133,13 @@ async function main(): Promise<number> {
     const step = async (title: string, expectation: string, check: () => Promise<string | undefined>, ms = 60_000) => {
       say(`\n== ${title}`);
       const seen = await until(ms, check);
-      if (seen) say(seen.split("\n").map((l) => `   ${l}`).join("\n"));
+      if (seen)
+        say(
+          seen
+            .split("\n")
+            .map((l) => `   ${l}`)
+            .join("\n"),
+        );
       else {
         failures++;
         say(`   FAILED: expected ${expectation} within ${ms / 1000}s`);
@@ -95,7 +149,10 @@ async function main(): Promise<number> {
     const summary = (db: MySQLCluster) => {
       const s = db.status ?? {};
       const conditions = (s.conditions ?? []).map((c) => `${c.type}=${c.status} (${c.reason}: ${c.message})`);
-      return [`phase ${s.phase}, ready ${s.readyReplicas ?? 0}/${db.spec?.replicas}, currentVersion ${s.currentVersion ?? "-"}, observedGeneration ${s.observedGeneration}`, ...conditions.map((c) => `  ${c}`)].join("\n");
+      return [
+        `phase ${s.phase}, ready ${s.readyReplicas ?? 0}/${db.spec?.replicas}, currentVersion ${s.currentVersion ?? "-"}, observedGeneration ${s.observedGeneration}`,
+        ...conditions.map((c) => `  ${c}`),
+      ].join("\n");
     };
     const whenStatus = (accept: (db: MySQLCluster) => boolean) => async () => {
       const db = await clusters.get("db");
@@ -103,51 +160,99 @@ async function main(): Promise<number> {
     };
     const childList = async () => {
       const found: string[] = [];
-      for (const [r, name] of [[kinds.secrets, "db-root"], [kinds.configMaps, "db-config"], [kinds.serviceAccounts, "db"], [kinds.services, "db-headless"], [kinds.services, "db"], [kinds.statefulSets, "db"], [kinds.podDisruptionBudgets, "db"]] as const) {
+      for (const [r, name] of [
+        [kinds.secrets, "db-root"],
+        [kinds.configMaps, "db-config"],
+        [kinds.serviceAccounts, "db"],
+        [kinds.services, "db-headless"],
+        [kinds.services, "db"],
+        [kinds.statefulSets, "db"],
+        [kinds.podDisruptionBudgets, "db"],
+      ] as const) {
         const o = await new ResourceClient<KubernetesObject>(kube, r).get("default", name).catch(() => undefined);
         if (!o) return undefined;
         const owner = o.metadata?.ownerReferences?.find((x) => x.controller);
-        found.push(`${r.kind} ${name}${owner ? ` (owned by ${owner.kind} ${owner.name})` : " (not owned: outlives the cluster with reclaimPolicy Retain)"}`);
+        found.push(
+          `${r.kind} ${name}${owner ? ` (owned by ${owner.kind} ${owner.name})` : " (not owned: outlives the cluster with reclaimPolicy Retain)"}`,
+        );
       }
       return found.join("\n");
     };
 
     await clusters.create(desired);
-    await step(`apply samples/mysql/cluster.yaml (replicas ${desired.spec?.replicas}, version ${desired.spec?.version})`, "status.observedGeneration 1", whenStatus((db) => db.status?.observedGeneration === 1));
-    await step("children created", "Secret, ConfigMap, ServiceAccount, two Services, StatefulSet and PodDisruptionBudget", childList);
-    await step("status moves to Ready", "phase Ready with 3 ready instances", whenStatus((db) => db.status?.phase === "Ready" && db.status.readyReplicas === 3));
+    await step(
+      `apply samples/mysql/cluster.yaml (replicas ${desired.spec?.replicas}, version ${desired.spec?.version})`,
+      "status.observedGeneration 1",
+      whenStatus((db) => db.status?.observedGeneration === 1),
+    );
+    await step(
+      "children created",
+      "Secret, ConfigMap, ServiceAccount, two Services, StatefulSet and PodDisruptionBudget",
+      childList,
+    );
+    await step(
+      "status moves to Ready",
+      "phase Ready with 3 ready instances",
+      whenStatus((db) => db.status?.phase === "Ready" && db.status.readyReplicas === 3),
+    );
 
     await clusters.patch("db", { type: "merge", body: { spec: { replicas: 5 } } });
     await step("scale from 3 to 5 instances", "the StatefulSet at 5 replicas", async () => {
       const sts = await statefulSets.get("default", "db");
-      return sts.spec?.replicas === 5 ? `StatefulSet db: spec.replicas 5 (pod template unchanged: no restart)` : undefined;
+      return sts.spec?.replicas === 5
+        ? `StatefulSet db: spec.replicas 5 (pod template unchanged: no restart)`
+        : undefined;
     });
-    await step("Ready again with 5 instances", "phase Ready with 5 ready instances", whenStatus((db) => db.status?.phase === "Ready" && db.status.readyReplicas === 5));
+    await step(
+      "Ready again with 5 instances",
+      "phase Ready with 5 ready instances",
+      whenStatus((db) => db.status?.phase === "Ready" && db.status.readyReplicas === 5),
+    );
 
     await clusters.patch("db", { type: "merge", body: { spec: { version: upgradeTo } } });
-    await step(`upgrade to ${upgradeTo}`, `image mysql:${upgradeTo} rolled out and currentVersion ${upgradeTo}`, whenStatus((db) => db.status?.currentVersion === upgradeTo && db.status.phase === "Ready"), 120_000);
+    await step(
+      `upgrade to ${upgradeTo}`,
+      `image mysql:${upgradeTo} rolled out and currentVersion ${upgradeTo}`,
+      whenStatus((db) => db.status?.currentVersion === upgradeTo && db.status.phase === "Ready"),
+      120_000,
+    );
 
     const before = await services.get("default", "db");
     await services.delete("default", "db");
     say(`\n== deleted Service db by hand (uid ${before.metadata?.uid})`);
     await step("deleted Service restored", "a new Service db", async () => {
       const svc = await services.get("default", "db").catch(() => undefined);
-      return svc && svc.metadata?.uid !== before.metadata?.uid ? `Service db recreated (uid ${svc.metadata?.uid}) by the reconcile its delete event triggered` : undefined;
+      return svc && svc.metadata?.uid !== before.metadata?.uid
+        ? `Service db recreated (uid ${svc.metadata?.uid}) by the reconcile its delete event triggered`
+        : undefined;
     });
 
     await clusters.delete("db");
     await step("delete the cluster", "the MySQLCluster to be gone", async () =>
-      clusters.get("db").then(() => undefined, (error: unknown) => (isNotFound(error) ? "MySQLCluster db is gone (no finalizer: the garbage collector removes the children)" : undefined)),
+      clusters.get("db").then(
+        () => undefined,
+        (error: unknown) =>
+          isNotFound(error)
+            ? "MySQLCluster db is gone (no finalizer: the garbage collector removes the children)"
+            : undefined,
+      ),
     );
     if (kubeletLike) {
       await step("children garbage-collected", "the StatefulSet to be deleted through its ownerReference", async () =>
-        statefulSets.get("default", "db").then(() => undefined, (error: unknown) => (isNotFound(error) ? "StatefulSet db deleted by the garbage collector" : undefined)),
+        statefulSets.get("default", "db").then(
+          () => undefined,
+          (error: unknown) => (isNotFound(error) ? "StatefulSet db deleted by the garbage collector" : undefined),
+        ),
       );
     }
 
     stop.abort();
     await running;
-    say(failures === 0 ? "\nall steps reached their expected state" : `\n${failures} step(s) did not reach their expected state`);
+    say(
+      failures === 0
+        ? "\nall steps reached their expected state"
+        : `\n${failures} step(s) did not reach their expected state`,
+    );
     return failures === 0 ? 0 : 1;
   } finally {
     stop.abort();

@@ -1,6 +1,15 @@
 // User-owned: the objects a MySQLCluster runs as, computed from its spec alone (test/e2e/mysql-behaviours.test.ts
 // checks each).
-import type { V1ConfigMap, V1CronJob, V1PersistentVolumeClaim, V1PodDisruptionBudget, V1Secret, V1Service, V1ServiceAccount, V1StatefulSet } from "@kubernetes/client-node";
+import type {
+  V1ConfigMap,
+  V1CronJob,
+  V1PersistentVolumeClaim,
+  V1PodDisruptionBudget,
+  V1Secret,
+  V1Service,
+  V1ServiceAccount,
+  V1StatefulSet,
+} from "@kubernetes/client-node";
 import { contentHash, controllerOwnerReference, type ApplyConfiguration } from "@crdgen/runtime";
 import type { MySQLCluster } from "../generated/example.com/v1/mysqlcluster.types.js";
 
@@ -30,12 +39,19 @@ export function selectorLabels(obj: MySQLCluster): Record<string, string> {
 
 /** Labels on every child. */
 export function commonLabels(obj: MySQLCluster): Record<string, string> {
-  return { ...selectorLabels(obj), "app.kubernetes.io/component": "database", "app.kubernetes.io/managed-by": operatorName };
+  return {
+    ...selectorLabels(obj),
+    "app.kubernetes.io/component": "database",
+    "app.kubernetes.io/managed-by": operatorName,
+  };
 }
 
 /** "app.kubernetes.io/instance=db,app.kubernetes.io/name=mysql": status.selector for the scale subresource. */
 export function selectorString(obj: MySQLCluster): string {
-  return Object.entries(selectorLabels(obj)).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${v}`).join(",");
+  return Object.entries(selectorLabels(obj))
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(",");
 }
 
 function meta(obj: MySQLCluster, name: string, owned = true) {
@@ -61,11 +77,22 @@ export function rootSecretMetadata(obj: MySQLCluster): ApplyConfiguration<V1Secr
 /** The generated Secret's data, applied once under its own field manager so later applies never touch it. */
 export function rootSecretData(obj: MySQLCluster, password: string): ApplyConfiguration<V1Secret> {
   const name = childNames(obj.metadata.name!).rootSecret;
-  return { apiVersion: "v1", kind: "Secret", metadata: { name, namespace: obj.metadata.namespace! }, type: "Opaque", data: { password: Buffer.from(password).toString("base64") } };
+  return {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name, namespace: obj.metadata.namespace! },
+    type: "Opaque",
+    data: { password: Buffer.from(password).toString("base64") },
+  };
 }
 
 export function configMap(obj: MySQLCluster): ApplyConfiguration<V1ConfigMap> {
-  return { apiVersion: "v1", kind: "ConfigMap", metadata: meta(obj, childNames(obj.metadata.name!).config), data: configData(obj) };
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: meta(obj, childNames(obj.metadata.name!).config),
+    data: configData(obj),
+  };
 }
 
 /** my.cnf fragments: the operator's defaults, then the user's text. Their hash rolls the pods when they change. */
@@ -77,7 +104,12 @@ export function configData(obj: MySQLCluster): Record<string, string> {
 }
 
 export function serviceAccount(obj: MySQLCluster): ApplyConfiguration<V1ServiceAccount> {
-  return { apiVersion: "v1", kind: "ServiceAccount", metadata: meta(obj, childNames(obj.metadata.name!).serviceAccount), automountServiceAccountToken: false };
+  return {
+    apiVersion: "v1",
+    kind: "ServiceAccount",
+    metadata: meta(obj, childNames(obj.metadata.name!).serviceAccount),
+    automountServiceAccountToken: false,
+  };
 }
 
 export function headlessService(obj: MySQLCluster): ApplyConfiguration<V1Service> {
@@ -86,7 +118,12 @@ export function headlessService(obj: MySQLCluster): ApplyConfiguration<V1Service
     kind: "Service",
     metadata: meta(obj, childNames(obj.metadata.name!).headless),
     // Stable per-instance DNS names (<name>-<ordinal>.<name>-headless), also before an instance is ready.
-    spec: { clusterIP: "None", publishNotReadyAddresses: true, selector: selectorLabels(obj), ports: [{ name: "mysql", port: 3306, protocol: "TCP" }] },
+    spec: {
+      clusterIP: "None",
+      publishNotReadyAddresses: true,
+      selector: selectorLabels(obj),
+      ports: [{ name: "mysql", port: 3306, protocol: "TCP" }],
+    },
   };
 }
 
@@ -96,7 +133,10 @@ export function clientService(obj: MySQLCluster): ApplyConfiguration<V1Service> 
   return {
     apiVersion: "v1",
     kind: "Service",
-    metadata: { ...meta(obj, childNames(name).client), ...(annotations && Object.keys(annotations).length > 0 ? { annotations } : {}) },
+    metadata: {
+      ...meta(obj, childNames(name).client),
+      ...(annotations && Object.keys(annotations).length > 0 ? { annotations } : {}),
+    },
     spec: {
       type: obj.spec?.service?.type ?? "ClusterIP",
       // Only the primary (ordinal 0) until replication exists, so writes never split across independent servers.
@@ -117,7 +157,9 @@ export function imageOf(obj: MySQLCluster, version: string): string {
 /** Where the root password comes from: the user's Secret, or the generated one. */
 export function rootPasswordRef(obj: MySQLCluster): { name: string; key: string } {
   const ref = obj.spec?.rootPasswordSecretRef;
-  return ref ? { name: ref.name, key: ref.key ?? "password" } : { name: childNames(obj.metadata.name!).rootSecret, key: "password" };
+  return ref
+    ? { name: ref.name, key: ref.key ?? "password" }
+    : { name: childNames(obj.metadata.name!).rootSecret, key: "password" };
 }
 
 /** The StatefulSet. `version` is what to run: spec.version, or the running one when a downgrade is refused. */
@@ -151,7 +193,13 @@ export function statefulSet(obj: MySQLCluster, version: string): ApplyConfigurat
           affinity: {
             podAntiAffinity: {
               preferredDuringSchedulingIgnoredDuringExecution: [
-                { weight: 100, podAffinityTerm: { topologyKey: "kubernetes.io/hostname", labelSelector: { matchLabels: selectorLabels(obj) } } },
+                {
+                  weight: 100,
+                  podAffinityTerm: {
+                    topologyKey: "kubernetes.io/hostname",
+                    labelSelector: { matchLabels: selectorLabels(obj) },
+                  },
+                },
               ],
             },
           },
@@ -163,16 +211,28 @@ export function statefulSet(obj: MySQLCluster, version: string): ApplyConfigurat
                 { name: "mysql", containerPort: 3306, protocol: "TCP" },
                 { name: "mysqlx", containerPort: 33060, protocol: "TCP" },
               ],
-              env: [{ name: "MYSQL_ROOT_PASSWORD", valueFrom: { secretKeyRef: { name: password.name, key: password.key } } }],
+              env: [
+                {
+                  name: "MYSQL_ROOT_PASSWORD",
+                  valueFrom: { secretKeyRef: { name: password.name, key: password.key } },
+                },
+              ],
               ...(obj.spec?.resources ? { resources: obj.spec.resources as never } : {}),
               volumeMounts: [
                 { name: "data", mountPath: "/var/lib/mysql" },
                 { name: "config", mountPath: "/etc/mysql/conf.d" },
               ],
               startupProbe: { exec: { command: mysqlping }, periodSeconds: 10, failureThreshold: 60 },
-              livenessProbe: { exec: { command: mysqlping }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 3 },
+              livenessProbe: {
+                exec: { command: mysqlping },
+                periodSeconds: 10,
+                timeoutSeconds: 5,
+                failureThreshold: 3,
+              },
               readinessProbe: {
-                exec: { command: ["sh", "-c", 'MYSQL_PWD="$MYSQL_ROOT_PASSWORD" mysql -h 127.0.0.1 -uroot -e "SELECT 1"'] },
+                exec: {
+                  command: ["sh", "-c", 'MYSQL_PWD="$MYSQL_ROOT_PASSWORD" mysql -h 127.0.0.1 -uroot -e "SELECT 1"'],
+                },
                 periodSeconds: 5,
                 timeoutSeconds: 5,
               },
@@ -211,7 +271,10 @@ export function backupVolume(obj: MySQLCluster): ApplyConfiguration<V1Persistent
     apiVersion: "v1",
     kind: "PersistentVolumeClaim",
     metadata: meta(obj, childNames(obj.metadata.name!).backup, deleteOnReclaim(obj)),
-    spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: String(obj.spec?.backup?.storageSize ?? "5Gi") } } },
+    spec: {
+      accessModes: ["ReadWriteOnce"],
+      resources: { requests: { storage: String(obj.spec?.backup?.storageSize ?? "5Gi") } },
+    },
   };
 }
 
@@ -242,7 +305,11 @@ export function backupCronJob(obj: MySQLCluster, version: string): ApplyConfigur
                   // The client matches the server: the same image.
                   image: imageOf(obj, version),
                   env: [{ name: "MYSQL_PWD", valueFrom: { secretKeyRef: { name: password.name, key: password.key } } }],
-                  command: ["sh", "-c", `mysqldump -h ${name} -uroot --single-transaction --routines --events --all-databases | gzip > /backup/${name}-$(date -u +%Y%m%dT%H%M%SZ).sql.gz`],
+                  command: [
+                    "sh",
+                    "-c",
+                    `mysqldump -h ${name} -uroot --single-transaction --routines --events --all-databases | gzip > /backup/${name}-$(date -u +%Y%m%dT%H%M%SZ).sql.gz`,
+                  ],
                   volumeMounts: [{ name: "backup", mountPath: "/backup" }],
                 },
               ],

@@ -2,15 +2,19 @@
 // test/e2e/mysql-behaviours.test.ts checks). Pure functions.
 import type { V1CronJob, V1StatefulSet } from "@kubernetes/client-node";
 import { findStatusCondition, removeStatusCondition, setStatusCondition } from "@crdgen/runtime";
-import type { MySQLCluster, MySQLClusterStatus, MySQLClusterStatusConditions, MySQLClusterStatusPhase } from "../generated/example.com/v1/mysqlcluster.types.js";
+import type {
+  MySQLCluster,
+  MySQLClusterStatus,
+  MySQLClusterStatusConditions,
+  MySQLClusterStatusPhase,
+} from "../generated/example.com/v1/mysqlcluster.types.js";
 import { childNames, rootPasswordRef, selectorString } from "./mysql-children.js";
 
 type Condition = MySQLClusterStatusConditions;
 
 /** Why the cluster cannot run, when it cannot: decided before the StatefulSet is written. */
 export type Blocker =
-  | { reason: "RootPasswordSecretNotFound"; message: string }
-  | { reason: "RootPasswordSecretMissing"; message: string };
+  { reason: "RootPasswordSecretNotFound"; message: string } | { reason: "RootPasswordSecretMissing"; message: string };
 
 export interface Observed {
   statefulSet: V1StatefulSet | undefined;
@@ -27,7 +31,8 @@ export interface Observed {
 export function rolloutComplete(sts: V1StatefulSet | undefined, replicas: number): boolean {
   const s = sts?.status;
   return (
-    !!sts && !!s &&
+    !!sts &&
+    !!s &&
     s.observedGeneration === sts.metadata?.generation &&
     (s.readyReplicas ?? 0) === replicas &&
     (s.updatedReplicas ?? 0) === replicas &&
@@ -36,7 +41,12 @@ export function rolloutComplete(sts: V1StatefulSet | undefined, replicas: number
 }
 
 /** Progressing=True with its reason, or undefined when nothing is rolling. */
-function progress(obj: MySQLCluster, sts: V1StatefulSet, replicas: number, runningVersion: string | undefined): string | undefined {
+function progress(
+  obj: MySQLCluster,
+  sts: V1StatefulSet,
+  replicas: number,
+  runningVersion: string | undefined,
+): string | undefined {
   const s = sts.status ?? { replicas: 0 };
   const wantedVersion = obj.spec?.version;
   if (s.replicas < replicas) return "ScalingUp";
@@ -59,7 +69,9 @@ export function desiredStatus(obj: MySQLCluster, seen: Observed): MySQLClusterSt
   };
 
   const complete = rolloutComplete(sts, replicas);
-  const currentVersion = complete ? (sts?.spec?.template.metadata?.labels?.["app.kubernetes.io/version"] ?? obj.spec?.version) : old.currentVersion;
+  const currentVersion = complete
+    ? (sts?.spec?.template.metadata?.labels?.["app.kubernetes.io/version"] ?? obj.spec?.version)
+    : old.currentVersion;
   const progressing = sts && !complete ? progress(obj, sts, replicas, currentVersion) : undefined;
   const ready = sts?.status?.readyReplicas ?? 0;
 
@@ -67,7 +79,8 @@ export function desiredStatus(obj: MySQLCluster, seen: Observed): MySQLClusterSt
   else if (!sts) set("Ready", "False", "StatefulSetNotFound", "the StatefulSet does not exist yet");
   else if (complete) set("Ready", "True", "AllReplicasReady", `${ready}/${replicas} instances ready`);
   else if (!currentVersion) set("Ready", "False", "Provisioning", `${ready}/${replicas} instances ready`);
-  else if (progressing === "Upgrading" || progressing === "Restarting") set("Ready", "False", "RollingUpdate", `${sts.status?.updatedReplicas ?? 0}/${replicas} instances updated`);
+  else if (progressing === "Upgrading" || progressing === "Restarting")
+    set("Ready", "False", "RollingUpdate", `${sts.status?.updatedReplicas ?? 0}/${replicas} instances updated`);
   else set("Ready", "False", "ReplicasNotReady", `${ready}/${replicas} instances ready`);
 
   if (progressing) set("Progressing", "True", progressing, progressMessage(progressing, obj, currentVersion, replicas));
@@ -78,17 +91,30 @@ export function desiredStatus(obj: MySQLCluster, seen: Observed): MySQLClusterSt
   else set("Reconciled", "True", "ReconcileSucceeded", "children match the spec");
 
   if (obj.spec?.backup) {
-    if (seen.cronJob) set("BackupScheduled", "True", "CronJobReady", `CronJob ${childNames(obj.metadata.name!).backup} schedules "${obj.spec.backup.schedule}"`);
+    if (seen.cronJob)
+      set(
+        "BackupScheduled",
+        "True",
+        "CronJobReady",
+        `CronJob ${childNames(obj.metadata.name!).backup} schedules "${obj.spec.backup.schedule}"`,
+      );
     else set("BackupScheduled", "False", "CronJobError", seen.error ?? "the backup CronJob does not exist");
   } else {
     conditions = removeStatusCondition(conditions, "BackupScheduled");
   }
 
   const phase = phaseOf(seen.blocker !== undefined || !sts, currentVersion, progressing, complete);
-  const backupStatus = obj.spec?.backup && seen.cronJob?.status ? {
-    ...(seen.cronJob.status.lastScheduleTime ? { lastScheduleTime: toRfc3339(seen.cronJob.status.lastScheduleTime) } : {}),
-    ...(seen.cronJob.status.lastSuccessfulTime ? { lastSuccessfulTime: toRfc3339(seen.cronJob.status.lastSuccessfulTime) } : {}),
-  } : undefined;
+  const backupStatus =
+    obj.spec?.backup && seen.cronJob?.status
+      ? {
+          ...(seen.cronJob.status.lastScheduleTime
+            ? { lastScheduleTime: toRfc3339(seen.cronJob.status.lastScheduleTime) }
+            : {}),
+          ...(seen.cronJob.status.lastSuccessfulTime
+            ? { lastSuccessfulTime: toRfc3339(seen.cronJob.status.lastSuccessfulTime) }
+            : {}),
+        }
+      : undefined;
   return {
     observedGeneration: seen.error === undefined ? generation : (old.observedGeneration ?? 0),
     replicas: sts?.status?.replicas ?? 0,
@@ -105,7 +131,12 @@ export function desiredStatus(obj: MySQLCluster, seen: Observed): MySQLClusterSt
 }
 
 /** Phase is derived from the conditions, never stored on its own. */
-function phaseOf(pending: boolean, currentVersion: string | undefined, progressing: string | undefined, complete: boolean): MySQLClusterStatusPhase {
+function phaseOf(
+  pending: boolean,
+  currentVersion: string | undefined,
+  progressing: string | undefined,
+  complete: boolean,
+): MySQLClusterStatusPhase {
   if (pending) return "Pending";
   if (!currentVersion) return "Provisioning";
   if (progressing === "ScalingUp" || progressing === "ScalingDown") return "Scaling";
@@ -113,7 +144,12 @@ function phaseOf(pending: boolean, currentVersion: string | undefined, progressi
   return complete ? "Ready" : "Degraded";
 }
 
-function progressMessage(reason: string, obj: MySQLCluster, currentVersion: string | undefined, replicas: number): string {
+function progressMessage(
+  reason: string,
+  obj: MySQLCluster,
+  currentVersion: string | undefined,
+  replicas: number,
+): string {
   switch (reason) {
     case "ScalingUp":
     case "ScalingDown":

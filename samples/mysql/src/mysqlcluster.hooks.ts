@@ -2,7 +2,13 @@
 import { randomInt } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import type { V1CronJob, V1Secret, V1StatefulSet } from "@kubernetes/client-node";
-import { ResourceClient, builtinResources as kinds, ignoreNotFound, type ReconcileResult, type WatchSpec } from "@crdgen/runtime";
+import {
+  ResourceClient,
+  builtinResources as kinds,
+  ignoreNotFound,
+  type ReconcileResult,
+  type WatchSpec,
+} from "@crdgen/runtime";
 import type { MySQLCluster, MySQLClusterStatus } from "../generated/example.com/v1/mysqlcluster.types.js";
 import type { MySQLClusterContext } from "../generated/example.com/v1/mysqlcluster.controller.js";
 import * as child from "./mysql-children.js";
@@ -15,7 +21,14 @@ export const fieldManager = child.operatorName;
  * Kinds reconcile creates with a controller ownerReference to the MySQLCluster: their events (a StatefulSet's status
  * moving, a Service deleted by hand) reconcile the owner, so nothing here polls.
  */
-export const owns = [kinds.statefulSets, kinds.services, kinds.configMaps, kinds.serviceAccounts, kinds.podDisruptionBudgets, kinds.cronJobs];
+export const owns = [
+  kinds.statefulSets,
+  kinds.services,
+  kinds.configMaps,
+  kinds.serviceAccounts,
+  kinds.podDisruptionBudgets,
+  kinds.cronJobs,
+];
 
 /**
  * The generated Secret and the backup volume are owner-referenced only with reclaimPolicy Delete, so they are
@@ -54,10 +67,14 @@ export async function reconcile(ctx: MySQLClusterContext, obj: MySQLCluster): Pr
     await children.apply(kinds.services, child.headlessService(obj));
     await children.apply(kinds.services, child.clientService(obj));
     const version = versionToRun(obj, statefulSet);
-    refusedDowngrade = version === obj.spec?.version ? undefined : `downgrade from ${version} to ${obj.spec?.version} refused: an in-place downgrade across major.minor series is unsupported`;
+    refusedDowngrade =
+      version === obj.spec?.version
+        ? undefined
+        : `downgrade from ${version} to ${obj.spec?.version} refused: an in-place downgrade across major.minor series is unsupported`;
     // Without its password Secret the StatefulSet's pods could not start (or would start with another password).
     if (!blocker) statefulSet = (await children.apply(kinds.statefulSets, child.statefulSet(obj, version))).object;
-    if ((obj.spec?.replicas ?? 1) >= 2) await children.apply(kinds.podDisruptionBudgets, child.podDisruptionBudget(obj));
+    if ((obj.spec?.replicas ?? 1) >= 2)
+      await children.apply(kinds.podDisruptionBudgets, child.podDisruptionBudget(obj));
     else await children.delete(kinds.podDisruptionBudgets, namespace, names.pdb);
     if (obj.spec?.backup) {
       await children.apply(kinds.persistentVolumeClaims, child.backupVolume(obj));
@@ -77,7 +94,12 @@ export async function reconcile(ctx: MySQLClusterContext, obj: MySQLCluster): Pr
     throw failure; // requeued with the rate limiter's backoff
   }
   if (status.observedGeneration !== obj.status?.observedGeneration) {
-    await ctx.recorder.event(obj, "Normal", "Observed", `generation ${status.observedGeneration} observed (replicas ${obj.spec?.replicas}, version ${obj.spec?.version})`);
+    await ctx.recorder.event(
+      obj,
+      "Normal",
+      "Observed",
+      `generation ${status.observedGeneration} observed (replicas ${obj.spec?.replicas}, version ${obj.spec?.version})`,
+    );
   }
   // The user's Secret is not watched: look again later. Everything else arrives as events of owned or watched kinds.
   if (blocker?.reason === "RootPasswordSecretNotFound") return { requeueAfter: secretRecheckMs };
@@ -87,25 +109,39 @@ export async function reconcile(ctx: MySQLClusterContext, obj: MySQLCluster): Pr
  * Makes sure the root password exists. The user's Secret is only read. The generated one is created once; it is never
  * regenerated while a StatefulSet exists, because the data directory already holds the old password.
  */
-async function ensureRootPassword(ctx: MySQLClusterContext, obj: MySQLCluster, statefulSetExists: boolean): Promise<Blocker | undefined> {
+async function ensureRootPassword(
+  ctx: MySQLClusterContext,
+  obj: MySQLCluster,
+  statefulSetExists: boolean,
+): Promise<Blocker | undefined> {
   const namespace = obj.metadata.namespace!;
   const secrets = new ResourceClient<V1Secret>(ctx.kube, kinds.secrets);
   const ref = obj.spec?.rootPasswordSecretRef;
   if (ref) {
     const key = ref.key ?? "password";
     const secret = await secrets.get(namespace, ref.name).catch(ignoreNotFound);
-    if (!secret?.data?.[key]) return { reason: "RootPasswordSecretNotFound", message: `Secret ${ref.name} with key ${key} not found` };
+    if (!secret?.data?.[key])
+      return { reason: "RootPasswordSecretNotFound", message: `Secret ${ref.name} with key ${key} not found` };
     return undefined;
   }
   const name = child.childNames(obj.metadata.name!).rootSecret;
   // The cache can lag behind a create of a moment ago: read the server before concluding the Secret is missing.
-  const existing = ctx.children.get<V1Secret>(kinds.secrets, namespace, name) ??
+  const existing =
+    ctx.children.get<V1Secret>(kinds.secrets, namespace, name) ??
     (await secrets.get(namespace, name).catch(ignoreNotFound));
   if (!existing) {
     if (statefulSetExists) {
-      return { reason: "RootPasswordSecretMissing", message: `Secret ${name} was deleted while the StatefulSet exists; restore it (a new password would not match the data)` };
+      return {
+        reason: "RootPasswordSecretMissing",
+        message: `Secret ${name} was deleted while the StatefulSet exists; restore it (a new password would not match the data)`,
+      };
     }
-    await secrets.patch(namespace, name, { type: "apply", body: child.rootSecretData(obj, generatePassword()), fieldManager: `${child.operatorName}-password`, force: true });
+    await secrets.patch(namespace, name, {
+      type: "apply",
+      body: child.rootSecretData(obj, generatePassword()),
+      fieldManager: `${child.operatorName}-password`,
+      force: true,
+    });
   }
   await ctx.children.apply(kinds.secrets, child.rootSecretMetadata(obj));
   return undefined;
@@ -140,7 +176,14 @@ async function writeStatus(ctx: MySQLClusterContext, obj: MySQLCluster, status: 
   const body: Record<string, unknown> = { ...status };
   for (const key of Object.keys(old)) if (!(key in body)) body[key] = null;
   // A child's event can reconcile a cluster the moment it is deleted: gone is fine, there is no status to write.
-  const patched = await ctx.client.namespace(obj.metadata.namespace!).patchStatus(obj.metadata.name!, { type: "merge", body: { status: body } }).catch(ignoreNotFound);
+  const patched = await ctx.client
+    .namespace(obj.metadata.namespace!)
+    .patchStatus(obj.metadata.name!, { type: "merge", body: { status: body } })
+    .catch(ignoreNotFound);
   if (!patched) return;
-  ctx.log.info("status updated", { observedGeneration: status.observedGeneration, phase: status.phase, readyReplicas: status.readyReplicas });
+  ctx.log.info("status updated", {
+    observedGeneration: status.observedGeneration,
+    phase: status.phase,
+    readyReplicas: status.readyReplicas,
+  });
 }

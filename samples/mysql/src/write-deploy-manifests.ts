@@ -27,8 +27,12 @@ for (const file of existsSync(deployDir) ? readdirSync(deployDir) : []) {
 
 const where = path.relative(process.cwd(), deployDir) || ".";
 if (check && changed.length > 0) {
-  process.stderr.write(`${where} is stale; run npm run deploy:manifests. Would change:\n${changed.map((f) => `  ${f}\n`).join("")}`);
+  process.stderr.write(
+    `${where} is stale; run npm run deploy:manifests. Would change:\n${changed.map((f) => `  ${f}\n`).join("")}`,
+  );
   process.exitCode = 1;
 } else {
-  process.stdout.write(`${where}: ${changed.length} file(s) ${check ? "would change" : "written"}, ${wanted.size - changed.filter((f) => wanted.has(f)).length} unchanged\n`);
+  process.stdout.write(
+    `${where}: ${changed.length} file(s) ${check ? "would change" : "written"}, ${wanted.size - changed.filter((f) => wanted.has(f)).length} unchanged\n`,
+  );
 }

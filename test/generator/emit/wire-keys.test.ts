@@ -4,7 +4,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { FakeCluster } from "@crdgen/runtime/testing";
-import { wireKeyResource, type WireKey, type WireKeySpec } from "../../fixtures/schema/wire-keys/expected/wire-keys.fixtures.crdgen.dev/v1/wirekey.types.js";
+import {
+  wireKeyResource,
+  type WireKey,
+  type WireKeySpec,
+} from "../../fixtures/schema/wire-keys/expected/wire-keys.fixtures.crdgen.dev/v1/wirekey.types.js";
 import { newWireKeyClient } from "../../fixtures/schema/wire-keys/expected/wire-keys.fixtures.crdgen.dev/v1/wirekey.client.js";
 
 const wireKeys = ["__proto__", "constructor", "a-b", "1abc", "", "🚀", "toString"];
@@ -12,7 +16,15 @@ const wireKeys = ["__proto__", "constructor", "a-b", "1abc", "", "🚀", "toStri
 /** The spec with every special key, typed: the compiler checks each key and value against the generated WireKeySpec. */
 function specWithEveryKey(): WireKeySpec {
   // A computed ["__proto__"] key makes an own property; a plain `__proto__:` in a literal would set the prototype.
-  return { ["__proto__"]: { name: "proto" }, constructor: "ctor", "a-b": "dash", "1abc": 1, "": "empty", "🚀": true, toString: { k: "v" } };
+  return {
+    ["__proto__"]: { name: "proto" },
+    constructor: "ctor",
+    "a-b": "dash",
+    "1abc": 1,
+    "": "empty",
+    "🚀": true,
+    toString: { k: "v" },
+  };
 }
 
 test("every special key is an own property of a value typed with the generated interface", () => {
@@ -25,7 +37,12 @@ test("every special key is an own property of a value typed with the generated i
 });
 
 test("the special keys round-trip through JSON and through the generated client on the FakeCluster", async () => {
-  const obj: WireKey = { apiVersion: "wire-keys.fixtures.crdgen.dev/v1", kind: "WireKey", metadata: { name: "keys", namespace: "default" }, spec: specWithEveryKey() };
+  const obj: WireKey = {
+    apiVersion: "wire-keys.fixtures.crdgen.dev/v1",
+    kind: "WireKey",
+    metadata: { name: "keys", namespace: "default" },
+    spec: specWithEveryKey(),
+  };
   const json = JSON.parse(JSON.stringify(obj)) as WireKey;
   assert.deepEqual(Object.keys(json.spec!), wireKeys);
   assert.deepEqual(json.spec!["__proto__"], { name: "proto" });

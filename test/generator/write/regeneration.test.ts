@@ -3,7 +3,17 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
@@ -43,7 +53,11 @@ function hashes(dir: string): Map<string, string> {
     for (const name of readdirSync(d).sort()) {
       const full = path.join(d, name);
       if (statSync(full).isDirectory()) walk(full);
-      else result.set(path.relative(dir, full).split(path.sep).join("/"), createHash("sha256").update(readFileSync(full)).digest("hex"));
+      else
+        result.set(
+          path.relative(dir, full).split(path.sep).join("/"),
+          createHash("sha256").update(readFileSync(full)).digest("hex"),
+        );
     }
   };
   if (existsSync(dir)) walk(dir);
@@ -71,7 +85,10 @@ function writeCrd(dir: string, file: string, kind: string, group: string, versio
           openAPIV3Schema: {
             type: "object",
             properties: {
-              spec: { type: "object", properties: Object.fromEntries(Object.entries(v.fields).map(([k, t]) => [k, { type: t }])) },
+              spec: {
+                type: "object",
+                properties: Object.fromEntries(Object.entries(v.fields).map(([k, t]) => [k, { type: t }])),
+              },
               status: { type: "object", properties: { ready: { type: "boolean" } } },
             },
           },
@@ -102,7 +119,8 @@ test("edit user files, then add a field, add a version, remove a version and add
   generateOk(dir);
   const gen = (rel: string) => path.join(dir, "src/generated", rel);
   assert.ok(existsSync(gen(`${group}/v1alpha1/cart.types.ts`)) && existsSync(gen(`${group}/v1/cart.controller.ts`)));
-  for (const user of ["src/cart.hooks.ts", "src/cart.expansion.ts", "src/main.ts", "test/cart.hooks.test.ts"]) assert.ok(existsSync(path.join(dir, user)), `${user} was created`);
+  for (const user of ["src/cart.hooks.ts", "src/cart.expansion.ts", "src/main.ts", "test/cart.hooks.test.ts"])
+    assert.ok(existsSync(path.join(dir, user)), `${user} was created`);
 
   // The user edits every file that is theirs.
   appendFileSync(path.join(dir, "src/cart.hooks.ts"), "\n// my reconcile notes\n");
@@ -111,7 +129,13 @@ test("edit user files, then add a field, add a version, remove a version and add
   appendFileSync(path.join(dir, "test/cart.hooks.test.ts"), "\n// my test notes\n");
   // A file of the user's in the generated folder, without crdgen's header, is never touched either.
   writeFileSync(gen(`${group}/v1alpha1/notes.ts`), "// mine\nexport const note = 1;\n");
-  const userFiles = () => new Map([...hashes(path.join(dir, "src")), ...[...hashes(path.join(dir, "test"))].map(([f, h]) => [`test/${f}`, h] as const)].filter(([f]) => !f.startsWith("generated/")));
+  const userFiles = () =>
+    new Map(
+      [
+        ...hashes(path.join(dir, "src")),
+        ...[...hashes(path.join(dir, "test"))].map(([f, h]) => [`test/${f}`, h] as const),
+      ].filter(([f]) => !f.startsWith("generated/")),
+    );
   const userBefore = userFiles();
   const notesBefore = readFileSync(gen(`${group}/v1alpha1/notes.ts`), "utf8");
 
@@ -127,40 +151,79 @@ test("edit user files, then add a field, add a version, remove a version and add
   assert.deepEqual(userFiles(), userBefore, "user files are byte-identical after adding a field");
 
   // 2. Add a version.
-  const v2: Version = { name: "v2", served: true, storage: false, fields: { size: "integer", color: "string", shape: "string" } };
+  const v2: Version = {
+    name: "v2",
+    served: true,
+    storage: false,
+    fields: { size: "integer", color: "string", shape: "string" },
+  };
   writeCrd(dir, "cart.yaml", "Cart", group, [v1alpha1, v1, v2]);
   generateOk(dir);
   assert.match(readFileSync(gen(`${group}/v2/cart.types.ts`), "utf8"), /apiVersion: "shop\.example\.com\/v2";/);
-  assert.match(readFileSync(gen("index.ts"), "utf8"), /export \* as shopExampleComV2 from "\.\/shop\.example\.com\/v2\/index\.js";/);
-  assert.deepEqual(lockOf(dir).crds.map((c) => c.versions), [["v1alpha1", "v1", "v2"]]);
+  assert.match(
+    readFileSync(gen("index.ts"), "utf8"),
+    /export \* as shopExampleComV2 from "\.\/shop\.example\.com\/v2\/index\.js";/,
+  );
+  assert.deepEqual(
+    lockOf(dir).crds.map((c) => c.versions),
+    [["v1alpha1", "v1", "v2"]],
+  );
   assert.deepEqual(userFiles(), userBefore, "user files are byte-identical after adding a version");
 
   // 3. Remove a version: its generated files go, and only those (the user's notes.ts in that folder stays).
-  const alphaFiles = lockOf(dir).files.filter((f) => f.path.startsWith(`${group}/v1alpha1/`)).map((f) => f.path);
-  assert.deepEqual(alphaFiles.sort(), ["cart.client.ts", "cart.informer.ts", "cart.lister.ts", "cart.types.ts", "index.ts"].map((f) => `${group}/v1alpha1/${f}`));
+  const alphaFiles = lockOf(dir)
+    .files.filter((f) => f.path.startsWith(`${group}/v1alpha1/`))
+    .map((f) => f.path);
+  assert.deepEqual(
+    alphaFiles.sort(),
+    ["cart.client.ts", "cart.informer.ts", "cart.lister.ts", "cart.types.ts", "index.ts"].map(
+      (f) => `${group}/v1alpha1/${f}`,
+    ),
+  );
   writeCrd(dir, "cart.yaml", "Cart", group, [v1, v2]);
   const check = crdgen(dir, "--check");
   assert.equal(check.status, 1);
-  for (const f of alphaFiles) assert.match(check.stderr, new RegExp(`${f.replace(/[./]/g, "\\$&")} \\(no longer generated: would be removed\\)`));
+  for (const f of alphaFiles)
+    assert.match(check.stderr, new RegExp(`${f.replace(/[./]/g, "\\$&")} \\(no longer generated: would be removed\\)`));
   generateOk(dir);
   for (const f of alphaFiles) assert.ok(!existsSync(gen(f)), `${f} was removed`);
-  assert.equal(readFileSync(gen(`${group}/v1alpha1/notes.ts`), "utf8"), notesBefore, "a file without crdgen's header is never removed");
-  assert.ok(!lockOf(dir).files.some((f) => f.path.includes("v1alpha1")), "the lock no longer lists the removed version");
+  assert.equal(
+    readFileSync(gen(`${group}/v1alpha1/notes.ts`), "utf8"),
+    notesBefore,
+    "a file without crdgen's header is never removed",
+  );
+  assert.ok(
+    !lockOf(dir).files.some((f) => f.path.includes("v1alpha1")),
+    "the lock no longer lists the removed version",
+  );
   assert.doesNotMatch(readFileSync(gen("index.ts"), "utf8"), /v1alpha1/);
   assert.deepEqual(userFiles(), userBefore, "user files are byte-identical after removing a version");
 
   // 4. Add a second CRD: its files and its controller in the generated registry appear; the first's user files stay.
-  writeCrd(dir, "order.yaml", "Order", "orders.example.com", [{ name: "v1", served: true, storage: true, fields: { item: "string" } }]);
+  writeCrd(dir, "order.yaml", "Order", "orders.example.com", [
+    { name: "v1", served: true, storage: true, fields: { item: "string" } },
+  ]);
   generateOk(dir);
   const registry = readFileSync(gen("controllers.ts"), "utf8");
   assert.match(registry, /cartController\.newCartController\(kube, cartHooks, shared\)/);
   assert.match(registry, /orderController\.newOrderController\(kube, orderHooks, shared\)/);
   assert.equal(registry.match(/newOrderController\(/g)?.length, 1, "the registry names each controller once");
-  for (const created of ["src/order.hooks.ts", "src/order.expansion.ts", "test/order.hooks.test.ts"]) assert.ok(existsSync(path.join(dir, created)), `${created} was created`);
+  for (const created of ["src/order.hooks.ts", "src/order.expansion.ts", "test/order.hooks.test.ts"])
+    assert.ok(existsSync(path.join(dir, created)), `${created} was created`);
   const after = userFiles();
-  for (const [file, hash] of userBefore) assert.equal(after.get(file), hash, `${file} is byte-identical after adding a second CRD`);
-  assert.deepEqual(lockOf(dir).crds.map((c) => [c.name, c.hooks]), [["carts.shop.example.com", "cart.hooks.ts"], ["orders.orders.example.com", "order.hooks.ts"]]);
-  assert.deepEqual(lockOf(dir).inputs.map((i) => i.path), ["crds/cart.yaml", "crds/order.yaml"]);
+  for (const [file, hash] of userBefore)
+    assert.equal(after.get(file), hash, `${file} is byte-identical after adding a second CRD`);
+  assert.deepEqual(
+    lockOf(dir).crds.map((c) => [c.name, c.hooks]),
+    [
+      ["carts.shop.example.com", "cart.hooks.ts"],
+      ["orders.orders.example.com", "order.hooks.ts"],
+    ],
+  );
+  assert.deepEqual(
+    lockOf(dir).inputs.map((i) => i.path),
+    ["crds/cart.yaml", "crds/order.yaml"],
+  );
 
   // Running again is idempotent: nothing changes, the registry still names each controller once.
   const whole = hashes(dir);
@@ -177,7 +240,9 @@ test("edit user files, then add a field, add a version, remove a version and add
 
 test("--check fails when crdgen.lock alone is out of date or missing, and names it", () => {
   const dir = project();
-  writeCrd(dir, "cart.yaml", "Cart", "shop.example.com", [{ name: "v1", served: true, storage: true, fields: { size: "integer" } }]);
+  writeCrd(dir, "cart.yaml", "Cart", "shop.example.com", [
+    { name: "v1", served: true, storage: true, fields: { size: "integer" } },
+  ]);
   generateOk(dir);
   const lock = path.join(dir, "src/generated/crdgen.lock");
   writeFileSync(lock, readFileSync(lock, "utf8").replace(/"sha256": "[0-9a-f]{64}"/, `"sha256": "${"0".repeat(64)}"`));
@@ -193,7 +258,9 @@ test("--check fails when crdgen.lock alone is out of date or missing, and names 
 
 test("a crdgen.lock that is not valid JSON is an error naming it, and nothing is written", () => {
   const dir = project();
-  writeCrd(dir, "cart.yaml", "Cart", "shop.example.com", [{ name: "v1", served: true, storage: true, fields: { size: "integer" } }]);
+  writeCrd(dir, "cart.yaml", "Cart", "shop.example.com", [
+    { name: "v1", served: true, storage: true, fields: { size: "integer" } },
+  ]);
   generateOk(dir);
   const lock = path.join(dir, "src/generated/crdgen.lock");
   writeFileSync(lock, "{ not json");
@@ -206,13 +273,23 @@ test("a crdgen.lock that is not valid JSON is an error naming it, and nothing is
 
 test("two CRDs of the same kind in different groups get their own hooks files, and the first keeps its path when the second comes", () => {
   const dir = project();
-  writeCrd(dir, "a.yaml", "Peer", "net.example.com", [{ name: "v1", served: true, storage: true, fields: { asn: "integer" } }]);
+  writeCrd(dir, "a.yaml", "Peer", "net.example.com", [
+    { name: "v1", served: true, storage: true, fields: { asn: "integer" } },
+  ]);
   generateOk(dir);
   assert.ok(existsSync(path.join(dir, "src/peer.hooks.ts")));
-  writeCrd(dir, "b.yaml", "Peer", "mesh.example.com", [{ name: "v1beta1", served: true, storage: true, fields: { id: "string" } }]);
+  writeCrd(dir, "b.yaml", "Peer", "mesh.example.com", [
+    { name: "v1beta1", served: true, storage: true, fields: { id: "string" } },
+  ]);
   generateOk(dir);
-  assert.ok(existsSync(path.join(dir, "src/peer.mesh.example.com.hooks.ts")), "the newcomer's hooks file is named by its group");
+  assert.ok(
+    existsSync(path.join(dir, "src/peer.mesh.example.com.hooks.ts")),
+    "the newcomer's hooks file is named by its group",
+  );
   const registry = readFileSync(path.join(dir, "src/generated/controllers.ts"), "utf8");
   assert.match(registry, /import \* as peer_netExampleComV1Hooks from "\.\.\/peer\.hooks\.js";/);
-  assert.match(registry, /import \* as peer_meshExampleComV1beta1Hooks from "\.\.\/peer\.mesh\.example\.com\.hooks\.js";/);
+  assert.match(
+    registry,
+    /import \* as peer_meshExampleComV1beta1Hooks from "\.\.\/peer\.mesh\.example\.com\.hooks\.js";/,
+  );
 });

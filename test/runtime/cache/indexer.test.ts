@@ -1,7 +1,14 @@
 // Unit tests for cache keys and the Indexer (client-go ThreadSafeStore semantics).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { DeletedFinalStateUnknown, Indexer, NamespaceIndex, metaNamespaceIndexFunc, metaNamespaceKeyFunc, splitMetaNamespaceKey } from "@crdgen/runtime/cache";
+import {
+  DeletedFinalStateUnknown,
+  Indexer,
+  NamespaceIndex,
+  metaNamespaceIndexFunc,
+  metaNamespaceKeyFunc,
+  splitMetaNamespaceKey,
+} from "@crdgen/runtime/cache";
 import { type Obj, obj } from "../support/cache-fakes.js";
 
 const byColor = (o: Obj): string[] => (o.metadata?.labels?.color ? [o.metadata.labels.color] : []);
@@ -11,7 +18,10 @@ const names = (xs: Obj[]): string[] => sorted(xs.map((o) => o.metadata!.name!));
 test("metaNamespaceKeyFunc gives ns/name, name when cluster-scoped, and a tombstone's key", () => {
   assert.equal(metaNamespaceKeyFunc(obj("a", "1", { ns: "ns1" })), "ns1/a");
   assert.equal(metaNamespaceKeyFunc(obj("node-1", "1")), "node-1");
-  assert.equal(metaNamespaceKeyFunc(new DeletedFinalStateUnknown("ns1/gone", obj("gone", "1", { ns: "ns1" }))), "ns1/gone");
+  assert.equal(
+    metaNamespaceKeyFunc(new DeletedFinalStateUnknown("ns1/gone", obj("gone", "1", { ns: "ns1" }))),
+    "ns1/gone",
+  );
   assert.throws(() => metaNamespaceKeyFunc({ metadata: {} }), /no metadata.name/);
 });
 
@@ -91,13 +101,20 @@ test("replace swaps the content atomically and rebuilds indices", () => {
   assert.deepEqual(names(idx.byIndex("color", "red")), ["b"]);
 
   // A throwing index function leaves everything as it was.
-  idx.addIndexers({ boom: (o) => (o.metadata?.name === "z" ? (() => { throw new Error("bad"); })() : []) });
+  idx.addIndexers({
+    boom: (o) =>
+      o.metadata?.name === "z"
+        ? (() => {
+            throw new Error("bad");
+          })()
+        : [],
+  });
   assert.throws(() => idx.replace([obj("z", "6")], "6"), /unable to calculate an index entry/);
   assert.throws(() => idx.add(obj("z", "6")), /unable to calculate/);
   assert.deepEqual(sorted(idx.listKeys()), ["b", "c"]);
 });
 
-test("the namespace index answers from the store's namespace → name layout, cluster-scoped objects under \"\"", () => {
+test('the namespace index answers from the store\'s namespace → name layout, cluster-scoped objects under ""', () => {
   const idx = new Indexer<Obj>({ indexers: { [NamespaceIndex]: metaNamespaceIndexFunc, color: byColor } });
   idx.add(obj("a", "1", { ns: "ns1", labels: { color: "red" } }));
   idx.add(obj("b", "1", { ns: "ns2", labels: { color: "red" } }));
@@ -115,7 +132,10 @@ test("the namespace index answers from the store's namespace → name layout, cl
 });
 
 test("a custom key function stores objects by its whole key, slashes included", () => {
-  const idx = new Indexer<Obj>({ keyFunc: (o) => `${o.metadata?.labels?.["color"]}/${o.metadata?.namespace}/${o.metadata?.name}`, indexers: { [NamespaceIndex]: metaNamespaceIndexFunc } });
+  const idx = new Indexer<Obj>({
+    keyFunc: (o) => `${o.metadata?.labels?.["color"]}/${o.metadata?.namespace}/${o.metadata?.name}`,
+    indexers: { [NamespaceIndex]: metaNamespaceIndexFunc },
+  });
   idx.add(obj("a", "1", { ns: "ns1", labels: { color: "red" } }));
   idx.add(obj("a", "1", { ns: "ns2", labels: { color: "red" } }));
   assert.equal(idx.getByKey("red/ns2/a")?.metadata?.namespace, "ns2");

@@ -2,8 +2,27 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { getEventListeners } from "node:events";
-import { type DeletedFinalStateUnknown, Lister, type ResourceEventHandler, SharedIndexInformer, type SharedIndexInformerOptions, SharedInformerFactory, isDeletedFinalStateUnknown } from "@crdgen/runtime/cache";
-import { FakeListerWatcher, type Obj, TestClock, flush, httpError, list, obj, recordingLogger, recordingSleep, until } from "../support/cache-fakes.js";
+import {
+  type DeletedFinalStateUnknown,
+  Lister,
+  type ResourceEventHandler,
+  SharedIndexInformer,
+  type SharedIndexInformerOptions,
+  SharedInformerFactory,
+  isDeletedFinalStateUnknown,
+} from "@crdgen/runtime/cache";
+import {
+  FakeListerWatcher,
+  type Obj,
+  TestClock,
+  flush,
+  httpError,
+  list,
+  obj,
+  recordingLogger,
+  recordingSleep,
+  until,
+} from "../support/cache-fakes.js";
 
 function makeInformer(lw: FakeListerWatcher, extra: Partial<SharedIndexInformerOptions<Obj>> = {}) {
   const clock = new TestClock();
@@ -68,7 +87,9 @@ test("handlers observe the cache already updated when notified", async () => {
   const t = makeInformer(lw);
   const lister = new Lister<Obj>(t.informer.getIndexer());
   const seen: Array<string | undefined> = [];
-  t.informer.addEventHandler({ addFunc: (o) => void seen.push(lister.get("", o.metadata!.name!)?.metadata?.resourceVersion) });
+  t.informer.addEventHandler({
+    addFunc: (o) => void seen.push(lister.get("", o.metadata!.name!)?.metadata?.resourceVersion),
+  });
   void t.start();
   await until(() => lw.watches.length === 1, "watch");
   lw.watches[0]!.push({ type: "ADDED", object: obj("a", "7") });
@@ -335,13 +356,22 @@ test("a factory of 15 informers puts one or two listeners on the caller's signal
     factory.start(ctrl.signal);
     const synced = factory.waitForCacheSync(ctrl.signal);
     await flush();
-    assert.ok(getEventListeners(ctrl.signal, "abort").length <= 2, `listeners on the caller's signal: ${getEventListeners(ctrl.signal, "abort").length}`);
+    assert.ok(
+      getEventListeners(ctrl.signal, "abort").length <= 2,
+      `listeners on the caller's signal: ${getEventListeners(ctrl.signal, "abort").length}`,
+    );
     ctrl.abort();
     assert.equal(await synced, false);
     await factory.shutdown();
-    assert.equal(lws.every((lw) => lw.listCalls.length === 1), true);
+    assert.equal(
+      lws.every((lw) => lw.listCalls.length === 1),
+      true,
+    );
     await new Promise((resolve) => setImmediate(resolve)); // process warnings are emitted on a later tick
-    assert.deepEqual(warnings.filter((w) => w.startsWith("MaxListenersExceededWarning")), []);
+    assert.deepEqual(
+      warnings.filter((w) => w.startsWith("MaxListenersExceededWarning")),
+      [],
+    );
   } finally {
     process.off("warning", onWarning);
   }

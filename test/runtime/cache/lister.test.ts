@@ -1,7 +1,15 @@
 // Unit tests for label selector parsing and the Lister / ClusterLister over an Indexer.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ClusterLister, Indexer, Lister, NamespaceIndex, labelSelectorFromSpec, metaNamespaceIndexFunc, parseLabelSelector } from "@crdgen/runtime/cache";
+import {
+  ClusterLister,
+  Indexer,
+  Lister,
+  NamespaceIndex,
+  labelSelectorFromSpec,
+  metaNamespaceIndexFunc,
+  parseLabelSelector,
+} from "@crdgen/runtime/cache";
 import { type Obj, obj } from "../support/cache-fakes.js";
 
 test("parseLabelSelector handles equality, set-based, existence and comparison clauses", () => {

@@ -3,8 +3,25 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { type CacheNotification, DeletedFinalStateUnknown, Indexer, IndexerSink, Reflector, type ReflectorOptions } from "@crdgen/runtime/cache";
-import { FakeListerWatcher, type Obj, TestClock, httpError, list, obj, recordingLogger, recordingSleep, until } from "../support/cache-fakes.js";
+import {
+  type CacheNotification,
+  DeletedFinalStateUnknown,
+  Indexer,
+  IndexerSink,
+  Reflector,
+  type ReflectorOptions,
+} from "@crdgen/runtime/cache";
+import {
+  FakeListerWatcher,
+  type Obj,
+  TestClock,
+  httpError,
+  list,
+  obj,
+  recordingLogger,
+  recordingSleep,
+  until,
+} from "../support/cache-fakes.js";
 
 function setup(lw: FakeListerWatcher, extra: Partial<ReflectorOptions<Obj>> = {}) {
   const indexer = new Indexer<Obj>();
@@ -24,7 +41,10 @@ function setup(lw: FakeListerWatcher, extra: Partial<ReflectorOptions<Obj>> = {}
 }
 
 test("reflector paginates the first list with limit 500 and resourceVersion 0", async () => {
-  const lw = new FakeListerWatcher().queueList(list([obj("a", "10"), obj("b", "11")], "100", "tok1"), list([obj("c", "12")], "100"));
+  const lw = new FakeListerWatcher().queueList(
+    list([obj("a", "10"), obj("b", "11")], "100", "tok1"),
+    list([obj("c", "12")], "100"),
+  );
   const r = setup(lw);
   await until(() => lw.watches.length === 1, "watch");
   assert.deepEqual(lw.listCalls, [
@@ -46,7 +66,10 @@ test("watch starts from the list's resourceVersion with allowWatchBookmarks and 
   assert.equal(opts.timeoutSeconds, 450); // random() = 0.5
   await r.stop();
   // And across the whole range of random(): [300, 600).
-  for (const [rand, want] of [[0, 300], [0.999999, 599]] as const) {
+  for (const [rand, want] of [
+    [0, 300],
+    [0.999999, 599],
+  ] as const) {
     const lw2 = new FakeListerWatcher().queueList(list([], "1"));
     const r2 = setup(lw2, { random: () => rand });
     await until(() => lw2.watches.length === 1, "watch");
@@ -79,7 +102,10 @@ test("a bookmark advances the resourceVersion used by the next watch", async () 
   const lw = new FakeListerWatcher().queueList(list([obj("a", "10")], "100"));
   const r = setup(lw);
   await until(() => lw.watches.length === 1, "watch");
-  lw.watches[0]!.push({ type: "BOOKMARK", object: { kind: "Thing", apiVersion: "example.com/v1", metadata: { resourceVersion: "150" } } });
+  lw.watches[0]!.push({
+    type: "BOOKMARK",
+    object: { kind: "Thing", apiVersion: "example.com/v1", metadata: { resourceVersion: "150" } },
+  });
   lw.watches[0]!.close();
   await until(() => lw.watches.length === 2, "second watch");
   assert.equal(lw.watches[1]!.options.resourceVersion, "150");
@@ -129,7 +155,10 @@ test("a watch ERROR event with Status 410 Expired relists", async () => {
   const lw = new FakeListerWatcher().queueList(list([obj("a", "10")], "100"), list([], "300"));
   const r = setup(lw);
   await until(() => lw.watches.length === 1, "watch");
-  lw.watches[0]!.push({ type: "ERROR", object: { kind: "Status", code: 410, reason: "Expired", message: "too old resource version: 100 (250)" } });
+  lw.watches[0]!.push({
+    type: "ERROR",
+    object: { kind: "Status", code: 410, reason: "Expired", message: "too old resource version: 100 (250)" },
+  });
   await until(() => lw.watches.length === 2, "watch after relist");
   assert.equal(lw.listCalls.length, 2);
   assert.equal(lw.watches[1]!.options.resourceVersion, "300");
@@ -137,7 +166,7 @@ test("a watch ERROR event with Status 410 Expired relists", async () => {
   await r.stop();
 });
 
-test("an expired continue token restarts the list with resourceVersion \"\"", async () => {
+test('an expired continue token restarts the list with resourceVersion ""', async () => {
   const lw = new FakeListerWatcher().queueList(
     list([obj("a", "10")], "100", "tok1"),
     httpError(410, "The provided continue parameter is too old"),
@@ -206,7 +235,12 @@ test("a watch stream cut after it was established rewatches from the last resour
   const r = setup(lw, { random: () => 0 });
   await until(() => lw.watches.length === 1, "watch");
   lw.watches[0]!.push({ type: "MODIFIED", object: obj("a", "150") });
-  lw.watches[0]!.fail(Object.assign(new Error("GET /apis/example.com/v1/things: aborted"), { name: "TransportError", code: "ECONNRESET" }));
+  lw.watches[0]!.fail(
+    Object.assign(new Error("GET /apis/example.com/v1/things: aborted"), {
+      name: "TransportError",
+      code: "ECONNRESET",
+    }),
+  );
   await until(() => lw.watches.length === 2, "second watch");
   assert.equal(lw.watches[1]!.options.resourceVersion, "150");
   assert.equal(lw.listCalls.length, 1, "no relist");
@@ -272,7 +306,11 @@ test("run resolves when its signal aborts, during a watch or a hanging list", as
 // Streaming list (useWatchList): the initial state arrives as the first events of a WATCH, ended by a bookmark.
 const endBookmark = (rv: string) => ({
   type: "BOOKMARK" as const,
-  object: { kind: "Thing", apiVersion: "example.com/v1", metadata: { resourceVersion: rv, annotations: { "k8s.io/initial-events-end": "true" } } },
+  object: {
+    kind: "Thing",
+    apiVersion: "example.com/v1",
+    metadata: { resourceVersion: rv, annotations: { "k8s.io/initial-events-end": "true" } },
+  },
 });
 
 test("useWatchList: the initial state streams on a watch, is stored at its end bookmark, and the same stream carries the changes", async () => {
@@ -284,7 +322,11 @@ test("useWatchList: the initial state streams on a watch, is stored at its end b
   assert.equal(opts.resourceVersionMatch, "NotOlderThan");
   assert.equal(opts.resourceVersion, ""); // never synced: the most recent state
   assert.equal(opts.allowWatchBookmarks, true);
-  lw.watches[0]!.push({ type: "ADDED", object: obj("a", "10") }, { type: "ADDED", object: obj("b", "12") }, { type: "BOOKMARK", object: { kind: "Thing", apiVersion: "example.com/v1", metadata: { resourceVersion: "15" } } });
+  lw.watches[0]!.push(
+    { type: "ADDED", object: obj("a", "10") },
+    { type: "ADDED", object: obj("b", "12") },
+    { type: "BOOKMARK", object: { kind: "Thing", apiVersion: "example.com/v1", metadata: { resourceVersion: "15" } } },
+  );
   await new Promise((resolve) => setImmediate(resolve));
   // Nothing is stored before the end bookmark: the informer is not synced on half a state.
   assert.deepEqual(r.indexer.listKeys(), []);
@@ -292,8 +334,14 @@ test("useWatchList: the initial state streams on a watch, is stored at its end b
   lw.watches[0]!.push(endBookmark("20"));
   await until(() => r.reflector.lastSyncResourceVersion() === "20", "rv 20");
   assert.deepEqual(r.indexer.listKeys().sort(), ["a", "b"]);
-  assert.deepEqual(r.notes.map((n) => n.type), ["add", "add"]);
-  lw.watches[0]!.push({ type: "MODIFIED", object: obj("a", "21", { n: 3 }) }, { type: "DELETED", object: obj("b", "22") });
+  assert.deepEqual(
+    r.notes.map((n) => n.type),
+    ["add", "add"],
+  );
+  lw.watches[0]!.push(
+    { type: "MODIFIED", object: obj("a", "21", { n: 3 }) },
+    { type: "DELETED", object: obj("b", "22") },
+  );
   await until(() => r.reflector.lastSyncResourceVersion() === "22", "rv 22");
   assert.equal(r.indexer.getByKey("a")?.spec?.n, 3);
   assert.deepEqual(r.indexer.listKeys(), ["a"]);
@@ -320,7 +368,7 @@ test("useWatchList: a server that refuses the streaming list gets a standard pag
   await r.stop();
 });
 
-test("useWatchList: after a 410 the initial state streams again at resourceVersion \"\", and a vanished object becomes a DeletedFinalStateUnknown", async () => {
+test('useWatchList: after a 410 the initial state streams again at resourceVersion "", and a vanished object becomes a DeletedFinalStateUnknown', async () => {
   const lw = new FakeListerWatcher();
   const r = setup(lw, { useWatchList: true });
   await until(() => lw.watches.length === 1, "watch");
@@ -333,7 +381,10 @@ test("useWatchList: after a 410 the initial state streams again at resourceVersi
   assert.equal(lw.watches[1]!.options.sendInitialEvents, true);
   assert.equal(lw.watches[1]!.options.resourceVersion, "100");
   lw.watches[1]!.push({ type: "ADDED", object: obj("a", "10") }); // partial initial state, then 410
-  lw.watches[1]!.push({ type: "ERROR", object: { kind: "Status", code: 410, reason: "Expired", message: "too old resource version: 100 (250)" } });
+  lw.watches[1]!.push({
+    type: "ERROR",
+    object: { kind: "Status", code: 410, reason: "Expired", message: "too old resource version: 100 (250)" },
+  });
   await until(() => lw.watches.length === 3, "third streaming watch");
   assert.equal(lw.watches[2]!.options.resourceVersion, "");
   assert.equal(r.notes.filter((n) => n.type === "delete").length, 0); // the partial state was never stored
@@ -369,7 +420,11 @@ test("useWatchList: a stream that closes before its end bookmark stores nothing 
 test("useWatchList defaults to client-go's feature gate in the environment, KUBE_FEATURE_WatchListClient", async () => {
   const before = process.env["KUBE_FEATURE_WatchListClient"];
   try {
-    for (const [gate, streams] of [["true", true], ["false", false], [undefined, false]] as const) {
+    for (const [gate, streams] of [
+      ["true", true],
+      ["false", false],
+      [undefined, false],
+    ] as const) {
       if (gate === undefined) delete process.env["KUBE_FEATURE_WatchListClient"];
       else process.env["KUBE_FEATURE_WatchListClient"] = gate;
       const lw = new FakeListerWatcher().queueList(list([], "1"));

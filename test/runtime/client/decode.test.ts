@@ -10,7 +10,13 @@ function decoded(name: string) {
     kind: "VeryLongKindNameForPooling",
     metadata: { name, namespace: "a-namespace-name-of-some-length", creationTimestamp: "2026-12-02T19:47:00Z" },
   });
-  return reviveObjectMeta(JSON.parse(text) as { apiVersion: string; kind: string; metadata: { name: string; namespace: string; creationTimestamp: Date } });
+  return reviveObjectMeta(
+    JSON.parse(text) as {
+      apiVersion: string;
+      kind: string;
+      metadata: { name: string; namespace: string; creationTimestamp: Date };
+    },
+  );
 }
 
 test("decoding turns creationTimestamp into a Date that serializes back to the same RFC 3339 text", () => {
@@ -22,7 +28,10 @@ test("decoding turns creationTimestamp into a Date that serializes back to the s
 
 test("decoding keeps apiVersion, kind and namespace as they were", () => {
   const b = decoded("b");
-  assert.deepEqual([b.apiVersion, b.kind, b.metadata.namespace, b.metadata.name], ["databases.example.com/v1alpha1", "VeryLongKindNameForPooling", "a-namespace-name-of-some-length", "b"]);
+  assert.deepEqual(
+    [b.apiVersion, b.kind, b.metadata.namespace, b.metadata.name],
+    ["databases.example.com/v1alpha1", "VeryLongKindNameForPooling", "a-namespace-name-of-some-length", "b"],
+  );
 });
 
 test("the string pool is bounded: past its size it stops growing and returns strings as they are", () => {

@@ -3,17 +3,42 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { ApiError, ResourceClient, ignoreNotFound, isAlreadyExists, isConflict, isNotFound, type ResourceDescriptor } from "@crdgen/runtime";
+import {
+  ApiError,
+  ResourceClient,
+  ignoreNotFound,
+  isAlreadyExists,
+  isConflict,
+  isNotFound,
+  type ResourceDescriptor,
+} from "@crdgen/runtime";
 import { HttpKubeClient, TransportError, isForbidden, isGone, isInvalid, type Status } from "@crdgen/runtime/client";
 import { startFakeApi, json, makeKubeConfig, type Handler } from "../support/fake-api-server.js";
 
-const widgets: ResourceDescriptor = { group: "example.com", version: "v1", plural: "widgets", kind: "Widget", namespaced: true };
+const widgets: ResourceDescriptor = {
+  group: "example.com",
+  version: "v1",
+  plural: "widgets",
+  kind: "Widget",
+  namespaced: true,
+};
 
 function status(code: number, reason: string, message: string, details?: Status["details"]): Status {
-  return { kind: "Status", apiVersion: "v1", status: "Failure", code, reason, message, ...(details ? { details } : {}) };
+  return {
+    kind: "Status",
+    apiVersion: "v1",
+    status: "Failure",
+    code,
+    reason,
+    message,
+    ...(details ? { details } : {}),
+  };
 }
 
-async function failWith(handler: Handler, call: (rc: ResourceClient<{ metadata?: { name?: string } }>) => Promise<unknown>): Promise<unknown> {
+async function failWith(
+  handler: Handler,
+  call: (rc: ResourceClient<{ metadata?: { name?: string } }>) => Promise<unknown>,
+): Promise<unknown> {
   const api = await startFakeApi(handler);
   try {
     await call(new ResourceClient(api.client, widgets));
@@ -27,8 +52,9 @@ async function failWith(handler: Handler, call: (rc: ResourceClient<{ metadata?:
 
 test("a 404 Status becomes an ApiError with status, reason, the server message and the request", async () => {
   const msg = 'widgets.example.com "w1" not found';
-  const e = await failWith((_r, res) => json(res, 404, status(404, "NotFound", msg, { name: "w1", group: "example.com", kind: "widgets" })), (rc) =>
-    rc.get("ns1", "w1"),
+  const e = await failWith(
+    (_r, res) => json(res, 404, status(404, "NotFound", msg, { name: "w1", group: "example.com", kind: "widgets" })),
+    (rc) => rc.get("ns1", "w1"),
   );
   assert.ok(e instanceof ApiError);
   assert.equal(e.status, 404);
@@ -44,7 +70,12 @@ test("a 404 Status becomes an ApiError with status, reason, the server message a
 
 test("a 409 Conflict Status is isConflict but not isAlreadyExists", async () => {
   const e = await failWith(
-    (_r, res) => json(res, 409, status(409, "Conflict", "the object has been modified; please apply your changes to the latest version")),
+    (_r, res) =>
+      json(
+        res,
+        409,
+        status(409, "Conflict", "the object has been modified; please apply your changes to the latest version"),
+      ),
     (rc) => rc.update("ns1", { metadata: { name: "w1" } }),
   );
   assert.ok(e instanceof ApiError);
@@ -56,8 +87,9 @@ test("a 409 Conflict Status is isConflict but not isAlreadyExists", async () => 
 });
 
 test("a 409 AlreadyExists Status is isAlreadyExists but not isConflict", async () => {
-  const e = await failWith((_r, res) => json(res, 409, status(409, "AlreadyExists", 'widgets.example.com "w1" already exists')), (rc) =>
-    rc.create("ns1", { metadata: { name: "w1" } }),
+  const e = await failWith(
+    (_r, res) => json(res, 409, status(409, "AlreadyExists", 'widgets.example.com "w1" already exists')),
+    (rc) => rc.create("ns1", { metadata: { name: "w1" } }),
   );
   assert.ok(e instanceof ApiError);
   assert.equal(e.reason, "AlreadyExists");
@@ -67,8 +99,10 @@ test("a 409 AlreadyExists Status is isAlreadyExists but not isConflict", async (
 
 test("a 422 Invalid Status keeps its field causes in the body", async () => {
   const causes = [{ reason: "FieldValueInvalid", message: "must be >= 1", field: "spec.size" }];
-  const e = await failWith((_r, res) => json(res, 422, status(422, "Invalid", "Widget.example.com \"w1\" is invalid: spec.size: must be >= 1", { causes })), (rc) =>
-    rc.create("ns1", { metadata: { name: "w1" } }),
+  const e = await failWith(
+    (_r, res) =>
+      json(res, 422, status(422, "Invalid", 'Widget.example.com "w1" is invalid: spec.size: must be >= 1', { causes })),
+    (rc) => rc.create("ns1", { metadata: { name: "w1" } }),
   );
   assert.ok(e instanceof ApiError);
   assert.equal(e.status, 422);
@@ -79,7 +113,10 @@ test("a 422 Invalid Status keeps its field causes in the body", async () => {
 });
 
 test("a 403 Forbidden Status is isForbidden", async () => {
-  const e = await failWith((_r, res) => json(res, 403, status(403, "Forbidden", 'widgets is forbidden: User "x" cannot list')), (rc) => rc.list(undefined));
+  const e = await failWith(
+    (_r, res) => json(res, 403, status(403, "Forbidden", 'widgets is forbidden: User "x" cannot list')),
+    (rc) => rc.list(undefined),
+  );
   assert.ok(isForbidden(e));
 });
 
@@ -100,7 +137,10 @@ test("a non-JSON error body is kept as text and the reason comes from the HTTP c
 });
 
 test("a 429 with details.retryAfterSeconds sets retryAfterSeconds", async () => {
-  const e = await failWith((_r, res) => json(res, 429, status(429, "TooManyRequests", "slow down", { retryAfterSeconds: 3 })), (rc) => rc.list("ns1"));
+  const e = await failWith(
+    (_r, res) => json(res, 429, status(429, "TooManyRequests", "slow down", { retryAfterSeconds: 3 })),
+    (rc) => rc.list("ns1"),
+  );
   assert.ok(e instanceof ApiError);
   assert.equal(e.retryAfterSeconds, 3);
 });
@@ -158,7 +198,10 @@ test("an unanswered request fails with TransportError IdleTimeout after requestI
   });
   const client = HttpKubeClient.fromKubeConfig(api.kc, { requestIdleTimeoutMs: 50 });
   try {
-    await assert.rejects(client.request({ method: "GET", path: "/api/v1/pods" }), (e: unknown) => e instanceof TransportError && e.code === "IdleTimeout");
+    await assert.rejects(
+      client.request({ method: "GET", path: "/api/v1/pods" }),
+      (e: unknown) => e instanceof TransportError && e.code === "IdleTimeout",
+    );
   } finally {
     client.close();
     await api.close();
@@ -193,15 +236,28 @@ test("a GET on a pooled connection the server dropped is retried once on a new c
       ["/api/v1/a", "/api/v1/b", "/api/v1/b"],
     );
     assert.equal(new Set(api.requests.map((r) => r.remotePort)).size, 2);
-    await assert.rejects(api.client.request({ method: "POST", path: "/api/v1/c", body: {} }), (e: unknown) => e instanceof TransportError && e.code === "ECONNRESET");
+    await assert.rejects(
+      api.client.request({ method: "POST", path: "/api/v1/c", body: {} }),
+      (e: unknown) => e instanceof TransportError && e.code === "ECONNRESET",
+    );
   } finally {
     await api.close();
   }
 });
 
 test("ignoreNotFound turns a NotFound rejection into undefined and rethrows anything else", async () => {
-  const notFound = new ApiError({ status: 404, method: "GET", path: "/api/v1/namespaces/a/secrets/x", body: { kind: "Status", apiVersion: "v1", status: "Failure", reason: "NotFound", code: 404 } });
-  const conflict = new ApiError({ status: 409, method: "PUT", path: "/x", body: { kind: "Status", apiVersion: "v1", status: "Failure", reason: "Conflict", code: 409 } });
+  const notFound = new ApiError({
+    status: 404,
+    method: "GET",
+    path: "/api/v1/namespaces/a/secrets/x",
+    body: { kind: "Status", apiVersion: "v1", status: "Failure", reason: "NotFound", code: 404 },
+  });
+  const conflict = new ApiError({
+    status: 409,
+    method: "PUT",
+    path: "/x",
+    body: { kind: "Status", apiVersion: "v1", status: "Failure", reason: "Conflict", code: 409 },
+  });
   assert.equal(await Promise.reject<string>(notFound).catch(ignoreNotFound), undefined);
   assert.equal(await Promise.resolve("found").catch(ignoreNotFound), "found");
   await assert.rejects(Promise.reject(conflict).catch(ignoreNotFound), (e) => e === conflict);

@@ -7,13 +7,22 @@ import { ApiError, type KubernetesObject, ResourceClient, type ResourceDescripto
 import { TransportError } from "@crdgen/runtime/client";
 import { startFakeApi, writeInPieces } from "../support/fake-api-server.js";
 
-const widgets: ResourceDescriptor = { group: "example.com", version: "v1", plural: "widgets", kind: "Widget", namespaced: true };
+const widgets: ResourceDescriptor = {
+  group: "example.com",
+  version: "v1",
+  plural: "widgets",
+  kind: "Widget",
+  namespaced: true,
+};
 
 const list = {
   apiVersion: "example.com/v1",
   kind: "WidgetList",
   metadata: { resourceVersion: "5" },
-  items: Array.from({ length: 200 }, (_, i) => ({ metadata: { name: `w${i}`, namespace: "ns1", creationTimestamp: "2026-12-03T00:00:00Z" }, spec: { i } })),
+  items: Array.from({ length: 200 }, (_, i) => ({
+    metadata: { name: `w${i}`, namespace: "ns1", creationTimestamp: "2026-12-03T00:00:00Z" },
+    spec: { i },
+  })),
 };
 
 test("get and list send Accept-Encoding: gzip and decode a gzip body, also when it arrives in small pieces", async () => {
@@ -25,11 +34,17 @@ test("get and list send Accept-Encoding: gzip and decode a gzip body, also when 
   try {
     const client = new ResourceClient<KubernetesObject>(api.client, widgets);
     const got = await client.list("ns1");
-    assert.deepEqual(got.items.map((o) => o.metadata?.name), list.items.map((o) => o.metadata.name));
+    assert.deepEqual(
+      got.items.map((o) => o.metadata?.name),
+      list.items.map((o) => o.metadata.name),
+    );
     assert.ok(got.items[0]!.metadata?.creationTimestamp instanceof Date);
     assert.equal(got.metadata?.resourceVersion, "5");
     assert.equal((await client.get("ns1", "w3")).metadata?.name, "w3");
-    assert.deepEqual(api.requests.map((r) => r.headers["accept-encoding"]), ["gzip", "gzip"]);
+    assert.deepEqual(
+      api.requests.map((r) => r.headers["accept-encoding"]),
+      ["gzip", "gzip"],
+    );
   } finally {
     await api.close();
   }
@@ -37,13 +52,26 @@ test("get and list send Accept-Encoding: gzip and decode a gzip body, also when 
 
 test("an error answer in gzip is still an ApiError with the server's Status; a corrupt gzip body is a TransportError", async () => {
   const api = await startFakeApi((rec, res) => {
-    res.writeHead(rec.path.endsWith("/gone") ? 404 : 200, { "Content-Type": "application/json", "Content-Encoding": "gzip" });
-    if (rec.path.endsWith("/gone")) return void res.end(gzipSync(JSON.stringify({ kind: "Status", code: 404, reason: "NotFound", message: "widgets \"gone\" not found" })));
-    res.end(Buffer.concat([gzipSync("{\"kind\":\"WidgetList\",\"items\":[]}").subarray(0, 12), Buffer.from("not gzip at all")]));
+    res.writeHead(rec.path.endsWith("/gone") ? 404 : 200, {
+      "Content-Type": "application/json",
+      "Content-Encoding": "gzip",
+    });
+    if (rec.path.endsWith("/gone"))
+      return void res.end(
+        gzipSync(
+          JSON.stringify({ kind: "Status", code: 404, reason: "NotFound", message: 'widgets "gone" not found' }),
+        ),
+      );
+    res.end(
+      Buffer.concat([gzipSync('{"kind":"WidgetList","items":[]}').subarray(0, 12), Buffer.from("not gzip at all")]),
+    );
   });
   try {
     const client = new ResourceClient<KubernetesObject>(api.client, widgets);
-    await assert.rejects(client.get("ns1", "gone"), (e: unknown) => e instanceof ApiError && e.status === 404 && e.reason === "NotFound");
+    await assert.rejects(
+      client.get("ns1", "gone"),
+      (e: unknown) => e instanceof ApiError && e.status === 404 && e.reason === "NotFound",
+    );
     await assert.rejects(client.list("ns1"), (e: unknown) => e instanceof TransportError);
   } finally {
     await api.close();

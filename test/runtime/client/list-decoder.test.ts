@@ -14,9 +14,14 @@ const tricky = {
       apiVersion: "example.com/v1",
       kind: "Thing",
       metadata: { name: "a", namespace: "ns", annotations: { q: 'say "hi" \\ then ] } , [ {', items: "[1,2]" } },
-      spec: { items: [1, [2, [3]], { items: [] }], emoji: "🦭 ünïcödé 中文", empty: "", esc: "\\\\\"\\n\\u00e9" },
+      spec: { items: [1, [2, [3]], { items: [] }], emoji: "🦭 ünïcödé 中文", empty: "", esc: '\\\\"\\n\\u00e9' },
     },
-    { apiVersion: "example.com/v1", kind: "Thing", metadata: { name: "b" }, spec: { n: -1.5e3, t: true, f: false, z: null } },
+    {
+      apiVersion: "example.com/v1",
+      kind: "Thing",
+      metadata: { name: "b" },
+      spec: { n: -1.5e3, t: true, f: false, z: null },
+    },
   ],
 };
 
@@ -24,13 +29,31 @@ const tricky = {
 const bodies: Array<[string, string]> = [
   ["compact, items in the middle", JSON.stringify(tricky)],
   ["pretty-printed", JSON.stringify(tricky, null, 2)],
-  ["metadata after items", JSON.stringify({ items: tricky.items, metadata: tricky.metadata, kind: "ThingList", apiVersion: "example.com/v1" })],
-  ["items first, with spaces and tabs", `{ "items" :\t[ ${tricky.items.map((i) => JSON.stringify(i)).join(" ,\n ")} ] , "kind":"ThingList" }`],
+  [
+    "metadata after items",
+    JSON.stringify({ items: tricky.items, metadata: tricky.metadata, kind: "ThingList", apiVersion: "example.com/v1" }),
+  ],
+  [
+    "items first, with spaces and tabs",
+    `{ "items" :\t[ ${tricky.items.map((i) => JSON.stringify(i)).join(" ,\n ")} ] , "kind":"ThingList" }`,
+  ],
   ["empty items", JSON.stringify({ apiVersion: "v1", items: [], kind: "List", metadata: { resourceVersion: "1" } })],
-  ["scalar and array items", JSON.stringify({ items: [1, "two", null, true, false, -3.25, [4, [5]], { six: 6 }, "]", "\\"], kind: "List" })],
-  ["a key named items deeper down and a value \"items\"", JSON.stringify({ kind: "items", metadata: { items: [9] }, items: [{ items: [{ items: 1 }] }] })],
-  ["another top-level array before items", JSON.stringify({ kind: "List", warnings: [{ code: 1 }, "w"], items: [{ a: 1 }], tail: [[]] })],
-  ["no items (a Status)", JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", message: "x [ { \" ]" })],
+  [
+    "scalar and array items",
+    JSON.stringify({ items: [1, "two", null, true, false, -3.25, [4, [5]], { six: 6 }, "]", "\\"], kind: "List" }),
+  ],
+  [
+    'a key named items deeper down and a value "items"',
+    JSON.stringify({ kind: "items", metadata: { items: [9] }, items: [{ items: [{ items: 1 }] }] }),
+  ],
+  [
+    "another top-level array before items",
+    JSON.stringify({ kind: "List", warnings: [{ code: 1 }, "w"], items: [{ a: 1 }], tail: [[]] }),
+  ],
+  [
+    "no items (a Status)",
+    JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", message: 'x [ { " ]' }),
+  ],
   ["items null", JSON.stringify({ kind: "List", items: null })],
 ];
 
@@ -57,7 +80,8 @@ test("a list body in one chunk, cut once at every byte, or into 1-byte chunks de
     const buf = Buffer.from(text, "utf8");
     const want = JSON.parse(text) as unknown;
     assert.deepEqual(decode([buf]), want, `${what}: one chunk`);
-    for (let at = 0; at <= buf.length; at++) assert.deepEqual(decode(cut(buf, [at])), want, `${what}: cut at byte ${at}`);
+    for (let at = 0; at <= buf.length; at++)
+      assert.deepEqual(decode(cut(buf, [at])), want, `${what}: cut at byte ${at}`);
     assert.deepEqual(decode(Array.from(buf, (_, i) => buf.subarray(i, i + 1))), want, `${what}: 1-byte chunks`);
   }
 });
@@ -65,13 +89,16 @@ test("a list body in one chunk, cut once at every byte, or into 1-byte chunks de
 test("random multi-cuts of a 300-item list (inside strings, escapes and multi-byte characters) decode exactly", () => {
   const items = Array.from({ length: 300 }, (_, i) => ({
     metadata: { name: `obj-${i}`, labels: { "app.kubernetes.io/name": `x${i % 7}` } },
-    spec: { s: `"${"\\".repeat(i % 4)}]}${"é🦭".repeat(i % 3)}`, list: Array.from({ length: i % 5 }, (_, j) => ({ j })) },
+    spec: {
+      s: `"${"\\".repeat(i % 4)}]}${"é🦭".repeat(i % 3)}`,
+      list: Array.from({ length: i % 5 }, (_, j) => ({ j })),
+    },
   }));
   const text = JSON.stringify({ apiVersion: "v1", items, kind: "List", metadata: { resourceVersion: "7" } });
   const buf = Buffer.from(text, "utf8");
   const want = JSON.parse(text) as unknown;
   let seed = 12345;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   for (let round = 0; round < 50; round++) {
     const at = Array.from({ length: 1 + Math.floor(random() * 40) }, () => Math.floor(random() * buf.length));
     assert.deepEqual(decode(cut(buf, at)), want, `cuts at ${at.join(",")}`);
@@ -85,7 +112,10 @@ test("each element of items passes through decodeItem, in order, and only those 
     return { wrapped: item };
   }) as { items: unknown[]; metadata: unknown };
   assert.deepEqual(seen, tricky.items);
-  assert.deepEqual(list.items, tricky.items.map((item) => ({ wrapped: item })));
+  assert.deepEqual(
+    list.items,
+    tricky.items.map((item) => ({ wrapped: item })),
+  );
   assert.deepEqual(list.metadata, tricky.metadata);
 });
 
@@ -100,14 +130,23 @@ test("a truncated or malformed body is a SyntaxError, never a partial list", () 
 });
 
 // Through the client: ResourceClient.list decodes the body as it arrives, over HTTP.
-const widgets: ResourceDescriptor = { group: "example.com", version: "v1", plural: "widgets", kind: "Widget", namespaced: true };
+const widgets: ResourceDescriptor = {
+  group: "example.com",
+  version: "v1",
+  plural: "widgets",
+  kind: "Widget",
+  namespaced: true,
+};
 
 test("ResourceClient.list over HTTP, written in 7-byte pieces: every item decoded with its Date, the list's metadata kept", async () => {
   const body = JSON.stringify({
     apiVersion: "example.com/v1",
     kind: "WidgetList",
     metadata: { resourceVersion: "99" },
-    items: Array.from({ length: 50 }, (_, i) => ({ metadata: { name: `w${i}`, namespace: "ns1", creationTimestamp: "2026-12-03T01:02:03Z" }, spec: { note: `"${i}" ]}` } })),
+    items: Array.from({ length: 50 }, (_, i) => ({
+      metadata: { name: `w${i}`, namespace: "ns1", creationTimestamp: "2026-12-03T01:02:03Z" },
+      spec: { note: `"${i}" ]}` },
+    })),
   });
   const api = await startFakeApi((_rec, res) => {
     res.writeHead(200, { "Content-Type": "application/json" });
@@ -117,8 +156,17 @@ test("ResourceClient.list over HTTP, written in 7-byte pieces: every item decode
     const list = await new ResourceClient<KubernetesObject>(api.client, widgets).list("ns1");
     assert.equal(list.metadata?.resourceVersion, "99");
     assert.equal(list.items.length, 50);
-    assert.deepEqual(list.items.map((o) => o.metadata?.name), Array.from({ length: 50 }, (_, i) => `w${i}`));
-    assert.ok(list.items.every((o) => o.metadata?.creationTimestamp instanceof Date && o.metadata.creationTimestamp.getTime() === Date.UTC(2026, 11, 3, 1, 2, 3)));
+    assert.deepEqual(
+      list.items.map((o) => o.metadata?.name),
+      Array.from({ length: 50 }, (_, i) => `w${i}`),
+    );
+    assert.ok(
+      list.items.every(
+        (o) =>
+          o.metadata?.creationTimestamp instanceof Date &&
+          o.metadata.creationTimestamp.getTime() === Date.UTC(2026, 11, 3, 1, 2, 3),
+      ),
+    );
     assert.equal((list.items[7] as { spec?: { note?: string } }).spec?.note, '"7" ]}');
   } finally {
     await api.close();
@@ -127,13 +175,19 @@ test("ResourceClient.list over HTTP, written in 7-byte pieces: every item decode
 
 test("ResourceClient.list: a 200 body cut short is TransportError MalformedResponse; a 404 is still an ApiError", async () => {
   const api = await startFakeApi((rec, res) => {
-    if (rec.path.includes("/namespaces/missing/")) { json(res, 404, { kind: "Status", code: 404, reason: "NotFound", message: "namespaces \"missing\" not found" }); return; }
+    if (rec.path.includes("/namespaces/missing/")) {
+      json(res, 404, { kind: "Status", code: 404, reason: "NotFound", message: 'namespaces "missing" not found' });
+      return;
+    }
     res.writeHead(200, { "Content-Type": "application/json" });
     res.end('{"kind":"WidgetList","items":[{"metadata":{"name":"a"}},{"metadata":');
   });
   try {
     const client = new ResourceClient<KubernetesObject>(api.client, widgets);
-    await assert.rejects(client.list("ns1"), (e: unknown) => e instanceof TransportError && e.code === "MalformedResponse");
+    await assert.rejects(
+      client.list("ns1"),
+      (e: unknown) => e instanceof TransportError && e.code === "MalformedResponse",
+    );
     await assert.rejects(client.list("missing"), (e: unknown) => e instanceof ApiError && e.status === 404);
   } finally {
     await api.close();

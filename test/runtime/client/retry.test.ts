@@ -6,7 +6,12 @@ import { type Status } from "@crdgen/runtime/client";
 
 function apiError(code: number, reason: string): ApiError {
   const body: Status = { kind: "Status", apiVersion: "v1", status: "Failure", code, reason, message: reason };
-  return new ApiError({ status: code, method: "PUT", path: "/apis/coordination.k8s.io/v1/namespaces/default/leases/l", body });
+  return new ApiError({
+    status: code,
+    method: "PUT",
+    path: "/apis/coordination.k8s.io/v1/namespaces/default/leases/l",
+    body,
+  });
 }
 
 test("retryOnConflict calls again after each conflict and returns the first success", async () => {

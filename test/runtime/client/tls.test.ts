@@ -67,13 +67,16 @@ interface Cluster {
 }
 
 async function withTlsServer(fn: (url: string) => Promise<void>): Promise<void> {
-  const server = https.createServer({ key: SERVER_KEY, cert: SERVER_CERT, ca: CA_CERT, requestCert: true, rejectUnauthorized: false }, (req, res) => {
-    const socket = req.socket as TLSSocket;
-    // An empty object when the client sent no certificate, whatever the declared type says.
-    const peer: Partial<PeerCertificate> = socket.getPeerCertificate();
-    res.writeHead(200, { "Content-Type": "application/json" });
-    res.end(JSON.stringify({ authorized: socket.authorized, user: peer.subject?.CN ?? null }));
-  });
+  const server = https.createServer(
+    { key: SERVER_KEY, cert: SERVER_CERT, ca: CA_CERT, requestCert: true, rejectUnauthorized: false },
+    (req, res) => {
+      const socket = req.socket as TLSSocket;
+      // An empty object when the client sent no certificate, whatever the declared type says.
+      const peer: Partial<PeerCertificate> = socket.getPeerCertificate();
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ authorized: socket.authorized, user: peer.subject?.CN ?? null }));
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   try {
@@ -87,7 +90,14 @@ async function withTlsServer(fn: (url: string) => Promise<void>): Promise<void> 
 function client(server: string, cluster: Cluster, withClientCert: boolean): KubeClient {
   const kc = new KubeConfig();
   kc.loadFromOptions({
-    clusters: [{ name: "tls", server, skipTLSVerify: cluster.skipTLSVerify ?? false, ...(cluster.caData ? { caData: cluster.caData } : {}) }],
+    clusters: [
+      {
+        name: "tls",
+        server,
+        skipTLSVerify: cluster.skipTLSVerify ?? false,
+        ...(cluster.caData ? { caData: cluster.caData } : {}),
+      },
+    ],
     users: [withClientCert ? { name: "u", certData: b64(CLIENT_CERT), keyData: b64(CLIENT_KEY) } : { name: "u" }],
     contexts: [{ name: "ctx", cluster: "tls", user: "u" }],
     currentContext: "ctx",
@@ -99,7 +109,10 @@ test("https: the kubeconfig CA verifies the server and the client certificate id
   withTlsServer(async (url) => {
     const c = client(url, { caData: b64(CA_CERT) }, true);
     try {
-      assert.deepEqual(await c.request({ method: "GET", path: "/version" }), { authorized: true, user: "crdgen-test-user" });
+      assert.deepEqual(await c.request({ method: "GET", path: "/version" }), {
+        authorized: true,
+        user: "crdgen-test-user",
+      });
     } finally {
       c.close();
     }
@@ -109,7 +122,10 @@ test("https: a server certificate not signed by a trusted CA fails with Transpor
   withTlsServer(async (url) => {
     const c = client(url, {}, false);
     try {
-      await assert.rejects(c.request({ method: "GET", path: "/version" }), (e: unknown) => e instanceof TransportError && typeof e.code === "string" && e.path === "/version");
+      await assert.rejects(
+        c.request({ method: "GET", path: "/version" }),
+        (e: unknown) => e instanceof TransportError && typeof e.code === "string" && e.path === "/version",
+      );
     } finally {
       c.close();
     }

@@ -12,15 +12,42 @@ import { startFakeApi, only, json, type FakeApi, type Handler } from "../support
 interface Widget extends KubernetesObject {
   apiVersion?: "example.com/v1";
   kind?: "Widget";
-  spec?: { size?: number; tags?: string[]; owner?: { name: string; team?: string }; ports?: Array<{ name: string; port: number }> };
+  spec?: {
+    size?: number;
+    tags?: string[];
+    owner?: { name: string; team?: string };
+    ports?: Array<{ name: string; port: number }>;
+  };
   status?: { ready?: boolean };
 }
 
-const widgets: ResourceDescriptor = { group: "example.com", version: "v1", plural: "widgets", kind: "Widget", namespaced: true };
-const gadgets: ResourceDescriptor = { group: "example.com", version: "v1", plural: "gadgets", kind: "Gadget", namespaced: false };
-const configmaps: ResourceDescriptor = { group: "", version: "v1", plural: "configmaps", kind: "ConfigMap", namespaced: true };
+const widgets: ResourceDescriptor = {
+  group: "example.com",
+  version: "v1",
+  plural: "widgets",
+  kind: "Widget",
+  namespaced: true,
+};
+const gadgets: ResourceDescriptor = {
+  group: "example.com",
+  version: "v1",
+  plural: "gadgets",
+  kind: "Gadget",
+  namespaced: false,
+};
+const configmaps: ResourceDescriptor = {
+  group: "",
+  version: "v1",
+  plural: "configmaps",
+  kind: "ConfigMap",
+  namespaced: true,
+};
 
-async function withApi(fn: (api: FakeApi) => void | Promise<void>, handler?: Handler, opts?: { token?: string; pathPrefix?: string }): Promise<void> {
+async function withApi(
+  fn: (api: FakeApi) => void | Promise<void>,
+  handler?: Handler,
+  opts?: { token?: string; pathPrefix?: string },
+): Promise<void> {
   const api = await startFakeApi(handler, opts);
   try {
     await fn(api);
@@ -29,7 +56,12 @@ async function withApi(fn: (api: FakeApi) => void | Promise<void>, handler?: Han
   }
 }
 
-const w1: Widget = { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w1", namespace: "ns1" }, spec: { size: 3 } };
+const w1: Widget = {
+  apiVersion: "example.com/v1",
+  kind: "Widget",
+  metadata: { name: "w1", namespace: "ns1" },
+  spec: { size: 3 },
+};
 
 test("get on a namespaced kind: GET /apis/{group}/{version}/namespaces/{ns}/{plural}/{name}", () =>
   withApi(async (api) => {
@@ -88,7 +120,11 @@ test("list with an undefined namespace on a namespaced kind lists all namespaces
 
 test("create POSTs the object as JSON to the collection with dryRun, fieldManager and fieldValidation", () =>
   withApi(async (api) => {
-    await new ResourceClient<Widget>(api.client, widgets).create("ns1", w1, { dryRun: true, fieldManager: "op", fieldValidation: "Strict" });
+    await new ResourceClient<Widget>(api.client, widgets).create("ns1", w1, {
+      dryRun: true,
+      fieldManager: "op",
+      fieldValidation: "Strict",
+    });
     const r = only(api);
     assert.equal(r.method, "POST");
     assert.equal(r.path, "/apis/example.com/v1/namespaces/ns1/widgets");
@@ -126,7 +162,12 @@ test("json patch sends application/json-patch+json and the operations array", ()
 
 test("merge patch sends application/merge-patch+json and null deletes a field", () =>
   withApi(async (api) => {
-    await new ResourceClient<Widget>(api.client, widgets).patch("ns1", "w1", { type: "merge", body: { spec: { size: 5, owner: null } } }, { fieldManager: "op" });
+    await new ResourceClient<Widget>(api.client, widgets).patch(
+      "ns1",
+      "w1",
+      { type: "merge", body: { spec: { size: 5, owner: null } } },
+      { fieldManager: "op" },
+    );
     const r = only(api);
     assert.equal(r.method, "PATCH");
     assert.equal(r.headers["content-type"], "application/merge-patch+json");
@@ -137,7 +178,12 @@ test("merge patch sends application/merge-patch+json and null deletes a field", 
 test("apply patch sends application/apply-patch+yaml with a JSON body and fieldManager/force query parameters", () =>
   withApi(async (api) => {
     const rc = new ResourceClient<Widget>(api.client, widgets);
-    const body = { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w1" }, spec: { owner: { name: "x" } } } as const;
+    const body = {
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      metadata: { name: "w1" },
+      spec: { owner: { name: "x" } },
+    } as const;
     await rc.patch("ns1", "w1", { type: "apply", body, fieldManager: "my-operator", force: true });
     await rc.patch("ns1", "w1", { type: "apply", body, fieldManager: "my-operator" }, { dryRun: true });
     const [a, b] = api.requests;
@@ -172,7 +218,11 @@ test("delete sends DELETE with a DeleteOptions body", () =>
 
 test("deleteCollection sends DELETE to the collection with list selectors in the query and DeleteOptions in the body", () =>
   withApi(async (api) => {
-    await new ResourceClient<Widget>(api.client, widgets).deleteCollection("ns1", { labelSelector: "app=web", propagationPolicy: "Background", dryRun: true });
+    await new ResourceClient<Widget>(api.client, widgets).deleteCollection("ns1", {
+      labelSelector: "app=web",
+      propagationPolicy: "Background",
+      dryRun: true,
+    });
     const r = only(api);
     assert.equal(r.method, "DELETE");
     assert.equal(r.path, "/apis/example.com/v1/namespaces/ns1/widgets");
@@ -184,7 +234,11 @@ test("watch sends GET with watch=true and the list options", () =>
   withApi(
     async (api) => {
       const events = [];
-      for await (const e of new ResourceClient<Widget>(api.client, widgets).watch(undefined, { resourceVersion: "42", allowWatchBookmarks: true, timeoutSeconds: 300 })) {
+      for await (const e of new ResourceClient<Widget>(api.client, widgets).watch(undefined, {
+        resourceVersion: "42",
+        allowWatchBookmarks: true,
+        timeoutSeconds: 300,
+      })) {
         events.push(e);
       }
       const r = only(api);
@@ -243,7 +297,14 @@ test("getScale and updateScale use the scale subresource", () =>
       assert.equal(u.headers["content-type"], "application/json");
       assert.equal((JSON.parse(u.body) as { spec: { replicas: number } }).spec.replicas, 5);
     },
-    (_rec, res) => json(res, 200, { apiVersion: "autoscaling/v1", kind: "Scale", metadata: { name: "w1" }, spec: { replicas: 2 }, status: { replicas: 2 } }),
+    (_rec, res) =>
+      json(res, 200, {
+        apiVersion: "autoscaling/v1",
+        kind: "Scale",
+        metadata: { name: "w1" },
+        spec: { replicas: 2 },
+        status: { replicas: 2 },
+      }),
   ));
 
 test("a namespace on a cluster-scoped kind, or none on a namespaced get, rejects without a request", () =>
@@ -251,13 +312,20 @@ test("a namespace on a cluster-scoped kind, or none on a namespaced get, rejects
     await assert.rejects(new ResourceClient(api.client, gadgets).get("ns1", "g1"), /cluster-scoped/);
     await assert.rejects(new ResourceClient<Widget>(api.client, widgets).get(undefined, "w1"), /namespaced/);
     await assert.rejects(new ResourceClient<Widget>(api.client, widgets).create(undefined, w1), /namespaced/);
-    await assert.rejects(new ResourceClient<Widget>(api.client, widgets).update("ns1", { kind: "Widget" }), /metadata\.name/);
+    await assert.rejects(
+      new ResourceClient<Widget>(api.client, widgets).update("ns1", { kind: "Widget" }),
+      /metadata\.name/,
+    );
     assert.equal(api.requests.length, 0);
   }));
 
 test("request skips undefined query values, stringifies booleans and numbers, and repeats array values", () =>
   withApi(async (api) => {
-    await api.client.request({ method: "GET", path: "/api/v1/pods", query: { a: undefined, b: true, c: 5, d: "x y", e: ["1", "2"], f: null } });
+    await api.client.request({
+      method: "GET",
+      path: "/api/v1/pods",
+      query: { a: undefined, b: true, c: 5, d: "x y", e: ["1", "2"], f: null },
+    });
     assert.equal(only(api).query, "b=true&c=5&d=x+y&e=1&e=2");
   }));
 
@@ -308,7 +376,10 @@ test("authentication is re-applied on every request, so rotated tokens are used"
     } finally {
       client.close();
     }
-    assert.deepEqual(api.requests.map((r) => r.headers.authorization), ["Bearer token-1", "Bearer token-2"]);
+    assert.deepEqual(
+      api.requests.map((r) => r.headers.authorization),
+      ["Bearer token-1", "Bearer token-2"],
+    );
   }));
 
 test("sequential requests reuse one keep-alive connection", () =>
@@ -377,7 +448,10 @@ test("loadKubeClient reads an explicit kubeconfig file and selects the requested
       assert.equal(client.defaultNamespace, "two");
       await client.request({ method: "GET", path: "/version" });
       assert.equal(only(api).headers.authorization, "Bearer from-file");
-      assert.throws(() => loadKubeClient({ kubeconfig: path.join(dir, "config"), context: "nope" }), /no context named "nope"/);
+      assert.throws(
+        () => loadKubeClient({ kubeconfig: path.join(dir, "config"), context: "nope" }),
+        /no context named "nope"/,
+      );
     } finally {
       client.close();
       fs.rmSync(dir, { recursive: true, force: true });
@@ -385,7 +459,11 @@ test("loadKubeClient reads an explicit kubeconfig file and selects the requested
   }));
 
 test("loadKubeClient with no kubeconfig and no service account fails instead of falling back to localhost:8080", () => {
-  const saved = { HOME: process.env["HOME"], KUBECONFIG: process.env["KUBECONFIG"], KUBERNETES_SERVICE_HOST: process.env["KUBERNETES_SERVICE_HOST"] };
+  const saved = {
+    HOME: process.env["HOME"],
+    KUBECONFIG: process.env["KUBECONFIG"],
+    KUBERNETES_SERVICE_HOST: process.env["KUBERNETES_SERVICE_HOST"],
+  };
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "crdgen-home-"));
   try {
     process.env["HOME"] = home;
@@ -404,13 +482,30 @@ test("loadKubeClient with no kubeconfig and no service account fails instead of 
 test("patch types: apply needs apiVersion, kind and metadata.name; merge arrays need whole elements; no strategic merge", () => {
   const ok: Patch<Widget>[] = [
     { type: "merge", body: { spec: { owner: null, ports: [{ name: "http", port: 80 }] } } },
-    { type: "apply", body: { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w" }, spec: { ports: [{ name: "http" }] } }, fieldManager: "m" },
+    {
+      type: "apply",
+      body: {
+        apiVersion: "example.com/v1",
+        kind: "Widget",
+        metadata: { name: "w" },
+        spec: { ports: [{ name: "http" }] },
+      },
+      fieldManager: "m",
+    },
     { type: "json", ops: [{ op: "move", from: "/spec/a", path: "/spec/b" }] },
   ];
-  // @ts-expect-error metadata.name is required in an apply configuration
-  const noName: Patch<Widget> = { type: "apply", body: { apiVersion: "example.com/v1", kind: "Widget", metadata: {} }, fieldManager: "m" };
-  // @ts-expect-error kind must be the resource's own kind
-  const wrongKind: Patch<Widget> = { type: "apply", body: { apiVersion: "example.com/v1", kind: "Gadget", metadata: { name: "w" } }, fieldManager: "m" };
+  const noName: Patch<Widget> = {
+    type: "apply",
+    // @ts-expect-error metadata.name is required in an apply configuration
+    body: { apiVersion: "example.com/v1", kind: "Widget", metadata: {} },
+    fieldManager: "m",
+  };
+  const wrongKind: Patch<Widget> = {
+    type: "apply",
+    // @ts-expect-error kind must be the resource's own kind
+    body: { apiVersion: "example.com/v1", kind: "Gadget", metadata: { name: "w" } },
+    fieldManager: "m",
+  };
   // @ts-expect-error a merge patch replaces arrays whole, so an element cannot be partial
   const partialElement: Patch<Widget> = { type: "merge", body: { spec: { ports: [{ port: 80 }] } } };
   // @ts-expect-error strategic merge patch is not supported for custom resources

@@ -9,20 +9,38 @@ import { startFakeApi, json, type FakeApi, type Handler } from "../support/fake-
 interface Widget extends KubernetesObject {
   spec?: { note?: string };
 }
-const widgets: ResourceDescriptor = { group: "example.com", version: "v1", plural: "widgets", kind: "Widget", namespaced: true };
+const widgets: ResourceDescriptor = {
+  group: "example.com",
+  version: "v1",
+  plural: "widgets",
+  kind: "Widget",
+  namespaced: true,
+};
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 // Notes mix 1-, 2-, 3- and 4-byte UTF-8 characters so that byte splits land inside characters.
 const sample: WatchEvent<Widget>[] = [
-  { type: "ADDED", object: { kind: "Widget", metadata: { name: "a", resourceVersion: "1" }, spec: { note: "grüße €5 😀" } } },
-  { type: "MODIFIED", object: { kind: "Widget", metadata: { name: "a", resourceVersion: "2" }, spec: { note: "日本語テキスト" } } },
+  {
+    type: "ADDED",
+    object: { kind: "Widget", metadata: { name: "a", resourceVersion: "1" }, spec: { note: "grüße €5 😀" } },
+  },
+  {
+    type: "MODIFIED",
+    object: { kind: "Widget", metadata: { name: "a", resourceVersion: "2" }, spec: { note: "日本語テキスト" } },
+  },
   { type: "BOOKMARK", object: { kind: "Widget", metadata: { resourceVersion: "3" } } },
-  { type: "DELETED", object: { kind: "Widget", metadata: { name: "a", resourceVersion: "4" }, spec: { note: "😀😀" } } },
+  {
+    type: "DELETED",
+    object: { kind: "Widget", metadata: { name: "a", resourceVersion: "4" }, spec: { note: "😀😀" } },
+  },
 ];
 const sampleBytes = Buffer.from(sample.map((e) => JSON.stringify(e) + "\n").join(""), "utf-8");
 
-async function withApi(handler: Handler, fn: (api: FakeApi, rc: ResourceClient<Widget>) => Promise<void>): Promise<void> {
+async function withApi(
+  handler: Handler,
+  fn: (api: FakeApi, rc: ResourceClient<Widget>) => Promise<void>,
+): Promise<void> {
   const api = await startFakeApi(handler);
   try {
     await fn(api, new ResourceClient<Widget>(api.client, widgets));
@@ -58,7 +76,12 @@ test("LineSplitter yields the same lines for every two-way split of the bytes", 
   for (let i = 0; i <= sampleBytes.length; i++) {
     for (const j of [i, Math.min(sampleBytes.length, i + 1), Math.min(sampleBytes.length, i + 3)]) {
       const s = new LineSplitter();
-      const lines = [...s.push(sampleBytes.subarray(0, i)), ...s.push(sampleBytes.subarray(i, j)), ...s.push(sampleBytes.subarray(j)), ...s.end()];
+      const lines = [
+        ...s.push(sampleBytes.subarray(0, i)),
+        ...s.push(sampleBytes.subarray(i, j)),
+        ...s.push(sampleBytes.subarray(j)),
+        ...s.end(),
+      ];
       assert.deepEqual(lines, expected, `split at ${i}/${j}`);
     }
   }
@@ -135,9 +158,20 @@ test("breaking out of a watch loop closes the connection", () =>
 
 test("a non-2xx answer at watch start throws ApiError", () =>
   withApi(
-    (_r, res) => json(res, 403, { kind: "Status", status: "Failure", code: 403, reason: "Forbidden", message: "widgets is forbidden" }),
+    (_r, res) =>
+      json(res, 403, {
+        kind: "Status",
+        status: "Failure",
+        code: 403,
+        reason: "Forbidden",
+        message: "widgets is forbidden",
+      }),
     async (_api, rc) => {
-      await assert.rejects(collect(rc.watch(undefined)), (e: unknown) => e instanceof ApiError && e.status === 403 && e.reason === "Forbidden" && e.message === "widgets is forbidden");
+      await assert.rejects(
+        collect(rc.watch(undefined)),
+        (e: unknown) =>
+          e instanceof ApiError && e.status === 403 && e.reason === "Forbidden" && e.message === "widgets is forbidden",
+      );
     },
   ));
 
@@ -145,7 +179,19 @@ test("an ERROR event is yielded with its Status and the stream then ends", () =>
   withApi(
     (_r, res) => {
       res.writeHead(200);
-      res.end(JSON.stringify({ type: "ERROR", object: { kind: "Status", apiVersion: "v1", status: "Failure", code: 410, reason: "Expired", message: "too old resource version: 1 (9)" } }) + "\n");
+      res.end(
+        JSON.stringify({
+          type: "ERROR",
+          object: {
+            kind: "Status",
+            apiVersion: "v1",
+            status: "Failure",
+            code: 410,
+            reason: "Expired",
+            message: "too old resource version: 1 (9)",
+          },
+        }) + "\n",
+      );
     },
     async (_api, rc) => {
       const events = await collect(rc.watch("ns1", { resourceVersion: "1" }));
@@ -193,7 +239,10 @@ test("a silent watch fails with TransportError IdleTimeout after idleTimeoutMs",
     },
     async (_api, rc) => {
       const t0 = Date.now();
-      await assert.rejects(collect(rc.watch("ns1", { idleTimeoutMs: 80 })), (e: unknown) => e instanceof TransportError && e.code === "IdleTimeout");
+      await assert.rejects(
+        collect(rc.watch("ns1", { idleTimeoutMs: 80 })),
+        (e: unknown) => e instanceof TransportError && e.code === "IdleTimeout",
+      );
       assert.ok(Date.now() - t0 < 2000);
     },
   ));

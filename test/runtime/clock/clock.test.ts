@@ -10,7 +10,10 @@ test("FakeClock.step fires due timers in time order at their due time", () => {
   clock.setTimeout(() => fired.push(["a", clock.now()]), 10);
   clock.setTimeout(() => fired.push(["c", clock.now()]), 30);
   clock.step(25);
-  assert.deepEqual(fired, [["a", 1010], ["b", 1020]]);
+  assert.deepEqual(fired, [
+    ["a", 1010],
+    ["b", 1020],
+  ]);
   assert.equal(clock.now(), 1025);
   assert.equal(clock.hasWaiters(), true);
   clock.setTime(1030);

@@ -1,7 +1,14 @@
 // Controller unit tests: the result rules of processNextWorkItem, cache sync before workers, and the finalizer helper.
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { Controller, TerminalError, newLogger, type ControllerHooks, type ReconcileContext, type KubeClient } from "@crdgen/runtime";
+import {
+  Controller,
+  TerminalError,
+  newLogger,
+  type ControllerHooks,
+  type ReconcileContext,
+  type KubeClient,
+} from "@crdgen/runtime";
 import { HttpKubeClient } from "@crdgen/runtime/client";
 import { FakeClock } from "@crdgen/runtime/testing";
 import { SharedIndexInformer, SharedInformerFactory } from "@crdgen/runtime/cache";
@@ -42,7 +49,17 @@ async function controllerWith(
   const stop = new AbortController();
   stops.push(stop);
   const kube = extra.kube ?? HttpKubeClient.fromKubeConfig(makeKubeConfig("http://127.0.0.1:9"));
-  const controller = new Controller<Obj>({ name: "things", resource, kube, informerFactory, informer, queue, reconcile, logger: quiet, finalize: extra.finalize });
+  const controller = new Controller<Obj>({
+    name: "things",
+    resource,
+    kube,
+    informerFactory,
+    informer,
+    queue,
+    reconcile,
+    logger: quiet,
+    finalize: extra.finalize,
+  });
   void informer.run(stop.signal);
   await until(() => informer.hasSynced(), "informer synced");
   return { controller, queue, calls, stop, informer };
@@ -62,7 +79,9 @@ test("a successful reconcile gets the cached object and forgets the key, then ma
 });
 
 test("requeueAfter forgets the key and adds it after the delay", async () => {
-  const { controller, queue, calls, stop } = await controllerWith([obj("a", "1", { ns: "ns" })], () => Promise.resolve({ requeueAfter: 30_000 }));
+  const { controller, queue, calls, stop } = await controllerWith([obj("a", "1", { ns: "ns" })], () =>
+    Promise.resolve({ requeueAfter: 30_000 }),
+  );
   queue.add("ns/a");
   await controller.processNextWorkItem(stop.signal);
   assert.deepEqual(calls, ["forget(ns/a)", "addAfter(ns/a,30000)", "done(ns/a)"]);
@@ -72,16 +91,25 @@ test("requeueAfter forgets the key and adds it after the delay", async () => {
 
 test("a thrown error requeues the key rate-limited and other keys keep flowing", async () => {
   const seen: string[] = [];
-  const { controller, queue, calls, stop } = await controllerWith([obj("bad", "1", { ns: "ns" }), obj("good", "2", { ns: "ns" })], (ctx) => {
-    seen.push(ctx.name);
-    return ctx.name === "bad" ? Promise.reject(new Error("boom")) : Promise.resolve();
-  });
+  const { controller, queue, calls, stop } = await controllerWith(
+    [obj("bad", "1", { ns: "ns" }), obj("good", "2", { ns: "ns" })],
+    (ctx) => {
+      seen.push(ctx.name);
+      return ctx.name === "bad" ? Promise.reject(new Error("boom")) : Promise.resolve();
+    },
+  );
   queue.add("ns/bad");
   queue.add("ns/good");
   await controller.processNextWorkItem(stop.signal);
   await controller.processNextWorkItem(stop.signal);
   assert.deepEqual(seen, ["bad", "good"]);
-  assert.deepEqual(calls, ["addRateLimited(ns/bad)", "addAfter(ns/bad,5)", "done(ns/bad)", "forget(ns/good)", "done(ns/good)"]);
+  assert.deepEqual(calls, [
+    "addRateLimited(ns/bad)",
+    "addAfter(ns/bad,5)",
+    "done(ns/bad)",
+    "forget(ns/good)",
+    "done(ns/good)",
+  ]);
   assert.equal(queue.numRequeues("ns/bad"), 1);
   stop.abort();
 });
@@ -152,10 +180,19 @@ test("run starts workers only after the cache has synced, then reconciles what t
   const reconciled: string[] = [];
   informer.addEventHandler({ addFunc: (o) => queue.add(`${o.metadata!.namespace}/${o.metadata!.name}`) });
   const kube = HttpKubeClient.fromKubeConfig(makeKubeConfig("http://127.0.0.1:9"));
-  const controller = new Controller<Obj>({ name: "things", resource, kube, informerFactory, informer, queue, logger: quiet, reconcile: (ctx) => {
-    reconciled.push(ctx.key);
-    return Promise.resolve();
-  } });
+  const controller = new Controller<Obj>({
+    name: "things",
+    resource,
+    kube,
+    informerFactory,
+    informer,
+    queue,
+    logger: quiet,
+    reconcile: (ctx) => {
+      reconciled.push(ctx.key);
+      return Promise.resolve();
+    },
+  });
   const stop = new AbortController();
   stops.push(stop);
   const running = controller.run(stop.signal);

@@ -4,7 +4,12 @@ import assert from "node:assert/strict";
 import { Controller, builtinResources, newLogger, type KubernetesObject } from "@crdgen/runtime";
 import { HttpKubeClient } from "@crdgen/runtime/client";
 import { SharedIndexInformer, SharedInformerFactory, informerKey } from "@crdgen/runtime/cache";
-import { controllerOwnerKey, enqueueRequestForObject, generationChangedPredicate, primaryPredicates } from "@crdgen/runtime/handler";
+import {
+  controllerOwnerKey,
+  enqueueRequestForObject,
+  generationChangedPredicate,
+  primaryPredicates,
+} from "@crdgen/runtime/handler";
 import { newRateLimitingQueue, type RateLimitingQueue } from "@crdgen/runtime/workqueue";
 import { FakeListerWatcher, flush, list, obj, until, type Obj } from "../support/cache-fakes.js";
 import { makeKubeConfig } from "../support/fake-api-server.js";
@@ -22,11 +27,27 @@ function newStop(): AbortController {
 }
 
 /** A StatefulSet-like child in namespace ns with the given ownerReferences. */
-function child(name: string, rv: string, ownerReferences: NonNullable<KubernetesObject["metadata"]>["ownerReferences"] = [], extra: Record<string, unknown> = {}): Obj {
-  return { apiVersion: "apps/v1", kind: "StatefulSet", metadata: { name, namespace: "ns", resourceVersion: rv, ownerReferences }, ...extra };
+function child(
+  name: string,
+  rv: string,
+  ownerReferences: NonNullable<KubernetesObject["metadata"]>["ownerReferences"] = [],
+  extra: Record<string, unknown> = {},
+): Obj {
+  return {
+    apiVersion: "apps/v1",
+    kind: "StatefulSet",
+    metadata: { name, namespace: "ns", resourceVersion: rv, ownerReferences },
+    ...extra,
+  };
 }
 
-const controllerRef = (name: string, apiVersion = "example.com/v1", kind = "Thing") => ({ apiVersion, kind, name, uid: `uid-${name}`, controller: true });
+const controllerRef = (name: string, apiVersion = "example.com/v1", kind = "Thing") => ({
+  apiVersion,
+  kind,
+  name,
+  uid: `uid-${name}`,
+  controller: true,
+});
 
 /** Takes every key waiting on the queue without blocking (each marked done). */
 async function drain(queue: RateLimitingQueue<string>): Promise<string[]> {
@@ -44,36 +65,80 @@ async function drain(queue: RateLimitingQueue<string>): Promise<string[]> {
 function setup(childLw: FakeListerWatcher, primaryItems: Obj[] = []) {
   const informerFactory = new SharedInformerFactory();
   const primaryLw = new FakeListerWatcher().queueList(list(primaryItems, "10"));
-  const informer = informerFactory.informerFor("things", () => new SharedIndexInformer<Obj>({ listerWatcher: primaryLw }));
+  const informer = informerFactory.informerFor(
+    "things",
+    () => new SharedIndexInformer<Obj>({ listerWatcher: primaryLw }),
+  );
   const childInformer = new SharedIndexInformer<Obj>({ listerWatcher: childLw });
   informerFactory.informerFor(informerKey("apps/v1", "statefulsets"), () => childInformer);
   const queue = newRateLimitingQueue<string>();
   const reconciled: string[] = [];
-  const controller = new Controller<Obj>({ name: "things", resource, kube, informerFactory, informer, queue, logger: quiet, reconcile: (ctx) => {
-    reconciled.push(ctx.key);
-    return Promise.resolve();
-  } });
+  const controller = new Controller<Obj>({
+    name: "things",
+    resource,
+    kube,
+    informerFactory,
+    informer,
+    queue,
+    logger: quiet,
+    reconcile: (ctx) => {
+      reconciled.push(ctx.key);
+      return Promise.resolve();
+    },
+  });
   return { controller, informerFactory, informer, childInformer, queue, reconciled };
 }
 
 test("controllerOwnerKey: the controller ownerReference of the owner's group and kind (version ignored), in the child's namespace", () => {
   assert.equal(controllerOwnerKey(child("s", "1", [controllerRef("a")]), resource), "ns/a");
-  assert.equal(controllerOwnerKey(child("s", "1", [controllerRef("a", "example.com/v2")]), resource), "ns/a", "another version of the owner's group and kind still matches");
-  assert.equal(controllerOwnerKey(child("s", "1", [{ ...controllerRef("a"), controller: false }]), resource), undefined, "not the controller reference");
-  assert.equal(controllerOwnerKey(child("s", "1", [controllerRef("a", "other.io/v1")]), resource), undefined, "another group");
-  assert.equal(controllerOwnerKey(child("s", "1", [controllerRef("a", "example.com/v1", "Other")]), resource), undefined, "another kind");
+  assert.equal(
+    controllerOwnerKey(child("s", "1", [controllerRef("a", "example.com/v2")]), resource),
+    "ns/a",
+    "another version of the owner's group and kind still matches",
+  );
+  assert.equal(
+    controllerOwnerKey(child("s", "1", [{ ...controllerRef("a"), controller: false }]), resource),
+    undefined,
+    "not the controller reference",
+  );
+  assert.equal(
+    controllerOwnerKey(child("s", "1", [controllerRef("a", "other.io/v1")]), resource),
+    undefined,
+    "another group",
+  );
+  assert.equal(
+    controllerOwnerKey(child("s", "1", [controllerRef("a", "example.com/v1", "Other")]), resource),
+    undefined,
+    "another kind",
+  );
   assert.equal(controllerOwnerKey(child("s", "1"), resource), undefined, "no ownerReferences");
-  assert.equal(controllerOwnerKey(child("s", "1", [controllerRef("pool")]), { ...resource, namespaced: false }), "pool", "a cluster-scoped owner's key has no namespace");
+  assert.equal(
+    controllerOwnerKey(child("s", "1", [controllerRef("pool")]), { ...resource, namespaced: false }),
+    "pool",
+    "a cluster-scoped owner's key has no namespace",
+  );
 });
 
 test("owns: add, update and delete of a child enqueue its controller owner's key; unowned children and other kinds' children enqueue nothing", async () => {
   const childLw = new FakeListerWatcher().queueList(
-    list([child("web", "1", [controllerRef("a")]), child("loose", "2"), child("other", "3", [controllerRef("b", "example.com/v1", "Other")]), child("notctl", "4", [{ ...controllerRef("c"), controller: false }])], "5"),
+    list(
+      [
+        child("web", "1", [controllerRef("a")]),
+        child("loose", "2"),
+        child("other", "3", [controllerRef("b", "example.com/v1", "Other")]),
+        child("notctl", "4", [{ ...controllerRef("c"), controller: false }]),
+      ],
+      "5",
+    ),
   );
   const { controller, informerFactory, childInformer, queue } = setup(childLw);
   const returned = controller.owns(builtinResources.statefulSets);
   assert.equal(returned, childInformer, "owns() returns the factory's informer for the owned kind");
-  assert.equal(controller.owns(builtinResources.statefulSets), childInformer, "owning a kind twice adds no second handler");
+  assert.equal(
+    controller.owns(builtinResources.statefulSets),
+    childInformer,
+    "owning a kind twice adds no second handler",
+  );
   const stop = newStop();
   informerFactory.start(stop.signal);
   assert.equal(await informerFactory.waitForCacheSync(stop.signal), true);
@@ -81,18 +146,34 @@ test("owns: add, update and delete of a child enqueue its controller owner's key
   assert.deepEqual(await drain(queue), ["ns/a"], "the initial list: only the child controlled by a Thing enqueues");
 
   await until(() => childLw.watches.length === 1, "watch started");
-  childLw.watches[0]!.push({ type: "MODIFIED", object: child("web", "6", [controllerRef("a")], { status: { readyReplicas: 1 } }) });
+  childLw.watches[0]!.push({
+    type: "MODIFIED",
+    object: child("web", "6", [controllerRef("a")], { status: { readyReplicas: 1 } }),
+  });
   childLw.watches[0]!.push({ type: "MODIFIED", object: child("loose", "7", [], { status: { readyReplicas: 1 } }) });
-  await until(() => childInformer.getIndexer().getByKey("ns/loose")?.metadata?.resourceVersion === "7", "updates delivered");
+  await until(
+    () => childInformer.getIndexer().getByKey("ns/loose")?.metadata?.resourceVersion === "7",
+    "updates delivered",
+  );
   await flush();
   assert.deepEqual(await drain(queue), ["ns/a"], "a status change of the owned child reconciles its owner");
 
   childLw.watches[0]!.push({ type: "MODIFIED", object: child("web", "8", [controllerRef("z")]) });
-  await until(() => childInformer.getIndexer().getByKey("ns/web")?.metadata?.resourceVersion === "8", "owner change delivered");
+  await until(
+    () => childInformer.getIndexer().getByKey("ns/web")?.metadata?.resourceVersion === "8",
+    "owner change delivered",
+  );
   await flush();
-  assert.deepEqual(await drain(queue), ["ns/a", "ns/z"], "an update enqueues the owners of both the old and the new object");
+  assert.deepEqual(
+    await drain(queue),
+    ["ns/a", "ns/z"],
+    "an update enqueues the owners of both the old and the new object",
+  );
 
-  childLw.watches[0]!.push({ type: "DELETED", object: child("web", "9", [controllerRef("z")]) }, { type: "DELETED", object: child("other", "10", [controllerRef("b", "example.com/v1", "Other")]) });
+  childLw.watches[0]!.push(
+    { type: "DELETED", object: child("web", "9", [controllerRef("z")]) },
+    { type: "DELETED", object: child("other", "10", [controllerRef("b", "example.com/v1", "Other")]) },
+  );
   await until(() => childInformer.getIndexer().getByKey("ns/other") === undefined, "deletes delivered");
   await flush();
   assert.deepEqual(await drain(queue), ["ns/z"], "deleting an owned child reconciles its owner (to recreate it)");
@@ -103,14 +184,33 @@ test("owns: add, update and delete of a child enqueue its controller owner's key
 test("options.owns sets up the same watch as owns(), and owns() after run() throws", async () => {
   const childLw = new FakeListerWatcher().queueList(list([child("web", "1", [controllerRef("a")])], "5"));
   const informerFactory = new SharedInformerFactory();
-  const informer = informerFactory.informerFor("things", () => new SharedIndexInformer<Obj>({ listerWatcher: new FakeListerWatcher().queueList(list([obj("a", "1", { ns: "ns" })], "1")) }));
-  informerFactory.informerFor(informerKey("apps/v1", "statefulsets"), () => new SharedIndexInformer<Obj>({ listerWatcher: childLw }));
+  const informer = informerFactory.informerFor(
+    "things",
+    () =>
+      new SharedIndexInformer<Obj>({
+        listerWatcher: new FakeListerWatcher().queueList(list([obj("a", "1", { ns: "ns" })], "1")),
+      }),
+  );
+  informerFactory.informerFor(
+    informerKey("apps/v1", "statefulsets"),
+    () => new SharedIndexInformer<Obj>({ listerWatcher: childLw }),
+  );
   const queue = newRateLimitingQueue<string>();
   const reconciled: string[] = [];
-  const controller = new Controller<Obj>({ name: "things", resource, kube, informerFactory, informer, queue, logger: quiet, owns: [builtinResources.statefulSets], reconcile: (ctx) => {
-    reconciled.push(ctx.key);
-    return Promise.resolve();
-  } });
+  const controller = new Controller<Obj>({
+    name: "things",
+    resource,
+    kube,
+    informerFactory,
+    informer,
+    queue,
+    logger: quiet,
+    owns: [builtinResources.statefulSets],
+    reconcile: (ctx) => {
+      reconciled.push(ctx.key);
+      return Promise.resolve();
+    },
+  });
   const stop = newStop();
   const running = controller.run(stop.signal);
   assert.throws(() => controller.owns(builtinResources.services), /before run\(\)/);
@@ -150,7 +250,12 @@ test("workers start only after the owned kind's informer has synced too", async 
 /** A Thing with a generation, plus extra top-level fields (spec, status) and metadata. */
 function thing(rv: string, generation: number, extra: { spec?: object; status?: object; metadata?: object } = {}): Obj {
   const { metadata, ...rest } = extra;
-  return { apiVersion: "example.com/v1", kind: "Thing", metadata: { name: "a", namespace: "ns", resourceVersion: rv, generation, ...metadata }, ...rest };
+  return {
+    apiVersion: "example.com/v1",
+    kind: "Thing",
+    metadata: { name: "a", namespace: "ns", resourceVersion: rv, generation, ...metadata },
+    ...rest,
+  };
 }
 
 test("generationChangedOnly: a status-only update is not enqueued, a spec change (new generation), adds, deletes and finalizer changes are", async () => {
@@ -164,7 +269,8 @@ test("generationChangedOnly: a status-only update is not enqueued, a spec change
   await flush();
   assert.deepEqual(await drain(queue), ["ns/a"], "adds always enqueue");
   await until(() => lw.watches.length === 1, "watch started");
-  const delivered = (rv: string) => until(() => informer.getIndexer().getByKey("ns/a")?.metadata?.resourceVersion === rv, `rv ${rv} delivered`);
+  const delivered = (rv: string) =>
+    until(() => informer.getIndexer().getByKey("ns/a")?.metadata?.resourceVersion === rv, `rv ${rv} delivered`);
 
   lw.watches[0]!.push({ type: "MODIFIED", object: thing("6", 1, { status: { phase: "Ready" } }) });
   await delivered("6");
@@ -176,10 +282,17 @@ test("generationChangedOnly: a status-only update is not enqueued, a spec change
   await flush();
   assert.deepEqual(await drain(queue), ["ns/a"], "a spec change bumps the generation and enqueues");
 
-  lw.watches[0]!.push({ type: "MODIFIED", object: thing("8", 2, { metadata: { finalizers: ["example.com/finalizer"] } }) });
+  lw.watches[0]!.push({
+    type: "MODIFIED",
+    object: thing("8", 2, { metadata: { finalizers: ["example.com/finalizer"] } }),
+  });
   await delivered("8");
   await flush();
-  assert.deepEqual(await drain(queue), ["ns/a"], "the runtime's own finalizer add enqueues (the controller relies on it)");
+  assert.deepEqual(
+    await drain(queue),
+    ["ns/a"],
+    "the runtime's own finalizer add enqueues (the controller relies on it)",
+  );
 
   lw.watches[0]!.push({ type: "DELETED", object: thing("9", 2) });
   await until(() => informer.getIndexer().getByKey("ns/a") === undefined, "delete delivered");

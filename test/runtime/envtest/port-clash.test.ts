@@ -5,7 +5,9 @@ import { retryOnPortClash } from "@crdgen/runtime/envtest";
 
 // The shape of the error waitUntil throws when a process died, with its log's tail.
 const clash = () =>
-  new Error("control plane: etcd /health failed: etcd exited\n--- last lines of etcd.log:\n{\"level\":\"fatal\",\"msg\":\"listen tcp 127.0.0.1:40113: bind: address already in use\"}");
+  new Error(
+    'control plane: etcd /health failed: etcd exited\n--- last lines of etcd.log:\n{"level":"fatal","msg":"listen tcp 127.0.0.1:40113: bind: address already in use"}',
+  );
 
 test("a start that fails on a taken port is tried again, and its result returned", async () => {
   let calls = 0;

@@ -18,13 +18,24 @@ class LeaseStore {
 
   write(spec: LeaseSpec): Lease {
     this.writes++;
-    this.lease = { apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name: "le", namespace: "ns", resourceVersion: String(++this.rv) }, spec: { ...spec } };
+    this.lease = {
+      apiVersion: "coordination.k8s.io/v1",
+      kind: "Lease",
+      metadata: { name: "le", namespace: "ns", resourceVersion: String(++this.rv) },
+      spec: { ...spec },
+    };
     return structuredClone(this.lease);
   }
 
   /** A candidate's view; set broken to make its requests fail (a partitioned or hung leader). */
   view(): LeaseLock & { broken: boolean } {
-    const conflict = (reason: string, code = 409) => new ApiError({ status: code, method: "PUT", path: "/le", body: { kind: "Status", code, reason, message: reason } });
+    const conflict = (reason: string, code = 409) =>
+      new ApiError({
+        status: code,
+        method: "PUT",
+        path: "/le",
+        body: { kind: "Status", code, reason, message: reason },
+      });
     // The verbs are async so that a broken view's errors reject, as a real client's do.
     /* eslint-disable @typescript-eslint/require-await -- async only to turn throws into rejections */
     const view = {
@@ -61,8 +72,19 @@ interface Candidate {
   newLeaders: string[];
 }
 
-function candidate(store: LeaseStore, clock: FakeClock, identity: string, opts: { work?: (s: AbortSignal) => Promise<void> } = {}): Candidate {
-  const c = { lock: store.view(), stop: new AbortController(), events: [], leaderSignal: undefined, newLeaders: [] } as unknown as Candidate;
+function candidate(
+  store: LeaseStore,
+  clock: FakeClock,
+  identity: string,
+  opts: { work?: (s: AbortSignal) => Promise<void> } = {},
+): Candidate {
+  const c = {
+    lock: store.view(),
+    stop: new AbortController(),
+    events: [],
+    leaderSignal: undefined,
+    newLeaders: [],
+  } as unknown as Candidate;
   c.elector = new LeaderElector({
     lock: c.lock,
     identity,
@@ -155,7 +177,10 @@ test("a leader that cannot renew stops leading by renewDeadline; the standby tak
   a.lock.broken = true; // a's last good renewal started at 4 s
   const breakAt = clock.now();
   await advance(clock, 30_000);
-  assert.deepEqual(a.events.map((e) => e.what), ["start", "stop"]);
+  assert.deepEqual(
+    a.events.map((e) => e.what),
+    ["start", "stop"],
+  );
   assert.equal(a.leaderSignal?.aborted, true);
   assert.equal(await a.done, "lost");
   const aStop = a.events[1]!.at;
@@ -163,7 +188,10 @@ test("a leader that cannot renew stops leading by renewDeadline; the standby tak
   const bStart = b.events[0]!.at;
   assert.ok(bStart > aStop, "no overlap");
   // b saw a's 4 s renewal at its 4 s attempt (b retries every 2 s from 0.01 s): expiry at ~19 s, next attempt ≤ 2 s later.
-  assert.ok(bStart - breakAt >= 15_000 && bStart - breakAt <= 15_000 + 2_000 + 20, `b took over ${bStart - breakAt} ms after a's last renewal`);
+  assert.ok(
+    bStart - breakAt >= 15_000 && bStart - breakAt <= 15_000 + 2_000 + 20,
+    `b took over ${bStart - breakAt} ms after a's last renewal`,
+  );
   assert.equal(store.lease?.spec?.holderIdentity, "b");
   assert.equal(store.lease.spec.leaseTransitions, 1);
   assert.equal(store.lease.spec.acquireTime, formatMicroTime(bStart));
@@ -174,7 +202,13 @@ test("a leader that cannot renew stops leading by renewDeadline; the standby tak
 test("a 409 Conflict on takeover (a rival wrote first) means this candidate does not lead; it retries later", async () => {
   const clock = new FakeClock(START);
   const store = new LeaseStore();
-  store.write({ holderIdentity: "gone", leaseDurationSeconds: 15, renewTime: formatMicroTime(START), acquireTime: formatMicroTime(START), leaseTransitions: 4 });
+  store.write({
+    holderIdentity: "gone",
+    leaseDurationSeconds: 15,
+    renewTime: formatMicroTime(START),
+    acquireTime: formatMicroTime(START),
+    leaseTransitions: 4,
+  });
   const b = candidate(store, clock, "b");
   await advance(clock, 14_000);
   assert.equal(b.elector.isLeader(), false, "the Lease is still valid by b's clock");
@@ -183,7 +217,13 @@ test("a 409 Conflict on takeover (a rival wrote first) means this candidate does
     // A rival takes the expired Lease just before b's update lands.
     store.beforeUpdate = undefined;
     rivalWrites++;
-    store.write({ holderIdentity: "rival", leaseDurationSeconds: 15, renewTime: formatMicroTime(clock.now()), acquireTime: formatMicroTime(clock.now()), leaseTransitions: 5 });
+    store.write({
+      holderIdentity: "rival",
+      leaseDurationSeconds: 15,
+      renewTime: formatMicroTime(clock.now()),
+      acquireTime: formatMicroTime(clock.now()),
+      leaseTransitions: 5,
+    });
   };
   await advance(clock, 4_000);
   assert.equal(rivalWrites, 1);
@@ -201,7 +241,15 @@ test("aborting the leader's signal drains its work, calls onStoppedLeading, then
   const store = new LeaseStore();
   let drained = false;
   const a = candidate(store, clock, "a", {
-    work: (signal) => new Promise<void>((resolve) => signal.addEventListener("abort", () => clock.setTimeout(() => { drained = true; resolve(); }, 500))),
+    work: (signal) =>
+      new Promise<void>((resolve) =>
+        signal.addEventListener("abort", () =>
+          clock.setTimeout(() => {
+            drained = true;
+            resolve();
+          }, 500),
+        ),
+      ),
   });
   await advance(clock, 10);
   const b = candidate(store, clock, "b");
@@ -214,11 +262,17 @@ test("aborting the leader's signal drains its work, calls onStoppedLeading, then
   await advance(clock, 300);
   assert.equal(drained, true);
   assert.equal(await a.done, "released");
-  assert.deepEqual(a.events.map((e) => e.what), ["start", "stop"]);
+  assert.deepEqual(
+    a.events.map((e) => e.what),
+    ["start", "stop"],
+  );
   assert.ok(["", "b"].includes(store.lease.spec.holderIdentity ?? "?"), "emptied (or already taken by b)");
   await advance(clock, 2_000);
   assert.equal(b.elector.isLeader(), true);
-  assert.ok(b.events[0]!.at - abortAt <= 500 + 2_000 + 20, `b led ${b.events[0]!.at - abortAt} ms after the abort (500 ms drain + ≤ 1 retry)`);
+  assert.ok(
+    b.events[0]!.at - abortAt <= 500 + 2_000 + 20,
+    `b led ${b.events[0]!.at - abortAt} ms after the abort (500 ms drain + ≤ 1 retry)`,
+  );
   assert.ok(b.events[0]!.at >= a.events[1]!.at, "no overlap");
   assert.equal(store.lease.spec.leaseTransitions, 1);
   b.stop.abort();
@@ -247,14 +301,26 @@ test("a failing onStartedLeading releases the Lease and makes run reject with it
   await advance(clock, 10);
   await outcome;
   assert.equal(store.lease?.spec?.holderIdentity, "");
-  assert.deepEqual(a.events.map((e) => e.what), ["start", "stop"]);
+  assert.deepEqual(
+    a.events.map((e) => e.what),
+    ["start", "stop"],
+  );
 });
 
 test("options are validated as in client-go", () => {
   const base = { lock: new LeaseStore().view(), onStartedLeading: () => undefined, onStoppedLeading: () => undefined };
-  assert.throws(() => new LeaderElector({ ...base, leaseDurationMs: 10_000, renewDeadlineMs: 10_000 }), /leaseDurationMs must be greater/);
-  assert.throws(() => new LeaderElector({ ...base, renewDeadlineMs: 2_000, retryPeriodMs: 2_000 }), /1.2 × retryPeriodMs/);
-  assert.throws(() => new LeaderElector({ onStartedLeading: () => undefined, onStoppedLeading: () => undefined }), /either lock, or kube/);
+  assert.throws(
+    () => new LeaderElector({ ...base, leaseDurationMs: 10_000, renewDeadlineMs: 10_000 }),
+    /leaseDurationMs must be greater/,
+  );
+  assert.throws(
+    () => new LeaderElector({ ...base, renewDeadlineMs: 2_000, retryPeriodMs: 2_000 }),
+    /1.2 × retryPeriodMs/,
+  );
+  assert.throws(
+    () => new LeaderElector({ onStartedLeading: () => undefined, onStoppedLeading: () => undefined }),
+    /either lock, or kube/,
+  );
   assert.match(new LeaderElector(base).identity, /_[0-9a-f-]{36}$/);
 });
 
@@ -262,10 +328,21 @@ test("runControllers: a failing controller stops the others and rejects only aft
   const order: string[] = [];
   const slow = {
     name: "slow",
-    run: (signal: AbortSignal) => new Promise<void>((resolve) => signal.addEventListener("abort", () => setTimeout(() => { order.push("slow drained"); resolve(); }, 50))),
+    run: (signal: AbortSignal) =>
+      new Promise<void>((resolve) =>
+        signal.addEventListener("abort", () =>
+          setTimeout(() => {
+            order.push("slow drained");
+            resolve();
+          }, 50),
+        ),
+      ),
   };
   const failing = { name: "failing", run: () => Promise.reject(new Error("boom")) };
-  await assert.rejects(runControllers([slow, failing]).finally(() => order.push("rejected")), /boom/);
+  await assert.rejects(
+    runControllers([slow, failing]).finally(() => order.push("rejected")),
+    /boom/,
+  );
   assert.deepEqual(order, ["slow drained", "rejected"]);
 });
 
@@ -282,7 +359,13 @@ test("stopping while the winning request is in flight hands the Lease back witho
   };
   let started = false;
   const stop = new AbortController();
-  const elector = new LeaderElector({ lock, identity: "a", clock, onStartedLeading: () => void (started = true), onStoppedLeading: () => undefined });
+  const elector = new LeaderElector({
+    lock,
+    identity: "a",
+    clock,
+    onStartedLeading: () => void (started = true),
+    onStoppedLeading: () => undefined,
+  });
   const done = elector.run(stop.signal);
   await flush();
   stop.abort();

@@ -52,7 +52,10 @@ test("levels below the configured one are dropped", () => {
   log.info("i");
   log.warn("w");
   log.error("e");
-  assert.deepEqual(records().map((r) => r["msg"]), ["w", "e"]);
+  assert.deepEqual(
+    records().map((r) => r["msg"]),
+    ["w", "e"],
+  );
 });
 
 test("errors under any key are serialized with type, message and stack", () => {
@@ -69,7 +72,10 @@ test("errors under any key are serialized with type, message and stack", () => {
 test("text: time, padded level, message, logfmt pairs with quoting", () => {
   const { log, lines } = capture({ format: "text" });
   log.child({ controller: "things" }).error("reconcile failed", { key: "ns/a", error: new Error("no way"), n: 2 });
-  assert.match(lines[0]!, /^\d{4}-\d\d-\d\dT\S+Z ERROR reconcile failed controller=things key=ns\/a error="no way" n=2$/);
+  assert.match(
+    lines[0]!,
+    /^\d{4}-\d\d-\d\dT\S+Z ERROR reconcile failed controller=things key=ns\/a error="no way" n=2$/,
+  );
 });
 
 test("CRDGEN_LOG_FORMAT=text and CRDGEN_LOG_LEVEL are honoured", () => {
@@ -81,7 +87,10 @@ test("CRDGEN_LOG_FORMAT=text and CRDGEN_LOG_LEVEL are honoured", () => {
     log.debug("dbg");
     assert.match(lines[0]!, / DEBUG dbg$/);
   } finally {
-    for (const [k, v] of [["CRDGEN_LOG_FORMAT", saved.f], ["CRDGEN_LOG_LEVEL", saved.l]] as const) {
+    for (const [k, v] of [
+      ["CRDGEN_LOG_FORMAT", saved.f],
+      ["CRDGEN_LOG_LEVEL", saved.l],
+    ] as const) {
       if (v === undefined) Reflect.deleteProperty(process.env, k);
       else process.env[k] = v;
     }

@@ -71,16 +71,26 @@ test("metrics and probes on separate ports: each answers only its own paths; /re
     await manager.done;
   }
   assert.equal(manager.isLeading(), false);
-  await assert.rejects(fetch(`http://127.0.0.1:${manager.healthProbePort}/healthz`), "the probe server is closed once the manager stopped");
+  await assert.rejects(
+    fetch(`http://127.0.0.1:${manager.healthProbePort}/healthz`),
+    "the probe server is closed once the manager stopped",
+  );
   await assert.rejects(fetch(`http://127.0.0.1:${manager.metricsPort}/metrics`));
 });
 
-test("the same address for metrics and probes shares one server; \"0\" turns metrics off", async () => {
+test('the same address for metrics and probes shares one server; "0" turns metrics off', async () => {
   const port = await freePort();
   const stop = new AbortController();
   const shared = await startManager([fakeController()], {
-    kube, logger: quiet, registry: new Registry(), signal: stop.signal,
-    options: { metricsBindAddress: `127.0.0.1:${port}`, healthProbeBindAddress: `127.0.0.1:${port}`, leaderElect: false },
+    kube,
+    logger: quiet,
+    registry: new Registry(),
+    signal: stop.signal,
+    options: {
+      metricsBindAddress: `127.0.0.1:${port}`,
+      healthProbeBindAddress: `127.0.0.1:${port}`,
+      leaderElect: false,
+    },
   });
   assert.equal(shared.metricsPort, port);
   assert.equal(shared.healthProbePort, port);
@@ -91,7 +101,9 @@ test("the same address for metrics and probes shares one server; \"0\" turns met
 
   const stop2 = new AbortController();
   const noMetrics = await startManager([fakeController()], {
-    kube, logger: quiet, signal: stop2.signal,
+    kube,
+    logger: quiet,
+    signal: stop2.signal,
     options: { metricsBindAddress: "0", healthProbeBindAddress: "127.0.0.1:0", leaderElect: false },
   });
   assert.equal(noMetrics.metricsPort, undefined);
@@ -110,7 +122,11 @@ test("leader election without any namespace for the Lease fails before anything 
   });
   const controller = fakeController();
   await assert.rejects(
-    startManager([controller], { kube: HttpKubeClient.fromKubeConfig(kc), logger: quiet, options: { metricsBindAddress: "0", healthProbeBindAddress: "0", leaderElect: true } }),
+    startManager([controller], {
+      kube: HttpKubeClient.fromKubeConfig(kc),
+      logger: quiet,
+      options: { metricsBindAddress: "0", healthProbeBindAddress: "0", leaderElect: true },
+    }),
     /leader election needs a namespace for its Lease: set POD_NAMESPACE or --leader-election-namespace/,
   );
   assert.equal(controller.runs, 0);
@@ -123,7 +139,12 @@ test("an address already in use fails startManager and leaves no server behind",
   try {
     const controller = fakeController();
     await assert.rejects(
-      startManager([controller], { kube, logger: quiet, registry: new Registry(), options: { metricsBindAddress: `127.0.0.1:${busy}`, healthProbeBindAddress: "127.0.0.1:0", leaderElect: false } }),
+      startManager([controller], {
+        kube,
+        logger: quiet,
+        registry: new Registry(),
+        options: { metricsBindAddress: `127.0.0.1:${busy}`, healthProbeBindAddress: "127.0.0.1:0", leaderElect: false },
+      }),
       /EADDRINUSE/,
     );
     assert.equal(controller.runs, 0);

@@ -16,12 +16,26 @@ test("defaults are controller-runtime's: metrics :8080, probes :8081, no leader 
 });
 
 test("flags set every option; a flag wins over its environment variable", () => {
-  const env = { METRICS_BIND_ADDRESS: ":9999", POD_NAMESPACE: "from-env", LEADER_ELECT: "false", KUBE_CONTEXT: "env-ctx" };
-  const options = parseManagerOptions([
-    "--metrics-bind-address=127.0.0.1:8443", "--health-probe-bind-address", ":9440", "--leader-elect",
-    "--leader-election-id=mysql-operator", "--leader-election-namespace=ops", "--graceful-shutdown-timeout=1m30s",
-    "--kubeconfig=/k/config", "--kube-context=kind",
-  ], env);
+  const env = {
+    METRICS_BIND_ADDRESS: ":9999",
+    POD_NAMESPACE: "from-env",
+    LEADER_ELECT: "false",
+    KUBE_CONTEXT: "env-ctx",
+  };
+  const options = parseManagerOptions(
+    [
+      "--metrics-bind-address=127.0.0.1:8443",
+      "--health-probe-bind-address",
+      ":9440",
+      "--leader-elect",
+      "--leader-election-id=mysql-operator",
+      "--leader-election-namespace=ops",
+      "--graceful-shutdown-timeout=1m30s",
+      "--kubeconfig=/k/config",
+      "--kube-context=kind",
+    ],
+    env,
+  );
   assert.deepEqual(options, {
     metricsBindAddress: "127.0.0.1:8443",
     healthProbeBindAddress: ":9440",
@@ -36,23 +50,45 @@ test("flags set every option; a flag wins over its environment variable", () => 
 
 test("environment variables alone configure it (a Deployment's env); POD_NAMESPACE is the Lease namespace", () => {
   const options = parseManagerOptions([], {
-    METRICS_BIND_ADDRESS: "0", HEALTH_PROBE_BIND_ADDRESS: ":8081", LEADER_ELECT: "true", LEADER_ELECTION_ID: "lease-a",
-    POD_NAMESPACE: "ops", GRACEFUL_SHUTDOWN_TIMEOUT: "500ms", KUBE_CONTEXT: "ctx", KUBECONFIG: "/ignored/here",
+    METRICS_BIND_ADDRESS: "0",
+    HEALTH_PROBE_BIND_ADDRESS: ":8081",
+    LEADER_ELECT: "true",
+    LEADER_ELECTION_ID: "lease-a",
+    POD_NAMESPACE: "ops",
+    GRACEFUL_SHUTDOWN_TIMEOUT: "500ms",
+    KUBE_CONTEXT: "ctx",
+    KUBECONFIG: "/ignored/here",
   });
   assert.equal(options.metricsBindAddress, "0");
   assert.equal(options.leaderElect, true);
   assert.equal(options.leaderElectionId, "lease-a");
   assert.equal(options.leaderElectionNamespace, "ops");
   assert.equal(options.gracefulShutdownTimeoutMs, 500);
-  assert.deepEqual(options.kube, { context: "ctx" }, "KUBECONFIG stays loadKubeClient's to read (it may list several files)");
+  assert.deepEqual(
+    options.kube,
+    { context: "ctx" },
+    "KUBECONFIG stays loadKubeClient's to read (it may list several files)",
+  );
 });
 
 test("bad input fails with the flag or variable named", () => {
-  assert.throws(() => parseManagerOptions(["--metrics-bind-adress=:1"], {}), /Unknown option '--metrics-bind-adress'[\s\S]*Usage:/);
-  assert.throws(() => parseManagerOptions(["--metrics-bind-address=8080"], {}), /--metrics-bind-address: "8080" is not host:port/);
-  assert.throws(() => parseManagerOptions([], { HEALTH_PROBE_BIND_ADDRESS: ":99999" }), /--health-probe-bind-address: ":99999"/);
+  assert.throws(
+    () => parseManagerOptions(["--metrics-bind-adress=:1"], {}),
+    /Unknown option '--metrics-bind-adress'[\s\S]*Usage:/,
+  );
+  assert.throws(
+    () => parseManagerOptions(["--metrics-bind-address=8080"], {}),
+    /--metrics-bind-address: "8080" is not host:port/,
+  );
+  assert.throws(
+    () => parseManagerOptions([], { HEALTH_PROBE_BIND_ADDRESS: ":99999" }),
+    /--health-probe-bind-address: ":99999"/,
+  );
   assert.throws(() => parseManagerOptions([], { LEADER_ELECT: "maybe" }), /LEADER_ELECT: "maybe" is not true or false/);
-  assert.throws(() => parseManagerOptions(["--graceful-shutdown-timeout=soon"], {}), /--graceful-shutdown-timeout: "soon" is not a duration/);
+  assert.throws(
+    () => parseManagerOptions(["--graceful-shutdown-timeout=soon"], {}),
+    /--graceful-shutdown-timeout: "soon" is not a duration/,
+  );
   assert.throws(() => parseManagerOptions(["extra"], {}), /positional/i);
 });
 
@@ -67,7 +103,12 @@ test("--help is reported, and the usage text lists every flag with its variable"
   assert.equal(parseManagerOptions(["--help"], {}).help, true);
   const usage = managerUsage("mysql-operator");
   assert.match(usage, /^Usage: mysql-operator \[flags\]/);
-  for (const [flag, variable] of [["metrics-bind-address", "METRICS_BIND_ADDRESS"], ["health-probe-bind-address", "HEALTH_PROBE_BIND_ADDRESS"], ["leader-elect", "LEADER_ELECT"], ["leader-election-namespace", "POD_NAMESPACE"]]) {
+  for (const [flag, variable] of [
+    ["metrics-bind-address", "METRICS_BIND_ADDRESS"],
+    ["health-probe-bind-address", "HEALTH_PROBE_BIND_ADDRESS"],
+    ["leader-elect", "LEADER_ELECT"],
+    ["leader-election-namespace", "POD_NAMESPACE"],
+  ]) {
     assert.match(usage, new RegExp(`--${flag}\\b.*env ${variable}`));
   }
 });
@@ -75,7 +116,17 @@ test("--help is reported, and the usage text lists every flag with its variable"
 test("commandLineOptions: --help prints the usage and exits 0; a bad flag prints the reason and the usage and exits 2", () => {
   const run = (...args: string[]) =>
     // With -e, process.argv is [node, ...args after --].
-    spawnSync(process.execPath, ["--input-type=module", "-e", `import { commandLineOptions } from "@crdgen/runtime"; commandLineOptions("my-op", process.argv.slice(1)); console.log("parsed");`, "--", ...args], { encoding: "utf8" });
+    spawnSync(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `import { commandLineOptions } from "@crdgen/runtime"; commandLineOptions("my-op", process.argv.slice(1)); console.log("parsed");`,
+        "--",
+        ...args,
+      ],
+      { encoding: "utf8" },
+    );
   const help = run("--help");
   assert.equal(help.status, 0);
   assert.match(help.stdout, /^Usage: my-op \[flags\]/);

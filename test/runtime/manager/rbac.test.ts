@@ -4,7 +4,13 @@ import assert from "node:assert/strict";
 import { accessVerbs, mergeRules, rulesFor } from "@crdgen/runtime/manager";
 import { builtinResources, clusterRoleFor, leaderElectionRole, type ControllerAccess } from "@crdgen/runtime";
 
-const clusters = { group: "example.com", version: "v1", plural: "mysqlclusters", kind: "MySQLCluster", namespaced: true };
+const clusters = {
+  group: "example.com",
+  version: "v1",
+  plural: "mysqlclusters",
+  kind: "MySQLCluster",
+  namespaced: true,
+};
 const backups = { group: "example.com", version: "v1", plural: "backups", kind: "Backup", namespaced: true };
 const b = builtinResources;
 
@@ -25,7 +31,11 @@ test("an operator with status, owned and watched kinds gets exactly the verbs ea
     { apiGroups: ["example.com"], resources: ["mysqlclusters"], verbs: ["list", "watch"] },
     { apiGroups: ["example.com"], resources: ["mysqlclusters/finalizers"], verbs: ["update"] },
     { apiGroups: ["example.com"], resources: ["mysqlclusters/status"], verbs: ["patch"] },
-    { apiGroups: ["policy"], resources: ["poddisruptionbudgets"], verbs: ["create", "delete", "list", "patch", "watch"] },
+    {
+      apiGroups: ["policy"],
+      resources: ["poddisruptionbudgets"],
+      verbs: ["create", "delete", "list", "patch", "watch"],
+    },
   ]);
 });
 
@@ -50,21 +60,40 @@ test("a finalizer adds patch on the primary resource; without owned kinds there 
 });
 
 test("a kind both owned and watched gets the union; two controllers sharing a kind do not duplicate it", () => {
-  const rules = rulesFor([
-    { resource: clusters, owns: [b.secrets], watches: [b.secrets] },
-    { resource: backups, owns: [b.secrets] },
-  ], { events: false });
+  const rules = rulesFor(
+    [
+      { resource: clusters, owns: [b.secrets], watches: [b.secrets] },
+      { resource: backups, owns: [b.secrets] },
+    ],
+    { events: false },
+  );
   const secrets = rules.filter((r) => r.resources.includes("secrets"));
   assert.deepEqual(secrets, [{ apiGroups: [""], resources: ["secrets"], verbs: [...accessVerbs.owned].sort() }]);
-  assert.deepEqual(rules.find((r) => r.resources.includes("backups/finalizers")), { apiGroups: ["example.com"], resources: ["backups/finalizers", "mysqlclusters/finalizers"], verbs: ["update"] });
+  assert.deepEqual(
+    rules.find((r) => r.resources.includes("backups/finalizers")),
+    { apiGroups: ["example.com"], resources: ["backups/finalizers", "mysqlclusters/finalizers"], verbs: ["update"] },
+  );
 });
 
 test("kinds written without being owned get create/patch/delete, kinds read by GET get get; merged with their watch", () => {
-  const rules = rulesFor([{ resource: clusters, watches: [b.secrets, b.persistentVolumeClaims], writes: [b.secrets, b.persistentVolumeClaims], reads: [b.secrets] }], { events: false });
-  assert.deepEqual(rules.filter((r) => r.apiGroups[0] === ""), [
-    { apiGroups: [""], resources: ["persistentvolumeclaims"], verbs: ["create", "delete", "list", "patch", "watch"] },
-    { apiGroups: [""], resources: ["secrets"], verbs: ["create", "delete", "get", "list", "patch", "watch"] },
-  ]);
+  const rules = rulesFor(
+    [
+      {
+        resource: clusters,
+        watches: [b.secrets, b.persistentVolumeClaims],
+        writes: [b.secrets, b.persistentVolumeClaims],
+        reads: [b.secrets],
+      },
+    ],
+    { events: false },
+  );
+  assert.deepEqual(
+    rules.filter((r) => r.apiGroups[0] === ""),
+    [
+      { apiGroups: [""], resources: ["persistentvolumeclaims"], verbs: ["create", "delete", "list", "patch", "watch"] },
+      { apiGroups: [""], resources: ["secrets"], verbs: ["create", "delete", "get", "list", "patch", "watch"] },
+    ],
+  );
 });
 
 test("extraVerbs widen a category, extraRules are merged in, leases can be granted cluster-wide", () => {
@@ -73,12 +102,18 @@ test("extraVerbs widen a category, extraRules are merged in, leases can be grant
     extraRules: [{ apiGroups: [""], resources: ["secrets", "namespaces"], verbs: ["get"] }],
     leases: true,
   });
-  assert.deepEqual(rules.filter((r) => r.apiGroups[0] === ""), [
-    { apiGroups: [""], resources: ["configmaps", "services"], verbs: ["create", "delete", "list", "patch", "watch"] },
-    { apiGroups: [""], resources: ["namespaces"], verbs: ["get"] },
-    { apiGroups: [""], resources: ["secrets"], verbs: ["get", "list", "watch"] },
-  ]);
-  assert.deepEqual(rules.find((r) => r.apiGroups[0] === "coordination.k8s.io"), { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create", "get", "update"] });
+  assert.deepEqual(
+    rules.filter((r) => r.apiGroups[0] === ""),
+    [
+      { apiGroups: [""], resources: ["configmaps", "services"], verbs: ["create", "delete", "list", "patch", "watch"] },
+      { apiGroups: [""], resources: ["namespaces"], verbs: ["get"] },
+      { apiGroups: [""], resources: ["secrets"], verbs: ["get", "list", "watch"] },
+    ],
+  );
+  assert.deepEqual(
+    rules.find((r) => r.apiGroups[0] === "coordination.k8s.io"),
+    { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create", "get", "update"] },
+  );
 });
 
 test("the ClusterRole wraps the rules; the leader election Role limits get/update to its Lease and cannot limit create", () => {
@@ -87,14 +122,22 @@ test("the ClusterRole wraps the rules; the leader election Role limits get/updat
   assert.equal(role.kind, "ClusterRole");
   assert.deepEqual(role.metadata, { name: "mysql-operator", labels: { app: "x" } });
   assert.deepEqual(role.rules, rulesFor([mysql]));
-  assert.ok(!role.rules.some((r) => r.apiGroups.includes("coordination.k8s.io")), "leases are left to the namespaced Role by default");
+  assert.ok(
+    !role.rules.some((r) => r.apiGroups.includes("coordination.k8s.io")),
+    "leases are left to the namespaced Role by default",
+  );
   assert.deepEqual(leaderElectionRole("le", "ops", "mysql-operator"), {
     apiVersion: "rbac.authorization.k8s.io/v1",
     kind: "Role",
     metadata: { name: "le", namespace: "ops" },
     rules: [
       { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
-      { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: ["mysql-operator"], verbs: ["get", "update"] },
+      {
+        apiGroups: ["coordination.k8s.io"],
+        resources: ["leases"],
+        resourceNames: ["mysql-operator"],
+        verbs: ["get", "update"],
+      },
     ],
   });
 });

@@ -5,7 +5,12 @@ import assert from "node:assert/strict";
 import { Controller, TerminalError, newLogger, type ReconcileResult } from "@crdgen/runtime";
 import { HttpKubeClient } from "@crdgen/runtime/client";
 import { FakeClock } from "@crdgen/runtime/testing";
-import { Registry, WORKQUEUE_DURATION_BUCKETS, metricsRegistry, workqueueMetricsProvider } from "@crdgen/runtime/metrics";
+import {
+  Registry,
+  WORKQUEUE_DURATION_BUCKETS,
+  metricsRegistry,
+  workqueueMetricsProvider,
+} from "@crdgen/runtime/metrics";
 import { SharedIndexInformer, SharedInformerFactory } from "@crdgen/runtime/cache";
 import { cacheSyncedCheck, startProbeServer } from "@crdgen/runtime/manager";
 import { newQueue, newRateLimitingQueue } from "@crdgen/runtime/workqueue";
@@ -18,12 +23,19 @@ const stops: AbortController[] = [];
 after(() => stops.forEach((s) => s.abort()));
 
 /** The value of one series (metricName defaults to name; pass e.g. "x_count" for a histogram part); undefined if absent. */
-async function value(registry: Registry, name: string, labels: Record<string, string>, metricName = name): Promise<number | undefined> {
+async function value(
+  registry: Registry,
+  name: string,
+  labels: Record<string, string>,
+  metricName = name,
+): Promise<number | undefined> {
   const metric = registry.getSingleMetric(name);
   if (metric === undefined) return undefined;
   const { values } = await metric.get();
   const found = values.find(
-    (v) => ((v as { metricName?: string }).metricName ?? name) === metricName && Object.entries(labels).every(([k, want]) => String((v.labels as Record<string, unknown>)[k]) === want),
+    (v) =>
+      ((v as { metricName?: string }).metricName ?? name) === metricName &&
+      Object.entries(labels).every(([k, want]) => String((v.labels as Record<string, unknown>)[k]) === want),
   );
   return found?.value;
 }
@@ -31,9 +43,19 @@ async function value(registry: Registry, name: string, labels: Record<string, st
 test("workqueue metrics move on add, get, done and retries, under client-go's names and the queue's name label", async () => {
   const registry = new Registry();
   const clock = new FakeClock(1_000);
-  const queue = newRateLimitingQueue<string>({ name: "things", clock, metricsProvider: workqueueMetricsProvider(registry) });
+  const queue = newRateLimitingQueue<string>({
+    name: "things",
+    clock,
+    metricsProvider: workqueueMetricsProvider(registry),
+  });
   const q = { name: "things", controller: "things" };
-  for (const name of ["workqueue_depth", "workqueue_adds_total", "workqueue_retries_total", "workqueue_unfinished_work_seconds", "workqueue_longest_running_processor_seconds"]) {
+  for (const name of [
+    "workqueue_depth",
+    "workqueue_adds_total",
+    "workqueue_retries_total",
+    "workqueue_unfinished_work_seconds",
+    "workqueue_longest_running_processor_seconds",
+  ]) {
     assert.equal(await value(registry, name, q), 0, `${name} starts at 0`);
   }
 
@@ -48,8 +70,15 @@ test("workqueue metrics move on add, get, done and retries, under client-go's na
   const b = await queue.get();
   assert.deepEqual([a.item, b.item], ["a", "b"]);
   assert.equal(await value(registry, "workqueue_depth", q), 0);
-  assert.equal(await value(registry, "workqueue_queue_duration_seconds", q, "workqueue_queue_duration_seconds_count"), 2);
-  assert.equal(await value(registry, "workqueue_queue_duration_seconds", q, "workqueue_queue_duration_seconds_sum"), 2, "each waited 1 s");
+  assert.equal(
+    await value(registry, "workqueue_queue_duration_seconds", q, "workqueue_queue_duration_seconds_count"),
+    2,
+  );
+  assert.equal(
+    await value(registry, "workqueue_queue_duration_seconds", q, "workqueue_queue_duration_seconds_sum"),
+    2,
+    "each waited 1 s",
+  );
 
   clock.step(2_000);
   queue.done("a");
@@ -101,11 +130,26 @@ async function metricsController(registry: Registry, reconcile: Reconcile) {
   const informer = new SharedIndexInformer<Obj>({ listerWatcher: lw });
   const informerFactory = new SharedInformerFactory();
   informerFactory.informerFor("things", () => informer);
-  const queue = newRateLimitingQueue<string>({ name: "things", clock: new FakeClock(), metricsProvider: workqueueMetricsProvider(registry) });
+  const queue = newRateLimitingQueue<string>({
+    name: "things",
+    clock: new FakeClock(),
+    metricsProvider: workqueueMetricsProvider(registry),
+  });
   const stop = new AbortController();
   stops.push(stop);
   const kube = HttpKubeClient.fromKubeConfig(makeKubeConfig("http://127.0.0.1:9"));
-  const controller = new Controller<Obj>({ name: "things", resource, kube, informerFactory, informer, queue, reconcile, logger: quiet, workers: 3, metricsRegistry: registry });
+  const controller = new Controller<Obj>({
+    name: "things",
+    resource,
+    kube,
+    informerFactory,
+    informer,
+    queue,
+    reconcile,
+    logger: quiet,
+    workers: 3,
+    metricsRegistry: registry,
+  });
   void informer.run(stop.signal);
   await until(() => informer.hasSynced(), "informer synced");
   return { controller, queue, stop };
@@ -130,7 +174,11 @@ test("controller_runtime_* metrics: pre-initialised, then counted per result for
   });
   const c = { controller: "things" };
   for (const result of ["success", "error", "requeue", "requeue_after"]) {
-    assert.equal(await value(registry, "controller_runtime_reconcile_total", { ...c, result }), 0, `result=${result} starts at 0`);
+    assert.equal(
+      await value(registry, "controller_runtime_reconcile_total", { ...c, result }),
+      0,
+      `result=${result} starts at 0`,
+    );
   }
   assert.equal(await value(registry, "controller_runtime_reconcile_errors_total", c), 0);
   assert.equal(await value(registry, "controller_runtime_max_concurrent_reconciles", c), 3);
@@ -154,10 +202,26 @@ test("controller_runtime_* metrics: pre-initialised, then counted per result for
   assert.equal(await value(registry, "controller_runtime_reconcile_total", { ...c, result: "requeue" }), 0);
   assert.equal(await value(registry, "controller_runtime_reconcile_errors_total", c), 2);
   assert.equal(await value(registry, "controller_runtime_terminal_reconcile_errors_total", c), 1);
-  assert.equal(await value(registry, "controller_runtime_reconcile_time_seconds", c, "controller_runtime_reconcile_time_seconds_count"), 4);
+  assert.equal(
+    await value(
+      registry,
+      "controller_runtime_reconcile_time_seconds",
+      c,
+      "controller_runtime_reconcile_time_seconds_count",
+    ),
+    4,
+  );
   // The queue under the controller counts its side: 4 adds by hand plus the error's and requeueAfter's retries.
   assert.equal(await value(registry, "workqueue_retries_total", { name: "things" }), 2);
-  assert.equal(await value(registry, "workqueue_work_duration_seconds", { name: "things" }, "workqueue_work_duration_seconds_count"), 4);
+  assert.equal(
+    await value(
+      registry,
+      "workqueue_work_duration_seconds",
+      { name: "things" },
+      "workqueue_work_duration_seconds_count",
+    ),
+    4,
+  );
   stop.abort();
 });
 
@@ -175,10 +239,19 @@ test("probe server: /healthz 200 while alive, /readyz 500 naming the failing che
     port: 0,
     host: "127.0.0.1",
     registry,
-    checks: { readyz: [{ name: "informer-sync", check: () => synced }, { name: "always", check: () => true }] },
+    checks: {
+      readyz: [
+        { name: "informer-sync", check: () => synced },
+        { name: "always", check: () => true },
+      ],
+    },
   });
   try {
-    assert.deepEqual(await get(probes.port, "/healthz"), { status: 200, body: "ok", type: "text/plain; charset=utf-8" });
+    assert.deepEqual(await get(probes.port, "/healthz"), {
+      status: 200,
+      body: "ok",
+      type: "text/plain; charset=utf-8",
+    });
     const notReady = await get(probes.port, "/readyz");
     assert.equal(notReady.status, 500);
     assert.match(notReady.body, /^\[-\]informer-sync failed: check returned false$/m);
@@ -195,7 +268,13 @@ test("probe server: /healthz 200 while alive, /readyz 500 naming the failing che
     assert.match(metrics.type ?? "", /^text\/plain; version=0\.0\.4/);
     assert.match(metrics.body, /^# TYPE workqueue_depth gauge$/m);
     assert.match(metrics.body, /^workqueue_adds_total\{name="probed",controller="probed"\} 1$/m);
-    for (const name of ["workqueue_queue_duration_seconds", "workqueue_work_duration_seconds", "workqueue_retries_total", "workqueue_unfinished_work_seconds", "workqueue_longest_running_processor_seconds"]) {
+    for (const name of [
+      "workqueue_queue_duration_seconds",
+      "workqueue_work_duration_seconds",
+      "workqueue_retries_total",
+      "workqueue_unfinished_work_seconds",
+      "workqueue_longest_running_processor_seconds",
+    ]) {
       assert.ok(metrics.body.includes(`# TYPE ${name} `), name);
     }
     assert.equal((await get(probes.port, "/nope")).status, 404);
@@ -209,7 +288,16 @@ test("probe server: a failing liveness check gives /healthz 500 with its name an
     port: 0,
     host: "127.0.0.1",
     registry: new Registry(),
-    checks: { healthz: [{ name: "event-loop", check: () => { throw new Error("stuck"); } }] },
+    checks: {
+      healthz: [
+        {
+          name: "event-loop",
+          check: () => {
+            throw new Error("stuck");
+          },
+        },
+      ],
+    },
   });
   try {
     const res = await get(probes.port, "/healthz");
@@ -230,8 +318,23 @@ test("cacheSyncedCheck makes /readyz wait for a running controller's caches, and
   informerFactory.informerFor("things", () => informer);
   const queue = newRateLimitingQueue<string>({ name: "things", metricsProvider: workqueueMetricsProvider(registry) });
   const kube = HttpKubeClient.fromKubeConfig(makeKubeConfig("http://127.0.0.1:9"));
-  const controller = new Controller<Obj>({ name: "things", resource, kube, informerFactory, informer, queue, logger: quiet, metricsRegistry: registry, reconcile: () => Promise.resolve(undefined) });
-  const probes = await startProbeServer({ port: 0, host: "127.0.0.1", registry, checks: { readyz: [cacheSyncedCheck([controller])] } });
+  const controller = new Controller<Obj>({
+    name: "things",
+    resource,
+    kube,
+    informerFactory,
+    informer,
+    queue,
+    logger: quiet,
+    metricsRegistry: registry,
+    reconcile: () => Promise.resolve(undefined),
+  });
+  const probes = await startProbeServer({
+    port: 0,
+    host: "127.0.0.1",
+    registry,
+    checks: { readyz: [cacheSyncedCheck([controller])] },
+  });
   const stop = new AbortController();
   stops.push(stop);
   try {

@@ -8,7 +8,11 @@ export interface Obj extends KubernetesObject {
   spec?: { n?: number };
 }
 
-export function obj(name: string, rv: string, opts: { ns?: string; labels?: Record<string, string>; n?: number } = {}): Obj {
+export function obj(
+  name: string,
+  rv: string,
+  opts: { ns?: string; labels?: Record<string, string>; n?: number } = {},
+): Obj {
   return {
     apiVersion: "example.com/v1",
     kind: "Thing",
@@ -23,7 +27,12 @@ export function obj(name: string, rv: string, opts: { ns?: string; labels?: Reco
 }
 
 export function list(items: Obj[], rv: string, cont?: string): KubernetesList<Obj> {
-  return { apiVersion: "v1", kind: "ThingList", metadata: { resourceVersion: rv, ...(cont ? { continue: cont } : {}) }, items };
+  return {
+    apiVersion: "v1",
+    kind: "ThingList",
+    metadata: { resourceVersion: rv, ...(cont ? { continue: cont } : {}) },
+    items,
+  };
 }
 
 /** An error shaped like the REST client's (numeric status). */
@@ -146,7 +155,13 @@ export async function until(cond: () => boolean, what: string): Promise<void> {
 /** Logger that records error messages instead of printing (its children record into the same list). */
 export function recordingLogger(): Logger & { errors: string[] } {
   const errors: string[] = [];
-  const logger: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: (m) => void errors.push(m), child: () => logger };
+  const logger: Logger = {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: () => undefined,
+    error: (m) => void errors.push(m),
+    child: () => logger,
+  };
   return Object.assign(logger, { errors });
 }
 

@@ -41,7 +41,12 @@ export function makeKubeConfig(server: string, token?: string): KubeConfig {
   return kc;
 }
 
-export function json(res: http.ServerResponse, status: number, body: unknown, headers: http.OutgoingHttpHeaders = {}): void {
+export function json(
+  res: http.ServerResponse,
+  status: number,
+  body: unknown,
+  headers: http.OutgoingHttpHeaders = {},
+): void {
   res.writeHead(status, { "Content-Type": "application/json", ...headers });
   res.end(JSON.stringify(body));
 }
@@ -59,7 +64,10 @@ export function writeInPieces(res: http.ServerResponse, body: Buffer, size: numb
 
 const echo: Handler = (_rec, res) => json(res, 200, { apiVersion: "v1", kind: "Echo", metadata: { name: "echo" } });
 
-export async function startFakeApi(handler: Handler = echo, opts: { token?: string; pathPrefix?: string } = {}): Promise<FakeApi> {
+export async function startFakeApi(
+  handler: Handler = echo,
+  opts: { token?: string; pathPrefix?: string } = {},
+): Promise<FakeApi> {
   const requests: Recorded[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];

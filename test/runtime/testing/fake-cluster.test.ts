@@ -1,7 +1,15 @@
 // The fake client of @crdgen/runtime/testing: the API server rules reconcile hooks rely on, without an API server.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ResourceClient, isAlreadyExists, isConflict, isNotFound, newEventRecorder, newLogger, type KubernetesObject } from "@crdgen/runtime";
+import {
+  ResourceClient,
+  isAlreadyExists,
+  isConflict,
+  isNotFound,
+  newEventRecorder,
+  newLogger,
+  type KubernetesObject,
+} from "@crdgen/runtime";
 import { isInvalid, type WatchEvent } from "@crdgen/runtime/client";
 import { FakeCluster, newFakeResourceClient } from "@crdgen/runtime/testing";
 
@@ -11,7 +19,12 @@ interface Widget extends KubernetesObject {
 }
 
 const widgets = { group: "example.com", version: "v1", plural: "widgets", kind: "Widget", namespaced: true };
-const w = (name: string, labels: Record<string, string> = {}, size = 1): Widget => ({ apiVersion: "example.com/v1", kind: "Widget", metadata: { name, labels }, spec: { size } });
+const w = (name: string, labels: Record<string, string> = {}, size = 1): Widget => ({
+  apiVersion: "example.com/v1",
+  kind: "Widget",
+  metadata: { name, labels },
+  spec: { size },
+});
 const quiet = newLogger({ write: () => undefined });
 
 async function rejects(p: Promise<unknown>, check: (e: unknown) => boolean): Promise<void> {
@@ -67,7 +80,12 @@ test("the status subresource: create and update ignore status, updateStatus and 
   const u = await client.update({ ...a, spec: { size: 2 }, status: { ready: true } });
   assert.equal(u.status, undefined);
   assert.equal(u.spec?.size, 2);
-  const s = await client.updateStatus({ ...u, spec: { size: 100 }, metadata: { ...u.metadata, labels: { sneaky: "yes" } }, status: { ready: true } });
+  const s = await client.updateStatus({
+    ...u,
+    spec: { size: 100 },
+    metadata: { ...u.metadata, labels: { sneaky: "yes" } },
+    status: { ready: true },
+  });
   assert.deepEqual(s.status, { ready: true });
   assert.equal(s.spec?.size, 2);
   assert.deepEqual(s.metadata?.labels, {});
@@ -93,7 +111,9 @@ test("list filters by namespace, label selector and field selector", async () =>
   await fake.namespace("a").create(w("two", { app: "web" }));
   await fake.namespace("b").create(w("three", { app: "db" }));
   const names = async (ns: string | undefined, labelSelector?: string, fieldSelector?: string) =>
-    (await fake.list(ns, { ...(labelSelector ? { labelSelector } : {}), ...(fieldSelector ? { fieldSelector } : {}) })).items.map((i) => i.metadata?.name);
+    (
+      await fake.list(ns, { ...(labelSelector ? { labelSelector } : {}), ...(fieldSelector ? { fieldSelector } : {}) })
+    ).items.map((i) => i.metadata?.name);
   assert.deepEqual(await names("a"), ["one", "two"]);
   assert.deepEqual(await names(undefined, "app=db"), ["one", "three"]);
   assert.deepEqual(await names(undefined, "app!=db"), ["two"]);
@@ -109,15 +129,32 @@ test("list filters by namespace, label selector and field selector", async () =>
 test("merge patch deletes with null and replaces lists; json patch supports test, add, remove and conflicts via resourceVersion", async () => {
   const client = newFakeResourceClient<Widget>(widgets).namespace("ns");
   const a = await client.create({ ...w("a", { x: "1", y: "2" }), spec: { size: 1, tags: ["a", "b"] } });
-  const m = await client.patch("a", { type: "merge", body: { metadata: { labels: { x: null } }, spec: { tags: ["c"] } } });
+  const m = await client.patch("a", {
+    type: "merge",
+    body: { metadata: { labels: { x: null } }, spec: { tags: ["c"] } },
+  });
   assert.deepEqual(m.metadata?.labels, { y: "2" });
   assert.deepEqual(m.spec?.tags, ["c"]);
-  const j = await client.patch("a", { type: "json", ops: [{ op: "test", path: "/spec/size", value: 1 }, { op: "add", path: "/spec/tags/-", value: "d" }, { op: "replace", path: "/spec/size", value: 4 }, { op: "remove", path: "/metadata/labels/y" }] });
+  const j = await client.patch("a", {
+    type: "json",
+    ops: [
+      { op: "test", path: "/spec/size", value: 1 },
+      { op: "add", path: "/spec/tags/-", value: "d" },
+      { op: "replace", path: "/spec/size", value: 4 },
+      { op: "remove", path: "/metadata/labels/y" },
+    ],
+  });
   assert.deepEqual(j.spec, { size: 4, tags: ["c", "d"] });
   assert.deepEqual(j.metadata?.labels, {});
   assert.equal(j.metadata.generation, 3);
   await rejects(client.patch("a", { type: "json", ops: [{ op: "test", path: "/spec/size", value: 1 }] }), isInvalid);
-  await rejects(client.patch("a", { type: "merge", body: { metadata: { resourceVersion: a.metadata!.resourceVersion! }, spec: { size: 9 } } }), isConflict);
+  await rejects(
+    client.patch("a", {
+      type: "merge",
+      body: { metadata: { resourceVersion: a.metadata!.resourceVersion! }, spec: { size: 9 } },
+    }),
+    isConflict,
+  );
   await rejects(client.patch("missing", { type: "merge", body: {} }), isNotFound);
 });
 
@@ -154,7 +191,10 @@ test("deleteCollection deletes what the selector matches", async () => {
   await client.create(w("a", { app: "x" }));
   await client.create(w("b", { app: "y" }));
   await client.deleteCollection({ labelSelector: "app=x" });
-  assert.deepEqual((await client.list()).items.map((i) => i.metadata?.name), ["b"]);
+  assert.deepEqual(
+    (await client.list()).items.map((i) => i.metadata?.name),
+    ["b"],
+  );
 });
 
 test("watch: initial ADDED events, then changes fanned out to every watcher, filtered by selector", async () => {
@@ -197,13 +237,21 @@ test("the fake KubeClient serves ResourceClient, so code written against Resourc
   assert.equal((await fake.get("ns", "a")).metadata?.uid, created.metadata.uid, "both views share the objects");
   await rc.patchStatus("ns", "a", { type: "merge", body: { status: { ready: true } } });
   await rc.patch("ns", "a", { type: "json", ops: [{ op: "replace", path: "/spec/size", value: 2 }] });
-  await rc.patch("ns", "a", { type: "apply", body: { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "a" }, spec: { tags: ["t"] } }, fieldManager: "m", force: true });
+  await rc.patch("ns", "a", {
+    type: "apply",
+    body: { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "a" }, spec: { tags: ["t"] } },
+    fieldManager: "m",
+    force: true,
+  });
   const got = await rc.get("ns", "a");
   assert.deepEqual(got.status, { ready: true });
   assert.deepEqual(got.spec, { size: 2, tags: ["t"] });
   await rejects(rc.update("ns", { ...got, metadata: { ...got.metadata, resourceVersion: "1" } }), isConflict);
   const listed = (await rc.list(undefined, { labelSelector: "app=db" })).items;
-  assert.deepEqual(listed.map((i) => i.metadata?.name), ["a"]);
+  assert.deepEqual(
+    listed.map((i) => i.metadata?.name),
+    ["a"],
+  );
   assert.ok(listed[0]!.metadata?.creationTimestamp instanceof Date, "list items are decoded like the real client's");
   const stop = new AbortController();
   for await (const e of rc.watch("ns", {}, stop.signal)) {
@@ -212,21 +260,38 @@ test("the fake KubeClient serves ResourceClient, so code written against Resourc
   }
   await rc.delete("ns", "a");
   await rejects(rc.get("ns", "a"), isNotFound);
-  await rejects(new ResourceClient<Widget>(cluster.kubeClient(), { ...widgets, plural: "gadgets" }).list("ns"), isNotFound);
+  await rejects(
+    new ResourceClient<Widget>(cluster.kubeClient(), { ...widgets, plural: "gadgets" }).list("ns"),
+    isNotFound,
+  );
 });
 
 test("the event recorder writes events.k8s.io/v1 Events (checked through the fake KubeClient)", async () => {
   const cluster = new FakeCluster();
-  const recorder = newEventRecorder(cluster.kubeClient(), "widgets.example.com", quiet, { reportingInstance: "widgets-0" });
+  const recorder = newEventRecorder(cluster.kubeClient(), "widgets.example.com", quiet, {
+    reportingInstance: "widgets-0",
+  });
   const obj = { apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "a", namespace: "ns", uid: "u-1" } };
   await recorder.event(obj, "Warning", "Failed", "x".repeat(2000), { action: "Scaling" });
   await recorder.event({ ...obj, metadata: { name: "cluster-wide" } }, "Normal", "Observed", "ok");
-  const events = cluster.client<KubernetesObject & Record<string, unknown>>({ group: "events.k8s.io", version: "v1", plural: "events", kind: "Event", namespaced: true });
+  const events = cluster.client<KubernetesObject & Record<string, unknown>>({
+    group: "events.k8s.io",
+    version: "v1",
+    plural: "events",
+    kind: "Event",
+    namespaced: true,
+  });
   const [e] = (await events.list("ns")).items;
   assert.ok(e);
   assert.equal(e.apiVersion, "events.k8s.io/v1");
   assert.match(e.metadata?.name ?? "", /^a\.[0-9a-f]+$/);
-  assert.deepEqual(e["regarding"], { apiVersion: "example.com/v1", kind: "Widget", name: "a", namespace: "ns", uid: "u-1" });
+  assert.deepEqual(e["regarding"], {
+    apiVersion: "example.com/v1",
+    kind: "Widget",
+    name: "a",
+    namespace: "ns",
+    uid: "u-1",
+  });
   assert.equal(e["type"], "Warning");
   assert.equal(e["reason"], "Failed");
   assert.equal(e["action"], "Scaling");

@@ -4,7 +4,11 @@ import assert from "node:assert/strict";
 import { FakeClock } from "@crdgen/runtime/testing";
 import { newDelayingQueue } from "@crdgen/runtime/workqueue";
 
-async function drain(q: { len(): number; get(): Promise<{ item: unknown }>; done(item: never): void }): Promise<unknown[]> {
+async function drain(q: {
+  len(): number;
+  get(): Promise<{ item: unknown }>;
+  done(item: never): void;
+}): Promise<unknown[]> {
   const out: unknown[] = [];
   while (q.len() > 0) {
     const { item } = await q.get();

@@ -1,7 +1,12 @@
 // Rate limiter delays (client-go default_rate_limiters.go): exponential per item, token bucket, max of both.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { BucketRateLimiter, ItemExponentialFailureRateLimiter, MaxOfRateLimiter, defaultControllerRateLimiter } from "@crdgen/runtime/workqueue";
+import {
+  BucketRateLimiter,
+  ItemExponentialFailureRateLimiter,
+  MaxOfRateLimiter,
+  defaultControllerRateLimiter,
+} from "@crdgen/runtime/workqueue";
 import { FakeClock } from "@crdgen/runtime/testing";
 
 test("exponential limiter doubles from 5 ms and caps at 1000 s", () => {
@@ -36,10 +41,7 @@ test("exponential limiter returns the cap instead of overflowing after many fail
 test("bucket limiter gives the burst immediately, then spaces reservations 100 ms apart at 10 qps", () => {
   const limiter = new BucketRateLimiter<string>(10, 100, new FakeClock());
   for (let i = 0; i < 100; i++) assert.equal(limiter.when(`ns/${i}`), 0, `call ${i + 1}`);
-  assert.deepEqual(
-    [limiter.when("ns/x"), limiter.when("ns/y"), limiter.when("ns/z")],
-    [100, 200, 300],
-  );
+  assert.deepEqual([limiter.when("ns/x"), limiter.when("ns/y"), limiter.when("ns/z")], [100, 200, 300]);
   assert.equal(limiter.numRequeues("ns/x"), 0);
 });
 

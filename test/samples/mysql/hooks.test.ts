@@ -6,7 +6,10 @@ import type { V1Service, V1StatefulSet } from "@kubernetes/client-node";
 import { Indexer } from "@crdgen/runtime/cache";
 import { builtinResources, newEventRecorder, newLogger, type KubernetesObject } from "@crdgen/runtime";
 import { FakeCluster, fakeChildObjects } from "@crdgen/runtime/testing";
-import { mySQLClusterResource, type MySQLCluster } from "../../../samples/mysql/generated/example.com/v1/mysqlcluster.types.js";
+import {
+  mySQLClusterResource,
+  type MySQLCluster,
+} from "../../../samples/mysql/generated/example.com/v1/mysqlcluster.types.js";
 import { newMySQLClusterClient } from "../../../samples/mysql/generated/example.com/v1/mysqlcluster.client.js";
 import { newMySQLClusterLister } from "../../../samples/mysql/generated/example.com/v1/mysqlcluster.lister.js";
 import type { MySQLClusterContext } from "../../../samples/mysql/generated/example.com/v1/mysqlcluster.controller.js";
@@ -36,7 +39,13 @@ function setup() {
     clusters: client.namespace("default"),
     statefulSets: cluster.client<V1StatefulSet>(builtinResources.statefulSets).namespace("default"),
     services: cluster.client<V1Service>(builtinResources.services).namespace("default"),
-    events: cluster.client<KubernetesObject & { reason?: string; note?: string }>({ group: "events.k8s.io", version: "v1", plural: "events", kind: "Event", namespaced: true }),
+    events: cluster.client<KubernetesObject & { reason?: string; note?: string }>({
+      group: "events.k8s.io",
+      version: "v1",
+      plural: "events",
+      kind: "Event",
+      namespaced: true,
+    }),
     children,
     context,
   };
@@ -46,7 +55,12 @@ const spec = { replicas: 3, version: "8.0.36" };
 
 test("reconcile creates the section 3.2 children, owned by the cluster, and writes status through the status subresource", async () => {
   const { cluster, clusters, statefulSets, services, events, context } = setup();
-  const obj = await clusters.create({ apiVersion: "example.com/v1", kind: "MySQLCluster", metadata: { name: "db" }, spec });
+  const obj = await clusters.create({
+    apiVersion: "example.com/v1",
+    kind: "MySQLCluster",
+    metadata: { name: "db" },
+    spec,
+  });
   await reconcile(context(obj), obj);
 
   const sts = await statefulSets.get("db");
@@ -55,7 +69,11 @@ test("reconcile creates the section 3.2 children, owned by the cluster, and writ
   assert.equal(sts.metadata?.ownerReferences?.[0]?.uid, obj.metadata.uid);
   assert.equal((await services.get("db-headless")).spec?.clusterIP, "None");
   assert.equal((await services.get("db")).spec?.selector?.["statefulset.kubernetes.io/pod-name"], "db-0");
-  for (const r of [builtinResources.configMaps, builtinResources.serviceAccounts, builtinResources.podDisruptionBudgets]) {
+  for (const r of [
+    builtinResources.configMaps,
+    builtinResources.serviceAccounts,
+    builtinResources.podDisruptionBudgets,
+  ]) {
     assert.ok(cluster.get(r, "default", r === builtinResources.configMaps ? "db-config" : "db"), `${r.kind} exists`);
   }
   const secret = cluster.get(builtinResources.secrets, "default", "db-root") as { data?: Record<string, string> };
@@ -71,18 +89,32 @@ test("reconcile creates the section 3.2 children, owned by the cluster, and writ
 
 test("a steady-state reconcile sends no write: children unchanged and status equal", async () => {
   const { clusters, children, context } = setup();
-  const obj = await clusters.create({ apiVersion: "example.com/v1", kind: "MySQLCluster", metadata: { name: "db" }, spec });
+  const obj = await clusters.create({
+    apiVersion: "example.com/v1",
+    kind: "MySQLCluster",
+    metadata: { name: "db" },
+    spec,
+  });
   await reconcile(context(obj), obj);
   const afterFirst = await clusters.get("db");
   const applied = children.sent.apply;
   await reconcile(context(afterFirst), afterFirst);
   assert.equal(children.sent.apply, applied, "no child applied again");
-  assert.equal((await clusters.get("db")).metadata.resourceVersion, afterFirst.metadata.resourceVersion, "status not written again");
+  assert.equal(
+    (await clusters.get("db")).metadata.resourceVersion,
+    afterFirst.metadata.resourceVersion,
+    "status not written again",
+  );
 });
 
 test("scaling to 1 deletes the PodDisruptionBudget; a complete rollout makes the cluster Ready with its version", async () => {
   const { cluster, clusters, statefulSets, context } = setup();
-  let obj = await clusters.create({ apiVersion: "example.com/v1", kind: "MySQLCluster", metadata: { name: "db" }, spec });
+  let obj = await clusters.create({
+    apiVersion: "example.com/v1",
+    kind: "MySQLCluster",
+    metadata: { name: "db" },
+    spec,
+  });
   await reconcile(context(obj), obj);
   obj = await clusters.patch("db", { type: "merge", body: { spec: { replicas: 1 } } });
   await reconcile(context(obj), obj);
@@ -90,7 +122,14 @@ test("scaling to 1 deletes the PodDisruptionBudget; a complete rollout makes the
 
   // The StatefulSet controller's part, played by the test: the rollout is complete.
   const sts = await statefulSets.get("db");
-  sts.status = { replicas: 1, readyReplicas: 1, updatedReplicas: 1, currentRevision: "r1", updateRevision: "r1", observedGeneration: sts.metadata?.generation };
+  sts.status = {
+    replicas: 1,
+    readyReplicas: 1,
+    updatedReplicas: 1,
+    currentRevision: "r1",
+    updateRevision: "r1",
+    observedGeneration: sts.metadata?.generation,
+  };
   await statefulSets.updateStatus(sts);
   obj = await clusters.get("db");
   await reconcile(context(obj), obj);
@@ -102,7 +141,12 @@ test("scaling to 1 deletes the PodDisruptionBudget; a complete rollout makes the
 
 test("a missing user password Secret blocks the StatefulSet: Ready=False/RootPasswordSecretNotFound, retried later", async () => {
   const { cluster, clusters, context } = setup();
-  const obj = await clusters.create({ apiVersion: "example.com/v1", kind: "MySQLCluster", metadata: { name: "db" }, spec: { ...spec, rootPasswordSecretRef: { name: "mine" } } });
+  const obj = await clusters.create({
+    apiVersion: "example.com/v1",
+    kind: "MySQLCluster",
+    metadata: { name: "db" },
+    spec: { ...spec, rootPasswordSecretRef: { name: "mine" } },
+  });
   const result = await reconcile(context(obj), obj);
   assert.ok(result && result.requeueAfter! > 0, "looks again later: the user's Secret is not watched");
   assert.throws(() => cluster.get(builtinResources.statefulSets, "default", "db"), /not found/);
@@ -112,7 +156,12 @@ test("a missing user password Secret blocks the StatefulSet: Ready=False/RootPas
 
 test("a cluster deleted before its status write is not an error", async () => {
   const { clusters, context } = setup();
-  const obj = await clusters.create({ apiVersion: "example.com/v1", kind: "MySQLCluster", metadata: { name: "gone" }, spec: { replicas: 1, version: "8.0.36" } });
+  const obj = await clusters.create({
+    apiVersion: "example.com/v1",
+    kind: "MySQLCluster",
+    metadata: { name: "gone" },
+    spec: { replicas: 1, version: "8.0.36" },
+  });
   await clusters.delete("gone");
   await reconcile(context(obj), obj);
 });

@@ -2,17 +2,31 @@
 // `npx tsc -b` is the test runner: each @ts-expect-error must meet an error, every other line must compile. Nothing here runs.
 import type { GadgetSpec } from "../../../fixtures/schema/closed-and-empty-object/expected/closed-and-empty-object.fixtures.crdgen.dev/v1/gadget.types.js";
 import type { ReservationSpec } from "../../../fixtures/schema/nullable/expected/nullable.fixtures.crdgen.dev/v1/reservation.types.js";
-import type { RolloutSpec, RolloutSpecStrategy, RolloutSpecStrategyValues } from "../../../fixtures/schema/enum-strings/expected/enum-strings.fixtures.crdgen.dev/v1/rollout.types.js";
+import type {
+  RolloutSpec,
+  RolloutSpecStrategy,
+  RolloutSpecStrategyValues,
+} from "../../../fixtures/schema/enum-strings/expected/enum-strings.fixtures.crdgen.dev/v1/rollout.types.js";
 import type { BucketNotificationSpec } from "../../../fixtures/schema/enum-odd-strings/expected/enum-odd-strings.fixtures.crdgen.dev/v1/bucketnotification.types.js";
 import type { VolumeSpec } from "../../../fixtures/schema/enum-mixed/expected/enum-mixed.fixtures.crdgen.dev/v1/volume.types.js";
 import type { FirewallRuleSpec } from "../../../fixtures/schema/enum-in-items/expected/enum-in-items.fixtures.crdgen.dev/v1/firewallrule.types.js";
 import type { PortMapSpec } from "../../../fixtures/schema/int-or-string/expected/int-or-string.fixtures.crdgen.dev/v1/portmap.types.js";
-import type { PipelineSpec, PipelineSpecConfig } from "../../../fixtures/schema/preserve-unknown-fields/expected/preserve-unknown-fields.fixtures.crdgen.dev/v1/pipeline.types.js";
+import type {
+  PipelineSpec,
+  PipelineSpecConfig,
+} from "../../../fixtures/schema/preserve-unknown-fields/expected/preserve-unknown-fields.fixtures.crdgen.dev/v1/pipeline.types.js";
 import type { Blob } from "../../../fixtures/schema/preserve-unknown-root/expected/preserve-unknown-root.fixtures.crdgen.dev/v1/blob.types.js";
-import type { TemplateSpec, TemplateSpecConfigMap, TemplateSpecResource } from "../../../fixtures/schema/embedded-resource/expected/embedded-resource.fixtures.crdgen.dev/v1/template.types.js";
+import type {
+  TemplateSpec,
+  TemplateSpecConfigMap,
+  TemplateSpecResource,
+} from "../../../fixtures/schema/embedded-resource/expected/embedded-resource.fixtures.crdgen.dev/v1/template.types.js";
 import type { SettingsSpec } from "../../../fixtures/schema/additional-properties/expected/additional-properties.fixtures.crdgen.dev/v1/settings.types.js";
 import type { SelectorSpec } from "../../../fixtures/schema/typed-union/expected/typed-union.fixtures.crdgen.dev/v1/selector.types.js";
-import type { MirrorSpecFooBar, MirrorSpecFoo_Bar } from "../../../fixtures/schema/name-collisions/expected/name-collisions.fixtures.crdgen.dev/v1/mirror.types.js";
+import type {
+  MirrorSpecFooBar,
+  MirrorSpecFoo_Bar,
+} from "../../../fixtures/schema/name-collisions/expected/name-collisions.fixtures.crdgen.dev/v1/mirror.types.js";
 import type { KeySetSpec } from "../../../fixtures/schema/keys-and-reserved-words/expected/keys-and-reserved-words.fixtures.crdgen.dev/v1/keyset.types.js";
 import type { Backup as BackupV1 } from "../../../fixtures/schema/multi-version/expected/multi-version.fixtures.crdgen.dev/v1/backup.types.js";
 import type { Backup as BackupV1alpha1 } from "../../../fixtures/schema/multi-version/expected/multi-version.fixtures.crdgen.dev/v1alpha1/backup.types.js";
@@ -43,7 +57,15 @@ export function requiredFieldIsRequired(): GadgetSpec[] {
 }
 
 export function nullableFieldAcceptsNullAndOthersDoNot(): ReservationSpec[] {
-  const nulls: ReservationSpec = { owner: "ada", until: null, room: null, seats: null, history: [null, { at: "noon" }], guests: ["bob", null], tags: { a: null } };
+  const nulls: ReservationSpec = {
+    owner: "ada",
+    until: null,
+    room: null,
+    seats: null,
+    history: [null, { at: "noon" }],
+    guests: ["bob", null],
+    tags: { a: null },
+  };
   const values: ReservationSpec = { owner: "ada", until: "2030-01-01T00:00:00Z", room: { floor: 2 } };
   // @ts-expect-error owner is required and not nullable
   const nullOwner: ReservationSpec = { owner: null, until: null, room: null };
@@ -67,12 +89,18 @@ export function enumRejectsValueOutsideUnion(): RolloutSpec[] {
 
 export function enumValuesArrayMatchesTheUnion(): [true, true] {
   const same: Equal<(typeof RolloutSpecStrategyValues)[number], RolloutSpecStrategy> = true;
-  const readonlyTuple: Equal<typeof RolloutSpecStrategyValues, readonly ["RollingUpdate", "Recreate", "BlueGreen"]> = true;
+  const readonlyTuple: Equal<typeof RolloutSpecStrategyValues, readonly ["RollingUpdate", "Recreate", "BlueGreen"]> =
+    true;
   return [same, readonlyTuple];
 }
 
 export function enumOfOddStringsKeepsExactLiterals(): BucketNotificationSpec[] {
-  const ok: BucketNotificationSpec = { event: "s3:ObjectCreated:*", operator: "!=", postgresVersion: "9.6", suffix: "" };
+  const ok: BucketNotificationSpec = {
+    event: "s3:ObjectCreated:*",
+    operator: "!=",
+    postgresVersion: "9.6",
+    suffix: "",
+  };
   // @ts-expect-error the literal is exact: "s3:ObjectCreated" lacks ":*"
   const truncated: BucketNotificationSpec = { event: "s3:ObjectCreated" };
   // @ts-expect-error "9.6" is a string value, not the number 9.6
@@ -99,7 +127,12 @@ export function enumInItemsAndMapValues(): FirewallRuleSpec[] {
 }
 
 export function intOrStringTakesNumbersAndStringsEverywhere(): PortMapSpec[] {
-  const ok: PortMapSpec = { targetPort: 8080, maxUnavailable: "25%", ports: [80, "http"], limits: { cpu: "500m", pods: 10 } };
+  const ok: PortMapSpec = {
+    targetPort: 8080,
+    maxUnavailable: "25%",
+    ports: [80, "http"],
+    limits: { cpu: "500m", pods: 10 },
+  };
   const named: PortMapSpec = { targetPort: "http" };
   // @ts-expect-error an int-or-string is never a boolean
   const wrong: PortMapSpec = { targetPort: true };
@@ -110,21 +143,40 @@ export function preserveUnknownFieldsKeepsDeclaredTypesAndAcceptsOtherKeys(): Ar
   const config: PipelineSpecConfig = { name: "build", retries: 2, image: "node:20", extra: { nested: [1, 2] } };
   // @ts-expect-error a declared key keeps its type
   const badName: PipelineSpecConfig = { name: 7 };
-  const spec: PipelineSpec = { values: { any: "thing" }, payload: 42, steps: [{ run: "make" }], args: [1, "two", null], parameters: { p: { q: 1 } }, extras: { e: [] } };
+  const spec: PipelineSpec = {
+    values: { any: "thing" },
+    payload: 42,
+    steps: [{ run: "make" }],
+    args: [1, "two", null],
+    parameters: { p: { q: 1 } },
+    extras: { e: [] },
+  };
   // @ts-expect-error values is an object of any keys, not a string
   const badValues: PipelineSpec = { values: "text" };
   return [config, badName, spec, badValues];
 }
 
 export function preserveUnknownFieldsAtTheRootKeepsTheEnvelopeTyped(): Blob[] {
-  const ok: Blob = { apiVersion: "preserve-unknown-root.fixtures.crdgen.dev/v1", kind: "Blob", metadata: { name: "b" }, data: { anything: true } };
+  const ok: Blob = {
+    apiVersion: "preserve-unknown-root.fixtures.crdgen.dev/v1",
+    kind: "Blob",
+    metadata: { name: "b" },
+    data: { anything: true },
+  };
   // @ts-expect-error the kind is still the literal "Blob"
   const wrongKind: Blob = { apiVersion: "preserve-unknown-root.fixtures.crdgen.dev/v1", kind: "Other", metadata: {} };
   return [ok, wrongKind];
 }
 
-export function embeddedResourceNeedsApiVersionAndKind(): Array<TemplateSpecResource | TemplateSpecConfigMap | TemplateSpec> {
-  const any: TemplateSpecResource = { apiVersion: "v1", kind: "Secret", metadata: { name: "s", labels: { a: "b" } }, data: {} };
+export function embeddedResourceNeedsApiVersionAndKind(): Array<
+  TemplateSpecResource | TemplateSpecConfigMap | TemplateSpec
+> {
+  const any: TemplateSpecResource = {
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name: "s", labels: { a: "b" } },
+    data: {},
+  };
   const declared: TemplateSpecConfigMap = { apiVersion: "v1", kind: "ConfigMap", data: { key: "value" } };
   // @ts-expect-error the API server rejects an embedded resource without apiVersion and kind
   const bare: TemplateSpecResource = { metadata: { name: "s" } };
@@ -135,7 +187,13 @@ export function embeddedResourceNeedsApiVersionAndKind(): Array<TemplateSpecReso
 }
 
 export function additionalPropertiesIsARecordOfItsValueType(): SettingsSpec[] {
-  const ok: SettingsSpec = { labels: { app: "web" }, weights: { a: 1 }, backends: { main: { host: "db" } }, lists: { l: ["x"] }, anything: { x: [1] } };
+  const ok: SettingsSpec = {
+    labels: { app: "web" },
+    weights: { a: 1 },
+    backends: { main: { host: "db" } },
+    lists: { l: ["x"] },
+    anything: { x: [1] },
+  };
   // @ts-expect-error label values are strings
   const labels: SettingsSpec = { labels: { replicas: 3 } };
   // @ts-expect-error a backend needs its required host
@@ -165,7 +223,15 @@ export function collidingKeysHaveDistinctTypes(): Array<MirrorSpecFooBar | Mirro
 }
 
 export function wireKeysStayExact(): KeySetSpec[] {
-  const ok: KeySetSpec = { class: "gold", "x-y": "z", default: { value: "v" }, constructor: "c", "a.b": { "c/d": "e" }, "with space": 1, "-XX:MaxRAMPercentage": "75" };
+  const ok: KeySetSpec = {
+    class: "gold",
+    "x-y": "z",
+    default: { value: "v" },
+    constructor: "c",
+    "a.b": { "c/d": "e" },
+    "with space": 1,
+    "-XX:MaxRAMPercentage": "75",
+  };
   // @ts-expect-error the wire key is "x-y", never a renamed xY
   const renamed: KeySetSpec = { class: "gold", xY: "z" };
   return [ok, renamed];
