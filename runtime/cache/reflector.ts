@@ -252,8 +252,9 @@ export class Reflector<T extends KubernetesObject> {
       (timeoutSeconds + this.deadlineMargin) * 1000,
     );
     // A watch started at RV ""/"0" begins with synthetic ADDED events in no RV order: don't track their RVs
-    // until the first other event (client-go propagateRVFromStart). A streaming list's RV comes from its end bookmark.
-    let propagateRV = !streaming && startRV !== "" && startRV !== "0";
+    // until the first other event (client-go propagateRVFromStart). A streaming list collects its initial events
+    // apart and takes its RV from the end bookmark; every event after that advances the RV, ADDED ones included.
+    let propagateRV = streaming || (startRV !== "" && startRV !== "0");
     const started = this.clock.now();
     let events = 0;
     let iterator: AsyncIterator<WatchEvent<T>> | undefined;

@@ -11,6 +11,7 @@ import {
   Reflector,
   type ReflectorOptions,
 } from "@crdgen/runtime/cache";
+import type { ListOptions } from "@crdgen/runtime/client";
 import {
   FakeListerWatcher,
   type Obj,
@@ -414,6 +415,92 @@ test("useWatchList: a stream that closes before its end bookmark stores nothing 
   lw.watches[1]!.push({ type: "ADDED", object: obj("c", "12") }, endBookmark("40"));
   await until(() => r.reflector.lastSyncResourceVersion() === "40", "synced");
   assert.deepEqual(r.indexer.listKeys(), ["c"]);
+  await r.stop();
+});
+
+// Helpers for the ports of client-go's TestWatchList cases below.
+/** A watch request's options with timeoutSeconds checked for presence and dropped (verifyRequestOptions ignores its value). */
+function watchOptionsSansTimeout(options: ListOptions): ListOptions {
+  assert.equal(typeof options.timeoutSeconds, "number", "the watch request specifies timeoutSeconds");
+  const { timeoutSeconds: _ignored, ...rest } = options;
+  return rest;
+}
+/** The store's objects by name (verifyStore sorts both sides). */
+function storeContent(indexer: Indexer<Obj>): Obj[] {
+  return [...indexer.list()].sort((a, b) => (a.metadata?.name ?? "").localeCompare(b.metadata?.name ?? ""));
+}
+const streamingRequest: ListOptions = {
+  resourceVersion: "",
+  allowWatchBookmarks: true,
+  sendInitialEvents: true,
+  resourceVersionMatch: "NotOlderThan",
+};
+
+// Port of kubernetes/client-go tools/cache/reflector_watchlist_test.go, TestWatchList,
+// case "stopping a watcher after synchronization results in creating a new watch request".
+test("useWatchList (client-go TestWatchList): stopping a watcher after synchronization results in creating a new watch request", async () => {
+  const lw = new FakeListerWatcher();
+  const r = setup(lw, { useWatchList: true });
+  await until(() => lw.watches.length === 1, "streaming watch");
+  lw.watches[0]!.push(
+    { type: "ADDED", object: obj("p1", "1") },
+    { type: "ADDED", object: obj("p2", "2") },
+    endBookmark("2"),
+    { type: "ADDED", object: obj("p3", "3") },
+  );
+  lw.watches[0]!.close(); // stopAfterWatchEvents: 4 (StopAndRecreateWatch)
+  await until(() => lw.watches.length === 2, "second watch request");
+  lw.watches[1]!.push({ type: "ADDED", object: obj("p4", "4") });
+  await until(() => r.indexer.getByKey("p4") !== undefined, "p4 stored"); // closeAfterWatchEvents: 5
+  await r.stop();
+
+  assert.equal(lw.watches.length, 2); // expectedWatchRequests
+  assert.equal(lw.listCalls.length, 0); // expectedListRequests
+  assert.deepEqual(
+    lw.watches.map((w) => watchOptionsSansTimeout(w.options)),
+    [streamingRequest, { allowWatchBookmarks: true, resourceVersion: "3" }],
+  );
+  assert.deepEqual(storeContent(r.indexer), [obj("p1", "1"), obj("p2", "2"), obj("p3", "3"), obj("p4", "4")]);
+});
+
+// Port of kubernetes/client-go tools/cache/reflector_watchlist_test.go, TestWatchList,
+// case "expiring an established watcher results in returning an error from the reflector".
+// client-go's ListAndWatch returns the error; here run() ends that round and takes one backoff step (held open below so
+// the requests of the round can be counted), after logging that the watch expired.
+test("useWatchList (client-go TestWatchList): expiring an established watcher results in returning an error from the reflector", async () => {
+  const lw = new FakeListerWatcher();
+  const delays: number[] = [];
+  const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+    new Promise<void>((resolve) => {
+      delays.push(ms);
+      signal?.addEventListener("abort", () => resolve(), { once: true });
+    });
+  const debug: string[] = [];
+  const logger = recordingLogger();
+  logger.debug = (m) => void debug.push(m);
+  const r = setup(lw, { useWatchList: true, sleep, logger });
+  await until(() => lw.watches.length === 1, "streaming watch");
+  lw.watches[0]!.push({ type: "ADDED", object: obj("p1", "1") }, endBookmark("2"), {
+    type: "ADDED",
+    object: obj("p3", "3"),
+  });
+  lw.watches[0]!.close(); // stopAfterWatchEvents: 3
+  await until(() => lw.watches.length === 2, "second watch request");
+  // watchOptionsPredicate: the second watch request fails with ResourceExpired.
+  lw.watches[1]!.fail(httpError(410, "rv already expired"));
+  await until(() => delays.length === 1, "the round ends with a backoff step");
+
+  assert.ok(
+    debug.some((m) => m.includes("watch expired at resourceVersion 3")),
+    `expected the expired watch to end the round, got ${JSON.stringify(debug)}`,
+  );
+  assert.equal(lw.watches.length, 2); // expectedWatchRequests
+  assert.equal(lw.listCalls.length, 0); // expectedListRequests
+  assert.deepEqual(
+    lw.watches.map((w) => watchOptionsSansTimeout(w.options)),
+    [streamingRequest, { allowWatchBookmarks: true, resourceVersion: "3" }],
+  );
+  assert.deepEqual(storeContent(r.indexer), [obj("p1", "1"), obj("p3", "3")]);
   await r.stop();
 });
 
