@@ -3,25 +3,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import {
-  ApiError,
-  ResourceClient,
-  ignoreNotFound,
-  isAlreadyExists,
-  isConflict,
-  isNotFound,
-  type ResourceDescriptor,
-} from "@crdgen/runtime";
+import { ApiError, ResourceClient, ignoreNotFound, isAlreadyExists, isConflict, isNotFound } from "@crdgen/runtime";
 import { HttpKubeClient, TransportError, isForbidden, isGone, isInvalid, type Status } from "@crdgen/runtime/client";
-import { startFakeApi, json, makeKubeConfig, type Handler } from "../support/fake-api-server.js";
-
-const widgets: ResourceDescriptor = {
-  group: "example.com",
-  version: "v1",
-  plural: "widgets",
-  kind: "Widget",
-  namespaced: true,
-};
+import { startFakeApi, json, makeKubeConfig, type Handler, widgets } from "../support/fake-api-server.js";
 
 function status(code: number, reason: string, message: string, details?: Status["details"]): Status {
   return {

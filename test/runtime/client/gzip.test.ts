@@ -3,17 +3,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { gzipSync } from "node:zlib";
-import { ApiError, type KubernetesObject, ResourceClient, type ResourceDescriptor } from "@crdgen/runtime";
+import { ApiError, type KubernetesObject, ResourceClient } from "@crdgen/runtime";
 import { TransportError } from "@crdgen/runtime/client";
-import { startFakeApi, writeInPieces } from "../support/fake-api-server.js";
-
-const widgets: ResourceDescriptor = {
-  group: "example.com",
-  version: "v1",
-  plural: "widgets",
-  kind: "Widget",
-  namespaced: true,
-};
+import { startFakeApi, writeInPieces, widgets } from "../support/fake-api-server.js";
 
 const list = {
   apiVersion: "example.com/v1",

@@ -1,9 +1,9 @@
 // ListDecoder: a LIST body cut into chunks anywhere decodes to exactly what JSON.parse of the whole body gives.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ApiError, type KubernetesObject, ResourceClient, type ResourceDescriptor } from "@crdgen/runtime";
+import { ApiError, type KubernetesObject, ResourceClient } from "@crdgen/runtime";
 import { ListDecoder, TransportError } from "@crdgen/runtime/client";
-import { json, startFakeApi, writeInPieces } from "../support/fake-api-server.js";
+import { json, startFakeApi, writeInPieces, widgets } from "../support/fake-api-server.js";
 
 const tricky = {
   apiVersion: "example.com/v1",
@@ -130,13 +130,6 @@ test("a truncated or malformed body is a SyntaxError, never a partial list", () 
 });
 
 // Through the client: ResourceClient.list decodes the body as it arrives, over HTTP.
-const widgets: ResourceDescriptor = {
-  group: "example.com",
-  version: "v1",
-  plural: "widgets",
-  kind: "Widget",
-  namespaced: true,
-};
 
 test("ResourceClient.list over HTTP, written in 7-byte pieces: every item decoded with its Date, the list's metadata kept", async () => {
   const body = JSON.stringify({

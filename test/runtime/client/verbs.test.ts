@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { ResourceClient, loadKubeClient, type KubernetesObject, type ResourceDescriptor } from "@crdgen/runtime";
 import { HttpKubeClient, bindResourceVerbs, jsonPointer, type Patch } from "@crdgen/runtime/client";
-import { startFakeApi, only, json, type FakeApi, type Handler } from "../support/fake-api-server.js";
+import { startFakeApi, only, json, type FakeApi, type Handler, widgets } from "../support/fake-api-server.js";
 
 interface Widget extends KubernetesObject {
   apiVersion?: "example.com/v1";
@@ -21,13 +21,6 @@ interface Widget extends KubernetesObject {
   status?: { ready?: boolean };
 }
 
-const widgets: ResourceDescriptor = {
-  group: "example.com",
-  version: "v1",
-  plural: "widgets",
-  kind: "Widget",
-  namespaced: true,
-};
 const gadgets: ResourceDescriptor = {
   group: "example.com",
   version: "v1",

@@ -2,20 +2,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type http from "node:http";
-import { ApiError, ResourceClient, type KubernetesObject, type ResourceDescriptor } from "@crdgen/runtime";
+import { ApiError, ResourceClient, type KubernetesObject } from "@crdgen/runtime";
 import { LineSplitter, TransportError, isGone, type WatchEvent } from "@crdgen/runtime/client";
-import { startFakeApi, json, type FakeApi, type Handler } from "../support/fake-api-server.js";
+import { startFakeApi, json, type FakeApi, type Handler, widgets } from "../support/fake-api-server.js";
 
 interface Widget extends KubernetesObject {
   spec?: { note?: string };
 }
-const widgets: ResourceDescriptor = {
-  group: "example.com",
-  version: "v1",
-  plural: "widgets",
-  kind: "Widget",
-  namespaced: true,
-};
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 

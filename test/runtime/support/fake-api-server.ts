@@ -3,6 +3,16 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { KubeConfig } from "@kubernetes/client-node";
 import { HttpKubeClient } from "@crdgen/runtime/client";
+import type { ResourceDescriptor } from "@crdgen/runtime";
+
+/** The namespaced custom resource the client tests talk to. */
+export const widgets: ResourceDescriptor = {
+  group: "example.com",
+  version: "v1",
+  plural: "widgets",
+  kind: "Widget",
+  namespaced: true,
+};
 
 export interface Recorded {
   method: string;
