@@ -230,8 +230,9 @@ export class Controller<T extends KubernetesObject> {
       }
     } catch (error) {
       if (error instanceof TerminalError) {
+        // Neither requeued nor forgotten (controller-runtime): the key's backoff stands, so a later failure of the
+        // same key keeps backing off from where it was.
         this.log.error("reconcile failed terminally; not requeued", { key, error });
-        this.queue.forget(key);
         this.metrics.reconciled(this.name, "error", seconds(), true);
       } else {
         this.log.error("reconcile failed; requeued with backoff", {

@@ -114,14 +114,42 @@ test("a thrown error requeues the key rate-limited and other keys keep flowing",
   stop.abort();
 });
 
-test("a TerminalError is forgotten, not requeued", async () => {
+// Port of kubernetes-sigs/controller-runtime pkg/internal/controller/controller_test.go, Describe("controller") /
+// "Processing queue items from a Controller" / It("should not requeue a Request if there is a terminal error"):
+// AddedRatelimited is empty and the queue is empty afterwards. controller.go's reconcileHandler neither requeues nor
+// calls Queue.Forget on a terminal error, so the recorded calls show no forget either.
+test("a TerminalError is neither requeued nor forgotten (controller-runtime: should not requeue a Request if there is a terminal error)", async () => {
   const { controller, queue, calls, stop } = await controllerWith([obj("a", "1", { ns: "ns" })], () =>
-    Promise.reject(new TerminalError("spec.version is not a version")),
+    Promise.reject(new TerminalError("expected error: reconcile")),
   );
   queue.add("ns/a");
   await controller.processNextWorkItem(stop.signal);
-  assert.deepEqual(calls, ["forget(ns/a)", "done(ns/a)"]);
-  assert.equal(queue.numRequeues("ns/a"), 0);
+  assert.deepEqual(
+    calls.filter((c) => c.startsWith("addRateLimited")),
+    [],
+  );
+  assert.equal(queue.len(), 0);
+  assert.deepEqual(calls, ["done(ns/a)"]);
+  stop.abort();
+});
+
+// Not an upstream case of its own: the same rule of controller.go (a terminal error skips both AddRateLimited and
+// Forget) seen through the rate limiter, the way controller_test.go's It("should not reset backoff until there's a
+// non-error result") reads NumRequeues: a terminal error after an ordinary failure leaves the backoff where it was.
+test("a TerminalError does not reset the key's backoff: NumRequeues stays where earlier failures put it", async () => {
+  let attempt = 0;
+  const { controller, queue, calls, stop } = await controllerWith([obj("a", "1", { ns: "ns" })], () => {
+    attempt++;
+    return Promise.reject(attempt === 1 ? new Error("something's wrong") : new TerminalError("spec is invalid"));
+  });
+  queue.add("ns/a");
+  await controller.processNextWorkItem(stop.signal); // ordinary error: requeued rate-limited (waits 5 ms)
+  assert.equal(queue.numRequeues("ns/a"), 1);
+  queue.add("ns/a"); // an event for the key arrives before its backoff has passed
+  await controller.processNextWorkItem(stop.signal); // terminal error
+  assert.equal(attempt, 2);
+  assert.deepEqual(calls, ["addRateLimited(ns/a)", "addAfter(ns/a,5)", "done(ns/a)", "done(ns/a)"]);
+  assert.equal(queue.numRequeues("ns/a"), 1);
   stop.abort();
 });
 
