@@ -302,8 +302,10 @@ export class LeaderElector {
         return false;
       }
     }
+    // Observed when the GET returned, not when the attempt began (client-go stamps observedTime after the Get): a slow
+    // read must not count towards the holder's lease. Validity is still judged against the attempt's start, `now`.
     if (current.metadata.resourceVersion !== this.observed?.metadata.resourceVersion || !this.observed) {
-      this.setObserved(current, now);
+      this.setObserved(current);
     }
     const old = current.spec ?? {};
     const holder = old.holderIdentity ?? "";
@@ -353,9 +355,10 @@ export class LeaderElector {
     return false;
   }
 
-  private setObserved(lease: Lease, at = this.clock.now()): void {
+  /** Records the Lease as seen now: expiry counts from this moment on the local clock. */
+  private setObserved(lease: Lease): void {
     this.observed = lease;
-    this.observedTime = at;
+    this.observedTime = this.clock.now();
     const holder = lease.spec?.holderIdentity ?? "";
     if (holder !== this.reportedLeader) {
       this.reportedLeader = holder;

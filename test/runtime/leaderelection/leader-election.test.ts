@@ -76,10 +76,10 @@ function candidate(
   store: LeaseStore,
   clock: FakeClock,
   identity: string,
-  opts: { work?: (s: AbortSignal) => Promise<void> } = {},
+  opts: { work?: (s: AbortSignal) => Promise<void>; lock?: ReturnType<LeaseStore["view"]> } = {},
 ): Candidate {
   const c = {
-    lock: store.view(),
+    lock: opts.lock ?? store.view(),
     stop: new AbortController(),
     events: [],
     leaderSignal: undefined,
@@ -165,6 +165,52 @@ test("a standby does not take a valid Lease, and two candidates starting togethe
   a.stop.abort();
   b.stop.abort();
   await Promise.all([a.done, b.done]);
+});
+
+// kubernetes/client-go tools/leaderelection/leaderelection.go, tryAcquireOrRenew: the record returned by Lock.Get is
+// stored with setObservedRecord, which stamps observedTime = clock.Now() after the Get returned; isLeaseValid compares
+// observedTime + leaseDuration with the attempt's start. leaderelection_test.go, TestTryAcquireOrRenew (case "don't
+// acquire from led, acked object": a standby that has just observed a foreign holder does not acquire, the holder stays)
+// has an instant fake Get; here the first GET takes 3 s of fake time, which must not count towards the holder's lease.
+test("a standby counts a foreign Lease's duration from when its GET returned, not from when the request started", async () => {
+  const clock = new FakeClock(START);
+  const store = new LeaseStore();
+  store.write({
+    holderIdentity: "a", // a holder that never renews again
+    leaseDurationSeconds: 15,
+    acquireTime: formatMicroTime(START),
+    renewTime: formatMicroTime(START),
+    leaseTransitions: 0,
+  });
+  const latencyMs = 3_000;
+  const view = store.view();
+  const instantGet = view.get.bind(view);
+  let gets = 0;
+  view.get = async (signal) => {
+    gets++;
+    if (gets === 1) await new Promise<void>((resolve) => clock.setTimeout(resolve, latencyMs));
+    return instantGet(signal);
+  };
+  const b = candidate(store, clock, "b", { lock: view });
+  await advance(clock, latencyMs);
+  assert.equal(gets, 1);
+  assert.equal(b.elector.getLeader(), "a");
+  // Observed at START + 3 s, so the Lease is valid until START + 18 s; attempts run every 2 s from START + 3 s on.
+  // Stamped at the request's start instead, it would be taken by the attempt at START + 15 s.
+  await advance(clock, 15_999); // START + 18.999 s, after the attempts at 15 s and 17 s
+  assert.equal(b.elector.isLeader(), false, "not before observedTime + leaseDuration");
+  assert.equal(b.events.length, 0);
+  // Read through a call: TypeScript would keep store.lease narrowed across the awaits below.
+  const spec = (): LeaseSpec | undefined => store.lease?.spec;
+  assert.equal(spec()?.holderIdentity, "a");
+  await advance(clock, 1); // the attempt at START + 19 s
+  assert.equal(b.elector.isLeader(), true);
+  assert.deepEqual(b.events, [{ what: "start", at: START + 19_000 }]);
+  assert.equal(spec()?.holderIdentity, "b");
+  assert.equal(spec()?.leaseTransitions, 1);
+  assert.deepEqual(b.newLeaders, ["a", "b"]);
+  b.stop.abort();
+  await b.done;
 });
 
 test("a leader that cannot renew stops leading by renewDeadline; the standby takes over after leaseDuration, leaseTransitions + 1", async () => {
