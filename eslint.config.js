@@ -1,4 +1,5 @@
-// Lint: typescript-eslint's strict, type-aware rule set over every TypeScript source; plain recommended rules for scripts.
+// Lint: typescript-eslint's strict, type-aware rule set over every TypeScript source; plain recommended rules for
+// scripts.
 import js from "@eslint/js";
 import globals from "globals";
 import tseslint from "typescript-eslint";

@@ -1,11 +1,15 @@
-// Explore benchmark: `crdgen explore` on a generated 5,000-file Go tree (the issue's goal: under a minute on this machine).
+// Explore benchmark: `crdgen explore` on a generated 5,000-file Go tree (the issue's goal: under a minute on this
+// machine).
 //
 //   npm run bench:explore                   (builds first; BENCH_GO_FILES=1000 for a quick run, BENCH_RUNS=3)
 //
 // The tree is one Go module written to a temporary folder: BENCH_GO_FILES / 20 packages, each a client-go style
-// controller (an informer per kind, handlers through a helper, a rate-limited queue, a worker loop) spread over 3 files,
-// plus 17 files of ordinary code (types, helpers, loops, calls between them) so most of the tree is not controller code,
-// as in a real operator. Each run is a fresh `node bin/crdgen.js explore <tree> --json` process; the run must find every
+// controller (an informer per kind, handlers through a helper, a rate-limited queue, a worker loop) spread over 3
+// files,
+// plus 17 files of ordinary code (types, helpers, loops, calls between them) so most of the tree is not controller
+// code,
+// as in a real operator. Each run is a fresh `node bin/crdgen.js explore <tree> --json` process; the run must find
+// every
 // controller. Results: a table on stdout and bench/results/explore-<date>.{json,md}.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -261,7 +261,8 @@ function main() {
       maxRssKb: r.maxRssKb,
       crashed: r.ok ? [] : files.map((f) => ({ file: f.name, error: r.output.slice(-300) })),
     };
-    // Type-checked from the per-file run below (one folder per CRD file); here only whether the one run compiles as a whole.
+    // Type-checked from the per-file run below (one folder per CRD file); here only whether the one run compiles as a
+    // whole.
     const whole = runTsc(out, [], { noUncheckedIndexedAccess: true, types: ["node"] });
     const result = summarize(
       "crdgen",

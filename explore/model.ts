@@ -1,4 +1,5 @@
-// What `crdgen explore` reports, for either language: per controller (one workqueue), the kinds it watches, the handlers
+// What `crdgen explore` reports, for either language: per controller (one workqueue), the kinds it watches, the
+// handlers
 // that put keys on the queue, the calls that do it, and the workers that take keys off and process them.
 import type { Loc } from "./facts.js";
 import { at } from "./loc.js";

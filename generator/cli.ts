@@ -74,7 +74,8 @@ program
         program.commands[0]!.error(
           "error: missing required argument 'inputs': give CRD files or folders, - for stdin, or --from-cluster <crd-names...>",
         );
-      // A progress bar on a terminal when there are more than a few CRD files (the count of CRDs is known only after parsing).
+      // A progress bar on a terminal when there are more than a few CRD files (the count of CRDs is known only after
+      // parsing).
       const bar =
         inputs.length > progressThreshold || inputs.some((i) => i !== "-" && isDirectory(i))
           ? progressBar()

@@ -1,4 +1,5 @@
-// controller-runtime controllers the Go reader recognises: the builder chain (For/Owns/Watches/Complete) and controller.New + Watch.
+// controller-runtime controllers the Go reader recognises: the builder chain (For/Owns/Watches/Complete) and
+// controller.New + Watch.
 import type { Node } from "web-tree-sitter";
 import type { BuilderFact, CallFact, Slot } from "../facts.js";
 import { oneLine } from "../syntax.js";

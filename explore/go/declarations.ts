@@ -1,4 +1,5 @@
-// A Go file's top-level declarations: imports, types (fields, embedded types), functions and methods, package variables.
+// A Go file's top-level declarations: imports, types (fields, embedded types), functions and methods, package
+// variables.
 import type { Node } from "web-tree-sitter";
 import { dirOfImport, pkgKeyOf } from "./modules.js";
 import { GoStatementReader } from "./statements.js";

@@ -1,4 +1,5 @@
-// Informers the Go reader recognises by shape: cache.New*Informer, factory accessors (`...Pods().Informer()`), raw watches.
+// Informers the Go reader recognises by shape: cache.New*Informer, factory accessors (`...Pods().Informer()`), raw
+// watches.
 import type { Node } from "web-tree-sitter";
 import { type CallFact, singularKind } from "../facts.js";
 import { oneLine } from "../syntax.js";

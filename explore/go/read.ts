@@ -1,7 +1,9 @@
-// Reads Go sources with tree-sitter's Go grammar (web-tree-sitter, WebAssembly: no native build) into the neutral facts.
+// Reads Go sources with tree-sitter's Go grammar (web-tree-sitter, WebAssembly: no native build) into the neutral
+// facts.
 // Packages are folders; import paths map to folders through the go.mod files found under the explored root.
 // The file reader is one class in layers, a file each: reader-base → informers → controller-runtime → calls →
-// expressions → statements → declarations (GoFileReader); a layer calls later ones through the base's abstract expr/visit.
+// expressions → statements → declarations (GoFileReader); a layer calls later ones through the base's abstract
+// expr/visit.
 import { createRequire } from "node:module";
 import { Language, Parser } from "web-tree-sitter";
 import { type Facts, type TypeFact, emptyFacts } from "../facts.js";

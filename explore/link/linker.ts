@@ -35,11 +35,13 @@ class Linker extends ControllerForLinker {
       }
     }
     this.pts = new PointsTo(constraints);
-    // Constructors of own queue types (queue.New(100) returning a *Queue) are known only once values flow: add them and solve again.
+    // Constructors of own queue types (queue.New(100) returning a *Queue) are known only once values flow: add them and
+    // solve again.
     let more = false;
     for (const call of this.queueTypes.size ? this.facts.calls : []) {
       if (this.isInternal(call.fn) || this.queueCalls.has(call.id)) continue;
-      // A function returning a fresh value of an own queue type; one that returns a queue already made (q|) only hands it on.
+      // A function returning a fresh value of an own queue type; one that returns a queue already made (q|) only hands
+      // it on.
       const makesOwnQueue = this.fnsAt(call.callee).some((fn) => {
         const ret = [...this.pts.valuesOf(`${fn}#ret`)];
         return (
@@ -76,7 +78,8 @@ class Linker extends ControllerForLinker {
           out.push({ c: "copy", dst: `${t.key}.${name}`, src: `${key}.${name}` });
           out.push({ c: "copy", dst: `${key}.${name}`, src: `${t.key}.${name}` });
         }
-        // A TypeScript base class's methods run with `this` being the subclass instance too (Go's promoted methods do not:
+        // A TypeScript base class's methods run with `this` being the subclass instance too (Go's promoted methods do
+        // not:
         // their receiver is the embedded value).
         if (t.key.startsWith("ts:"))
           for (const f of this.fns.values())

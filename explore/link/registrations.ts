@@ -1,4 +1,5 @@
-// Where handlers are attached to informers and watches (client-go, client-node, crdgen's runtime), and which functions they are.
+// Where handlers are attached to informers and watches (client-go, client-node, crdgen's runtime), and which functions
+// they are.
 import type { CallFact, Loc, Slot } from "../facts.js";
 import { at, locOrder } from "../loc.js";
 import { fieldSlot } from "../points-to.js";

@@ -1,4 +1,5 @@
-// Worker loops: what takes keys from a queue, the function each key is handed to, Done/Forget/requeues, and later hand-overs.
+// Worker loops: what takes keys from a queue, the function each key is handed to, Done/Forget/requeues, and later
+// hand-overs.
 import type { CallFact, FnFact, Slot } from "../facts.js";
 import { at, locOrder } from "../loc.js";
 import type { Place, Worker } from "../model.js";
@@ -61,7 +62,8 @@ export abstract class WorkerLinker extends RegistrationLinker {
     // Several functions behind one call (an interface or a field set by several controllers): all of them, as found.
     if (found.length !== 1) return found;
     const first = found[0]!;
-    // A wrapper that itself marks the key Done/Forget or requeues it (handle(key)) is still queue plumbing: look inside.
+    // A wrapper that itself marks the key Done/Forget or requeues it (handle(key)) is still queue plumbing: look
+    // inside.
     let p = first;
     for (let depth = 0; depth < 2; depth++) {
       const inner = this.region(p);

@@ -1,4 +1,5 @@
-// TypeScript expressions lowered to slots: names, property access, functions, object literals, assignments, conditionals.
+// TypeScript expressions lowered to slots: names, property access, functions, object literals, assignments,
+// conditionals.
 import { Node, SyntaxKind } from "ts-morph";
 import type { Slot } from "../facts.js";
 import { TsCallReader } from "./calls.js";

@@ -1,4 +1,5 @@
-// TypeScript modules: what a module specifier names in the explored tree (relative paths, workspace packages) and each module's exports.
+// TypeScript modules: what a module specifier names in the explored tree (relative paths, workspace packages) and each
+// module's exports.
 import path from "node:path";
 import { Node, type SourceFile } from "ts-morph";
 import type { Slot } from "../facts.js";

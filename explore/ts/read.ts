@@ -1,4 +1,5 @@
-// Reads TypeScript sources with ts-morph into the neutral facts. Imports are followed through relative paths and through
+// Reads TypeScript sources with ts-morph into the neutral facts. Imports are followed through relative paths and
+// through
 // the npm packages found in the explored tree (a workspace such as @crdgen/runtime), re-exports included.
 // The file reader is one class in layers, a file each: reader-base → calls → expressions → declarations (TsFileReader);
 // a layer calls later ones through the base's abstract expr/visit/functionLike.

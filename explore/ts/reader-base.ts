@@ -137,7 +137,8 @@ export abstract class TsReaderBase {
   }
 
   /**
-   * `rt.newRateLimitingQueue` with `import * as rt from "<explored module>"`: the exported name's own slot, found through
+   * `rt.newRateLimitingQueue` with `import * as rt from "<explored module>"`: the exported name's own slot, found
+   * through
    * the module's re-exports. Undefined when the base is not such a namespace; "" when the name is not exported there.
    */
   protected namespaceMember(node: import("ts-morph").PropertyAccessExpression): Slot | undefined {

@@ -1,4 +1,5 @@
-// Writes JSDoc blocks from descriptions and schema constraints; no description text can end the comment early or add a tag.
+// Writes JSDoc blocks from descriptions and schema constraints; no description text can end the comment early or add a
+// tag.
 import type { Constraints } from "../model/schema-node.js";
 
 /** Makes text safe inside a block comment: "*\/" would close it, so the slash is escaped; every line break becomes "\n". */

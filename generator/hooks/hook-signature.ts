@@ -1,4 +1,5 @@
-// Reads a user's hooks file with ts-morph (never regexes) to see whether its hook signatures still match the generator's.
+// Reads a user's hooks file with ts-morph (never regexes) to see whether its hook signatures still match the
+// generator's.
 // ts-morph takes most of a second to load: it is imported only when there is a user's hooks file to read.
 import type { Node } from "ts-morph";
 

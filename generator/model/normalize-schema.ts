@@ -211,7 +211,8 @@ function readConstraints(raw: Raw, at: string, ctx: NormalizeContext): Constrain
     }
     values.push({ combinator: name, members });
     if (members.some((m) => isRecord(m) && "type" in m)) {
-      // Structural schemas forbid `type` inside combinators; a typed node keeps its own type and the members are only documented.
+      // Structural schemas forbid `type` inside combinators; a typed node keeps its own type and the members are only
+      // documented.
       ctx.warnings.push({
         file: ctx.file,
         documentIndex: ctx.documentIndex,

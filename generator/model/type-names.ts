@@ -202,7 +202,8 @@ export function assignTypeNames(kind: string, root: SchemaNode, reserved: Readon
     nameOf.set(c.node, name);
   };
   const nested = candidates.filter((c) => c.node !== root);
-  // Lossless names are claimed before lossy ones, so adding a key like "_id" or "$ref" never renames the type of "id" or "ref".
+  // Lossless names are claimed before lossy ones, so adding a key like "_id" or "$ref" never renames the type of "id"
+  // or "ref".
   nested.filter((c) => c.lossless).forEach(claim);
   nested.filter((c) => !c.lossless).forEach(claim);
   return { nameOf, declarationOrder: candidates.map((c) => c.node), exported };

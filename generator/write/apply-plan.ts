@@ -1,4 +1,5 @@
-// Writes a plan: generator-owned files are rewritten, user-owned files created once; all writes land together or not at all.
+// Writes a plan: generator-owned files are rewritten, user-owned files created once; all writes land together or not at
+// all.
 import { randomBytes } from "node:crypto";
 import { lstatSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { mkdir, open, readFile, readdir, rename, rm, rmdir } from "node:fs/promises";
@@ -118,8 +119,10 @@ async function firstLine(file: string): Promise<string> {
 }
 
 /**
- * Writes and removes files as one unit. Every new content is first staged in a temp file beside its target; only when all
- * are staged are the targets swapped in (each old file kept as a backup until the end). Any failure undoes what was done:
+ * Writes and removes files as one unit. Every new content is first staged in a temp file beside its target; only when
+ * all
+ * are staged are the targets swapped in (each old file kept as a backup until the end). Any failure undoes what was
+ * done:
  * old files come back, temp files and backups are removed, and so are the folders this run created.
  */
 async function commit(

@@ -1,6 +1,7 @@
 // A child AbortSignal meant to be shared by many listeners. Node warns ("possible EventTarget memory leak") once an
 // AbortSignal has more than 10 abort listeners, and an informer factory, a controller and its reconciles
-// legitimately add one per informer, worker or request: those share this signal, which takes one listener on the parent.
+// legitimately add one per informer, worker or request: those share this signal, which takes one listener on the
+// parent.
 import { setMaxListeners } from "node:events";
 
 export interface FanOutSignal {

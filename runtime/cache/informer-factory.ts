@@ -1,4 +1,5 @@
-// Shares one informer per resource/namespace/selector key among controllers, and starts and stops them together (client-go SharedInformerFactory).
+// Shares one informer per resource/namespace/selector key among controllers, and starts and stops them together
+// (client-go SharedInformerFactory).
 import type { KubeClient } from "../client/kube-client.js";
 import { ResourceClient } from "../client/resource-client.js";
 import type { KubernetesObject, ResourceDescriptor } from "../client/types.js";

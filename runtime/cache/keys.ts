@@ -1,4 +1,5 @@
-// Cache keys ("namespace/name", client-go MetaNamespaceKeyFunc) and the tombstone for deletes missed while disconnected.
+// Cache keys ("namespace/name", client-go MetaNamespaceKeyFunc) and the tombstone for deletes missed while
+// disconnected.
 import type { KubernetesObject } from "../client/types.js";
 
 /**

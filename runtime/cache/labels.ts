@@ -1,4 +1,5 @@
-// Label selectors for listers: a parser for the Kubernetes string syntax (k8s.io/apimachinery labels.Parse) and matching.
+// Label selectors for listers: a parser for the Kubernetes string syntax (k8s.io/apimachinery labels.Parse) and
+// matching.
 
 export type LabelSelectorOperator = "=" | "!=" | "in" | "notin" | "exists" | "!" | "gt" | "lt";
 

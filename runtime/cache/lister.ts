@@ -1,4 +1,5 @@
-// Read access to an informer's cache for controllers: list by label selector, get by name, per namespace (client-go listers).
+// Read access to an informer's cache for controllers: list by label selector, get by name, per namespace (client-go
+// listers).
 import type { KubernetesObject } from "../client/types.js";
 import { type Indexer, NamespaceIndex } from "./indexer.js";
 import { objectKey } from "./keys.js";

@@ -1,4 +1,5 @@
-// The reflector's view of the API: LIST and WATCH one resource (client-go cache.ListerWatcher), plus error classification.
+// The reflector's view of the API: LIST and WATCH one resource (client-go cache.ListerWatcher), plus error
+// classification.
 import type { KubernetesList, KubernetesObject, ListOptions, Status } from "../client/types.js";
 import type { WatchEvent } from "../client/types.js";
 

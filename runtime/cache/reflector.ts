@@ -1,4 +1,5 @@
-// Keeps a DeltaSink in step with the API server: LIST, then WATCH from the list's resourceVersion, forever (client-go Reflector).
+// Keeps a DeltaSink in step with the API server: LIST, then WATCH from the list's resourceVersion, forever (client-go
+// Reflector).
 import type { KubernetesObject, ListOptions, WatchEvent } from "../client/types.js";
 import {
   type ListerWatcher,

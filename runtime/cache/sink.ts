@@ -1,4 +1,5 @@
-// Where the reflector writes: applies changes and relists to an Indexer, then reports each change in order (DeltaFIFO + processDeltas).
+// Where the reflector writes: applies changes and relists to an Indexer, then reports each change in order (DeltaFIFO +
+// processDeltas).
 // With one thread there is no need for client-go's queue between reflector and informer: each watch event is stored
 // and fanned out before the next one is read, so nothing can be reordered or coalesced.
 import type { KubernetesObject } from "../client/types.js";

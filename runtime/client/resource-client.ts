@@ -1,4 +1,5 @@
-// ResourceClient: the generic typed client for one resource (URL building, verbs, subresources); generated clients wrap it.
+// ResourceClient: the generic typed client for one resource (URL building, verbs, subresources); generated clients wrap
+// it.
 import type { V1Scale } from "@kubernetes/client-node";
 import type { KubeClient, Query } from "./kube-client.js";
 import { PATCH_CONTENT_TYPES, type Patch } from "./patch.js";
@@ -39,7 +40,8 @@ export interface WatchResourceOptions extends ListOptions {
 
 /**
  * The URL of a resource, its collection or a subresource:
- * `/apis/{group}/{version}[/namespaces/{ns}]/{plural}[/{name}[/{subresource}]]`, `/api/{version}/...` for the core group.
+ * `/apis/{group}/{version}[/namespaces/{ns}]/{plural}[/{name}[/{subresource}]]`, `/api/{version}/...` for the core
+ * group.
  */
 export function resourcePath(
   r: ResourceDescriptor,

@@ -56,7 +56,8 @@ export function controllerFor<T extends KubernetesObject, Ctx extends ReconcileC
   const { informer } = informerFactory.forResource<T>(kube, resource, { namespace, logger: options.logger });
   const queue = newRateLimitingQueue<string>({ name });
 
-  // Each event puts the object's namespace/name key on the queue. The queue dedups keys, so a burst of events is one reconcile.
+  // Each event puts the object's namespace/name key on the queue. The queue dedups keys, so a burst of events is one
+  // reconcile.
   // options.generationChangedOnly drops updates that leave metadata.generation alone (status-only writes).
   informer.addEventHandler(enqueueRequestForObject(queue, primaryPredicates<T>(options)));
 
@@ -81,7 +82,8 @@ export function controllerFor<T extends KubernetesObject, Ctx extends ReconcileC
     informerFactory,
     informer,
     queue,
-    // Workers call this with the object the cache holds for a key: reconcile is level-triggered, never fed the event itself.
+    // Workers call this with the object the cache holds for a key: reconcile is level-triggered, never fed the event
+    // itself.
     reconcile: (ctx, obj) => hooks.reconcile(typed(ctx), obj),
     finalize: hooks.finalize
       ? async (ctx: ReconcileContext, obj: T) => {

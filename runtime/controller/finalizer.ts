@@ -1,4 +1,5 @@
-// Adds and removes the runtime's finalizer with JSON patches guarded by a `test` op, so a concurrent change makes the patch fail, never clobbers.
+// Adds and removes the runtime's finalizer with JSON patches guarded by a `test` op, so a concurrent change makes the
+// patch fail, never clobbers.
 import type { ResourceClient } from "../client/resource-client.js";
 import type { KubernetesObject } from "../client/types.js";
 

@@ -1,4 +1,5 @@
-// Finds the control plane binaries the envtest way: TEST_ASSET_<NAME>, then KUBEBUILDER_ASSETS, then crdgen's build cache.
+// Finds the control plane binaries the envtest way: TEST_ASSET_<NAME>, then KUBEBUILDER_ASSETS, then crdgen's build
+// cache.
 import { accessSync, constants } from "node:fs";
 import os from "node:os";
 import path from "node:path";

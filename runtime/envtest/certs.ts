@@ -1,4 +1,5 @@
-// Certificates for the local control plane (as envtest's TinyCA): a CA, the apiserver's serving cert, an admin client cert, a service-account key.
+// Certificates for the local control plane (as envtest's TinyCA): a CA, the apiserver's serving cert, an admin client
+// cert, a service-account key.
 import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";

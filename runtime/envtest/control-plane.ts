@@ -1,4 +1,5 @@
-// A real local Kubernetes control plane (etcd + kube-apiserver, no kubelet) for tests, benchmarks and the demo, like controller-runtime's envtest.
+// A real local Kubernetes control plane (etcd + kube-apiserver, no kubelet) for tests, benchmarks and the demo, like
+// controller-runtime's envtest.
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -217,7 +218,8 @@ interface CrdDocument {
 async function installCrds(client: KubeClient, files: string[]): Promise<void> {
   const wanted: Array<{ group: string; version: string; plural: string }> = [];
   for (const file of files) {
-    // Plain YAML parsing on purpose: client-node's loadAllYaml maps into its model classes, which rename `default` to `_default`.
+    // Plain YAML parsing on purpose: client-node's loadAllYaml maps into its model classes, which rename `default` to
+    // `_default`.
     for (const doc of parseAllDocuments(await readFile(file, "utf8")).map((d) => d.toJS() as CrdDocument | null)) {
       if (!doc || doc.kind !== "CustomResourceDefinition") continue;
       try {

@@ -1,4 +1,5 @@
-// Starts and stops control plane processes so that none outlives the test run: own process group, exit handlers, SIGKILL after a grace period.
+// Starts and stops control plane processes so that none outlives the test run: own process group, exit handlers,
+// SIGKILL after a grace period.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream } from "node:fs";
 

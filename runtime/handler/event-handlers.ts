@@ -1,4 +1,5 @@
-// Event handlers that turn informer events into workqueue keys (controller-runtime pkg/handler): EnqueueRequestForObject
+// Event handlers that turn informer events into workqueue keys (controller-runtime pkg/handler):
+// EnqueueRequestForObject
 // for the primary resource, EnqueueRequestForOwner for owned kinds, EnqueueRequestsFromMapFunc for watched kinds.
 import type { KubernetesObject, ResourceDescriptor } from "../client/types.js";
 import type { ResourceEventHandler } from "../cache/informer.js";

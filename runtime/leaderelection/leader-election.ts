@@ -1,4 +1,5 @@
-// Leader election on a coordination.k8s.io/v1 Lease with client-go semantics: acquire, renew, take over after expiry, release.
+// Leader election on a coordination.k8s.io/v1 Lease with client-go semantics: acquire, renew, take over after expiry,
+// release.
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import type { KubeClient } from "../client/kube-client.js";
@@ -108,7 +109,8 @@ export type LeaderElectionOutcome = "stopped" | "released" | "lost";
 
 /**
  * One candidate in a leader election, as client-go's LeaderElector with ReleaseOnCancel. Expiry is judged on the local
- * clock from when this candidate last observed the Lease change (not the holder's renewTime), so clock skew is harmless.
+ * clock from when this candidate last observed the Lease change (not the holder's renewTime), so clock skew is
+ * harmless.
  */
 export class LeaderElector {
   readonly identity: string;

@@ -1,4 +1,5 @@
-// One HTTP server for /metrics, /healthz and /readyz (controller-runtime pkg/healthz/healthz.go and the manager's probe server).
+// One HTTP server for /metrics, /healthz and /readyz (controller-runtime pkg/healthz/healthz.go and the manager's probe
+// server).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";

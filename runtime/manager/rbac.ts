@@ -74,7 +74,8 @@ export interface AccessVerbs {
  * - written: create + patch (apply) + delete (to change an existing object's ownerReferences under that plugin).
  * - read: get.
  * - events (events.k8s.io): create (the recorder posts each event; it never patches an event series).
- * - leases (coordination.k8s.io): get, create, update (acquire and renew read, create, then update with resourceVersion).
+ * - leases (coordination.k8s.io): get, create, update (acquire and renew read, create, then update with
+ * resourceVersion).
  */
 export const accessVerbs: Readonly<AccessVerbs> = Object.freeze<AccessVerbs>({
   primary: ["list", "watch"],

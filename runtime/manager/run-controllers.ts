@@ -45,13 +45,15 @@ export interface RunControllersOptions {
   signal?: AbortSignal;
   /**
    * When set, the controllers run only while this process holds the Lease. Losing it stops them and makes
-   * runControllers reject ("leader election lost") so the process exits; SIGINT/SIGTERM stop them, then release the Lease.
+   * runControllers reject ("leader election lost") so the process exits; SIGINT/SIGTERM stop them, then release the
+   * Lease.
    */
   leaderElection?: LeaderElectionConfig;
   /**
    * How long in-flight reconciles may take to finish once the controllers are told to stop (signal, lost Lease, a
    * failed controller). Past it runControllers gives up waiting and rejects with GracefulShutdownTimeoutError naming
-   * the keys still running, so the process can exit non-zero. Default 30 s (controller-runtime's GracefulShutdownTimeout).
+   * the keys still running, so the process can exit non-zero. Default 30 s (controller-runtime's
+   * GracefulShutdownTimeout).
    */
   gracefulShutdownTimeoutMs?: number;
 }

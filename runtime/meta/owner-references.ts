@@ -1,4 +1,5 @@
-// Owner references (controller-runtime's controllerutil.SetControllerReference): children point at the object that manages them.
+// Owner references (controller-runtime's controllerutil.SetControllerReference): children point at the object that
+// manages them.
 import type { V1OwnerReference } from "@kubernetes/client-node";
 import type { KubernetesObject } from "../client/types.js";
 

@@ -1,5 +1,6 @@
 // Prometheus metrics under client-go's and controller-runtime's names, so existing dashboards work
-// (client-go util/workqueue/metrics.go, controller-runtime pkg/metrics/workqueue.go and pkg/internal/controller/metrics/metrics.go).
+// (client-go util/workqueue/metrics.go, controller-runtime pkg/metrics/workqueue.go and
+// pkg/internal/controller/metrics/metrics.go).
 import { Counter, Gauge, Histogram, Registry, exponentialBuckets } from "prom-client";
 import {
   setDefaultMetricsProvider,

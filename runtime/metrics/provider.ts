@@ -1,5 +1,6 @@
 // The metric interfaces the workqueue records through (client-go util/workqueue/metrics.go's MetricsProvider), so the
-// queue needs no metrics library: metrics/prometheus.ts implements them on prom-client and installs itself as the default.
+// queue needs no metrics library: metrics/prometheus.ts implements them on prom-client and installs itself as the
+// default.
 
 export interface GaugeMetric {
   inc(): void;

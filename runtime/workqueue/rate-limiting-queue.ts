@@ -1,4 +1,5 @@
-// A delaying queue whose requeues wait as long as a RateLimiter says, as in client-go util/workqueue/rate_limiting_queue.go.
+// A delaying queue whose requeues wait as long as a RateLimiter says, as in client-go
+// util/workqueue/rate_limiting_queue.go.
 
 import type { Clock } from "../clock/clock.js";
 import { BasicDelayingQueue, type DelayingQueue } from "./delaying-queue.js";

@@ -1,4 +1,5 @@
-// Min-heap of items waiting for their ready time, keyed by item (client-go delaying_queue.go waitForPriorityQueue + knownEntries).
+// Min-heap of items waiting for their ready time, keyed by item (client-go delaying_queue.go waitForPriorityQueue +
+// knownEntries).
 
 interface Entry<T> {
   readonly item: T;

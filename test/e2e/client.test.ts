@@ -1,4 +1,5 @@
-// The generated MySQLCluster client, the runtime's ApiError and the informer/lister against a real kube-apiserver + etcd.
+// The generated MySQLCluster client, the runtime's ApiError and the informer/lister against a real kube-apiserver +
+// etcd.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import type { ControlPlane } from "@crdgen/runtime/envtest";
@@ -17,7 +18,8 @@ import type {
 } from "../../samples/mysql/generated/example.com/v1/mysqlcluster.types.js";
 import { eventually, startSampleControlPlane } from "./control-plane.js";
 
-// This file's namespaces: most tests use `ns`; `otherNs` is the second namespace of listAllNamespaces; `bulkNs` holds the 1,000 objects.
+// This file's namespaces: most tests use `ns`; `otherNs` is the second namespace of listAllNamespaces; `bulkNs` holds
+// the 1,000 objects.
 const ns = "client-e2e";
 const otherNs = "client-e2e-other";
 const bulkNs = "client-e2e-bulk";
@@ -201,7 +203,8 @@ test("patch json whose test op fails is rejected with 422 Invalid and changes no
   assert.equal(error.reason, "Invalid");
   assert.equal(isInvalid(error), true);
   assert.equal(isConflict(error), false);
-  // The server's Status carries only its generic 422 message (no cause naming the failed op); the caller gets it verbatim.
+  // The server's Status carries only its generic 422 message (no cause naming the failed op); the caller gets it
+  // verbatim.
   assert.equal(error.message, serverMessage(error));
   assert.equal(error.message, "the server rejected our request due to an error in our request");
   const now = await clusters.get("json-test-fails");

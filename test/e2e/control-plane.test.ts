@@ -1,4 +1,5 @@
-// The local control plane itself: it starts, serves the installed CRD, survives an apiserver restart, and leaves no process behind.
+// The local control plane itself: it starts, serves the installed CRD, survives an apiserver restart, and leaves no
+// process behind.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, execFileSync } from "node:child_process";

@@ -68,7 +68,8 @@ let serviceAccount: string;
 let leaseName: string;
 
 before(async () => {
-  // OwnerReferencesPermissionEnforcement is off in a default kube-apiserver but on in some distributions; with it on, the
+  // OwnerReferencesPermissionEnforcement is off in a default kube-apiserver but on in some distributions; with it on,
+  // the
   // ClusterRole's <primary>/finalizers and owned-kind delete grants are what it checks.
   plane = await startControlPlane({
     crdFiles: [path.join(deployDir, "01-crd.yaml")],

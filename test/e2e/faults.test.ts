@@ -1,4 +1,5 @@
-// Fault tests for the MySQLCluster informer against a real control plane: apiserver kills/restarts, 410 Gone after etcd compaction, reconnect backoff.
+// Fault tests for the MySQLCluster informer against a real control plane: apiserver kills/restarts, 410 Gone after etcd
+// compaction, reconnect backoff.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import type { ControlPlane } from "@crdgen/runtime/envtest";

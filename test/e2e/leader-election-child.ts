@@ -1,5 +1,7 @@
-// Test helper (not a test): a child-process candidate that runs one probe controller under runControllers' leader election.
-// argv: kubeconfig namespace lease identity. Prints one JSON line per event ({event:"start"|"stop"|"exit"|"error", at}).
+// Test helper (not a test): a child-process candidate that runs one probe controller under runControllers' leader
+// election.
+// argv: kubeconfig namespace lease identity. Prints one JSON line per event ({event:"start"|"stop"|"exit"|"error",
+// at}).
 import { loadKubeClient } from "@crdgen/runtime";
 import { runControllers } from "@crdgen/runtime/manager";
 

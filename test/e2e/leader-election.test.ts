@@ -1,4 +1,5 @@
-// Leader election against a real kube-apiserver: one leader at a time, release on abort/SIGTERM, takeover after a kill -9, lost lease.
+// Leader election against a real kube-apiserver: one leader at a time, release on abort/SIGTERM, takeover after a kill
+// -9, lost lease.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";

@@ -1,5 +1,7 @@
-// The 22 testable behaviours of the MySQL operator (shared design: mysql-operator.md, section 3.7), one test each, against
-// a real kube-apiserver + etcd. There is no kube-controller-manager here (section 3.6): the tests write the StatefulSet's
+// The 22 testable behaviours of the MySQL operator (shared design: mysql-operator.md, section 3.7), one test each,
+// against
+// a real kube-apiserver + etcd. There is no kube-controller-manager here (section 3.6): the tests write the
+// StatefulSet's
 // status themselves, and assert ownerReferences and retention fields instead of waiting for garbage collection.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";

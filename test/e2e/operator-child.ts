@@ -1,10 +1,12 @@
-// Test helper (not a test): a child-process MySQLCluster operator (the generated controller) with a test reconcile hook,
+// Test helper (not a test): a child-process MySQLCluster operator (the generated controller) with a test reconcile
+// hook,
 // run by runControllers so SIGTERM/SIGINT, the graceful-shutdown limit and leader election behave as in production.
 // Env: KUBECONFIG_PATH (required); NAMESPACE (watched namespace); LEASE (leader election on this Lease when set);
 // MODE "record" (default: record, sleep, record) or "status" (also write status.observedGeneration with updateStatus
 // from the cached object, so a concurrent change makes it conflict); SLEEP_MS (in each reconcile, default 0; the sleep
 // ignores the shutdown signal, like a reconcile in the middle of its work); SHUTDOWN_TIMEOUT_MS (graceful limit).
-// Stdout: one JSON line per event: ready, leading, start/end (key, pid, at), conflict-free logs (event "log"), exit, error.
+// Stdout: one JSON line per event: ready, leading, start/end (key, pid, at), conflict-free logs (event "log"), exit,
+// error.
 import { loadKubeClient, newLogger } from "@crdgen/runtime";
 import { runControllers, type Runnable } from "@crdgen/runtime/manager";
 import { newMySQLClusterController } from "../../samples/mysql/generated/example.com/v1/mysqlcluster.controller.js";

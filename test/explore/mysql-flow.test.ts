@@ -1,6 +1,7 @@
 // `crdgen explore samples/mysql runtime` prints the event flow the README describes in "The event flow, informer to
 // reconcile": each step the README names (handlers, queue.add, processNextWorkItem, queue.get, forget / addAfter /
-// addRateLimited / done, reconcile, the hooks file) is found, at a line that really is that step, in the README's order.
+// addRateLimited / done, reconcile, the hooks file) is found, at a line that really is that step, in the README's
+// order.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -49,7 +50,8 @@ test("the README's event-flow steps 3-6 are what explore reports for the MySQL o
   assert.equal(c.loc?.file, controllerFile);
   assert.match(lineAt(c.loc), /rt\.controllerFor\(kube, mySQLClusterResource, hooks/);
 
-  // Step 4: <kind>.controller.ts is one controllerFor call; the queue is made there (runtime/controller/controller-for.ts)
+  // Step 4: <kind>.controller.ts is one controllerFor call; the queue is made there
+  // (runtime/controller/controller-for.ts)
   // and keys go on it with queue.add(metaNamespaceKeyFunc(obj)).
   assert.match(steps.get(4)!, /<kind>\.controller\.ts/);
   assert.ok(namesIn(steps.get(4)!).includes(controllerForFile), `README step 4 names ${controllerForFile}`);
@@ -60,7 +62,8 @@ test("the README's event-flow steps 3-6 are what explore reports for the MySQL o
   assert.equal(c.queue.loc?.file, controllerForFile);
   assert.match(lineAt(c.queue.loc), /newRateLimitingQueue/);
 
-  // Step 3: the SharedIndexInformer (the factory's forResource makes it) calls addFunc, updateFunc, deleteFunc; its kind
+  // Step 3: the SharedIndexInformer (the factory's forResource makes it) calls addFunc, updateFunc, deleteFunc; its
+  // kind
   // is the mySQLClusterResource descriptor's.
   const primary = c.sources.find((s) => s.kind === "MySQLCluster");
   assert.ok(primary, `a MySQLCluster source among ${c.sources.map((s) => s.kind).join(", ")}`);
@@ -91,7 +94,8 @@ test("the README's event-flow steps 3-6 are what explore reports for the MySQL o
     assert.match(lineAt(h.producers[0]!.loc), /queue\.add\(metaNamespaceKeyFunc\(/);
   }
 
-  // Step 5: workers in runtime/controller/controller.ts, processNextWorkItem: queue.get(), reconcile, forget / addAfter / addRateLimited, done.
+  // Step 5: workers in runtime/controller/controller.ts, processNextWorkItem: queue.get(), reconcile, forget / addAfter
+  // / addRateLimited, done.
   const step5 = steps.get(5)!;
   assert.equal(c.workers.length, 1);
   const w = c.workers[0]!;
@@ -133,7 +137,8 @@ test("crdgen explore prints the MySQL flow in the README's order", () => {
   );
   assert.equal(run.status, 0, run.stderr);
   const out = run.stdout;
-  // The printed order follows the event: handler → queue.add → worker loop → queue.get in processNextWorkItem → reconcile hook.
+  // The printed order follows the event: handler → queue.add → worker loop → queue.get in processNextWorkItem →
+  // reconcile hook.
   const order = [
     "addFunc",
     "queue.add",
@@ -146,7 +151,8 @@ test("crdgen explore prints the MySQL flow in the README's order", () => {
     "requeue    addAfter",
     "requeue    addRateLimited",
   ];
-  // One block, named after the generated function; the primary informer is the factory's (forResource), its kind the descriptor's.
+  // One block, named after the generated function; the primary informer is the factory's (forResource), its kind the
+  // descriptor's.
   assert.equal(out.match(/^controller /gm)?.length, 1, out);
   let from = out.indexOf("controller newMySQLClusterController\n");
   assert.ok(from >= 0, out);

@@ -1,4 +1,5 @@
-// The crdgen command as users run it: `node bin/crdgen.js ...` in a child process, checked by its files, exit code and messages.
+// The crdgen command as users run it: `node bin/crdgen.js ...` in a child process, checked by its files, exit code and
+// messages.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -98,7 +99,8 @@ function freshSampleCopy(): { root: string; out: string; hooks: string; args: st
   cpSync(path.join(repoRoot, "samples/mysql/generated"), out, { recursive: true });
   cpSync(path.join(repoRoot, "samples/mysql/src"), hooks, { recursive: true });
   const args = ["generate", sampleCrd, "--out", out, "--hooks", hooks];
-  // Whether the committed copy is current is the previous test's business; here only the one change made below may differ.
+  // Whether the committed copy is current is the previous test's business; here only the one change made below may
+  // differ.
   assertOk(crdgen(args));
   assertOk(crdgen([...args, "--check"]));
   return { root, out, hooks, args };

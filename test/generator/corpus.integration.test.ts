@@ -1,4 +1,5 @@
-// Every real-world CRD in ../shared/crds generates (with --validation), and the generated operator code type-checks under strict TypeScript.
+// Every real-world CRD in ../shared/crds generates (with --validation), and the generated operator code type-checks
+// under strict TypeScript.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";

@@ -1,4 +1,5 @@
-// Golden tests: every schema fixture and the MySQL sample generate exactly their committed files, and the type rules hold in them.
+// Golden tests: every schema fixture and the MySQL sample generate exactly their committed files, and the type rules
+// hold in them.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readdirSync } from "node:fs";
@@ -15,7 +16,8 @@ import type { SchemaWarning } from "../../generator/model/normalize-schema.js";
 
 /** The repository root: this file runs as dist/test/generator/golden.test.js. */
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
-// Every generated header names its input as given, so inputs are passed relative to the repository root (npm test runs there).
+// Every generated header names its input as given, so inputs are passed relative to the repository root (npm test runs
+// there).
 if (process.cwd() !== repoRoot && isMainThread) process.chdir(repoRoot);
 const repoPath = (...segments: string[]) =>
   path

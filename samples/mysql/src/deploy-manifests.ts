@@ -48,7 +48,8 @@ export function operatorAccess(): ControllerAccess[] {
       watches: (hooks.watches ?? []).map((w) => w.resource),
       // What the hooks do that their exports cannot say (the e2e fails on a 403 if this falls behind, and on an unused
       // grant if it runs ahead): the generated root password Secret and the backup PVC are created and applied but are
-      // watched rather than owned, since they carry an ownerReference only with reclaimPolicy Delete; and Secrets are read
+      // watched rather than owned, since they carry an ownerReference only with reclaimPolicy Delete; and Secrets are
+      // read
       // by GET (the user's Secret has no managed-by label, so the watch does not cache it).
       writes: [builtinResources.secrets, builtinResources.persistentVolumeClaims],
       reads: [builtinResources.secrets],

@@ -91,7 +91,8 @@ test("crdgen init scaffolds a project where npm run generate && npm test work at
   for (const file of ["README.md", ".gitignore", "crds"])
     assert.ok(existsSync(path.join(project, file)), `${file} was created`);
 
-  // Install from this checkout instead of the registry: the same package.json with the two specs pointing at the tarballs.
+  // Install from this checkout instead of the registry: the same package.json with the two specs pointing at the
+  // tarballs.
   pkg.dependencies["@crdgen/runtime"] = `file:${runtimeTarball}`;
   pkg.devDependencies["crdgen"] = `file:${crdgenTarball}`;
   writeFileSync(path.join(project, "package.json"), JSON.stringify(pkg, null, 2));

@@ -378,7 +378,8 @@ test('useWatchList: after a 410 the initial state streams again at resourceVersi
   await until(() => r.reflector.lastSyncResourceVersion() === "100", "synced");
   lw.watches[0]!.fail(httpError(410, "Gone"));
   await until(() => lw.watches.length === 2, "second streaming watch");
-  // Streams again "not older than" the last RV; the server says that RV is gone too, so the next try asks for the newest state.
+  // Streams again "not older than" the last RV; the server says that RV is gone too, so the next try asks for the
+  // newest state.
   assert.equal(lw.watches[1]!.options.sendInitialEvents, true);
   assert.equal(lw.watches[1]!.options.resourceVersion, "100");
   lw.watches[1]!.push({ type: "ADDED", object: obj("a", "10") }); // partial initial state, then 410

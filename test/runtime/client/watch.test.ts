@@ -1,4 +1,5 @@
-// KubeClient.watch / ResourceClient.watch against a fake API server: NDJSON framing, UTF-8, abort, close, errors, idle timeout.
+// KubeClient.watch / ResourceClient.watch against a fake API server: NDJSON framing, UTF-8, abort, close, errors, idle
+// timeout.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type http from "node:http";

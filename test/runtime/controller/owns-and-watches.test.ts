@@ -1,4 +1,5 @@
-// Watches on owned kinds (controller.owns / options.owns) and the primary resource's predicates (generationChangedOnly).
+// Watches on owned kinds (controller.owns / options.owns) and the primary resource's predicates
+// (generationChangedOnly).
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { Controller, builtinResources, newLogger, type KubernetesObject } from "@crdgen/runtime";

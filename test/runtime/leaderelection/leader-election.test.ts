@@ -1,4 +1,5 @@
-// Unit tests for LeaderElector on an in-memory Lease store and a fake clock: acquire, renew, expiry takeover, conflicts, release.
+// Unit tests for LeaderElector on an in-memory Lease store and a fake clock: acquire, renew, expiry takeover,
+// conflicts, release.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ApiError } from "@crdgen/runtime";
@@ -170,7 +171,8 @@ test("a standby does not take a valid Lease, and two candidates starting togethe
 // kubernetes/client-go tools/leaderelection/leaderelection.go, tryAcquireOrRenew: the record returned by Lock.Get is
 // stored with setObservedRecord, which stamps observedTime = clock.Now() after the Get returned; isLeaseValid compares
 // observedTime + leaseDuration with the attempt's start. leaderelection_test.go, TestTryAcquireOrRenew (case "don't
-// acquire from led, acked object": a standby that has just observed a foreign holder does not acquire, the holder stays)
+// acquire from led, acked object": a standby that has just observed a foreign holder does not acquire, the holder
+// stays)
 // has an instant fake Get; here the first GET takes 3 s of fake time, which must not count towards the holder's lease.
 test("a standby counts a foreign Lease's duration from when its GET returned, not from when the request started", async () => {
   const clock = new FakeClock(START);
@@ -233,7 +235,8 @@ test("a leader that cannot renew stops leading by renewDeadline; the standby tak
   assert.ok(aStop - breakAt <= 10_000, `a stopped ${aStop - breakAt} ms after its last renewal (renewDeadline 10 s)`);
   const bStart = b.events[0]!.at;
   assert.ok(bStart > aStop, "no overlap");
-  // b saw a's 4 s renewal at its 4 s attempt (b retries every 2 s from 0.01 s): expiry at ~19 s, next attempt ≤ 2 s later.
+  // b saw a's 4 s renewal at its 4 s attempt (b retries every 2 s from 0.01 s): expiry at ~19 s, next attempt ≤ 2 s
+  // later.
   assert.ok(
     bStart - breakAt >= 15_000 && bStart - breakAt <= 15_000 + 2_000 + 20,
     `b took over ${bStart - breakAt} ms after a's last renewal`,

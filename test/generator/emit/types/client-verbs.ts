@@ -1,4 +1,5 @@
-// Type-level tests of generated clients and listers: scope decides the namespace argument, subresources decide the extra verbs.
+// Type-level tests of generated clients and listers: scope decides the namespace argument, subresources decide the
+// extra verbs.
 // `npx tsc -b` is the test runner: each @ts-expect-error must meet an error, every other line must compile. Nothing here runs.
 /* eslint-disable @typescript-eslint/no-unsafe-call -- the calls flagged are the @ts-expect-error ones: a verb the client must not have is unresolved by design */
 import type { StoragePool } from "../../../fixtures/schema/cluster-scoped/expected/cluster-scoped.fixtures.crdgen.dev/v1/storagepool.types.js";

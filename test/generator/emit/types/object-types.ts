@@ -1,4 +1,5 @@
-// Type-level tests of generated object types: closed objects, required, optional and nullable fields, enums, records, open and embedded objects.
+// Type-level tests of generated object types: closed objects, required, optional and nullable fields, enums, records,
+// open and embedded objects.
 // `npx tsc -b` is the test runner: each @ts-expect-error must meet an error, every other line must compile. Nothing here runs.
 import type { GadgetSpec } from "../../../fixtures/schema/closed-and-empty-object/expected/closed-and-empty-object.fixtures.crdgen.dev/v1/gadget.types.js";
 import type { ReservationSpec } from "../../../fixtures/schema/nullable/expected/nullable.fixtures.crdgen.dev/v1/reservation.types.js";
