@@ -1,7 +1,7 @@
 // Shares one informer per resource/namespace/selector key among controllers, and starts and stops them together
 // (client-go SharedInformerFactory).
 import type { KubeClient } from "../client/kube-client.js";
-import { ResourceClient } from "../client/resource-client.js";
+import { ResourceClient, apiVersionOf, groupResource } from "../client/resource-client.js";
 import type { KubernetesObject, ResourceDescriptor } from "../client/types.js";
 import { fanOutSignal } from "./fan-out-signal.js";
 import { SharedIndexInformer } from "./informer.js";
@@ -48,12 +48,11 @@ export class SharedInformerFactory {
   ): GenericInformer<T> {
     const { namespace, labelSelector, fieldSelector, ...informerOptions } = options;
     const scope = { namespace, labelSelector, fieldSelector };
-    const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
     const informer = this.informerFor<T>(
-      informerKey(apiVersion, resource.plural, scope),
+      informerKey(apiVersionOf(resource), resource.plural, scope),
       () =>
         new SharedIndexInformer<T>({
-          name: resource.group ? `${resource.plural}.${resource.group}` : resource.plural,
+          name: groupResource(resource),
           listerWatcher: listerWatcherFor(new ResourceClient<T>(kube, resource), scope),
           ...informerOptions,
         }),

@@ -38,6 +38,16 @@ export interface WatchResourceOptions extends ListOptions {
   idleTimeoutMs?: number;
 }
 
+/** A descriptor's apiVersion: "v1" for the core group, "<group>/<version>" otherwise. */
+export function apiVersionOf(r: ResourceDescriptor): string {
+  return r.group ? `${r.group}/${r.version}` : r.version;
+}
+
+/** A descriptor's "<plural>.<group>" ("pods" for the core group): client-go's GroupResource, and a CRD's name. */
+export function groupResource(r: ResourceDescriptor): string {
+  return r.group ? `${r.plural}.${r.group}` : r.plural;
+}
+
 /**
  * The URL of a resource, its collection or a subresource:
  * `/apis/{group}/{version}[/namespaces/{ns}]/{plural}[/{name}[/{subresource}]]`, `/api/{version}/...` for the core

@@ -1,5 +1,6 @@
 // controllerFor: the wiring every generated new<Kind>Controller shares (controller-runtime's builder For(kind)).
 import type { KubeClient } from "../client/kube-client.js";
+import { groupResource } from "../client/resource-client.js";
 import type { KubernetesObject, ResourceDescriptor } from "../client/types.js";
 import type { SharedIndexInformer } from "../cache/informer.js";
 import { SharedInformerFactory } from "../cache/informer-factory.js";
@@ -49,7 +50,7 @@ export function controllerFor<T extends KubernetesObject, Ctx extends ReconcileC
   options: ControllerOptions,
   extendContext: (informer: SharedIndexInformer<T>) => Omit<Ctx, keyof ReconcileContext>,
 ): Controller<T> {
-  const name = options.name ?? (resource.group ? `${resource.plural}.${resource.group}` : resource.plural);
+  const name = options.name ?? groupResource(resource);
   const informerFactory = options.informerFactory ?? new SharedInformerFactory();
   // options.namespace narrows a namespaced kind's informer; a cluster-scoped kind has no namespace to narrow to.
   const namespace = resource.namespaced ? options.namespace : undefined;

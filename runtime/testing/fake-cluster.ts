@@ -16,6 +16,7 @@ import type {
   WatchResourceOptions,
   WriteOptions,
 } from "../client/resource-client.js";
+import { apiVersionOf } from "../client/resource-client.js";
 import type {
   KubernetesList,
   KubernetesObject,
@@ -131,10 +132,9 @@ export class FakeCluster {
     const s = this.store(r);
     const matches = this.matcher(s, ns, opts);
     const items = [...s.objects.values()].filter(matches).sort(byKey).map(clone);
-    const { group, version, kind } = s.resource;
     return {
-      apiVersion: group ? `${group}/${version}` : version,
-      kind: `${kind}List`,
+      apiVersion: apiVersionOf(s.resource),
+      kind: `${s.resource.kind}List`,
       metadata: { resourceVersion: String(this.rv) },
       items,
     };
@@ -164,7 +164,7 @@ export class FakeCluster {
     if (meta["resourceVersion"])
       throw invalid(s.resource, name, "metadata.resourceVersion: Invalid value: must be unspecified on create");
     if (s.status) delete obj.status; // the status subresource: create ignores status, as the API server's strategy does
-    obj.apiVersion ??= s.resource.group ? `${s.resource.group}/${s.resource.version}` : s.resource.version;
+    obj.apiVersion ??= apiVersionOf(s.resource);
     obj.kind ??= s.resource.kind;
     Object.assign(meta, {
       ...(s.resource.namespaced ? { namespace } : {}),
