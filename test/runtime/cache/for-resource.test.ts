@@ -3,9 +3,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ClusterLister, Lister, SharedInformerFactory, informerKey } from "@crdgen/runtime/cache";
 import { FakeCluster } from "@crdgen/runtime/testing";
-import { obj, type Obj } from "../support/cache-fakes.js";
+import { obj, type Obj, thingsResource as things } from "../support/cache-fakes.js";
 
-const things = { group: "example.com", version: "v1", plural: "things", kind: "Thing", namespaced: true };
 const pools = { group: "example.com", version: "v1", plural: "pools", kind: "Pool", namespaced: false };
 const kube = new FakeCluster().kubeClient();
 

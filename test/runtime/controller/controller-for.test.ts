@@ -1,16 +1,10 @@
 // controllerFor: the wiring a generated new<Kind>Controller is one call of (informer, queue, workers, typed hooks).
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  builtinResources,
-  controllerFor,
-  newLogger,
-  type ControllerHooks,
-  type ReconcileContext,
-} from "@crdgen/runtime";
+import { builtinResources, controllerFor, type ControllerHooks, type ReconcileContext } from "@crdgen/runtime";
 import { SharedInformerFactory, informerKey, type Lister } from "@crdgen/runtime/cache";
 import { FakeCluster } from "@crdgen/runtime/testing";
-import { obj, until, type Obj } from "../support/cache-fakes.js";
+import { obj, until, type Obj, quiet } from "../support/cache-fakes.js";
 
 const things = {
   group: "example.com",
@@ -20,7 +14,6 @@ const things = {
   namespaced: true,
   apiVersion: "example.com/v1",
 } as const;
-const quiet = newLogger({ write: () => undefined });
 const stops: AbortController[] = [];
 after(() => stops.forEach((s) => s.abort()));
 

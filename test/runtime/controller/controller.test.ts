@@ -4,7 +4,6 @@ import assert from "node:assert/strict";
 import {
   Controller,
   TerminalError,
-  newLogger,
   type ControllerHooks,
   type ReconcileContext,
   type KubeClient,
@@ -13,11 +12,17 @@ import { HttpKubeClient } from "@crdgen/runtime/client";
 import { FakeClock } from "@crdgen/runtime/testing";
 import { SharedIndexInformer, SharedInformerFactory } from "@crdgen/runtime/cache";
 import { newRateLimitingQueue, type RateLimitingQueue } from "@crdgen/runtime/workqueue";
-import { FakeListerWatcher, list, obj, until, type Obj } from "../support/cache-fakes.js";
-import { makeKubeConfig, startFakeApi } from "../support/fake-api-server.js";
+import {
+  FakeListerWatcher,
+  list,
+  obj,
+  until,
+  type Obj,
+  thingsResource as resource,
+  quiet,
+} from "../support/cache-fakes.js";
+import { makeKubeConfig, startFakeApi, unreachableKube } from "../support/fake-api-server.js";
 
-const resource = { group: "example.com", version: "v1", plural: "things", kind: "Thing", namespaced: true };
-const quiet = newLogger({ write: () => undefined });
 // Informers keep the process alive until aborted: stop every one of them even when an assertion fails mid-test.
 const stops: AbortController[] = [];
 after(() => stops.forEach((s) => s.abort()));
@@ -48,7 +53,7 @@ async function controllerWith(
   const { queue, calls } = recordingQueue();
   const stop = new AbortController();
   stops.push(stop);
-  const kube = extra.kube ?? HttpKubeClient.fromKubeConfig(makeKubeConfig("http://127.0.0.1:9"));
+  const kube = extra.kube ?? unreachableKube();
   const controller = new Controller<Obj>({
     name: "things",
     resource,
@@ -207,7 +212,7 @@ test("run starts workers only after the cache has synced, then reconciles what t
   };
   const reconciled: string[] = [];
   informer.addEventHandler({ addFunc: (o) => queue.add(`${o.metadata!.namespace}/${o.metadata!.name}`) });
-  const kube = HttpKubeClient.fromKubeConfig(makeKubeConfig("http://127.0.0.1:9"));
+  const kube = unreachableKube();
   const controller = new Controller<Obj>({
     name: "things",
     resource,

@@ -2,8 +2,7 @@
 // (generationChangedOnly).
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { Controller, builtinResources, newLogger, type KubernetesObject } from "@crdgen/runtime";
-import { HttpKubeClient } from "@crdgen/runtime/client";
+import { Controller, builtinResources, type KubernetesObject } from "@crdgen/runtime";
 import { SharedIndexInformer, SharedInformerFactory, informerKey } from "@crdgen/runtime/cache";
 import {
   controllerOwnerKey,
@@ -12,12 +11,19 @@ import {
   primaryPredicates,
 } from "@crdgen/runtime/handler";
 import { newRateLimitingQueue, type RateLimitingQueue } from "@crdgen/runtime/workqueue";
-import { FakeListerWatcher, flush, list, obj, until, type Obj } from "../support/cache-fakes.js";
-import { makeKubeConfig } from "../support/fake-api-server.js";
+import {
+  FakeListerWatcher,
+  flush,
+  list,
+  obj,
+  until,
+  type Obj,
+  thingsResource as resource,
+  quiet,
+} from "../support/cache-fakes.js";
+import { unreachableKube } from "../support/fake-api-server.js";
 
-const resource = { group: "example.com", version: "v1", plural: "things", kind: "Thing", namespaced: true };
-const quiet = newLogger({ write: () => undefined });
-const kube = HttpKubeClient.fromKubeConfig(makeKubeConfig("http://127.0.0.1:9"));
+const kube = unreachableKube();
 const stops: AbortController[] = [];
 after(() => stops.forEach((s) => s.abort()));
 

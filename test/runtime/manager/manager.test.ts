@@ -3,15 +3,15 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import { KubeConfig } from "@kubernetes/client-node";
-import { newLogger, type ManagedController } from "@crdgen/runtime";
+import type { ManagedController } from "@crdgen/runtime";
 import { HttpKubeClient } from "@crdgen/runtime/client";
 import { Registry } from "@crdgen/runtime/metrics";
 import { startManager } from "@crdgen/runtime/manager";
-import { makeKubeConfig } from "../support/fake-api-server.js";
+import { unreachableKube } from "../support/fake-api-server.js";
+import { quiet } from "../support/cache-fakes.js";
 
-const quiet = newLogger({ write: () => undefined });
 // The manager never calls the API server without leader election; the client only has to exist.
-const kube = HttpKubeClient.fromKubeConfig(makeKubeConfig("http://127.0.0.1:9"));
+const kube = unreachableKube();
 
 /** A controller whose caches sync when the test says so, and which runs until stopped. */
 function fakeController(name = "things.example.com"): ManagedController & { sync(): void; runs: number } {

@@ -2,8 +2,7 @@
 // and the probe server answers /healthz, /readyz and /metrics.
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { Controller, TerminalError, newLogger, type ReconcileResult } from "@crdgen/runtime";
-import { HttpKubeClient } from "@crdgen/runtime/client";
+import { Controller, TerminalError, type ReconcileResult } from "@crdgen/runtime";
 import { FakeClock } from "@crdgen/runtime/testing";
 import {
   Registry,
@@ -14,11 +13,17 @@ import {
 import { SharedIndexInformer, SharedInformerFactory } from "@crdgen/runtime/cache";
 import { cacheSyncedCheck, startProbeServer } from "@crdgen/runtime/manager";
 import { newQueue, newRateLimitingQueue } from "@crdgen/runtime/workqueue";
-import { FakeListerWatcher, list, obj, until, type Obj } from "../support/cache-fakes.js";
-import { makeKubeConfig } from "../support/fake-api-server.js";
+import {
+  FakeListerWatcher,
+  list,
+  obj,
+  until,
+  type Obj,
+  thingsResource as resource,
+  quiet,
+} from "../support/cache-fakes.js";
+import { unreachableKube } from "../support/fake-api-server.js";
 
-const resource = { group: "example.com", version: "v1", plural: "things", kind: "Thing", namespaced: true };
-const quiet = newLogger({ write: () => undefined });
 const stops: AbortController[] = [];
 after(() => stops.forEach((s) => s.abort()));
 
@@ -137,7 +142,7 @@ async function metricsController(registry: Registry, reconcile: Reconcile) {
   });
   const stop = new AbortController();
   stops.push(stop);
-  const kube = HttpKubeClient.fromKubeConfig(makeKubeConfig("http://127.0.0.1:9"));
+  const kube = unreachableKube();
   const controller = new Controller<Obj>({
     name: "things",
     resource,
@@ -317,7 +322,7 @@ test("cacheSyncedCheck makes /readyz wait for a running controller's caches, and
   const informerFactory = new SharedInformerFactory();
   informerFactory.informerFor("things", () => informer);
   const queue = newRateLimitingQueue<string>({ name: "things", metricsProvider: workqueueMetricsProvider(registry) });
-  const kube = HttpKubeClient.fromKubeConfig(makeKubeConfig("http://127.0.0.1:9"));
+  const kube = unreachableKube();
   const controller = new Controller<Obj>({
     name: "things",
     resource,

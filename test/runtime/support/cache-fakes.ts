@@ -1,8 +1,20 @@
 // Test doubles for the cache tests: a scriptable in-memory ListerWatcher, a hand-stepped clock, and small helpers.
-import type { Logger, KubernetesObject } from "@crdgen/runtime";
+import { newLogger, type Logger, type KubernetesObject, type ResourceDescriptor } from "@crdgen/runtime";
 import type { Clock } from "@crdgen/runtime/testing";
 import type { KubernetesList, ListOptions, WatchEvent } from "@crdgen/runtime/client";
 import type { ListerWatcher } from "@crdgen/runtime/cache";
+
+/** The namespaced kind the cache and controller tests use. */
+export const thingsResource: ResourceDescriptor = {
+  group: "example.com",
+  version: "v1",
+  plural: "things",
+  kind: "Thing",
+  namespaced: true,
+};
+
+/** A logger that writes nothing, for tests whose subject logs. */
+export const quiet: Logger = newLogger({ write: () => undefined });
 
 export interface Obj extends KubernetesObject {
   spec?: { n?: number };

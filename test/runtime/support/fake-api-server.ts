@@ -40,6 +40,11 @@ export interface FakeApi {
   close(): Promise<void>;
 }
 
+/** A client of a port nothing listens on: for tests whose subject needs a KubeClient it never calls. */
+export function unreachableKube(): HttpKubeClient {
+  return HttpKubeClient.fromKubeConfig(makeKubeConfig("http://127.0.0.1:9"));
+}
+
 export function makeKubeConfig(server: string, token?: string): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromOptions({

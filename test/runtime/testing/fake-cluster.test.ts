@@ -7,11 +7,11 @@ import {
   isConflict,
   isNotFound,
   newEventRecorder,
-  newLogger,
   type KubernetesObject,
 } from "@crdgen/runtime";
 import { isInvalid, type WatchEvent } from "@crdgen/runtime/client";
 import { FakeCluster, newFakeResourceClient } from "@crdgen/runtime/testing";
+import { quiet } from "../support/cache-fakes.js";
 
 interface Widget extends KubernetesObject {
   spec?: { size?: number; tags?: string[] };
@@ -25,7 +25,6 @@ const w = (name: string, labels: Record<string, string> = {}, size = 1): Widget 
   metadata: { name, labels },
   spec: { size },
 });
-const quiet = newLogger({ write: () => undefined });
 
 async function rejects(p: Promise<unknown>, check: (e: unknown) => boolean): Promise<void> {
   await assert.rejects(p, (e) => {
