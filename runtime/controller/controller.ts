@@ -1,10 +1,12 @@
 // The controller loop: start informers, wait for their caches, then workers take keys off the queue and reconcile.
 import type { KubeClient } from "../client/kube-client.js";
 import type { KubernetesObject, ResourceDescriptor } from "../client/types.js";
-import { ResourceClient } from "../client/resource-client.js";
+import { ResourceClient, apiVersionOf, groupResource } from "../client/resource-client.js";
 import type { SharedIndexInformer } from "../cache/informer.js";
 import { fanOutSignal } from "../cache/fan-out-signal.js";
 import { SharedInformerFactory } from "../cache/informer-factory.js";
+import { informerKey, listerWatcherFor } from "../cache/resource-lister-watcher.js";
+import { SharedIndexInformer as Informer } from "../cache/informer.js";
 import { splitMetaNamespaceKey } from "../cache/keys.js";
 import type { RateLimitingQueue } from "../workqueue/rate-limiting-queue.js";
 import { controllerMetrics, type ControllerMetrics, type Registry } from "../metrics/prometheus.js";
@@ -72,7 +74,7 @@ export class Controller<T extends KubernetesObject> {
   private readonly inFlight = new Set<string>();
   private synced = false;
   /** Owned-kind informers by informer key (owns()). */
-  private readonly owned = new Set<SharedIndexInformer<KubernetesObject>>();
+  private readonly owned = new Map<string, SharedIndexInformer<KubernetesObject>>();
   /** Informers of owned and watched kinds by "group/plural", for ctx.children. */
   private readonly cachedKinds = new Map<string, SharedIndexInformer<KubernetesObject>>();
   private readonly children: ChildObjects;
@@ -102,15 +104,23 @@ export class Controller<T extends KubernetesObject> {
    */
   owns<C extends KubernetesObject = KubernetesObject>(child: ResourceDescriptor): SharedIndexInformer<C> {
     if (this.started) throw new Error(`controller ${this.name}: owns(${child.kind}) must be called before run()`);
-    const { informer } = this.config.informerFactory.forResource<KubernetesObject>(this.config.kube, child, {
-      namespace: this.config.namespace,
-      // ctx.children.apply compares against what this controller applied, so its managedFields entry stays.
-      transform: keepManagedFieldsOf(this.config.fieldManager ?? this.config.name),
-      logger: this.log,
-    });
-    if (this.owned.has(informer)) return informer as unknown as SharedIndexInformer<C>;
+    const scope = this.config.namespace ? { namespace: this.config.namespace } : {};
+    const key = informerKey(apiVersionOf(child), child.plural, scope);
+    const existing = this.owned.get(key);
+    if (existing) return existing as unknown as SharedIndexInformer<C>;
+    const informer = this.config.informerFactory.informerFor<KubernetesObject>(
+      key,
+      () =>
+        new Informer<KubernetesObject>({
+          name: groupResource(child),
+          listerWatcher: listerWatcherFor(new ResourceClient<KubernetesObject>(this.config.kube, child), scope),
+          // ctx.children.apply compares against what this controller applied, so its managedFields entry stays.
+          transform: keepManagedFieldsOf(this.config.fieldManager ?? this.config.name),
+          logger: this.log,
+        }),
+    );
     informer.addEventHandler(enqueueRequestForOwner(this.queue, this.config.resource));
-    this.owned.add(informer);
+    this.owned.set(key, informer);
     this.cachedKinds.set(kindKey(child), informer);
     return informer as unknown as SharedIndexInformer<C>;
   }
@@ -123,15 +133,24 @@ export class Controller<T extends KubernetesObject> {
   watches<C extends KubernetesObject = KubernetesObject>(watch: WatchSpec<C>): SharedIndexInformer<C> {
     if (this.started)
       throw new Error(`controller ${this.name}: watches(${watch.resource.kind}) must be called before run()`);
-    const { informer } = this.config.informerFactory.forResource<C>(this.config.kube, watch.resource, {
-      namespace: this.config.namespace,
-      labelSelector: watch.labelSelector,
-      transform: keepManagedFieldsOf<C>(this.config.fieldManager ?? this.config.name),
-      logger: this.log,
-    });
+    const scope = {
+      ...(this.config.namespace ? { namespace: this.config.namespace } : {}),
+      ...(watch.labelSelector ? { labelSelector: watch.labelSelector } : {}),
+    };
+    const { resource } = watch;
+    const informer = this.config.informerFactory.informerFor<C>(
+      informerKey(apiVersionOf(resource), resource.plural, scope),
+      () =>
+        new Informer<C>({
+          name: groupResource(resource),
+          listerWatcher: listerWatcherFor(new ResourceClient<C>(this.config.kube, resource), scope),
+          transform: keepManagedFieldsOf<C>(this.config.fieldManager ?? this.config.name),
+          logger: this.log,
+        }),
+    );
     informer.addEventHandler(enqueueRequestsFromMapFunc(this.queue, (obj: C) => watch.mapToKeys(obj)));
-    if (!this.cachedKinds.has(kindKey(watch.resource)))
-      this.cachedKinds.set(kindKey(watch.resource), informer as unknown as SharedIndexInformer<KubernetesObject>);
+    if (!this.cachedKinds.has(kindKey(resource)))
+      this.cachedKinds.set(kindKey(resource), informer as unknown as SharedIndexInformer<KubernetesObject>);
     return informer;
   }
 
