@@ -3,7 +3,9 @@
 # samples/mysql/deploy/06-deployment.yaml runs this image as uid 1000 with a read-only root filesystem.
 
 # Build: every dependency (TypeScript included), then `npm run build` (tsc -b) into dist/ and runtime/dist/.
-FROM node:20-bookworm AS build
+# Node 24 is an LTS line (maintained to April 2028) inside every package's `engines` (>=20); the tests run on 20.
+# Tags, not digests: a rebuild picks up the line's security fixes.
+FROM node:24-trixie AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 COPY runtime/package.json runtime/
@@ -14,7 +16,7 @@ COPY . .
 RUN npm run build
 
 # Runtime: only @crdgen/runtime's production dependencies, the compiled runtime and the compiled sample.
-FROM node:20-bookworm-slim
+FROM node:24-trixie-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
