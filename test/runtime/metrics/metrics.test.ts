@@ -363,9 +363,8 @@ function parseExposition(text: string): Map<string, ScrapedFamily> {
     }
     const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? \S+$/.exec(line);
     if (!sample) continue;
-    const labels = Object.fromEntries(
-      [...(sample[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]),
-    );
+    const labels: Record<string, string> = {};
+    for (const [, key, value] of (sample[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[key!] = value!;
     const base = sample[1]!.replace(/_(bucket|sum|count)$/, "");
     family(families.has(sample[1]!) ? sample[1]! : base).samples.push({ name: sample[1]!, labels });
   }
