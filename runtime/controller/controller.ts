@@ -9,7 +9,12 @@ import { informerKey, listerWatcherFor } from "../cache/resource-lister-watcher.
 import { SharedIndexInformer as Informer } from "../cache/informer.js";
 import { splitMetaNamespaceKey } from "../cache/keys.js";
 import type { RateLimitingQueue } from "../workqueue/rate-limiting-queue.js";
-import { controllerMetrics, type ControllerMetrics, type Registry } from "../metrics/prometheus.js";
+import {
+  controllerMetrics,
+  type ControllerMetrics,
+  type ReconcileOutcome,
+  type Registry,
+} from "../metrics/prometheus.js";
 import { newEventRecorder, type EventRecorder } from "../events/event-recorder.js";
 import { ensureFinalizer, removeFinalizer } from "./finalizer.js";
 import { newLogger, type Logger } from "../log/logger.js";
@@ -67,10 +72,17 @@ export interface ControllerOptions extends PrimaryWatchOptions {
 const STARTED_TWICE =
   "controller was started more than once. This is likely to be caused by being added to a manager multiple times";
 
-/** What the hooks did for one key: returned a result, failed, or panicked with recoverPanic off. */
+/** What the hooks did for one key: returned a result or failed. */
 type HookOutcome =
   // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- the reconcile hook may return nothing
-  { result: ReconcileResult | void } | { error: unknown; unrecoveredPanic: boolean };
+  { result: ReconcileResult | void } | { error: unknown };
+
+/** A panic with recoverPanic off, on its way out of run() (Go's re-panic); value is what the hook threw. */
+class UnrecoveredPanic extends Error {
+  constructor(readonly value: unknown) {
+    super("unrecovered panic in reconciler", { cause: value });
+  }
+}
 
 export interface ControllerConfig<T extends KubernetesObject> extends ControllerOptions {
   name: string;
@@ -269,81 +281,95 @@ export class Controller<T extends KubernetesObject> {
    */
   // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- the reconcile hook may return nothing
   async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult | void> {
-    const outcome = await this.runHooks(key, signal);
-    if ("error" in outcome) throw outcome.error;
-    return outcome.result;
+    try {
+      return await this.reconcileKey(key, signal);
+    } catch (error) {
+      throw error instanceof UnrecoveredPanic ? error.value : error;
+    }
   }
 
   /** controller-runtime's reconcileHandler: the queue and the metrics after one reconcile, in its order of checks. */
   private async reconcileHandler(key: string, signal: AbortSignal): Promise<void> {
-    const outcome = await this.runHooks(key, signal);
-    if ("error" in outcome) {
-      const { error } = outcome;
-      if (outcome.unrecoveredPanic) throw error;
-      if (error instanceof TerminalError) {
-        // Neither requeued nor forgotten (controller-runtime): the key's backoff stands, so a later failure of the
-        // same key keeps backing off from where it was.
-        this.log.error("reconcile failed terminally; not requeued", { key, error });
-        this.metrics.reconciled(this.name, "error", true);
-      } else {
-        this.log.error("reconcile failed; requeued with backoff", {
-          key,
-          error,
-          requeues: this.queue.numRequeues(key),
-        });
-        this.queue.addRateLimited(key);
-        this.metrics.reconciled(this.name, "error");
-      }
-      return;
-    }
-    const { result } = outcome;
-    if (result?.requeueAfter !== undefined && result.requeueAfter > 0) {
-      // RequeueAfter wins over requeue: it resets the failure count and schedules exactly one later run.
-      this.queue.forget(key);
-      this.queue.addAfter(key, result.requeueAfter);
-      this.metrics.reconciled(this.name, "requeue_after");
-    } else if (result?.requeue) {
-      // Rate-limited like an error, but not counted as one; the backoff grows until a reconcile asks for nothing.
-      this.queue.addRateLimited(key);
-      this.metrics.reconciled(this.name, "requeue");
-    } else {
-      this.queue.forget(key);
-      this.metrics.reconciled(this.name, "success");
-    }
-  }
-
-  /** The hooks under the reconciliation deadline and the panic guard (controller-runtime's Controller.Reconcile). */
-  private async runHooks(key: string, signal: AbortSignal): Promise<HookOutcome> {
-    const timeoutMs = this.config.reconciliationTimeoutMs ?? 0;
-    const deadline = timeoutMs > 0 ? reconcileDeadline(signal, timeoutMs) : undefined;
     let outcome: HookOutcome;
     try {
-      outcome = { result: await this.reconcileKey(key, deadline?.signal ?? signal) };
-    } catch (thrown) {
-      if (isPanic(thrown)) {
-        deadline?.dispose();
-        this.metrics.reconcilePanicked(this.name);
-        if (this.config.recoverPanic === false) {
-          this.log.info(`Observed a panic in reconciler: ${describePanic(thrown)}`, { key });
-          return { error: thrown, unrecoveredPanic: true };
-        }
-        return { error: recoveredPanic(thrown), unrecoveredPanic: false };
-      }
-      outcome = { error: thrown, unrecoveredPanic: false };
+      outcome = { result: await this.reconcileKey(key, signal) };
+    } catch (error) {
+      if (error instanceof UnrecoveredPanic) throw error.value;
+      outcome = { error };
     }
-    // Counted only when the deadline itself fired, not when the controller was stopping.
-    if (deadline?.timedOut()) this.metrics.reconcileTimedOut(this.name);
-    deadline?.dispose();
-    return outcome;
+    const label = resultLabel(outcome);
+    const terminal = "error" in outcome && outcome.error instanceof TerminalError;
+    if ("error" in outcome) {
+      if (terminal) this.log.error("reconcile failed terminally; not requeued", { key, error: outcome.error });
+      else
+        this.log.error("reconcile failed; requeued with backoff", {
+          key,
+          error: outcome.error,
+          requeues: this.queue.numRequeues(key),
+        });
+    }
+    if (label === "requeue_after") {
+      // RequeueAfter resets the failure count and schedules exactly one later run.
+      this.queue.forget(key);
+      this.queue.addAfter(key, (outcome as { result: ReconcileResult }).result.requeueAfter ?? 0);
+    } else if (label === "requeue" || (label === "error" && !terminal)) {
+      // An error, or requeue: true (not counted as an error): the backoff grows until a reconcile asks for nothing.
+      this.queue.addRateLimited(key);
+    } else if (label === "success") {
+      this.queue.forget(key);
+    }
+    // A TerminalError is neither requeued nor forgotten (controller-runtime): the key's backoff stands, so a later
+    // failure of the same key keeps backing off from where it was.
+    this.metrics.reconciled(this.name, label, terminal);
   }
 
+  /**
+   * The hooks for key, level-triggered on the cache's current object, under the reconciliation deadline and the
+   * panic guard (controller-runtime's Controller.Reconcile around the user's Reconcile). A panic with recoverPanic
+   * off comes out as UnrecoveredPanic, so that no caller mistakes it for an error to requeue.
+   */
   // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- passes on config.reconcile's result, which may be void
-  private async reconcileKey(key: string, signal: AbortSignal): Promise<ReconcileResult | void> {
-    // Level-triggered: the cache's current object for this key is the input, whatever event queued it.
-    const obj = this.informer.getIndexer().getByKey(key);
-    if (!obj) return; // deleted and gone: nothing left to reconcile (finalizers handle cleanup before this)
+  private async reconcileKey(key: string, controllerSignal: AbortSignal): Promise<ReconcileResult | void> {
+    const timeoutMs = this.config.reconciliationTimeoutMs ?? 0;
+    const deadline = timeoutMs > 0 ? reconcileDeadline(controllerSignal, timeoutMs) : undefined;
+    let panicked = false;
+    try {
+      // Whatever event queued the key, the input is the cache's object now; gone means nothing left to reconcile
+      // (finalizers handle cleanup before this).
+      const obj = this.informer.getIndexer().getByKey(key);
+      if (!obj) return;
+      const ctx = this.reconcileContext(key, deadline?.signal ?? controllerSignal);
+      if (!this.config.finalize) return await this.config.reconcile(ctx, obj);
+      const finalizers = obj.metadata?.finalizers ?? [];
+      if (obj.metadata?.deletionTimestamp) {
+        if (!finalizers.includes(this.finalizerName)) return;
+        await this.config.finalize(ctx, obj);
+        await removeFinalizer(this.resourceClient, obj, this.finalizerName);
+        return;
+      }
+      if (!finalizers.includes(this.finalizerName)) {
+        // Add the finalizer before the first reconcile; the resulting update event queues the key again.
+        await ensureFinalizer(this.resourceClient, obj, this.finalizerName);
+        return;
+      }
+      return await this.config.reconcile(ctx, obj);
+    } catch (thrown) {
+      if (!isPanic(thrown)) throw thrown;
+      panicked = true;
+      this.metrics.reconcilePanicked(this.name);
+      if (this.config.recoverPanic !== false) throw recoveredPanic(thrown);
+      this.log.info(`Observed a panic in reconciler: ${describePanic(thrown)}`, { key });
+      throw new UnrecoveredPanic(thrown);
+    } finally {
+      // Counted only when the deadline itself fired, not when the controller was stopping (nor after a panic, as Go).
+      if (!panicked && deadline?.timedOut()) this.metrics.reconcileTimedOut(this.name);
+      deadline?.dispose();
+    }
+  }
+
+  private reconcileContext(key: string, signal: AbortSignal): ReconcileContext {
     const { namespace, name } = splitMetaNamespaceKey(key);
-    const ctx: ReconcileContext = {
+    return {
       key,
       namespace,
       name,
@@ -353,21 +379,14 @@ export class Controller<T extends KubernetesObject> {
       children: this.children,
       signal,
     };
-    if (!this.config.finalize) return this.config.reconcile(ctx, obj);
-    const finalizers = obj.metadata?.finalizers ?? [];
-    if (obj.metadata?.deletionTimestamp) {
-      if (!finalizers.includes(this.finalizerName)) return;
-      await this.config.finalize(ctx, obj);
-      await removeFinalizer(this.resourceClient, obj, this.finalizerName);
-      return;
-    }
-    if (!finalizers.includes(this.finalizerName)) {
-      // Add the finalizer before the first reconcile; the resulting update event queues the key again.
-      await ensureFinalizer(this.resourceClient, obj, this.finalizerName);
-      return;
-    }
-    return this.config.reconcile(ctx, obj);
   }
+}
+
+/** controller_runtime_reconcile_total's result label, in reconcileHandler's order: error, requeueAfter, requeue. */
+function resultLabel(outcome: HookOutcome): ReconcileOutcome {
+  if ("error" in outcome) return "error";
+  if (outcome.result?.requeueAfter !== undefined && outcome.result.requeueAfter > 0) return "requeue_after";
+  return outcome.result?.requeue ? "requeue" : "success";
 }
 
 /** Identifies a kind for the children cache lookup. */
