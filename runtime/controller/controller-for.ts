@@ -15,7 +15,10 @@ import type { ReconcileContext, ReconcileResult } from "./reconcile.js";
  * kind's typed client and lister). A generated `<Kind>Hooks` is this type with both filled in.
  */
 export interface ControllerHooks<T extends KubernetesObject, Ctx extends ReconcileContext = ReconcileContext> {
-  /** Make the cluster match obj. Throw to retry with backoff; return { requeueAfter } to run again later. */
+  /**
+   * Make the cluster match obj. Throw to retry with backoff; return { requeueAfter } to run again after that many ms,
+   * or { requeue: true } to run again after the rate limiter's backoff.
+   */
   // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- a reconcile that returns nothing is done; `undefined` would reject hooks typed Promise<void>
   reconcile(ctx: Ctx, obj: T): Promise<ReconcileResult | void>;
   /** Clean up before obj is deleted; the runtime holds a finalizer on obj until this resolves. */

@@ -3,17 +3,24 @@ import type { KubeClient } from "../client/kube-client.js";
 import type { KubernetesObject, ResourceDescriptor } from "../client/types.js";
 import { ResourceClient, apiVersionOf, groupResource } from "../client/resource-client.js";
 import type { SharedIndexInformer } from "../cache/informer.js";
-import { fanOutSignal } from "../cache/fan-out-signal.js";
+import { fanOutSignal, type FanOutSignal } from "../cache/fan-out-signal.js";
 import { SharedInformerFactory } from "../cache/informer-factory.js";
 import { informerKey, listerWatcherFor } from "../cache/resource-lister-watcher.js";
 import { SharedIndexInformer as Informer } from "../cache/informer.js";
 import { splitMetaNamespaceKey } from "../cache/keys.js";
 import type { RateLimitingQueue } from "../workqueue/rate-limiting-queue.js";
-import { controllerMetrics, type ControllerMetrics, type Registry } from "../metrics/prometheus.js";
+import {
+  controllerMetrics,
+  type ControllerMetrics,
+  type ReconcileOutcome,
+  type Registry,
+} from "../metrics/prometheus.js";
 import { newEventRecorder, type EventRecorder } from "../events/event-recorder.js";
 import { ensureFinalizer, removeFinalizer } from "./finalizer.js";
 import { newLogger, type Logger } from "../log/logger.js";
 import { TerminalError, type ReconcileContext, type ReconcileResult } from "./reconcile.js";
+import { describePanic, isPanic, recoveredPanic } from "./panic.js";
+import { reconcileDeadline } from "./reconcile-deadline.js";
 import { enqueueRequestForOwner, enqueueRequestsFromMapFunc, type WatchSpec } from "../handler/event-handlers.js";
 import type { PrimaryWatchOptions } from "../handler/predicates.js";
 import { keepManagedFieldsOf, newChildObjects, type ChildObjects } from "../children/child-objects.js";
@@ -47,6 +54,34 @@ export interface ControllerOptions extends PrimaryWatchOptions {
   watches?: readonly WatchSpec[];
   /** The server-side apply field manager of ctx.children.apply. Default: the controller name. */
   fieldManager?: string;
+  /**
+   * Recover a hook's panic (a TypeError, ReferenceError, ... thrown by the engine, or a thrown non-Error): count it
+   * in controller_runtime_reconcile_panics_total and handle it as an error, `panic: <value> [recovered]`, requeued
+   * with backoff. false: run() stops the controller and rejects with it. Default true, as controller-runtime.
+   */
+  recoverPanic?: boolean;
+  /**
+   * A deadline for each reconcile: ctx.signal aborts (reason: a TimeoutError "reconciliation timeout") once it passes,
+   * counted in controller_runtime_reconcile_timeouts_total. The hook must pass the signal on: nothing is cut short.
+   * Default: none, as controller-runtime's ReconciliationTimeout.
+   */
+  reconciliationTimeoutMs?: number;
+}
+
+/** controller-runtime's words when Start is called twice. */
+const STARTED_TWICE =
+  "controller was started more than once. This is likely to be caused by being added to a manager multiple times";
+
+/** What the hooks did for one key: returned a result or failed. */
+type HookOutcome =
+  // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- the reconcile hook may return nothing
+  { result: ReconcileResult | void } | { error: unknown };
+
+/** A panic with recoverPanic off, on its way out of run() (Go's re-panic); value is what the hook threw. */
+class UnrecoveredPanic extends Error {
+  constructor(readonly value: unknown) {
+    super("unrecovered panic in reconciler", { cause: value });
+  }
 }
 
 export interface ControllerConfig<T extends KubernetesObject> extends ControllerOptions {
@@ -166,20 +201,23 @@ export class Controller<T extends KubernetesObject> {
 
   /**
    * Runs until `signal` aborts, then stops taking keys (the queue refuses adds, and keys still queued are left alone),
-   * lets in-flight reconciles finish (shutDownWithDrain) and resolves. runControllers bounds that wait.
+   * lets in-flight reconciles finish (shutDownWithDrain) and resolves. runControllers bounds that wait. A controller
+   * runs once: a second run() rejects, as controller-runtime's Start.
    */
   async run(parentSignal: AbortSignal): Promise<void> {
+    if (this.started) throw new Error(STARTED_TWICE);
     this.started = true;
     // Informers, workers and every reconcile's requests listen on it: one listener on the caller's signal.
     const run = fanOutSignal(parentSignal);
     try {
-      await this.runUntil(run.signal);
+      await this.runUntil(run);
     } finally {
       run.dispose();
     }
   }
 
-  private async runUntil(signal: AbortSignal): Promise<void> {
+  private async runUntil(run: FanOutSignal): Promise<void> {
+    const { signal } = run;
     this.config.informerFactory.start(signal);
     const timeoutMs = this.config.cacheSyncTimeoutMs ?? 120_000;
     const synced = await waitWithTimeout(this.config.informerFactory.waitForCacheSync(signal), timeoutMs);
@@ -197,9 +235,17 @@ export class Controller<T extends KubernetesObject> {
     signal.addEventListener("abort", onAbort, { once: true });
     if (signal.aborted) onAbort();
     this.log.info("starting workers", { workers: this.config.workers ?? 1 });
-    const workers = Array.from({ length: this.config.workers ?? 1 }, () => this.worker(signal));
+    // A panic that is not recovered stops every worker (Go's would end the process); the first one is thrown.
+    let panic: { value: unknown } | undefined;
+    const workers = Array.from({ length: this.config.workers ?? 1 }, () =>
+      this.worker(signal).catch((value: unknown) => {
+        panic ??= { value };
+        run.abort();
+      }),
+    );
     await Promise.all(workers);
     this.log.info("stopped");
+    if (panic) throw panic.value;
   }
 
   private async worker(signal: AbortSignal): Promise<void> {
@@ -207,41 +253,20 @@ export class Controller<T extends KubernetesObject> {
     while (!signal.aborted && (await this.processNextWorkItem(signal)));
   }
 
-  /** One turn of a worker: get a key, reconcile it, then forget it or requeue it, then mark it done. False after shutdown. */
+  /**
+   * One turn of a worker: get a key, reconcile it, then forget it or requeue it, then mark it done. False after
+   * shutdown. Rejects only with a panic when recoverPanic is false.
+   */
   async processNextWorkItem(signal: AbortSignal): Promise<boolean> {
     const { item: key, shutdown } = await this.queue.get();
     if (shutdown) return false;
     this.inFlight.add(key);
     this.metrics.workerStarted(this.name);
     const started = performance.now();
-    const seconds = () => (performance.now() - started) / 1000;
     try {
-      const result = await this.reconcileKey(key, signal);
-      if (result?.requeueAfter !== undefined && result.requeueAfter > 0) {
-        // controller-runtime: RequeueAfter resets the failure count and schedules exactly one later run.
-        this.queue.forget(key);
-        this.queue.addAfter(key, result.requeueAfter);
-        this.metrics.reconciled(this.name, "requeue_after", seconds());
-      } else {
-        this.queue.forget(key);
-        this.metrics.reconciled(this.name, "success", seconds());
-      }
-    } catch (error) {
-      if (error instanceof TerminalError) {
-        // Neither requeued nor forgotten (controller-runtime): the key's backoff stands, so a later failure of the
-        // same key keeps backing off from where it was.
-        this.log.error("reconcile failed terminally; not requeued", { key, error });
-        this.metrics.reconciled(this.name, "error", seconds(), true);
-      } else {
-        this.log.error("reconcile failed; requeued with backoff", {
-          key,
-          error,
-          requeues: this.queue.numRequeues(key),
-        });
-        this.queue.addRateLimited(key);
-        this.metrics.reconciled(this.name, "error", seconds());
-      }
+      await this.reconcileHandler(key, signal);
     } finally {
+      this.metrics.observeReconcileTime(this.name, (performance.now() - started) / 1000);
       this.inFlight.delete(key);
       this.queue.done(key);
       this.metrics.workerFinished(this.name);
@@ -249,13 +274,102 @@ export class Controller<T extends KubernetesObject> {
     return true;
   }
 
+  /**
+   * Runs the hooks for key once, as a worker does but without touching the queue (controller-runtime's
+   * Controller.Reconcile): under the panic guard and the reconciliation deadline. Resolves with the hook's result;
+   * rejects with its error, a recovered panic's `panic: ... [recovered]` error, or (recoverPanic false) the panic.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- the reconcile hook may return nothing
+  async reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult | void> {
+    try {
+      return await this.reconcileKey(key, signal);
+    } catch (error) {
+      throw error instanceof UnrecoveredPanic ? error.value : error;
+    }
+  }
+
+  /** controller-runtime's reconcileHandler: the queue and the metrics after one reconcile, in its order of checks. */
+  private async reconcileHandler(key: string, signal: AbortSignal): Promise<void> {
+    let outcome: HookOutcome;
+    try {
+      outcome = { result: await this.reconcileKey(key, signal) };
+    } catch (error) {
+      if (error instanceof UnrecoveredPanic) throw error.value;
+      outcome = { error };
+    }
+    const label = resultLabel(outcome);
+    const terminal = "error" in outcome && outcome.error instanceof TerminalError;
+    if ("error" in outcome) {
+      if (terminal) this.log.error("reconcile failed terminally; not requeued", { key, error: outcome.error });
+      else
+        this.log.error("reconcile failed; requeued with backoff", {
+          key,
+          error: outcome.error,
+          requeues: this.queue.numRequeues(key),
+        });
+    }
+    if (label === "requeue_after") {
+      // RequeueAfter resets the failure count and schedules exactly one later run.
+      this.queue.forget(key);
+      this.queue.addAfter(key, (outcome as { result: ReconcileResult }).result.requeueAfter ?? 0);
+    } else if (label === "requeue" || (label === "error" && !terminal)) {
+      // An error, or requeue: true (not counted as an error): the backoff grows until a reconcile asks for nothing.
+      this.queue.addRateLimited(key);
+    } else if (label === "success") {
+      this.queue.forget(key);
+    }
+    // A TerminalError is neither requeued nor forgotten (controller-runtime): the key's backoff stands, so a later
+    // failure of the same key keeps backing off from where it was.
+    this.metrics.reconciled(this.name, label, terminal);
+  }
+
+  /**
+   * The hooks for key, level-triggered on the cache's current object, under the reconciliation deadline and the
+   * panic guard (controller-runtime's Controller.Reconcile around the user's Reconcile). A panic with recoverPanic
+   * off comes out as UnrecoveredPanic, so that no caller mistakes it for an error to requeue.
+   */
   // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- passes on config.reconcile's result, which may be void
-  private async reconcileKey(key: string, signal: AbortSignal): Promise<ReconcileResult | void> {
-    // Level-triggered: the cache's current object for this key is the input, whatever event queued it.
-    const obj = this.informer.getIndexer().getByKey(key);
-    if (!obj) return; // deleted and gone: nothing left to reconcile (finalizers handle cleanup before this)
+  private async reconcileKey(key: string, controllerSignal: AbortSignal): Promise<ReconcileResult | void> {
+    const timeoutMs = this.config.reconciliationTimeoutMs ?? 0;
+    const deadline = timeoutMs > 0 ? reconcileDeadline(controllerSignal, timeoutMs) : undefined;
+    let panicked = false;
+    try {
+      // Whatever event queued the key, the input is the cache's object now; gone means nothing left to reconcile
+      // (finalizers handle cleanup before this).
+      const obj = this.informer.getIndexer().getByKey(key);
+      if (!obj) return;
+      const ctx = this.reconcileContext(key, deadline?.signal ?? controllerSignal);
+      if (!this.config.finalize) return await this.config.reconcile(ctx, obj);
+      const finalizers = obj.metadata?.finalizers ?? [];
+      if (obj.metadata?.deletionTimestamp) {
+        if (!finalizers.includes(this.finalizerName)) return;
+        await this.config.finalize(ctx, obj);
+        await removeFinalizer(this.resourceClient, obj, this.finalizerName);
+        return;
+      }
+      if (!finalizers.includes(this.finalizerName)) {
+        // Add the finalizer before the first reconcile; the resulting update event queues the key again.
+        await ensureFinalizer(this.resourceClient, obj, this.finalizerName);
+        return;
+      }
+      return await this.config.reconcile(ctx, obj);
+    } catch (thrown) {
+      if (!isPanic(thrown)) throw thrown;
+      panicked = true;
+      this.metrics.reconcilePanicked(this.name);
+      if (this.config.recoverPanic !== false) throw recoveredPanic(thrown);
+      this.log.info(`Observed a panic in reconciler: ${describePanic(thrown)}`, { key });
+      throw new UnrecoveredPanic(thrown);
+    } finally {
+      // Counted only when the deadline itself fired, not when the controller was stopping (nor after a panic, as Go).
+      if (!panicked && deadline?.timedOut()) this.metrics.reconcileTimedOut(this.name);
+      deadline?.dispose();
+    }
+  }
+
+  private reconcileContext(key: string, signal: AbortSignal): ReconcileContext {
     const { namespace, name } = splitMetaNamespaceKey(key);
-    const ctx: ReconcileContext = {
+    return {
       key,
       namespace,
       name,
@@ -265,21 +379,14 @@ export class Controller<T extends KubernetesObject> {
       children: this.children,
       signal,
     };
-    if (!this.config.finalize) return this.config.reconcile(ctx, obj);
-    const finalizers = obj.metadata?.finalizers ?? [];
-    if (obj.metadata?.deletionTimestamp) {
-      if (!finalizers.includes(this.finalizerName)) return;
-      await this.config.finalize(ctx, obj);
-      await removeFinalizer(this.resourceClient, obj, this.finalizerName);
-      return;
-    }
-    if (!finalizers.includes(this.finalizerName)) {
-      // Add the finalizer before the first reconcile; the resulting update event queues the key again.
-      await ensureFinalizer(this.resourceClient, obj, this.finalizerName);
-      return;
-    }
-    return this.config.reconcile(ctx, obj);
   }
+}
+
+/** controller_runtime_reconcile_total's result label, in reconcileHandler's order: error, requeueAfter, requeue. */
+function resultLabel(outcome: HookOutcome): ReconcileOutcome {
+  if ("error" in outcome) return "error";
+  if (outcome.result?.requeueAfter !== undefined && outcome.result.requeueAfter > 0) return "requeue_after";
+  return outcome.result?.requeue ? "requeue" : "success";
 }
 
 /** Identifies a kind for the children cache lookup. */

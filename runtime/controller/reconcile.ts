@@ -4,9 +4,14 @@ import type { EventRecorder } from "../events/event-recorder.js";
 import type { ChildObjects } from "../children/child-objects.js";
 import type { Logger } from "../log/logger.js";
 
-/** What reconcile returns. Nothing (or {}) means done until the next change; requeueAfter runs it again after that many ms. */
+/**
+ * What reconcile returns. Nothing (or {}) means done until the next change. As controller-runtime's Result:
+ * requeueAfter (ms) runs it again after exactly that long and resets the key's backoff; otherwise requeue: true runs it
+ * again after the rate limiter's delay (5 ms doubling per requeue, as after an error, without counting as one).
+ */
 export interface ReconcileResult {
   requeueAfter?: number;
+  requeue?: boolean;
 }
 
 /** What every hook receives; the generated per-kind context adds the typed client and lister. */
@@ -20,7 +25,10 @@ export interface ReconcileContext {
   kube: KubeClient;
   /** The owned and watched kinds' caches, and apply/delete of children that sends nothing when nothing changed. */
   children: ChildObjects;
-  /** Aborted when the controller shuts down: pass it to long calls. */
+  /**
+   * Aborted when the controller shuts down, or when reconciliationTimeoutMs passes (reason: a TimeoutError
+   * "reconciliation timeout"): pass it to long calls.
+   */
   signal: AbortSignal;
 }
 

@@ -5,6 +5,7 @@ export {
   type SettableGaugeMetric,
   type CounterMetric,
   type HistogramMetric,
+  type DepthMetricWithPriority,
   noopMetricsProvider,
   setDefaultMetricsProvider,
   defaultMetricsProvider,

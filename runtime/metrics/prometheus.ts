@@ -5,6 +5,7 @@ import { Counter, Gauge, Histogram, Registry, exponentialBuckets } from "prom-cl
 import {
   setDefaultMetricsProvider,
   type CounterMetric,
+  type DepthMetricWithPriority,
   type GaugeMetric,
   type HistogramMetric,
   type MetricsProvider,
@@ -20,12 +21,13 @@ export { Registry } from "prom-client";
  */
 export const metricsRegistry = new Registry();
 
-/** client-go's workqueue histogram buckets: 1e-8 s … 10 s (ExponentialBuckets(10e-9, 10, 10)). */
-export const WORKQUEUE_DURATION_BUCKETS: readonly number[] = exponentialBuckets(1e-8, 10, 10).map((b) =>
-  Number(b.toPrecision(6)),
-);
+/**
+ * controller-runtime's workqueue histogram buckets (pkg/metrics/workqueue.go): ExponentialBuckets(10e-9, 10, 12), 1e-8 s
+ * to 1000 s, computed by repeated multiplication as Go does, so 1e-5 is 9.999999999999999e-6 there too.
+ */
+export const WORKQUEUE_DURATION_BUCKETS: readonly number[] = exponentialBuckets(10e-9, 10, 12);
 
-/** controller-runtime's reconcile_time_seconds buckets. */
+/** controller-runtime's reconcile_time_seconds buckets (pkg/internal/controller/metrics/metrics.go). */
 export const RECONCILE_TIME_BUCKETS: readonly number[] = [
   0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5, 1.75,
   2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
@@ -43,16 +45,20 @@ export const METRIC_NAMES = {
   reconcileTotal: "controller_runtime_reconcile_total",
   reconcileErrors: "controller_runtime_reconcile_errors_total",
   terminalReconcileErrors: "controller_runtime_terminal_reconcile_errors_total",
+  reconcilePanics: "controller_runtime_reconcile_panics_total",
+  reconcileTimeouts: "controller_runtime_reconcile_timeouts_total",
   reconcileTime: "controller_runtime_reconcile_time_seconds",
   maxConcurrentReconciles: "controller_runtime_max_concurrent_reconciles",
   activeWorkers: "controller_runtime_active_workers",
 } as const;
 
-// Labels as controller-runtime's workqueue metrics: `name` (client-go) and `controller`, both the queue name.
+// Labels as controller-runtime's workqueue metrics: `name` (client-go) and `controller`, both the queue name; the depth
+// gauge also has `priority` ("" for a queue without priorities).
 type QueueLabel = "name" | "controller";
+type DepthLabel = QueueLabel | "priority";
 
 class PrometheusWorkqueueMetricsProvider implements MetricsProvider {
-  private readonly depth: Gauge<QueueLabel>;
+  private readonly depth: Gauge<DepthLabel>;
   private readonly adds: Counter<QueueLabel>;
   private readonly latency: Histogram<QueueLabel>;
   private readonly workDuration: Histogram<QueueLabel>;
@@ -65,8 +71,8 @@ class PrometheusWorkqueueMetricsProvider implements MetricsProvider {
     const registers = [registry];
     this.depth = new Gauge({
       name: METRIC_NAMES.workqueueDepth,
-      help: "Current depth of workqueue",
-      labelNames,
+      help: "Current depth of workqueue by workqueue and priority",
+      labelNames: [...labelNames, "priority"],
       registers,
     });
     this.adds = new Counter({
@@ -116,9 +122,16 @@ class PrometheusWorkqueueMetricsProvider implements MetricsProvider {
   }
 
   newDepthMetric(name: string): GaugeMetric {
-    const g = this.depth.labels(this.labels(name));
+    const g = this.depth.labels({ ...this.labels(name), priority: "" });
     g.set(0);
     return { inc: () => g.inc(), dec: () => g.dec() };
+  }
+  newDepthMetricWithPriority(name: string): DepthMetricWithPriority {
+    const labels = (priority: number) => ({ ...this.labels(name), priority: String(priority) });
+    return {
+      inc: (priority) => this.depth.inc(labels(priority)),
+      dec: (priority) => this.depth.dec(labels(priority)),
+    };
   }
   newAddsMetric(name: string): CounterMetric {
     const c = this.adds.labels(this.labels(name));
@@ -172,12 +185,15 @@ export class ControllerMetrics {
   private readonly total: Counter<"controller" | "result">;
   private readonly errors: Counter<"controller">;
   private readonly terminalErrors: Counter<"controller">;
+  private readonly panics: Counter<"controller">;
+  private readonly timeouts: Counter<"controller">;
   private readonly time: Histogram<"controller">;
   private readonly maxConcurrent: Gauge<"controller">;
   private readonly active: Gauge<"controller">;
 
   constructor(registry: Registry) {
     const registers = [registry];
+    const labelNames = ["controller"] as const;
     this.total = new Counter({
       name: METRIC_NAMES.reconcileTotal,
       help: "Total number of reconciliations per controller",
@@ -187,42 +203,54 @@ export class ControllerMetrics {
     this.errors = new Counter({
       name: METRIC_NAMES.reconcileErrors,
       help: "Total number of reconciliation errors per controller",
-      labelNames: ["controller"],
+      labelNames,
       registers,
     });
     this.terminalErrors = new Counter({
       name: METRIC_NAMES.terminalReconcileErrors,
       help: "Total number of terminal reconciliation errors per controller",
-      labelNames: ["controller"],
+      labelNames,
+      registers,
+    });
+    this.panics = new Counter({
+      name: METRIC_NAMES.reconcilePanics,
+      help: "Total number of reconciliation panics per controller",
+      labelNames,
+      registers,
+    });
+    this.timeouts = new Counter({
+      name: METRIC_NAMES.reconcileTimeouts,
+      help: "Total number of reconciliation timeouts per controller",
+      labelNames,
       registers,
     });
     this.time = new Histogram({
       name: METRIC_NAMES.reconcileTime,
       help: "Length of time per reconciliation per controller",
-      labelNames: ["controller"],
+      labelNames,
       buckets: [...RECONCILE_TIME_BUCKETS],
       registers,
     });
     this.maxConcurrent = new Gauge({
       name: METRIC_NAMES.maxConcurrentReconciles,
       help: "Maximum number of concurrent reconciles per controller",
-      labelNames: ["controller"],
+      labelNames,
       registers,
     });
     this.active = new Gauge({
       name: METRIC_NAMES.activeWorkers,
       help: "Number of currently used workers per controller",
-      labelNames: ["controller"],
+      labelNames,
       registers,
     });
   }
 
-  /** Pre-initialises every series of controller to 0 (as controller-runtime) and sets its worker count. */
+  /** Pre-initialises every series of controller to 0 (controller-runtime's initMetrics) and sets its worker count. */
   register(controller: string, maxConcurrentReconciles: number): void {
     for (const result of ["success", "error", "requeue", "requeue_after"] as const)
       this.total.inc({ controller, result }, 0);
-    this.errors.inc({ controller }, 0);
-    this.terminalErrors.inc({ controller }, 0);
+    for (const counter of [this.errors, this.terminalErrors, this.panics, this.timeouts])
+      counter.inc({ controller }, 0);
     this.active.set({ controller }, 0);
     this.maxConcurrent.set({ controller }, maxConcurrentReconciles);
   }
@@ -235,12 +263,26 @@ export class ControllerMetrics {
     this.active.dec({ controller });
   }
 
-  /** One reconcile ended with outcome after seconds; terminal marks a TerminalError (counted as error too). */
-  reconciled(controller: string, outcome: ReconcileOutcome, seconds: number, terminal = false): void {
+  /** How long one reconcile took, whatever its outcome (even a panic that is not recovered). */
+  observeReconcileTime(controller: string, seconds: number): void {
     this.time.observe({ controller }, seconds);
+  }
+
+  /** One reconcile ended with outcome; terminal marks a TerminalError (counted as an error too). */
+  reconciled(controller: string, outcome: ReconcileOutcome, terminal = false): void {
     this.total.inc({ controller, result: outcome });
     if (outcome === "error") this.errors.inc({ controller });
     if (terminal) this.terminalErrors.inc({ controller });
+  }
+
+  /** A hook panicked (see the controller's recoverPanic); a recovered panic is then counted as an error too. */
+  reconcilePanicked(controller: string): void {
+    this.panics.inc({ controller });
+  }
+
+  /** A reconcile outlived its reconciliationTimeoutMs. */
+  reconcileTimedOut(controller: string): void {
+    this.timeouts.inc({ controller });
   }
 }
 

@@ -15,6 +15,11 @@ export interface CounterMetric {
 export interface HistogramMetric {
   observe(value: number): void;
 }
+/** The depth of a queue per priority (controller-runtime's DepthMetricWithPriority, for its priority queue). */
+export interface DepthMetricWithPriority {
+  inc(priority: number): void;
+  dec(priority: number): void;
+}
 
 /** Creates the metrics of the queue called `name` (client-go workqueue.MetricsProvider). Calling twice with one name must be allowed. */
 export interface MetricsProvider {
@@ -29,6 +34,8 @@ export interface MetricsProvider {
   /** Seconds the longest-running in-flight item has been processing. */
   newLongestRunningProcessorSecondsMetric(name: string): SettableGaugeMetric;
   newRetriesMetric(name: string): CounterMetric;
+  /** The depth per priority, for a priority queue (controller-runtime's MetricsProviderWithPriority). */
+  newDepthMetricWithPriority?(name: string): DepthMetricWithPriority;
 }
 
 const noop = { inc() {}, dec() {}, set() {}, observe() {} };

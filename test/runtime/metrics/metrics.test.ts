@@ -4,12 +4,7 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { Controller, TerminalError, type ReconcileResult } from "@crdgen/runtime";
 import { FakeClock } from "@crdgen/runtime/testing";
-import {
-  Registry,
-  WORKQUEUE_DURATION_BUCKETS,
-  metricsRegistry,
-  workqueueMetricsProvider,
-} from "@crdgen/runtime/metrics";
+import { Registry, metricsRegistry, workqueueMetricsProvider } from "@crdgen/runtime/metrics";
 import { SharedIndexInformer, SharedInformerFactory } from "@crdgen/runtime/cache";
 import { cacheSyncedCheck, startProbeServer } from "@crdgen/runtime/manager";
 import { newQueue, newRateLimitingQueue } from "@crdgen/runtime/workqueue";
@@ -103,18 +98,6 @@ test("workqueue metrics move on add, get, done and retries, under client-go's na
   clock.step(10);
   assert.equal(await value(registry, "workqueue_adds_total", q), 4);
   queue.shutDown();
-});
-
-test("workqueue histograms use client-go's buckets, 1e-8 s to 10 s by factor 10", async () => {
-  assert.deepEqual([...WORKQUEUE_DURATION_BUCKETS], [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10]);
-  const registry = new Registry();
-  const queue = newQueue<string>({ name: "buckets", metricsProvider: workqueueMetricsProvider(registry) });
-  queue.add("x");
-  await queue.get();
-  queue.done("x");
-  const text = await registry.metrics();
-  assert.match(text, /workqueue_work_duration_seconds_bucket\{le="1e-8",name="buckets",controller="buckets"\} /);
-  assert.match(text, /workqueue_queue_duration_seconds_bucket\{le="10",name="buckets",controller="buckets"\} 1/);
 });
 
 test("a named queue without a provider records into the crdgen registry; an unnamed one records nothing", async () => {
@@ -228,6 +211,204 @@ test("controller_runtime_* metrics: pre-initialised, then counted per result for
     4,
   );
   stop.abort();
+});
+
+// The upstream definitions, as controller-runtime registers them (so a dashboard built for a Go operator reads a
+// crdgen operator unchanged): kubernetes-sigs/controller-runtime pkg/internal/controller/metrics/metrics.go
+// (controller_runtime_*: ReconcileTotal, ReconcileErrors, TerminalReconcileErrors, ReconcilePanics, ReconcileTimeouts,
+// ReconcileTime, WorkerCount, ActiveWorkers) and pkg/metrics/workqueue.go (workqueue_*: its Prometheus provider for
+// client-go's util/workqueue). The native-histogram settings there (NativeHistogramBucketFactor and the like) have no
+// text-format counterpart. leader_election_master_status (pkg/metrics/leaderelection.go) is left out: crdgen's
+// leader election records no metrics.
+interface UpstreamMetric {
+  name: string;
+  type: "counter" | "gauge" | "histogram";
+  help: string;
+  labels: string[];
+  buckets?: number[];
+}
+
+/** prometheus.ExponentialBuckets as client_golang computes it: repeated multiplication, not powers. */
+function goExponentialBuckets(start: number, factor: number, count: number): number[] {
+  const buckets: number[] = [];
+  for (let i = 0; i < count; i++, start *= factor) buckets.push(start);
+  return buckets;
+}
+
+const controllerLabel = ["controller"];
+const queueLabels = ["name", "controller"];
+const upstreamMetrics: UpstreamMetric[] = [
+  {
+    name: "controller_runtime_reconcile_total",
+    type: "counter",
+    help: "Total number of reconciliations per controller",
+    labels: ["controller", "result"],
+  },
+  {
+    name: "controller_runtime_reconcile_errors_total",
+    type: "counter",
+    help: "Total number of reconciliation errors per controller",
+    labels: controllerLabel,
+  },
+  {
+    name: "controller_runtime_terminal_reconcile_errors_total",
+    type: "counter",
+    help: "Total number of terminal reconciliation errors per controller",
+    labels: controllerLabel,
+  },
+  {
+    name: "controller_runtime_reconcile_panics_total",
+    type: "counter",
+    help: "Total number of reconciliation panics per controller",
+    labels: controllerLabel,
+  },
+  {
+    name: "controller_runtime_reconcile_timeouts_total",
+    type: "counter",
+    help: "Total number of reconciliation timeouts per controller",
+    labels: controllerLabel,
+  },
+  {
+    name: "controller_runtime_reconcile_time_seconds",
+    type: "histogram",
+    help: "Length of time per reconciliation per controller",
+    labels: controllerLabel,
+    buckets: [
+      0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25, 1.5,
+      1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+    ],
+  },
+  {
+    name: "controller_runtime_max_concurrent_reconciles",
+    type: "gauge",
+    help: "Maximum number of concurrent reconciles per controller",
+    labels: controllerLabel,
+  },
+  {
+    name: "controller_runtime_active_workers",
+    type: "gauge",
+    help: "Number of currently used workers per controller",
+    labels: controllerLabel,
+  },
+  {
+    name: "workqueue_depth",
+    type: "gauge",
+    help: "Current depth of workqueue by workqueue and priority",
+    labels: ["name", "controller", "priority"],
+  },
+  {
+    name: "workqueue_adds_total",
+    type: "counter",
+    help: "Total number of adds handled by workqueue",
+    labels: queueLabels,
+  },
+  {
+    name: "workqueue_queue_duration_seconds",
+    type: "histogram",
+    help: "How long in seconds an item stays in workqueue before being requested",
+    labels: queueLabels,
+    buckets: goExponentialBuckets(10e-9, 10, 12),
+  },
+  {
+    name: "workqueue_work_duration_seconds",
+    type: "histogram",
+    help: "How long in seconds processing an item from workqueue takes.",
+    labels: queueLabels,
+    buckets: goExponentialBuckets(10e-9, 10, 12),
+  },
+  {
+    name: "workqueue_unfinished_work_seconds",
+    type: "gauge",
+    help:
+      "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. " +
+      "Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at " +
+      "which this increases.",
+    labels: queueLabels,
+  },
+  {
+    name: "workqueue_longest_running_processor_seconds",
+    type: "gauge",
+    help: "How many seconds has the longest running processor for workqueue been running.",
+    labels: queueLabels,
+  },
+  {
+    name: "workqueue_retries_total",
+    type: "counter",
+    help: "Total number of retries handled by workqueue",
+    labels: queueLabels,
+  },
+];
+
+/** One metric family of a Prometheus text exposition: HELP, TYPE and its samples' names and labels. */
+interface ScrapedFamily {
+  help?: string;
+  type?: string;
+  samples: Array<{ name: string; labels: Record<string, string> }>;
+}
+
+function parseExposition(text: string): Map<string, ScrapedFamily> {
+  const families = new Map<string, ScrapedFamily>();
+  const family = (name: string) => {
+    let f = families.get(name);
+    if (!f) families.set(name, (f = { samples: [] }));
+    return f;
+  };
+  for (const line of text.split("\n")) {
+    const meta = /^# (HELP|TYPE) (\S+) (.*)$/.exec(line);
+    if (meta) {
+      const f = family(meta[2]!);
+      if (meta[1] === "HELP") f.help = meta[3]!.replace(/\\n/g, "\n").replace(/\\\\/g, "\\");
+      else f.type = meta[3]!;
+      continue;
+    }
+    const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? \S+$/.exec(line);
+    if (!sample) continue;
+    const labels: Record<string, string> = {};
+    for (const [, key, value] of (sample[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[key!] = value!;
+    const base = sample[1]!.replace(/_(bucket|sum|count)$/, "");
+    family(families.has(sample[1]!) ? sample[1]! : base).samples.push({ name: sample[1]!, labels });
+  }
+  return families;
+}
+
+test("the exposition after a reconcile has exactly controller-runtime's metrics: names, HELP, TYPE, label sets and buckets", async () => {
+  const registry = new Registry();
+  const { controller, queue, stop } = await metricsController(registry, () => Promise.resolve(undefined));
+  queue.add("ns/a");
+  await controller.processNextWorkItem(stop.signal);
+  stop.abort();
+  const scraped = parseExposition(await registry.metrics());
+
+  assert.deepEqual(
+    [...scraped.keys()].sort(),
+    upstreamMetrics.map((m) => m.name).sort(),
+    "every upstream metric is exposed, and nothing else",
+  );
+  for (const upstream of upstreamMetrics) {
+    const family = scraped.get(upstream.name)!;
+    assert.equal(family.help, upstream.help, `${upstream.name}: HELP`);
+    assert.equal(family.type, upstream.type, `${upstream.name}: TYPE`);
+    assert.ok(family.samples.length > 0, `${upstream.name}: a series after one reconcile`);
+    for (const sample of family.samples) {
+      const { le, ...labels } = sample.labels;
+      assert.deepEqual(Object.keys(labels).sort(), [...upstream.labels].sort(), `${sample.name}: label set`);
+      assert.equal(le !== undefined, sample.name.endsWith("_bucket"), `${sample.name}: le only on buckets`);
+    }
+    if (upstream.buckets) {
+      const series = JSON.stringify(upstream.labels.map((l) => family.samples[0]!.labels[l]));
+      const bounds = family.samples
+        .filter((s) => s.name.endsWith("_bucket") && JSON.stringify(upstream.labels.map((l) => s.labels[l])) === series)
+        .map((s) => s.labels.le!);
+      // Compared as numbers: Go spells an upper bound with %g (1e-08), JavaScript with toString (1e-8).
+      assert.deepEqual(bounds.slice(0, -1).map(Number), upstream.buckets, `${upstream.name}: bucket list`);
+      assert.equal(bounds.at(-1), "+Inf", `${upstream.name}: the last bucket is +Inf`);
+    }
+  }
+  assert.deepEqual(
+    scraped.get("workqueue_depth")!.samples.map((s) => s.labels),
+    [{ name: "things", controller: "things", priority: "" }],
+    'a queue without priorities reports priority "", as controller-runtime\'s NewDepthMetric',
+  );
 });
 
 async function get(port: number, path: string): Promise<{ status: number; body: string; type: string | null }> {
