@@ -23,6 +23,7 @@ import {
   recordingSleep,
   until,
 } from "../support/cache-fakes.js";
+import { collectGarbage } from "../support/gc.js";
 
 function makeInformer(lw: FakeListerWatcher, extra: Partial<SharedIndexInformerOptions<Obj>> = {}) {
   const clock = new TestClock();
@@ -508,4 +509,37 @@ test("handler resync periods after start, below 1 s, or on an informer without r
   assert.equal(forced.resyncPeriodMs(), 0);
   assert.equal(none.informer.resyncCheckPeriodMs(), 0);
   assert.match(warnings.at(-1) ?? "", /doesn't support resyncing/);
+});
+
+test("start() called again and again with the same signal adds no listener to it", async () => {
+  const factory = new SharedInformerFactory();
+  const ctrl = new AbortController();
+  for (let i = 0; i < 100; i++) {
+    factory.informerFor(`things|ns=${i % 3}`, () => makeInformer(new FakeListerWatcher()).informer);
+    factory.start(ctrl.signal);
+  }
+  assert.equal(getEventListeners(ctrl.signal, "abort").length, 1);
+  await factory.shutdown();
+  assert.equal(getEventListeners(ctrl.signal, "abort").length, 0, "shutdown lets go of the caller's signal");
+});
+
+test("the factory keeps no reference to the signals of start() calls that have aborted", async () => {
+  const factory = new SharedInformerFactory();
+  const callers: Array<WeakRef<AbortSignal>> = [];
+  const startAndAbort = async (i: number): Promise<void> => {
+    const ctrl = new AbortController();
+    callers.push(new WeakRef(ctrl.signal));
+    // No LIST answer scripted: the informer waits for its first LIST until the signal aborts.
+    factory.informerFor(`things|ns=${i}`, () => makeInformer(new FakeListerWatcher()).informer);
+    factory.start(ctrl.signal);
+    factory.start(ctrl.signal); // nothing new to start
+    await flush();
+    ctrl.abort();
+    await flush();
+  };
+  for (let i = 0; i < 20; i++) await startAndAbort(i);
+  await collectGarbage();
+  const alive = callers.filter((ref) => ref.deref() !== undefined).length;
+  assert.equal(alive, 0, `${alive} of 20 aborted callers' signals are still reachable from the factory`);
+  await factory.shutdown();
 });
