@@ -22,6 +22,7 @@ export {
 } from "./labels.js";
 export {
   type ListerWatcher,
+  type ObjectType,
   WatchErrorEvent,
   isResourceVersionTooOld,
   isResourceVersionTooLarge,
@@ -33,6 +34,7 @@ export type { DeltaSink, CacheNotification } from "./sink.js";
 // Exported for the runtime's own tests: the sink that turns reflector deltas into store writes and notifications.
 export { IndexerSink } from "./sink.js";
 export { type ReflectorOptions, Reflector } from "./reflector.js";
+export { type ListPageFunc, type ListPagerOptions, type PagedList, ListPager } from "./list-pager.js";
 export {
   type ResourceEventHandler,
   type ResourceEventHandlerRegistration,

@@ -19,6 +19,8 @@ export class SharedInformerFactory {
   private readonly running = new Map<string, Promise<void>>();
   /** Aborted by shutdown(): stops every informer this factory started. */
   private readonly shutdownSignal = fanOutSignal();
+  /** Per caller's signal, the one signal its informers run on; dropped once it aborts. */
+  private readonly runSignals = new Map<AbortSignal, AbortSignal>();
 
   /**
    * The informer for key (e.g. "example.com/v1/mysqlclusters|ns=default|l=app=x"), created by create() on first
@@ -64,13 +66,34 @@ export class SharedInformerFactory {
   /** Starts every informer not started yet; they run until signal aborts or shutdown(). No-op after shutdown(). */
   start(signal: AbortSignal): void {
     if (this.shutdownSignal.signal.aborted) return;
-    // Every informer listens on this one signal, which follows the caller's and shutdown().
-    const informers = fanOutSignal(signal);
-    this.shutdownSignal.signal.addEventListener("abort", () => informers.abort(), { once: true }); // one per start()
     for (const [key, informer] of this.informers) {
       if (this.running.has(key)) continue;
-      this.running.set(key, informer.run(informers.signal));
+      this.running.set(key, informer.run(this.runSignalFor(signal)));
     }
+  }
+
+  /**
+   * The signal informers started with `caller` run on: it follows the caller's signal and shutdown(). One per caller
+   * signal however often start() is called, so neither signal collects a listener per call.
+   */
+  private runSignalFor(caller: AbortSignal): AbortSignal {
+    const existing = this.runSignals.get(caller);
+    if (existing) return existing;
+    const run = fanOutSignal(caller);
+    const onShutdown = (): void => run.abort();
+    this.shutdownSignal.signal.addEventListener("abort", onShutdown, { once: true });
+    const release = (): void => {
+      // Nothing of this caller's is left to stop: let go of both signals.
+      this.shutdownSignal.signal.removeEventListener("abort", onShutdown);
+      run.dispose();
+      this.runSignals.delete(caller);
+    };
+    if (run.signal.aborted) release();
+    else {
+      run.signal.addEventListener("abort", release, { once: true });
+      this.runSignals.set(caller, run.signal);
+    }
+    return run.signal;
   }
 
   /** Resolves true once every started informer has synced; false if signal aborts or one stops first. */

@@ -28,6 +28,8 @@ export interface ResourceEventHandlerRegistration {
   remove(): void;
   /** The informer has synced and this handler has been given every object of the initial state. */
   hasSynced(): boolean;
+  /** This handler's resync period in effect, in ms (after client-go's adjustments); 0 = never resynced. */
+  resyncPeriodMs(): number;
 }
 
 /** Drops metadata.managedFields (large, and never needed by controllers): the default transform. */
@@ -47,7 +49,11 @@ function deepFreeze<T>(obj: T): T {
 
 export interface SharedIndexInformerOptions<T extends KubernetesObject> {
   listerWatcher: ListerWatcher<T>;
-  /** Deliver updateFunc(obj, obj) for every cached object this often; 0/undefined = never; minimum 1000 ms. */
+  /**
+   * Deliver updateFunc(obj, obj) for every cached object this often, to handlers added without a period of their
+   * own (client-go defaultEventHandlerResyncPeriod); 0/undefined = never, and then no handler is ever resynced;
+   * minimum 1000 ms.
+   */
   resyncPeriodMs?: number;
   /** Applied to each object before it is stored (not to tombstones). Default: dropManagedFields. */
   transform?: (obj: T) => T;
@@ -80,11 +86,36 @@ class Listener<T extends KubernetesObject> implements ResourceEventHandlerRegist
   /** Initial-list adds queued but not yet delivered (synctrack). */
   private pendingInitial = 0;
 
+  /** When this handler is next due for a resync (clock ms). */
+  private nextResync = 0;
+
   constructor(
     private readonly handler: ResourceEventHandler<T>,
     private readonly informer: { hasSynced(): boolean; unregister(l: Listener<T>): void; name: string },
     private readonly logger: Logger,
-  ) {}
+    /** The period asked for, after the 1 s minimum and the informer's started-check (client-go requestedResyncPeriod). */
+    readonly requestedResyncPeriodMs: number,
+    private resyncPeriod: number,
+    now: number,
+  ) {
+    this.determineNextResync(now);
+  }
+
+  resyncPeriodMs(): number {
+    return this.resyncPeriod;
+  }
+
+  setResyncPeriod(ms: number): void {
+    this.resyncPeriod = ms;
+  }
+
+  shouldResync(now: number): boolean {
+    return this.resyncPeriod !== 0 && now >= this.nextResync;
+  }
+
+  determineNextResync(now: number): void {
+    this.nextResync = now + this.resyncPeriod;
+  }
 
   remove(): void {
     if (this.removed) return;
@@ -181,7 +212,12 @@ export class SharedIndexInformer<T extends KubernetesObject> {
   private readonly reflector: Reflector<T>;
   private readonly clock: Clock;
   private readonly logger: Logger;
-  private readonly resyncPeriodMs: number;
+  /** The period handlers get when added without one (client-go defaultEventHandlerResyncPeriod). */
+  private readonly defaultEventHandlerResyncPeriodMs: number;
+  /** How often resync is checked: the smallest handler period before start (client-go resyncCheckPeriod). */
+  private resyncCheckPeriod: number;
+  /** The handlers due in the resync being delivered (client-go's syncing listeners). */
+  private resyncTargets: Array<Listener<T>> = [];
   private listeners: Array<Listener<T>> = [];
   private started = false;
   private stopped = false;
@@ -193,7 +229,8 @@ export class SharedIndexInformer<T extends KubernetesObject> {
     this.clock = options.clock ?? realClock;
     this.logger = options.logger ?? defaultLogger();
     const requested = options.resyncPeriodMs ?? 0;
-    this.resyncPeriodMs = requested > 0 ? Math.max(requested, MIN_RESYNC_MS) : 0;
+    this.defaultEventHandlerResyncPeriodMs = requested > 0 ? Math.max(requested, MIN_RESYNC_MS) : 0;
+    this.resyncCheckPeriod = this.defaultEventHandlerResyncPeriodMs;
     this.indexer = new Indexer<T>({
       indexers: { [NamespaceIndex]: metaNamespaceIndexFunc, ...(options.indexers ?? {}) },
     });
@@ -223,16 +260,79 @@ export class SharedIndexInformer<T extends KubernetesObject> {
    * each of them as addFunc(obj, true), before any later change (client-go AddEventHandler after start).
    */
   addEventHandler(handler: ResourceEventHandler<T>): ResourceEventHandlerRegistration {
-    if (this.stopped) throw new Error(`${this.name}: cannot add an event handler to a stopped informer`);
+    return this.addEventHandlerWithResyncPeriod(handler, this.defaultEventHandlerResyncPeriodMs);
+  }
+
+  /**
+   * addEventHandler with the handler's own resync period in ms (0 = never), with client-go's rules: below 1 s it is
+   * raised to 1 s; before run() a period below the informer's check period lowers that period for all handlers,
+   * after run() it is raised to the check period; an informer made with no resync period resyncs no handler. Only
+   * the handlers that are due get a resync.
+   */
+  addEventHandlerWithResyncPeriod(
+    handler: ResourceEventHandler<T>,
+    resyncPeriodMs: number,
+  ): ResourceEventHandlerRegistration {
+    if (this.stopped) {
+      throw new Error(`${this.name}: handler was not added to shared informer because it has stopped already`);
+    }
+    let period = resyncPeriodMs;
+    if (period > 0) {
+      if (period < MIN_RESYNC_MS) {
+        this.logger.warn(
+          `${this.name}: Warning: resync period is too small. Changing it to the minimum allowed value (resyncPeriod ${period} ms, minimumResyncPeriod ${MIN_RESYNC_MS} ms)`,
+        );
+        period = MIN_RESYNC_MS;
+      }
+      if (period < this.resyncCheckPeriod) {
+        if (this.started) {
+          this.logger.warn(
+            `${this.name}: Warning: resync period is smaller than resync check period and the informer has already started. Changing it to the resync check period (resyncPeriod ${period} ms, resyncCheckPeriod ${this.resyncCheckPeriod} ms)`,
+          );
+          period = this.resyncCheckPeriod;
+        } else {
+          this.resyncCheckPeriod = period;
+          for (const l of this.listeners) {
+            l.setResyncPeriod(this.determineResyncPeriod(l.requestedResyncPeriodMs, period));
+          }
+        }
+      }
+    }
     const listener = new Listener<T>(
       handler,
       { hasSynced: () => this.hasSynced(), unregister: (l) => this.unregister(l), name: this.name },
       this.logger,
+      period,
+      this.determineResyncPeriod(period, this.resyncCheckPeriod),
+      this.clock.now(),
     );
     // Replay and registration happen in one synchronous step, so no change can slip in between.
     this.listeners.push(listener);
     for (const obj of this.indexer.list()) listener.enqueue({ kind: "add", obj, initial: true });
     return listener;
+  }
+
+  /** How often the informer checks which handlers are due for a resync, in ms; 0 = never (resyncCheckPeriod). */
+  resyncCheckPeriodMs(): number {
+    return this.resyncCheckPeriod;
+  }
+
+  /** client-go determineResyncPeriod: a handler's period given the informer's check period. */
+  private determineResyncPeriod(desired: number, check: number): number {
+    if (desired === 0) return 0;
+    if (check === 0) {
+      this.logger.warn(
+        `${this.name}: Warning: the specified resyncPeriod is invalid because this shared informer doesn't support resyncing (desired ${desired} ms)`,
+      );
+      return 0;
+    }
+    if (desired < check) {
+      this.logger.warn(
+        `${this.name}: Warning: the specified resyncPeriod is being increased to resyncCheckPeriod (desired ${desired} ms, check ${check} ms)`,
+      );
+      return check;
+    }
+    return desired;
   }
 
   /** True once the first LIST has been stored and its notifications handed to the handlers. */
@@ -298,16 +398,31 @@ export class SharedIndexInformer<T extends KubernetesObject> {
   }
 
   private startResync(signal: AbortSignal): () => void {
-    if (this.resyncPeriodMs <= 0) return () => undefined;
+    const period = this.resyncCheckPeriod;
+    if (period <= 0) return () => undefined;
     let handle: unknown;
     const tick = (): void => {
       if (signal.aborted) return;
       // Before the first LIST there is nothing to resync.
-      if (this.hasSynced()) this.sink.resync();
-      handle = this.clock.setTimeout(tick, this.resyncPeriodMs);
+      if (this.hasSynced()) this.resyncDueHandlers();
+      handle = this.clock.setTimeout(tick, period);
     };
-    handle = this.clock.setTimeout(tick, this.resyncPeriodMs);
+    handle = this.clock.setTimeout(tick, period);
     return () => this.clock.clearTimeout(handle);
+  }
+
+  /** client-go sharedProcessor.shouldResync + Resync: every cached object, to the handlers that are due only. */
+  private resyncDueHandlers(): void {
+    const now = this.clock.now();
+    const due = this.listeners.filter((l) => l.shouldResync(now));
+    if (due.length === 0) return;
+    for (const l of due) l.determineNextResync(now);
+    this.resyncTargets = due;
+    try {
+      this.sink.resync();
+    } finally {
+      this.resyncTargets = [];
+    }
   }
 
   private distribute(n: CacheNotification<T>): void {
@@ -326,7 +441,8 @@ export class SharedIndexInformer<T extends KubernetesObject> {
         break;
       case "sync":
         d = { kind: "update", oldObj: n.obj, newObj: n.obj };
-        break;
+        for (const l of this.resyncTargets) l.enqueue(d);
+        return;
       case "delete":
         d = { kind: "delete", obj: n.obj };
         break;

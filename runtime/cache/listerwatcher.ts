@@ -9,9 +9,17 @@ import type { WatchEvent } from "../client/types.js";
  * (410 for Gone) and, when the body was a Status, `reason` / `body`.
  */
 export interface ListerWatcher<T extends KubernetesObject> {
+  /** The apiVersion and kind of the listed objects, when known: the reflector rejects watch events of other types. */
+  readonly objectType?: ObjectType;
   list(options: ListOptions, signal?: AbortSignal): Promise<KubernetesList<T>>;
   /** Ends (or throws) when the server closes the stream or when signal aborts. */
   watch(options: ListOptions, signal: AbortSignal): AsyncIterable<WatchEvent<T>>;
+}
+
+/** An object type by apiVersion and kind (a GroupVersionKind). */
+export interface ObjectType {
+  apiVersion: string;
+  kind: string;
 }
 
 /** A watch ERROR event turned into an exception, shaped like the client's API errors (`status`, `reason`, `body`). */

@@ -3,6 +3,7 @@
 import type { KubernetesObject, ListOptions, WatchEvent } from "../client/types.js";
 import {
   type ListerWatcher,
+  type ObjectType,
   WatchErrorEvent,
   isResourceVersionTooLarge,
   isResourceVersionTooOld,
@@ -14,16 +15,31 @@ import type { DeltaSink } from "./sink.js";
 import { type Clock, type SleepFunc, realClock, sleepOn } from "../clock/clock.js";
 import { defaultLogger, type Logger } from "../log/logger.js";
 import { Backoff, type ReflectorBackoffOptions } from "./backoff.js";
+import { ListPager } from "./list-pager.js";
 
 export interface ReflectorOptions<T extends KubernetesObject> {
   listerWatcher: ListerWatcher<T>;
   sink: DeltaSink<T>;
   /** Used in log lines, e.g. "mysqlclusters.example.com". */
   name?: string;
-  /** LIST page size (tools/pager defaultPageSize). Default 500. */
+  /**
+   * LIST page size for every LIST, relists at a resourceVersion included (client-go WatchListPageSize). Unset:
+   * tools/pager's 500 for lists at RV "" or "0" (and for all once the watch cache turned out to be off), and
+   * unpaginated lists at a specific RV so that the watch cache can serve them.
+   */
   pageSize?: number;
-  /** Watch timeoutSeconds is uniform in [min, 2·min). Default 300 (client-go defaultMinWatchTimeout). */
+  /**
+   * Watch timeoutSeconds is uniform in [min, 2·min). Default and floor 300 (client-go defaultMinWatchTimeout): a
+   * smaller value is ignored, as client-go ignores a MinWatchTimeout below 5 minutes.
+   */
   minWatchTimeoutSeconds?: number;
+  /** Tests only: a minimum watch timeout below the 300 s floor (short watches against a test API server). */
+  testMinWatchTimeoutSeconds?: number;
+  /**
+   * The apiVersion and kind of the watched objects (client-go expectedGVK). A watch event carrying another type is
+   * logged as an error and dropped, neither stored nor counted as progress. Default: the ListerWatcher's objectType.
+   */
+  expectedType?: ObjectType;
   /**
    * Extra seconds after timeoutSeconds before the reflector itself abandons a watch the server did not close
    * (kube-rs WATCH_IDLE_TIMEOUT_MARGIN): guards against half-open connections. Default 5.
@@ -49,6 +65,9 @@ export interface ReflectorOptions<T extends KubernetesObject> {
 
 type WatchOutcome = "closed" | "expired";
 
+/** client-go defaultMinWatchTimeout, in seconds. */
+const MIN_WATCH_TIMEOUT_SECONDS = 300;
+
 /** The bookmark annotation that ends a streaming list's initial events (metav1.InitialEventsAnnotationKey). */
 export const INITIAL_EVENTS_END_ANNOTATION = "k8s.io/initial-events-end";
 
@@ -68,8 +87,9 @@ export class Reflector<T extends KubernetesObject> {
   private readonly lw: ListerWatcher<T>;
   private readonly sink: DeltaSink<T>;
   private readonly name: string;
-  private readonly pageSize: number;
+  private readonly pageSize: number | undefined;
   private readonly minWatchTimeout: number;
+  private readonly expectedType: ObjectType | undefined;
   private readonly deadlineMargin: number;
   private readonly clock: Clock;
   private readonly sleep: SleepFunc;
@@ -89,8 +109,10 @@ export class Reflector<T extends KubernetesObject> {
     this.lw = options.listerWatcher;
     this.sink = options.sink;
     this.name = options.name ?? "reflector";
-    this.pageSize = options.pageSize ?? 500;
-    this.minWatchTimeout = options.minWatchTimeoutSeconds ?? 300;
+    this.pageSize = options.pageSize;
+    this.minWatchTimeout =
+      options.testMinWatchTimeoutSeconds ?? Math.max(MIN_WATCH_TIMEOUT_SECONDS, options.minWatchTimeoutSeconds ?? 0);
+    this.expectedType = options.expectedType ?? options.listerWatcher.objectType;
     this.deadlineMargin = options.watchDeadlineMarginSeconds ?? 5;
     this.clock = options.clock ?? realClock;
     this.sleep = options.sleep ?? sleepOn(this.clock);
@@ -177,52 +199,36 @@ export class Reflector<T extends KubernetesObject> {
   }
 
   private async list(signal: AbortSignal): Promise<void> {
-    let rv = this.relistResourceVersion();
-    for (;;) {
-      let result: { items: T[]; resourceVersion: string };
-      try {
-        result = await this.listAllPages(rv, signal);
-      } catch (err) {
-        if (signal.aborted) throw err;
-        // 410 (also an expired continue token) or too-large RV: retry at once as a quorum read (RV "").
-        if (rv !== "" && (isResourceVersionTooOld(err) || isResourceVersionTooLarge(err))) {
-          this.logger.debug(`${this.name}: list at resourceVersion ${JSON.stringify(rv)} expired, listing with ""`);
-          this.lastRVUnavailable = true;
-          rv = "";
-          continue;
-        }
-        throw err;
-      }
-      if (signal.aborted) return;
-      this.sink.replace(result.items, result.resourceVersion);
-      this.lastRV = result.resourceVersion;
-      this.lastRVUnavailable = false;
-      return;
+    const rv = this.relistResourceVersion();
+    // One pager per LIST, its page size chosen for the first resourceVersion and kept for the retry (client-go).
+    const pager = new ListPager<T>((options, sig) => this.lw.list(options, sig), { pageSize: this.listPageSize(rv) });
+    let result: { items: T[]; resourceVersion: string; paginated: boolean };
+    try {
+      result = await pager.list({ resourceVersion: rv }, signal);
+      // Only the RV "0" list tells whether the watch cache serves this resource: a quorum read is always paginated.
+      if (rv === "0" && result.paginated) this.paginatedResult = true;
+    } catch (err) {
+      // 410 (the pager already tried a full list at rv if only a continue token expired) or a too-large RV: the
+      // server cannot serve rv; retry at once as a quorum read (RV "").
+      if (signal.aborted || !(isResourceVersionTooOld(err) || isResourceVersionTooLarge(err))) throw err;
+      this.logger.debug(`${this.name}: list at resourceVersion ${JSON.stringify(rv)} unavailable, listing with ""`);
+      this.lastRVUnavailable = true;
+      result = await pager.list({ resourceVersion: this.relistResourceVersion() }, signal);
     }
+    if (signal.aborted) return;
+    this.sink.replace(result.items, result.resourceVersion);
+    this.lastRV = result.resourceVersion;
+    this.lastRVUnavailable = false;
   }
 
-  private async listAllPages(rv: string, signal: AbortSignal): Promise<{ items: T[]; resourceVersion: string }> {
-    // tools/pager page size rules: paginate RV "" and "0" lists; a list at a specific RV is unpaginated so the
-    // watch cache can serve it, unless the RV "0" list showed that the watch cache is off.
-    const limit = this.paginatedResult || rv === "" || rv === "0" ? this.pageSize : undefined;
-    const items: T[] = [];
-    let options: ListOptions = { resourceVersion: rv };
-    if (limit !== undefined) options.limit = limit;
-    let resourceVersion = "";
-    for (let page = 0; ; page++) {
-      const list = await this.lw.list(options, signal);
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- typed T[], but a server may send "items": null for an empty list
-      for (const item of list.items ?? []) items.push(item);
-      resourceVersion = list.metadata?.resourceVersion ?? resourceVersion;
-      // On the wire the field is "continue"; client-node's V1ListMeta type calls it "_continue".
-      const meta: { continue?: string; _continue?: string } | undefined = list.metadata;
-      const cont = meta?.continue ?? meta?._continue;
-      if (!cont || limit === undefined) break;
-      if (page === 0 && rv === "0") this.paginatedResult = true;
-      // The API server rejects resourceVersion together with continue: the token pins the snapshot.
-      options = { limit, continue: cont };
-    }
-    return { items, resourceVersion };
+  /** client-go's page size rules for one LIST at rv; 0 = unpaginated. */
+  private listPageSize(rv: string): number {
+    if (this.pageSize !== undefined) return this.pageSize;
+    // The RV "0" list came back paginated, so the watch cache is off: keep the default pages.
+    if (this.paginatedResult) return 500;
+    // A list at a specific RV is unpaginated so that the watch cache can serve it (no thundering herd on etcd);
+    // RV "0" keeps the limit, which the watch cache ignores anyway.
+    return rv !== "" && rv !== "0" ? 0 : 500;
   }
 
   /** One WATCH; with `initial` (not yet ended) it first streams the initial state, stored at its end bookmark. */
@@ -264,13 +270,14 @@ export class Reflector<T extends KubernetesObject> {
       for (;;) {
         const r = await nextOrAbort(iterator, ctrl.signal);
         if (r === ABORTED || r.done) break;
-        events++;
         const ev = r.value;
         if (ev.type === "ERROR") {
           const err = new WatchErrorEvent(ev.object);
           if (isResourceVersionTooOld(err)) return "expired";
           throw err;
         }
+        if (this.isUnexpectedType(ev.object)) continue;
+        events++;
         if (streaming && !initial.ended) {
           this.collectInitial(initial, ev);
           continue;
@@ -301,6 +308,16 @@ export class Reflector<T extends KubernetesObject> {
       throw new Error(`very short watch: watch from resourceVersion ${startRV} closed within 1s without events`);
     }
     return "closed";
+  }
+
+  /** Logs and reports an object of another apiVersion/kind than the watched one (client-go handleAnyWatch). */
+  private isUnexpectedType(obj: T): boolean {
+    const want = this.expectedType;
+    if (!want || (obj.apiVersion === want.apiVersion && obj.kind === want.kind)) return false;
+    this.logger.error(
+      `${this.name}: expected type ${gvkString(want)}, but watch event object had type ${gvkString(obj)}`,
+    );
+    return true;
   }
 
   /** Before its end bookmark a streaming list's events build the initial state, which then replaces the store. */
@@ -372,6 +389,15 @@ function nextOrAbort<E>(iterator: AsyncIterator<E>, signal: AbortSignal): Promis
       },
     );
   });
+}
+
+/** Go's schema.GroupVersionKind.String(): "example.com/v1, Kind=Thing", "/v1, Kind=Pod" for the core group. */
+function gvkString(t: { apiVersion?: string; kind?: string }): string {
+  const apiVersion = t.apiVersion ?? "";
+  const slash = apiVersion.lastIndexOf("/");
+  const group = slash >= 0 ? apiVersion.slice(0, slash) : "";
+  const version = slash >= 0 ? apiVersion.slice(slash + 1) : apiVersion;
+  return `${group}/${version}, Kind=${t.kind ?? ""}`;
 }
 
 /**

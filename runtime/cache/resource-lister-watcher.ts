@@ -1,5 +1,5 @@
 // Bridges the REST client to the reflector: a ListerWatcher over one ResourceClient, scoped by namespace and selectors.
-import type { ResourceClient } from "../client/resource-client.js";
+import { apiVersionOf, type ResourceClient } from "../client/resource-client.js";
 import type { KubernetesObject } from "../client/types.js";
 import type { SharedIndexInformerOptions } from "./informer.js";
 import type { ListerWatcher } from "./listerwatcher.js";
@@ -24,6 +24,7 @@ export function listerWatcherFor<T extends KubernetesObject>(
     ...(scope.fieldSelector ? { fieldSelector: scope.fieldSelector } : {}),
   };
   return {
+    objectType: { apiVersion: apiVersionOf(resource.resource), kind: resource.resource.kind },
     list: (options, signal) => resource.list(scope.namespace, { ...options, ...selectors }, signal),
     watch: (options, signal) => resource.watch(scope.namespace, { ...options, ...selectors }, signal),
   };

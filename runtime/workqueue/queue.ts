@@ -24,8 +24,9 @@ export interface Queue<T> {
 }
 
 export class BasicQueue<T> implements Queue<T> {
-  // Order of items to hand out; `head` avoids O(n) shift().
-  private order: T[] = [];
+  // Order of items to hand out; `head` avoids O(n) shift(). Slots before head are emptied as items are handed out,
+  // so the queue holds no reference to an item once it is done.
+  private order: Array<T | undefined> = [];
   private head = 0;
   // Items that need processing (queued, or re-added while processing).
   private readonly dirty = new Set<T>();
@@ -99,6 +100,7 @@ export class BasicQueue<T> implements Queue<T> {
 
   private take(): GetResult<T> {
     const item = this.order[this.head] as T;
+    this.order[this.head] = undefined;
     this.head++;
     if (this.head === this.order.length) {
       this.order = [];

@@ -23,6 +23,7 @@ import {
   recordingSleep,
   until,
 } from "../support/cache-fakes.js";
+import { collectGarbage } from "../support/gc.js";
 
 function makeInformer(lw: FakeListerWatcher, extra: Partial<SharedIndexInformerOptions<Obj>> = {}) {
   const clock = new TestClock();
@@ -235,11 +236,14 @@ test("waitForCacheSync resolves false when its signal aborts first", async () =>
   await t.stop();
 });
 
+// client-go processorListener.run: a handler that panics has that notification skipped and gets the next ones
+// (kubernetes/kubernetes#58394); its initial-list adds still count towards its hasSynced (kubernetes#129024). client-go
+// has no unit test case for either; this is the behaviour those changes describe, without client-go's 1 s pause.
 test("a throwing handler does not stop other handlers or later deliveries", async () => {
   const lw = new FakeListerWatcher().queueList(list([obj("a", "1"), obj("b", "2")], "2"));
   const t = makeInformer(lw);
   let calls = 0;
-  t.informer.addEventHandler({
+  const throwing = t.informer.addEventHandler({
     addFunc: () => {
       calls++;
       throw new Error("boom");
@@ -249,6 +253,7 @@ test("a throwing handler does not stop other handlers or later deliveries", asyn
   t.informer.addEventHandler(good);
   void t.start();
   await until(() => lw.watches.length === 1, "watch");
+  assert.equal(throwing.hasSynced(), true, "the initial adds were delivered, though each one threw");
   lw.watches[0]!.push({ type: "ADDED", object: obj("c", "3") });
   await until(() => good.log.length === 3, "three adds");
   assert.equal(calls, 3);
@@ -375,4 +380,166 @@ test("a factory of 15 informers puts one or two listeners on the caller's signal
   } finally {
     process.off("warning", onWarning);
   }
+});
+
+// Ports of kubernetes/client-go tools/cache/shared_informer_test.go: per-handler resync periods.
+
+/** client-go's testListener: records the name of every object it is handed by add or update. */
+function testListener(name: string, resyncPeriodMs: number, ...expected: string[]) {
+  const l = {
+    name,
+    resyncPeriodMs,
+    expected: new Set(expected),
+    received: [] as string[],
+    handler: {
+      addFunc: (o: Obj) => void l.received.push(o.metadata!.name!),
+      updateFunc: (_old: Obj, o: Obj) => void l.received.push(o.metadata!.name!),
+    } satisfies ResourceEventHandler<Obj>,
+    /** satisfiedExpectations: the set of names received equals the set expected. */
+    ok: () => new Set(l.received).size === l.expected.size && [...l.received].every((n) => l.expected.has(n)),
+  };
+  return l;
+}
+
+// Port of shared_informer_test.go TestListenerResyncPeriods.
+test("client-go TestListenerResyncPeriods: each handler is resynced on its own period, and only the handlers due", async () => {
+  const lw = new FakeListerWatcher().queueList(list([obj("pod1", "1"), obj("pod2", "2")], "2"));
+  // create the shared informer and resync every 1s
+  const t = makeInformer(lw, { resyncPeriodMs: 1000 });
+  const listener1 = testListener("listener1", 0, "pod1", "pod2"); // never resync
+  const listener2 = testListener("listener2", 2000, "pod1", "pod2");
+  const listener3 = testListener("listener3", 3000, "pod1", "pod2");
+  const listeners = [listener1, listener2, listener3];
+  for (const l of listeners) t.informer.addEventHandlerWithResyncPeriod(l.handler, l.resyncPeriodMs);
+  void t.start();
+  // ensure all listeners got the initial List
+  await until(() => listeners.every((l) => l.ok()), "initial list delivered");
+  await flush();
+  for (const l of listeners)
+    assert.ok(l.ok(), `${l.name}: expected ${[...l.expected].join()}, got ${l.received.join()}`);
+  for (const l of listeners) l.received = [];
+
+  // advance so listener2 gets a resync
+  t.clock.advance(2000);
+  await flush();
+  assert.ok(listener2.ok(), `listener2: expected ${[...listener2.expected].join()}, got ${listener2.received.join()}`);
+  assert.equal(listener1.received.length, 0, "listener1: should not have resynced");
+  assert.equal(listener3.received.length, 0, "listener3: should not have resynced");
+  for (const l of listeners) l.received = [];
+
+  // advance so listener3 gets a resync
+  t.clock.advance(1000);
+  await flush();
+  assert.ok(listener3.ok(), `listener3: expected ${[...listener3.expected].join()}, got ${listener3.received.join()}`);
+  assert.equal(listener1.received.length, 0, "listener1: should not have resynced");
+  assert.equal(listener2.received.length, 0, "listener2: should not have resynced");
+  await t.stop();
+});
+
+// Port of shared_informer_test.go TestResyncCheckPeriod.
+test("client-go TestResyncCheckPeriod: before start, a shorter handler period lowers the informer's check period", () => {
+  // create the shared informer and resync every 12 hours
+  const t = makeInformer(new FakeListerWatcher(), { resyncPeriodMs: 12 * 3600_000 });
+  const handler1 = t.informer.addEventHandlerWithResyncPeriod({}, 0); // never resync
+  assert.equal(t.informer.resyncCheckPeriodMs(), 12 * 3600_000);
+  assert.equal(handler1.resyncPeriodMs(), 0);
+
+  const handler2 = t.informer.addEventHandlerWithResyncPeriod({}, 60_000); // every minute
+  assert.equal(t.informer.resyncCheckPeriodMs(), 60_000);
+  assert.equal(handler1.resyncPeriodMs(), 0);
+  assert.equal(handler2.resyncPeriodMs(), 60_000);
+
+  const handler3 = t.informer.addEventHandlerWithResyncPeriod({}, 55_000); // every 55 seconds
+  assert.equal(t.informer.resyncCheckPeriodMs(), 55_000);
+  assert.equal(handler1.resyncPeriodMs(), 0);
+  assert.equal(handler2.resyncPeriodMs(), 60_000);
+  assert.equal(handler3.resyncPeriodMs(), 55_000);
+
+  const handler4 = t.informer.addEventHandlerWithResyncPeriod({}, 5_000); // every 5 seconds
+  assert.equal(t.informer.resyncCheckPeriodMs(), 5_000);
+  assert.equal(handler1.resyncPeriodMs(), 0);
+  assert.equal(handler2.resyncPeriodMs(), 60_000);
+  assert.equal(handler3.resyncPeriodMs(), 55_000);
+  assert.equal(handler4.resyncPeriodMs(), 5_000);
+});
+
+// Port of shared_informer_test.go TestAddOnStoppedSharedInformer.
+test("client-go TestAddOnStoppedSharedInformer: a stopped informer refuses a new handler", async () => {
+  const t = makeInformer(new FakeListerWatcher().queueList(list([obj("pod1", "1")], "1")));
+  void t.start();
+  await t.stop();
+  assert.equal(t.informer.isStopped(), true);
+  assert.throws(
+    () => t.informer.addEventHandlerWithResyncPeriod({}, 0),
+    (err: Error) => err.message.endsWith("was not added to shared informer because it has stopped already"),
+  );
+});
+
+test("handler resync periods after start, below 1 s, or on an informer without resync follow client-go, with a warning", async () => {
+  const warnings: string[] = [];
+  const lw = new FakeListerWatcher().queueList(list([obj("a", "1")], "1"));
+  const t = makeInformer(lw, { resyncPeriodMs: 10_000 });
+  t.logger.warn = (m) => void warnings.push(m);
+  const tiny = t.informer.addEventHandlerWithResyncPeriod({}, 10); // raised to minimumResyncPeriod, lowers the check
+  assert.equal(tiny.resyncPeriodMs(), 1000);
+  assert.equal(t.informer.resyncCheckPeriodMs(), 1000);
+  assert.match(warnings[0] ?? "", /resync period is too small/);
+  const defaulted = t.informer.addEventHandler({});
+  assert.equal(defaulted.resyncPeriodMs(), 10_000); // the informer's default period, not the lowered check period
+  void t.start();
+  await t.informer.waitForCacheSync();
+  const late = t.informer.addEventHandlerWithResyncPeriod({}, 1500);
+  assert.equal(late.resyncPeriodMs(), 1500);
+  await t.stop();
+
+  // After start the check period no longer moves: a shorter handler period is raised to it.
+  const started = makeInformer(new FakeListerWatcher().queueList(list([], "1")), { resyncPeriodMs: 5000 });
+  started.logger.warn = (m) => void warnings.push(m);
+  void started.start();
+  await started.informer.waitForCacheSync();
+  const raised = started.informer.addEventHandlerWithResyncPeriod({}, 2000);
+  assert.equal(raised.resyncPeriodMs(), 5000);
+  assert.equal(started.informer.resyncCheckPeriodMs(), 5000);
+  assert.match(warnings.at(-1) ?? "", /the informer has already started/);
+  await started.stop();
+
+  const none = makeInformer(new FakeListerWatcher()); // no resync period: no handler is ever resynced
+  none.logger.warn = (m) => void warnings.push(m);
+  const forced = none.informer.addEventHandlerWithResyncPeriod({}, 30_000);
+  assert.equal(forced.resyncPeriodMs(), 0);
+  assert.equal(none.informer.resyncCheckPeriodMs(), 0);
+  assert.match(warnings.at(-1) ?? "", /doesn't support resyncing/);
+});
+
+test("start() called again and again with the same signal adds no listener to it", async () => {
+  const factory = new SharedInformerFactory();
+  const ctrl = new AbortController();
+  for (let i = 0; i < 100; i++) {
+    factory.informerFor(`things|ns=${i % 3}`, () => makeInformer(new FakeListerWatcher()).informer);
+    factory.start(ctrl.signal);
+  }
+  assert.equal(getEventListeners(ctrl.signal, "abort").length, 1);
+  await factory.shutdown();
+  assert.equal(getEventListeners(ctrl.signal, "abort").length, 0, "shutdown lets go of the caller's signal");
+});
+
+test("the factory keeps no reference to the signals of start() calls that have aborted", async () => {
+  const factory = new SharedInformerFactory();
+  const callers: Array<WeakRef<AbortSignal>> = [];
+  const startAndAbort = async (i: number): Promise<void> => {
+    const ctrl = new AbortController();
+    callers.push(new WeakRef(ctrl.signal));
+    // No LIST answer scripted: the informer waits for its first LIST until the signal aborts.
+    factory.informerFor(`things|ns=${i}`, () => makeInformer(new FakeListerWatcher()).informer);
+    factory.start(ctrl.signal);
+    factory.start(ctrl.signal); // nothing new to start
+    await flush();
+    ctrl.abort();
+    await flush();
+  };
+  for (let i = 0; i < 20; i++) await startAndAbort(i);
+  await collectGarbage();
+  const alive = callers.filter((ref) => ref.deref() !== undefined).length;
+  assert.equal(alive, 0, `${alive} of 20 aborted callers' signals are still reachable from the factory`);
+  await factory.shutdown();
 });

@@ -11,7 +11,7 @@ import {
   Reflector,
   type ReflectorOptions,
 } from "@crdgen/runtime/cache";
-import type { ListOptions } from "@crdgen/runtime/client";
+import type { KubernetesList, ListOptions } from "@crdgen/runtime/client";
 import {
   FakeListerWatcher,
   type Obj,
@@ -167,7 +167,7 @@ test("a watch ERROR event with Status 410 Expired relists", async () => {
   await r.stop();
 });
 
-test('an expired continue token restarts the list with resourceVersion ""', async () => {
+test("an expired continue token is followed by one unpaginated list at the same resourceVersion (FullListIfExpired)", async () => {
   const lw = new FakeListerWatcher().queueList(
     list([obj("a", "10")], "100", "tok1"),
     httpError(410, "The provided continue parameter is too old"),
@@ -178,7 +178,7 @@ test('an expired continue token restarts the list with resourceVersion ""', asyn
   assert.deepEqual(lw.listCalls, [
     { resourceVersion: "0", limit: 500 },
     { limit: 500, continue: "tok1" },
-    { resourceVersion: "", limit: 500 },
+    { resourceVersion: "0" },
   ]);
   assert.deepEqual(r.indexer.listKeys().sort(), ["a", "b"]);
   assert.equal(lw.watches[0]!.options.resourceVersion, "400");
@@ -559,4 +559,266 @@ test("a long watch does not keep the events it delivered alive (no reaction pile
   assert.ok(alive <= 2, `${alive} of 100 delivered events are still reachable while the watch runs`);
   ctrl.abort();
   await done;
+});
+
+// Ports of kubernetes/client-go tools/cache/reflector_test.go: LIST pagination, relist resourceVersions, watch
+// timeouts and the expected type. client-go starts one ListAndWatch per round; here a round ends when the watch
+// expires (410), and the next round's LIST is the relist under test.
+
+/** Ends the watch of the current round with 410, so the reflector relists; resolves once the next watch opened. */
+async function expireWatch(lw: FakeListerWatcher): Promise<void> {
+  const n = lw.watches.length;
+  lw.watches[n - 1]!.fail(httpError(410, "Gone"));
+  await until(() => lw.watches.length === n + 1, `watch ${n + 1}`);
+}
+
+const pods = (from: number, to: number): Obj[] =>
+  Array.from({ length: to - from }, (_, i) => obj(`pod-${from + i}`, String(from + i)));
+
+/** The Go tests' ListFunc for ten pods in three pages chained by the continue tokens C1 and C2 (RV 10). */
+function tenPodsInPages(options: ListOptions): Promise<KubernetesList<Obj>> {
+  switch (options.continue ?? "") {
+    case "":
+      return Promise.resolve(list(pods(0, 4), "10", "C1"));
+    case "C1":
+      return Promise.resolve(list(pods(4, 8), "10", "C2"));
+    case "C2":
+      return Promise.resolve(list(pods(8, 10), "10"));
+    default:
+      return Promise.reject(new Error(`Unrecognized continue: ${options.continue}`));
+  }
+}
+
+// Port of reflector_test.go TestReflectorWatchHandler.
+test("client-go TestReflectorWatchHandler: events are stored, an object of another type is rejected, the RV follows the last event", async () => {
+  const mkPod = (name: string, rv = ""): Obj => obj(name, rv);
+  const lw = new FakeListerWatcher().queueList(list([mkPod("foo"), mkPod("bar")], "1"));
+  const r = setup(lw, { expectedType: { apiVersion: "example.com/v1", kind: "Thing" } });
+  await until(() => lw.watches.length === 1, "watch");
+  const service = { apiVersion: "v1", kind: "Service", metadata: { name: "rejected" } } as Obj;
+  lw.watches[0]!.push(
+    { type: "ADDED", object: service },
+    { type: "DELETED", object: mkPod("foo") },
+    { type: "MODIFIED", object: mkPod("bar", "55") },
+    { type: "ADDED", object: mkPod("baz", "32") },
+  );
+  await until(() => r.reflector.lastSyncResourceVersion() === "32", "rv 32");
+  for (const [name, exists, rv] of [
+    ["foo", false],
+    ["rejected", false],
+    ["bar", true, "55"],
+    ["baz", true, "32"],
+  ] as const) {
+    const stored = r.indexer.getByKey(name);
+    assert.equal(stored !== undefined, exists, `${name}: exists`);
+    if (exists) assert.equal(stored?.metadata?.resourceVersion, rv, `${name}: resourceVersion`);
+  }
+  assert.equal(r.reflector.lastSyncResourceVersion(), "32");
+  // client-go: "<name>: expected type <expected>, but watch event object had type <actual>" (utilruntime.HandleError).
+  assert.deepEqual(r.logger.errors, [
+    "reflector: expected type example.com/v1, Kind=Thing, but watch event object had type /v1, Kind=Service",
+  ]);
+  await r.stop();
+});
+
+test("the expected type defaults to the ListerWatcher's objectType, and streaming lists reject other types too", async () => {
+  const lw = new FakeListerWatcher();
+  Object.assign(lw, { objectType: { apiVersion: "example.com/v1", kind: "Thing" } });
+  const r = setup(lw, { useWatchList: true });
+  await until(() => lw.watches.length === 1, "watch");
+  const other = { ...obj("intruder", "5"), apiVersion: "example.com/v2" };
+  lw.watches[0]!.push({ type: "ADDED", object: obj("a", "4") }, { type: "ADDED", object: other }, endBookmark("6"));
+  await until(() => r.reflector.lastSyncResourceVersion() === "6", "synced");
+  lw.watches[0]!.push({ type: "MODIFIED", object: { ...obj("a", "7"), kind: "Gadget" } });
+  lw.watches[0]!.push({ type: "MODIFIED", object: obj("a", "8") });
+  await until(() => r.reflector.lastSyncResourceVersion() === "8", "rv 8");
+  assert.deepEqual(r.indexer.listKeys(), ["a"]);
+  assert.deepEqual(r.logger.errors, [
+    "reflector: expected type example.com/v1, Kind=Thing, but watch event object had type example.com/v2, Kind=Thing",
+    "reflector: expected type example.com/v1, Kind=Thing, but watch event object had type example.com/v1, Kind=Gadget",
+  ]);
+  await r.stop();
+});
+
+// Port of reflector_test.go TestWatchTimeout.
+test("client-go TestWatchTimeout: the watch timeout is in [min, 2·min], and a minimum below 5 minutes is not honoured", async () => {
+  for (const [name, minWatchTimeoutSeconds, expectedMin] of [
+    ["no timeout", undefined, 5 * 60],
+    ["small timeout not honored", 1, 5 * 60],
+    ["30m timeout", 30 * 60, 30 * 60],
+  ] as const) {
+    for (const rand of [0, 0.5, 0.999999]) {
+      const lw = new FakeListerWatcher().queueList(list([], "10"));
+      const r = setup(lw, { random: () => rand, ...(minWatchTimeoutSeconds ? { minWatchTimeoutSeconds } : {}) });
+      await until(() => lw.watches.length === 1, "watch");
+      const got = lw.watches[0]!.options.timeoutSeconds ?? 0;
+      assert.ok(
+        got >= expectedMin && got <= 2 * expectedMin,
+        `${name}: TimeoutSeconds ${got} not in [${expectedMin}, ${2 * expectedMin}]`,
+      );
+      await r.stop();
+    }
+  }
+});
+
+test("testMinWatchTimeoutSeconds lowers the floor for tests", async () => {
+  const lw = new FakeListerWatcher().queueList(list([], "10"));
+  const r = setup(lw, { random: () => 0.5, testMinWatchTimeoutSeconds: 2, minWatchTimeoutSeconds: 1800 });
+  await until(() => lw.watches.length === 1, "watch");
+  assert.equal(lw.watches[0]!.options.timeoutSeconds, 3);
+  await r.stop();
+});
+
+// Port of reflector_test.go TestReflectorWatchListPageSize.
+test("client-go TestReflectorWatchListPageSize: an explicit page size applies to a relist at a resourceVersion", async () => {
+  const lw = new FakeListerWatcher().queueList(list([], "10"), tenPodsInPages, tenPodsInPages, tenPodsInPages);
+  const r = setup(lw, { pageSize: 4 });
+  await until(() => lw.watches.length === 1, "watch"); // the store is at resourceVersion 10
+  await expireWatch(lw);
+  // "Expected list Limit of 4" on every call, the relist at "10" included.
+  assert.deepEqual(
+    lw.listCalls.map((o) => o.limit),
+    [4, 4, 4, 4],
+  );
+  assert.equal(lw.listCalls[1]!.resourceVersion, "10");
+  assert.equal(r.indexer.list().length, 10);
+  await r.stop();
+});
+
+// Port of reflector_test.go TestReflectorNotPaginatingNotConsistentReads.
+test("client-go TestReflectorNotPaginatingNotConsistentReads: without a page size, a relist at a resourceVersion is unpaginated", async () => {
+  const lw = new FakeListerWatcher().queueList(list([], "10"), list(pods(0, 10), "10"));
+  const r = setup(lw);
+  await until(() => lw.watches.length === 1, "watch");
+  await expireWatch(lw);
+  assert.equal(lw.listCalls[1]!.resourceVersion, "10");
+  assert.equal(lw.listCalls[1]!.limit, undefined); // "Expected list Limit of 0"
+  assert.equal(r.indexer.list().length, 10);
+  await r.stop();
+});
+
+// Port of reflector_test.go TestReflectorPaginatingNonConsistentReadsIfWatchCacheDisabled.
+test("client-go TestReflectorPaginatingNonConsistentReadsIfWatchCacheDisabled: a paginated RV 0 list keeps later lists paginated", async () => {
+  const lw = new FakeListerWatcher().queueList(...Array.from({ length: 6 }, () => tenPodsInPages));
+  const r = setup(lw);
+  await until(() => lw.watches.length === 1, "watch");
+  assert.equal(r.indexer.list().length, 10);
+  await expireWatch(lw);
+  assert.equal(r.indexer.list().length, 10);
+  assert.equal(lw.listCalls.length, 6);
+  for (const o of lw.listCalls) assert.equal(o.limit, 500, "Check that default pager limit is set");
+  assert.equal(lw.listCalls[3]!.resourceVersion, "10");
+  await r.stop();
+});
+
+// Port of reflector_test.go TestReflectorResyncWithResourceVersion.
+test("client-go TestReflectorResyncWithResourceVersion: a relist asks for the last synced resourceVersion", async () => {
+  const lw = new FakeListerWatcher().queueList(list(pods(0, 4), "10"), list(pods(0, 8), "11"));
+  const r = setup(lw);
+  await until(() => lw.watches.length === 1, "watch");
+  assert.equal(r.indexer.list().length, 4);
+  await expireWatch(lw);
+  assert.equal(r.indexer.list().length, 8);
+  assert.deepEqual(
+    lw.listCalls.map((o) => o.resourceVersion),
+    ["0", "10"],
+  );
+  await r.stop();
+});
+
+// Port of reflector_test.go TestReflectorExpiredExactResourceVersion.
+test('client-go TestReflectorExpiredExactResourceVersion: an expired relist resourceVersion falls back to ""', async () => {
+  const lw = new FakeListerWatcher().queueList(
+    list(pods(0, 4), "10"),
+    httpError(410, "The resourceVersion for the provided watch is too old."),
+    list(pods(0, 8), "11"),
+  );
+  const r = setup(lw);
+  await until(() => lw.watches.length === 1, "watch");
+  assert.equal(r.indexer.list().length, 4);
+  await expireWatch(lw);
+  assert.equal(r.indexer.list().length, 8);
+  assert.deepEqual(
+    lw.listCalls.map((o) => o.resourceVersion),
+    ["0", "10", ""],
+  );
+  await r.stop();
+});
+
+// Port of reflector_test.go TestReflectorFullListIfExpired.
+test("client-go TestReflectorFullListIfExpired: an expired second page is followed by a full list at the same resourceVersion", async () => {
+  const expired = (): Error =>
+    Object.assign(new Error("The resourceVersion for the provided watch is too old."), {
+      status: 410,
+      reason: "Expired",
+    });
+  const listFunc = (options: ListOptions): Promise<KubernetesList<Obj>> => {
+    const key = `${options.resourceVersion ?? ""}|${options.continue ?? ""}|${options.limit ?? 0}`;
+    switch (key) {
+      case "0||4": // initial limited list
+        return Promise.resolve(list(pods(0, 4), "10"));
+      case "10||4": // first page of the rv=10 list
+        return Promise.resolve(list(pods(0, 4), "11", "C1"));
+      case "|C1|4": // second page of the above list
+        return Promise.reject(expired());
+      case "10||0": // rv=10 unlimited list
+        return Promise.resolve(list(pods(0, 8), "11"));
+      default:
+        return Promise.reject(new Error(`unexpected list options: ${JSON.stringify(options)}`));
+    }
+  };
+  // The unlimited list comes without a limit here (client-go sends Limit 0).
+  const lw = new FakeListerWatcher().queueList(
+    ...Array.from({ length: 4 }, () => (o: ListOptions) => listFunc({ ...o, limit: o.limit ?? 0 })),
+  );
+  const r = setup(lw, { pageSize: 4 });
+  await until(() => lw.watches.length === 1, "watch");
+  assert.equal(r.indexer.list().length, 4);
+  await expireWatch(lw);
+  assert.equal(r.indexer.list().length, 8);
+  assert.deepEqual(
+    lw.listCalls.map((o) => o.resourceVersion ?? ""),
+    ["0", "10", "", "10"],
+  );
+  assert.deepEqual(r.logger.errors, []);
+  await r.stop();
+});
+
+// Port of reflector_test.go TestReflectorFullListIfTooLarge.
+test('client-go TestReflectorFullListIfTooLarge: each variant of "too large resource version" relists with ""', async () => {
+  const tooLarge = (message: string, causes: Array<{ reason?: string; message?: string }>): Error =>
+    Object.assign(new Error(`Timeout: ${message}`), {
+      status: 504,
+      reason: "Timeout",
+      body: { kind: "Status", code: 504, reason: "Timeout", message: `Timeout: ${message}`, details: { causes } },
+    });
+  let version = 30;
+  const listFunc = (options: ListOptions): Promise<KubernetesList<Obj>> => {
+    const resourceVersion = String(version);
+    switch (options.resourceVersion) {
+      case "0": // initial list
+        return Promise.resolve(list([], "20"));
+      case "20": // relist after the initial list
+        return Promise.reject(tooLarge("too large resource version", [{ reason: "ResourceVersionTooLarge" }]));
+      case "30": // the error format of API servers 1.17.0-1.18.5
+        return Promise.reject(tooLarge("too large resource version", [{ message: "Too large resource version" }]));
+      case "40": // the error format of API servers before 1.17.0
+        return Promise.reject(tooLarge("Too large resource version", []));
+      case "": // relist from etcd after "too large"
+        version += 10;
+        return Promise.resolve(list([], resourceVersion));
+      default:
+        return Promise.reject(new Error(`unexpected List call: ${options.resourceVersion}`));
+    }
+  };
+  const lw = new FakeListerWatcher().queueList(...Array.from({ length: 7 }, () => listFunc));
+  const r = setup(lw);
+  await until(() => lw.watches.length === 1, "watch");
+  for (let i = 1; i <= 3; i++) await expireWatch(lw);
+  assert.deepEqual(
+    lw.listCalls.map((o) => o.resourceVersion),
+    ["0", "20", "", "30", "", "40", ""],
+  );
+  assert.deepEqual(r.logger.errors, []);
+  await r.stop();
 });

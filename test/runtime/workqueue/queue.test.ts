@@ -1,7 +1,8 @@
 // Core work queue semantics (client-go queue.go): dedup, dirty-while-processing, FIFO, waiters, shutdown.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { newQueue } from "@crdgen/runtime/workqueue";
+import { type Queue, newQueue } from "@crdgen/runtime/workqueue";
+import { collectGarbage } from "../support/gc.js";
 
 const flush = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -157,4 +158,36 @@ test("done for an item that is queued but not being processed does not queue it 
   q.add("ns/a");
   q.done("ns/a");
   assert.equal(q.len(), 1);
+});
+
+/** Hands out and finishes n items; in a function of its own so that no local of the caller keeps the last one. */
+async function processItems<T>(q: Queue<T>, n: number): Promise<void> {
+  for (let i = 0; i < n; i++) {
+    const r = await q.get();
+    if (!r.shutdown) q.done(r.item);
+  }
+}
+
+/** Queues n new items and returns weak references to them (a function of its own, for the same reason). */
+function addItems(q: Queue<{ id: number }>, n: number): Array<WeakRef<{ id: number }>> {
+  const refs: Array<WeakRef<{ id: number }>> = [];
+  for (let i = 0; i < n; i++) {
+    const item = { id: i };
+    refs.push(new WeakRef(item));
+    q.add(item);
+  }
+  return refs;
+}
+
+test("the queue keeps no reference to an item it handed out and that is done, while other items wait", async () => {
+  const q = newQueue<{ id: number }>();
+  const handedOut = addItems(q, 100);
+  const waiting = { id: 100 };
+  q.add(waiting); // still queued: the queue's order array is neither reset nor compacted
+  await processItems(q, 100);
+  assert.equal(q.len(), 1);
+  await collectGarbage();
+  const alive = handedOut.filter((ref) => ref.deref() !== undefined).length;
+  assert.equal(alive, 0, `${alive} of 100 finished items are still reachable from the queue`);
+  assert.deepEqual(await q.get(), { item: waiting, shutdown: false });
 });
