@@ -9,8 +9,11 @@ export function nestingDepth(text: string, lang: "go" | "ts"): number {
   return lang === "go" ? goNesting(text) : tsNesting(text);
 }
 
-const OPEN = new Set(["(", "[", "{"]);
-const CLOSE = new Set([")", "]", "}"]);
+// Character codes: the Go scan compares numbers, not one-character strings (a 5 MB file is scanned in well under a
+// second).
+const [SLASH, STAR, BACKQUOTE, QUOTE, APOSTROPHE, NEWLINE, BACKSLASH] = [0x2f, 0x2a, 0x60, 0x22, 0x27, 0x0a, 0x5c];
+const [OPEN_PAREN, OPEN_BRACKET, OPEN_BRACE] = [0x28, 0x5b, 0x7b];
+const [CLOSE_PAREN, CLOSE_BRACKET, CLOSE_BRACE] = [0x29, 0x5d, 0x7d];
 
 /** Go has no regular-expression or template literals: comments, strings, runes and raw strings are all it skips. */
 function goNesting(text: string): number {
@@ -19,24 +22,26 @@ function goNesting(text: string): number {
   let i = 0;
   const n = text.length;
   while (i < n) {
-    const c = text[i]!;
-    if (c === "/" && text[i + 1] === "/") {
+    const c = text.charCodeAt(i);
+    const next = text.charCodeAt(i + 1);
+    if (c === SLASH && next === SLASH) {
       const end = text.indexOf("\n", i);
       i = end < 0 ? n : end + 1;
-    } else if (c === "/" && text[i + 1] === "*") {
+    } else if (c === SLASH && next === STAR) {
       const end = text.indexOf("*/", i + 2);
       i = end < 0 ? n : end + 2;
-    } else if (c === "`") {
+    } else if (c === BACKQUOTE) {
       const end = text.indexOf("`", i + 1);
       i = end < 0 ? n : end + 1;
-    } else if (c === '"' || c === "'") {
+    } else if (c === QUOTE || c === APOSTROPHE) {
       // An interpreted string or a rune ends at its unescaped quote, or (a syntax error) at the end of the line.
       i++;
-      while (i < n && text[i] !== c && text[i] !== "\n") i += text[i] === "\\" ? 2 : 1;
+      for (let d = text.charCodeAt(i); i < n && d !== c && d !== NEWLINE; d = text.charCodeAt(i))
+        i += d === BACKSLASH ? 2 : 1;
       i++;
     } else {
-      if (OPEN.has(c)) max = Math.max(max, ++depth);
-      else if (CLOSE.has(c) && depth > 0) depth--;
+      if (c === OPEN_PAREN || c === OPEN_BRACKET || c === OPEN_BRACE) max = Math.max(max, ++depth);
+      else if ((c === CLOSE_PAREN || c === CLOSE_BRACKET || c === CLOSE_BRACE) && depth > 0) depth--;
       i++;
     }
   }
