@@ -1,8 +1,10 @@
 // Finds the Go and TypeScript sources under the explored folders, and the go.mod and package.json files that say how
-// imports map to folders. Vendored code, node_modules and tests are left out unless asked for.
+// imports map to folders. Vendored code, node_modules and tests are left out unless asked for. Symbolic links below the
+// explored folders are not followed (each one is named in a warning): the walk cannot loop, and reads nothing outside.
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import type { GoModule } from "./go/modules.js";
+import { MAX_SOURCE_BYTES, megabytes } from "./screen.js";
 import type { TsPackage } from "./ts/modules.js";
 
 export interface DiscoverOptions {
@@ -23,6 +25,8 @@ export interface Discovered {
   ts: SourceFile[];
   goModules: GoModule[];
   tsPackages: TsPackage[];
+  /** Links not followed and folders that could not be read, one sentence each. */
+  warnings: string[];
 }
 
 /** Input that cannot be read: the message names the path (a command line prints it alone, without a stack). */
@@ -45,7 +49,7 @@ export function discover(dirs: string[], options: DiscoverOptions = {}): Discove
     if (!stat.isDirectory()) throw new ExploreInputError(`cannot explore ${dirs[i]}: not a folder`);
   }
   const root = commonAncestor(absDirs);
-  const found: Discovered = { root, go: [], ts: [], goModules: [], tsPackages: [] };
+  const found: Discovered = { root, go: [], ts: [], goModules: [], tsPackages: [], warnings: [] };
   const seen = new Set<string>();
   const rel = (abs: string) => path.relative(root, abs).split(path.sep).join("/");
   const walk = (dir: string) => {
@@ -53,12 +57,19 @@ export function discover(dirs: string[], options: DiscoverOptions = {}): Discove
     try {
       entries = readdirSync(dir, { withFileTypes: true });
     } catch (error) {
-      throw new ExploreInputError(`cannot read folder ${rel(dir) || "."}: ${(error as Error).message}`);
+      // An explored folder itself must be readable; a folder below it is skipped like an unreadable file.
+      const message = `cannot read folder ${rel(dir) || "."}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
+      if (absDirs.includes(dir)) throw new ExploreInputError(message);
+      found.warnings.push(`${message}; skipped`);
+      return;
     }
     entries.sort((a, b) => a.name.localeCompare(b.name));
     for (const e of entries) {
       const abs = path.join(dir, e.name);
-      if (e.isDirectory()) {
+      // Dirents describe the entry itself (lstat): a link is neither a folder nor a file here.
+      if (e.isSymbolicLink()) {
+        if (!e.name.startsWith(".")) found.warnings.push(`${rel(abs)}: symbolic link; not followed`);
+      } else if (e.isDirectory()) {
         if (e.name.startsWith(".") || e.name === "dist") continue;
         if (VENDOR_DIRS.has(e.name) && !options.includeVendor) continue;
         if (TEST_DIRS.has(e.name) && !options.includeTests) continue;
@@ -128,7 +139,16 @@ function packageOf(abs: string, file: string): TsPackage | undefined {
   return { name: json.name, dir: path.posix.dirname(file) === "." ? "" : path.posix.dirname(file), entries };
 }
 
-export function readText(abs: string, file: string): string {
+/** A go.mod or package.json: bounded like a source file, but a bad one stops the run (imports depend on it). */
+function readText(abs: string, file: string): string {
+  let size;
+  try {
+    size = statSync(abs).size;
+  } catch {
+    size = 0; // reading says why
+  }
+  if (size > MAX_SOURCE_BYTES)
+    throw new ExploreInputError(`cannot read ${file}: ${megabytes(size)}; limit ${megabytes(MAX_SOURCE_BYTES)}`);
   try {
     return readFileSync(abs, "utf8");
   } catch (error) {

@@ -1,27 +1,40 @@
-// `crdgen explore`: find the sources, read them with the Go and TypeScript readers, and link the facts into flows.
-import { discover, readText, type DiscoverOptions } from "./discover.js";
+// `crdgen explore`: find the sources, screen them, read them with the Go and TypeScript readers, and link the facts
+// into flows.
+import { discover, type DiscoverOptions, type SourceFile } from "./discover.js";
 import { emptyFacts, mergeFacts } from "./facts.js";
 import { readGo } from "./go/read.js";
 import { link } from "./link/linker.js";
 import type { ExploreResult } from "./model.js";
+import { screenSource } from "./screen.js";
 import { readTs } from "./ts/read.js";
 
 export async function explore(dirs: string[], options: DiscoverOptions = {}): Promise<ExploreResult> {
   const found = discover(dirs, options);
   const facts = emptyFacts();
-  const warnings: string[] = [];
-  if (found.go.length) {
-    const sources = found.go.map((f) => ({ file: f.file, text: readText(f.abs, f.file) }));
-    const goFacts = await readGo(sources, found.goModules);
+  const warnings: string[] = [...found.warnings];
+  const go = screenAll(found.go, "go", warnings);
+  const ts = screenAll(found.ts, "ts", warnings);
+  if (go.length) {
+    const goFacts = await readGo(go, found.goModules);
     warnings.push(...goFacts.warnings);
     mergeFacts(facts, goFacts);
   }
-  if (found.ts.length) {
-    const sources = found.ts.map((f) => ({ file: f.file, text: readText(f.abs, f.file) }));
-    const tsFacts = readTs(sources, found.tsPackages);
+  if (ts.length) {
+    const tsFacts = readTs(ts, found.tsPackages);
     warnings.push(...tsFacts.warnings);
     mergeFacts(facts, tsFacts);
   }
   const { controllers, unlinked } = link(facts);
-  return { roots: dirs, files: { go: found.go.length, ts: found.ts.length }, controllers, unlinked, warnings };
+  return { roots: dirs, files: { go: go.length, ts: ts.length }, controllers, unlinked, warnings };
+}
+
+/** The files fit to parse; each one skipped adds its warning. */
+function screenAll(files: SourceFile[], lang: "go" | "ts", warnings: string[]): { file: string; text: string }[] {
+  const sources: { file: string; text: string }[] = [];
+  for (const f of files) {
+    const screened = screenSource(f, lang);
+    if (screened.ok) sources.push({ file: screened.file, text: screened.text });
+    else warnings.push(screened.warning);
+  }
+  return sources;
 }

@@ -160,7 +160,7 @@ export interface Facts {
   types: TypeFact[];
   builders: BuilderFact[];
   constraints: Constraint[];
-  /** Files the parser could only partly read. */
+  /** Files the parser could only partly read, or had to give up (too deeply nested for the call stack). */
   warnings: string[];
 }
 

@@ -84,7 +84,10 @@ export interface ExploreResult {
   controllers: Controller[];
   /** What was found but could not be linked into a flow, one sentence each. */
   unlinked: string[];
-  /** Files the parsers could only partly read (syntax errors), with the first error's line. */
+  /**
+   * Files the parsers could only partly read (syntax errors, with the first error's line), and files and links skipped
+   * (over the size cap, binary, nested too deeply, symbolic links), each with the reason.
+   */
   warnings: string[];
 }
 

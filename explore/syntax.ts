@@ -3,7 +3,9 @@
 
 /** An expression's text on one line, brackets without inner spaces, cut at 100 characters. */
 export function oneLine(text: string): string {
+  // Only the start is shown: a huge argument is not flattened whole at every level it is nested in.
   const flat = text
+    .slice(0, 4000)
     .replace(/\s+/g, " ")
     .replace(/([([{]) /g, "$1")
     .replace(/,? ([)\]}])/g, "$1");

@@ -6,7 +6,8 @@
 // expr/visit.
 import { createRequire } from "node:module";
 import { Language, Parser } from "web-tree-sitter";
-import { type Facts, type TypeFact, emptyFacts } from "../facts.js";
+import { type Facts, type TypeFact, emptyFacts, mergeFacts } from "../facts.js";
+import { isStackOverflow } from "../screen.js";
 import { GoFileReader } from "./declarations.js";
 import type { GoModule, GoSource } from "./modules.js";
 
@@ -34,17 +35,28 @@ export async function readGo(sources: GoSource[], modules: GoModule[]): Promise<
   for (const source of sources) {
     const tree = parser.parse(source.text);
     if (!tree) throw new Error(`${source.file}: the Go parser returned no tree`);
+    // A file's facts join the others only once it is read through: a file abandoned half-way leaves nothing behind.
+    const fileFacts = emptyFacts();
+    const fileTypes = new Map<string, TypeFact>();
+    const fileMethods = new Map<string, string[]>();
     try {
       if (tree.rootNode.hasError) {
         const bad = tree.rootNode.descendantsOfType("ERROR")[0];
-        facts.warnings.push(
+        fileFacts.warnings.push(
           `${source.file}:${(bad?.startPosition.row ?? 0) + 1}: Go syntax error; the rest of the file was read as far as the parser could`,
         );
       }
-      new GoFileReader(source.file, modules, facts, types, methods).read(tree.rootNode);
+      new GoFileReader(source.file, modules, fileFacts, fileTypes, fileMethods).read(tree.rootNode);
+    } catch (error) {
+      if (!isStackOverflow(error)) throw error;
+      facts.warnings.push(`${source.file}: too deeply nested to read (the call stack ran out); skipped`);
+      continue;
     } finally {
       tree.delete();
     }
+    mergeFacts(facts, fileFacts);
+    for (const [key, type] of fileTypes) types.set(key, type);
+    for (const [key, names] of fileMethods) methods.set(key, [...(methods.get(key) ?? []), ...names]);
   }
   for (const [key, type] of types) {
     type.methods = methods.get(key) ?? [];

@@ -55,10 +55,17 @@ export abstract class LinkGraph {
     return { name: this.fnName(f), loc: f.loc };
   }
 
+  /** A closure is named after the functions it is written in (`func literal in (*Controller).Run`); a loop, not recursion. */
   protected fnName(f: FnFact): string {
-    if (f.name !== "func literal" && f.name !== "arrow function") return f.name;
-    const parent = f.parent ? this.fns.get(f.parent) : undefined;
-    return parent && parent.name !== "module" ? `${f.name} in ${this.fnName(parent)}` : f.name;
+    const names: string[] = [];
+    let g: FnFact | undefined = f;
+    while (g) {
+      names.push(g.name);
+      if (g.name !== "func literal" && g.name !== "arrow function") break;
+      const parent: FnFact | undefined = g.parent ? this.fns.get(g.parent) : undefined;
+      g = parent && parent.name !== "module" ? parent : undefined;
+    }
+    return names.join(" in ");
   }
 
   /** The functions a call may run. */
