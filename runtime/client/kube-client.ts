@@ -148,6 +148,8 @@ export interface KubeClient {
 /**
  * A thin, typed-by-caller HTTP client for the Kubernetes API. Authentication is re-applied from the KubeConfig
  * on every request (service-account tokens and exec credentials rotate); connections are kept alive and reused.
+ * Bodies are bounded (maxResponseBytes, maxWatchEventBytes), credentials never go to a plain http server that is not
+ * opted in (plain-http.ts), and JSON is decoded by parseJson (decode-json.ts: what happens to integers beyond 2^53).
  */
 export class HttpKubeClient implements KubeClient {
   readonly kubeConfig: KubeConfig;
