@@ -1,7 +1,7 @@
 // Reads CustomResourceDefinitions by name from the current kubeconfig context (KUBECONFIG or ~/.kube/config),
 // as named YAML texts like the file inputs, so the rest of the pipeline is the same.
 import { KubeConfig } from "@kubernetes/client-node";
-import { ApiError, HttpKubeClient } from "@crdgen/runtime/client";
+import { ApiError, HttpKubeClient, kubeconfigCredentialsOverHttp } from "@crdgen/runtime/client";
 import { stringify } from "yaml";
 import { InputError } from "./input-error.js";
 import type { InputText } from "./read-inputs.js";
@@ -35,7 +35,14 @@ export async function readClusterInputs(options: ClusterInputOptions): Promise<I
       "no current context: set KUBECONFIG or ~/.kube/config to a kubeconfig with a current-context, or pass --context",
     );
   }
-  const kube = HttpKubeClient.fromKubeConfig(kc);
+  let kube: HttpKubeClient;
+  try {
+    // client-node drops the cluster extensions that opt a plain http server in to receiving credentials: read them.
+    kube = HttpKubeClient.fromKubeConfig(kc, { allowCredentialsOverHttp: kubeconfigCredentialsOverHttp() });
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new InputError({ file: "kubeconfig" }, why.replace(/^kubeconfig:\s*/, ""));
+  }
   try {
     const inputs: InputText[] = [];
     for (const name of options.names) {

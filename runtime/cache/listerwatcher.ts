@@ -82,9 +82,16 @@ export function isRetriableWatchError(err: unknown): boolean {
 /**
  * A watch stream that broke after it was established (connection reset, apiserver restart, proxy drop): client-go
  * treats this like a closed watch and watches again from the last resourceVersion, without relisting.
- * Connection refused (server down) and malformed responses are not interruptions.
+ * Connection refused (server down) is not an interruption, nor is an event the client could not decode (malformed,
+ * or over its size limit): client-go ends that watch and relists after backoff, and watching again at once would
+ * fetch the same event again.
  */
 export function isStreamInterrupted(err: unknown): boolean {
   const e = (err ?? {}) as { name?: unknown; code?: unknown };
-  return e.name === "TransportError" && e.code !== "ECONNREFUSED" && e.code !== "MalformedResponse";
+  return (
+    e.name === "TransportError" &&
+    e.code !== "ECONNREFUSED" &&
+    e.code !== "MalformedResponse" &&
+    e.code !== "ResponseTooLarge"
+  );
 }

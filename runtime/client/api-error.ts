@@ -90,12 +90,15 @@ export class ApiError extends Error {
   }
 }
 
-/** No usable HTTP response: connection refused/reset, TLS failure, idle watch, or an undecodable body. */
+/** No usable HTTP response: connection refused/reset, TLS failure, idle watch, an undecodable or oversized body. */
 export class TransportError extends Error {
   override readonly name = "TransportError";
   readonly method: string;
   readonly path: string;
-  /** The cause's errno code (ECONNREFUSED, ECONNRESET, ...), or IdleTimeout / MalformedResponse. */
+  /**
+   * The cause's errno code (ECONNREFUSED, ECONNRESET, ...), or IdleTimeout, MalformedResponse (not JSON, or a metadata
+   * string that is not a string), ResponseTooLarge (over maxResponseBytes or maxWatchEventBytes).
+   */
   readonly code: string | undefined;
 
   constructor(method: string, path: string, message: string, opts: { cause?: unknown; code?: string } = {}) {

@@ -17,6 +17,7 @@ export {
   loadKubeClient,
   serviceAccountUser,
 } from "./kube-client.js";
+export { CREDENTIALS_OVER_HTTP_EXTENSION, kubeconfigCredentialsOverHttp } from "./plain-http.js";
 export {
   type DeepPartial,
   type MergePatch,
@@ -31,7 +32,7 @@ export * from "./resource-client.js";
 export * from "./bound-verbs.js";
 export * from "./builtin-resources.js";
 // Exported for the runtime's own tests: the streaming decoders and the identity-string pool behind list and watch.
-export { LineSplitter } from "./ndjson.js";
+export { LineSplitter, LineTooLongError } from "./ndjson.js";
 export { ListDecoder } from "./list-decoder.js";
 export { StringPool, shareIdentityStrings } from "./string-pool.js";
 export { reviveObjectMeta, reviveListMeta } from "./object-meta-dates.js";

@@ -5,12 +5,12 @@ import fs from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import path from "node:path";
-import { pipeline } from "node:stream";
-import { createGunzip } from "node:zlib";
 import { KubeConfig, findHomeDir } from "@kubernetes/client-node";
 import { ApiError, TransportError } from "./api-error.js";
-import { ListDecoder } from "./list-decoder.js";
-import { LineSplitter } from "./ndjson.js";
+import { metaStringProblem, parseJson } from "./decode-json.js";
+import { LineSplitter, LineTooLongError } from "./ndjson.js";
+import { assertCredentialsMayTravel, kubeconfigCredentialsOverHttp, userHasHeaderCredentials } from "./plain-http.js";
+import { type BodyReading, readList, readText } from "./response-body.js";
 import type { KubernetesObject, Status, WatchEvent } from "./types.js";
 
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -70,6 +70,24 @@ export interface KubeClientOptions {
    * It must not throw.
    */
   onResponse?: (response: ResponseInfo) => void;
+  /**
+   * Largest response body (LIST pages included) read, in bytes: as received and, when gzip-encoded, once decoded; a
+   * larger one fails with TransportError ResponseTooLarge as soon as the limit is crossed. Default 2 GiB, far above
+   * any real LIST page (10,000 objects are about 8 MB). A body that is not a LIST is also bounded by the longest
+   * string JavaScript can hold (about 512 MiB).
+   */
+  maxResponseBytes?: number;
+  /**
+   * Largest watch event (one line of the stream), in bytes. Default 16 MiB, client-go's limit for one streamed
+   * object; a longer line fails the watch with TransportError ResponseTooLarge before the rest of it is read.
+   */
+  maxWatchEventBytes?: number;
+  /**
+   * http:// servers this client may send credentials (a bearer token, a password) to in clear text, compared by origin
+   * (scheme, host and port). Without it, a plain http server with credentials is refused. loadKubeClient fills it from
+   * the kubeconfig's crdgen.dev/credentials-over-http cluster extensions (see kubeconfigCredentialsOverHttp).
+   */
+  allowCredentialsOverHttp?: readonly string[];
 }
 
 /** What onResponse sees of one exchange. */
@@ -104,6 +122,9 @@ export interface LoadKubeClientOptions extends KubeClientOptions {
 
 const SERVICE_ACCOUNT_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
 const DEFAULT_REQUEST_IDLE_MS = 90_000;
+const DEFAULT_MAX_RESPONSE_BYTES = 2 * 1024 ** 3;
+// client-go's streaming decoder (apimachinery runtime/serializer/streaming) refuses larger objects.
+const DEFAULT_MAX_WATCH_EVENT_BYTES = 16 * 1024 ** 2;
 // Node's agent closes a pooled socket idle this long (busy sockets, e.g. watches, are not affected). Kept under
 // the API server's 90 s idle timeout so a request rarely picks a socket the server is closing.
 const FREE_SOCKET_TIMEOUT_MS = 30_000;
@@ -127,6 +148,8 @@ export interface KubeClient {
 /**
  * A thin, typed-by-caller HTTP client for the Kubernetes API. Authentication is re-applied from the KubeConfig
  * on every request (service-account tokens and exec credentials rotate); connections are kept alive and reused.
+ * Bodies are bounded (maxResponseBytes, maxWatchEventBytes), credentials never go to a plain http server that is not
+ * opted in (plain-http.ts), and JSON is decoded by parseJson (decode-json.ts: what happens to integers beyond 2^53).
  */
 export class HttpKubeClient implements KubeClient {
   readonly kubeConfig: KubeConfig;
@@ -134,6 +157,9 @@ export class HttpKubeClient implements KubeClient {
   private readonly userAgent: string;
   private readonly impersonate: Impersonation | undefined;
   private readonly onResponse: ((response: ResponseInfo) => void) | undefined;
+  private readonly maxResponseBytes: number;
+  private readonly maxWatchEventBytes: number;
+  private readonly allowCredentialsOverHttp: readonly string[];
   // One keep-alive agent per TLS identity; a new one is made only when CA/cert/key/verification change.
   private agent: { fingerprint: string; agent: http.Agent } | undefined;
   private readonly retiredAgents: http.Agent[] = [];
@@ -146,6 +172,9 @@ export class HttpKubeClient implements KubeClient {
       throw new Error("KubeClient: impersonate.user must not be empty");
     this.impersonate = opts.impersonate;
     this.onResponse = opts.onResponse;
+    this.maxResponseBytes = positive("maxResponseBytes", opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
+    this.maxWatchEventBytes = positive("maxWatchEventBytes", opts.maxWatchEventBytes ?? DEFAULT_MAX_WATCH_EVENT_BYTES);
+    this.allowCredentialsOverHttp = opts.allowCredentialsOverHttp ?? [];
   }
 
   /** The identity this client impersonates, if any. */
@@ -156,14 +185,16 @@ export class HttpKubeClient implements KubeClient {
   static fromKubeConfig(kc: KubeConfig, opts: KubeClientOptions = {}): HttpKubeClient {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error(`kubeconfig: context "${kc.getCurrentContext()}" has no cluster`);
-    // Fail now rather than on the first request: a malformed URL, or plain http, which client-node only
-    // allows with insecure-skip-tls-verify (credentials would travel in clear text).
+    // Fail now rather than on the first request: a malformed URL; plain http, which client-node only allows with
+    // insecure-skip-tls-verify or a proxy; credentials for a plain http server that is not opted in (plain-http.ts).
     const url = new URL(cluster.server);
     if (url.protocol === "http:" && !cluster.skipTLSVerify && !cluster.proxyUrl) {
       throw new Error(
         `kubeconfig: cluster "${cluster.name}" uses http:// without insecure-skip-tls-verify, which client-node refuses`,
       );
     }
+    const user = kc.getCurrentUser();
+    if (userHasHeaderCredentials(user)) assertCredentialsMayTravel(cluster, user, opts.allowCredentialsOverHttp ?? []);
     return new HttpKubeClient(kc, opts);
   }
 
@@ -192,16 +223,20 @@ export class HttpKubeClient implements KubeClient {
     );
     try {
       const status = ex.res.statusCode ?? 0;
-      if (opts.listItem && status >= 200 && status < 300)
-        return (await readList(ex.res, ex.idle, opts.listItem, method, apiPath)) as T;
-      const text = await readText(ex.res, ex.idle);
+      const reading = this.bodyReading(method, apiPath, ex.idle);
+      if (opts.listItem && status >= 200 && status < 300) return (await readList(ex.res, reading, opts.listItem)) as T;
+      const text = await readText(ex.res, reading);
       if (status < 200 || status >= 300) throw apiError(method, apiPath, ex.res, text);
       if (text.trim() === "") return undefined as T;
+      let body: unknown;
       try {
-        return JSON.parse(text) as T;
+        body = parseJson(text);
       } catch (cause) {
         throw new TransportError(method, apiPath, "response body is not JSON", { cause, code: "MalformedResponse" });
       }
+      const problem = metaStringProblem(body);
+      if (problem !== undefined) throw new TransportError(method, apiPath, problem, { code: "MalformedResponse" });
+      return body as T;
     } catch (e) {
       if (signal?.aborted) throw abortReason(signal);
       throw ex.idle.fired ?? toTransportError(method, apiPath, e);
@@ -214,6 +249,8 @@ export class HttpKubeClient implements KubeClient {
    * Streams a WATCH: one event per newline-delimited JSON line. A non-2xx answer throws ApiError;
    * a clean server close or an abort ends the iteration; a broken or idle connection throws TransportError.
    * ERROR events (e.g. 410 Expired) are yielded as they come; the server closes the stream after them.
+   * An event that is not JSON, or longer than maxWatchEventBytes, ends the watch with TransportError
+   * (MalformedResponse, ResponseTooLarge), as a decode error ends client-go's: the reflector backs off and relists.
    */
   async *watch<T extends KubernetesObject>(opts: WatchOptions): AsyncGenerator<WatchEvent<T>, void, undefined> {
     const { path: apiPath, signal } = opts;
@@ -230,8 +267,9 @@ export class HttpKubeClient implements KubeClient {
     }
     try {
       const status = ex.res.statusCode ?? 0;
-      if (status < 200 || status >= 300) throw apiError("GET", apiPath, ex.res, await readText(ex.res, ex.idle));
-      const lines = new LineSplitter();
+      if (status < 200 || status >= 300)
+        throw apiError("GET", apiPath, ex.res, await readText(ex.res, this.bodyReading("GET", apiPath, ex.idle)));
+      const lines = new LineSplitter(this.maxWatchEventBytes);
       for await (const chunk of ex.res as AsyncIterable<Buffer>) {
         // The clock stops while the consumer handles events: a slow consumer is not a dead connection.
         ex.idle.stop();
@@ -241,12 +279,26 @@ export class HttpKubeClient implements KubeClient {
       for (const line of lines.end()) yield parseEvent<T>(apiPath, line);
     } catch (e) {
       if (signal?.aborted) return;
+      if (e instanceof LineTooLongError) {
+        // client-go's words for the same failure, then the limit that decided it.
+        throw new TransportError(
+          "GET",
+          apiPath,
+          "unable to decode an event from the watch stream: object to decode was longer than maximum allowed size " +
+            `(${e.maxLineBytes} bytes, maxWatchEventBytes)`,
+          { cause: e, code: "ResponseTooLarge" },
+        );
+      }
       throw ex.idle.fired ?? toTransportError("GET", apiPath, e);
     } finally {
       ex.dispose();
       // Early exit (break, abort, error): drop the connection rather than drain an endless stream.
       if (!ex.res.complete) ex.req.destroy();
     }
+  }
+
+  private bodyReading(method: HttpMethod, apiPath: string, idle: IdleTimer): BodyReading {
+    return { method, path: apiPath, maxBytes: this.maxResponseBytes, onData: () => idle.start() };
   }
 
   /** Closes pooled connections. In-flight requests are cut. */
@@ -280,6 +332,9 @@ export class HttpKubeClient implements KubeClient {
     const opts: https.RequestOptions = { headers: {} };
     await this.kubeConfig.applyToHTTPSOptions(opts);
     if (signal?.aborted) throw abortReason(signal); // aborted while credentials were being fetched
+    // Also here, not only in fromKubeConfig: an authenticator or another current context may add credentials later.
+    if (!isHttps && (opts.auth || hasAuthorization(opts.headers)))
+      assertCredentialsMayTravel(cluster, this.kubeConfig.getCurrentUser(), this.allowCredentialsOverHttp);
     const agent = this.agentFor(isHttps, cluster.proxyUrl, opts);
 
     const headers: http.OutgoingHttpHeaders = {
@@ -353,15 +408,18 @@ export class HttpKubeClient implements KubeClient {
 /**
  * Loads a kubeconfig (explicit file, else $KUBECONFIG, else ~/.kube/config, else the pod's service account)
  * and returns a client for the chosen context. Unlike KubeConfig.loadFromDefault, never silently falls back
- * to http://localhost:8080.
+ * to http://localhost:8080. The kubeconfig's crdgen.dev/credentials-over-http cluster extensions are honoured.
  */
 export function loadKubeClient(opts: LoadKubeClientOptions = {}): KubeClient {
   const kc = new KubeConfig();
   const home = findHomeDir();
+  let allowCredentialsOverHttp: readonly string[] = opts.allowCredentialsOverHttp ?? [];
   if (opts.kubeconfig) {
     kc.loadFromFile(opts.kubeconfig);
+    allowCredentialsOverHttp = [...allowCredentialsOverHttp, ...kubeconfigCredentialsOverHttp(opts.kubeconfig)];
   } else if (process.env["KUBECONFIG"] || (home && fs.existsSync(path.join(home, ".kube", "config")))) {
     kc.loadFromDefault();
+    allowCredentialsOverHttp = [...allowCredentialsOverHttp, ...kubeconfigCredentialsOverHttp()];
   } else if (process.env["KUBERNETES_SERVICE_HOST"] && fs.existsSync(SERVICE_ACCOUNT_TOKEN)) {
     kc.loadFromCluster();
   } else {
@@ -371,7 +429,17 @@ export function loadKubeClient(opts: LoadKubeClientOptions = {}): KubeClient {
     if (!kc.getContextObject(opts.context)) throw new Error(`kubeconfig: no context named "${opts.context}"`);
     kc.setCurrentContext(opts.context);
   }
-  return HttpKubeClient.fromKubeConfig(kc, opts);
+  return HttpKubeClient.fromKubeConfig(kc, { ...opts, allowCredentialsOverHttp });
+}
+
+function positive(name: string, n: number): number {
+  if (!(n > 0)) throw new Error(`KubeClient: ${name} must be a positive number of bytes, got ${n}`);
+  return n;
+}
+
+function hasAuthorization(headers: https.RequestOptions["headers"]): boolean {
+  if (!headers || Array.isArray(headers)) return false;
+  return Object.keys(headers).some((h) => h.toLowerCase() === "authorization");
 }
 
 function impersonationHeaders(as: Impersonation | undefined): http.OutgoingHttpHeaders {
@@ -471,44 +539,6 @@ export function queryString(query: Query | undefined): string {
   return s ? `?${s}` : "";
 }
 
-/** The response body, decompressed when the server sent it gzip-encoded. An error on either stream ends the iteration with it. */
-function bodyOf(res: http.IncomingMessage): AsyncIterable<Buffer> {
-  if (res.headers["content-encoding"] !== "gzip") return res;
-  return pipeline(res, createGunzip(), () => undefined);
-}
-
-async function readText(res: http.IncomingMessage, idle: IdleTimer): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of bodyOf(res)) {
-    idle.start();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString("utf-8");
-}
-
-async function readList(
-  res: http.IncomingMessage,
-  idle: IdleTimer,
-  listItem: (item: unknown) => unknown,
-  method: string,
-  apiPath: string,
-): Promise<unknown> {
-  const decoder = new ListDecoder(listItem);
-  try {
-    for await (const chunk of bodyOf(res)) {
-      idle.start();
-      decoder.push(chunk);
-    }
-    return decoder.end();
-  } catch (cause) {
-    if (!(cause instanceof SyntaxError)) throw cause;
-    throw new TransportError(method, apiPath, `response body is not a JSON list: ${cause.message}`, {
-      cause,
-      code: "MalformedResponse",
-    });
-  }
-}
-
 function apiError(method: string, apiPath: string, res: http.IncomingMessage, text: string): ApiError {
   let body: Status | string = text;
   try {
@@ -524,7 +554,7 @@ function apiError(method: string, apiPath: string, res: http.IncomingMessage, te
 function parseEvent<T extends KubernetesObject>(apiPath: string, line: string): WatchEvent<T> {
   let ev: unknown;
   try {
-    ev = JSON.parse(line);
+    ev = parseJson(line);
   } catch (cause) {
     // Unlike client-node, a corrupt line is an error, not silently skipped: the consumer must relist or rewatch.
     throw new TransportError("GET", apiPath, `watch event is not JSON: ${line.slice(0, 200)}`, {
@@ -538,6 +568,9 @@ function parseEvent<T extends KubernetesObject>(apiPath: string, line: string): 
       code: "MalformedResponse",
     });
   }
+  const problem = metaStringProblem(e.object, "object.");
+  if (problem !== undefined)
+    throw new TransportError("GET", apiPath, `watch event: ${problem}`, { code: "MalformedResponse" });
   return ev as WatchEvent<T>;
 }
 

@@ -6,6 +6,8 @@
 // The scanner works on bytes: every byte that matters to JSON's structure is ASCII, and UTF-8 never uses an ASCII
 // byte inside a multi-byte character, so a chunk boundary anywhere (even inside a character) is harmless.
 
+import { parseJson } from "./decode-json.js";
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
@@ -13,6 +15,9 @@ const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
+
+// "items" is 5 bytes; a sixth byte kept tells a longer string from it.
+const TOP_KEY_BYTES = 5;
 
 function isSpace(b: number): boolean {
   return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
@@ -33,7 +38,11 @@ export class ListDecoder<T = unknown> {
   /** An element of items is being read; elementIsScalar: it is a number, true, false or null. */
   private inElement = false;
   private elementIsScalar = false;
-  /** The last string read directly in the top-level object (a key), and whether it is being read now. */
+  /**
+   * The start of the last string read directly in the top-level object (a key), and whether it is being read now.
+   * Only whether that key is "items" matters, so at most TOP_KEY_BYTES + 1 bytes are kept, however long the string:
+   * a hostile megabyte-long "kind" costs no megabyte-long array of numbers.
+   */
   private topString: number[] = [];
   private readingTopString = false;
   private lastTopKey = "";
@@ -49,7 +58,7 @@ export class ListDecoder<T = unknown> {
       if (this.inString) {
         if (this.escaped) {
           this.escaped = false;
-          if (this.readingTopString) this.topString.push(chunk[i]!);
+          if (this.readingTopString) this.keepTopByte(chunk[i]!);
           i++;
           continue;
         }
@@ -60,10 +69,11 @@ export class ListDecoder<T = unknown> {
           if (c === QUOTE || c === BACKSLASH) break;
           j++;
         }
-        if (this.readingTopString) for (let k = i; k < j; k++) this.topString.push(chunk[k]!);
+        if (this.readingTopString)
+          for (let k = i; k < j && this.topString.length <= TOP_KEY_BYTES; k++) this.topString.push(chunk[k]!);
         if (j === n) break;
         if (chunk[j] === BACKSLASH) {
-          if (this.readingTopString) this.topString.push(BACKSLASH);
+          if (this.readingTopString) this.keepTopByte(BACKSLASH);
           this.escaped = true;
           i = j + 1;
           continue;
@@ -160,12 +170,16 @@ export class ListDecoder<T = unknown> {
     if (this.depth !== 0 || this.inString || this.inItems || this.inElement)
       throw new SyntaxError("unexpected end of JSON");
     const text = Buffer.concat(this.skeleton).toString("utf8");
-    const body = JSON.parse(text) as unknown;
+    const body = parseJson(text);
     if (body === null || typeof body !== "object" || Array.isArray(body))
       throw new SyntaxError("a list body must be a JSON object");
     const list = body as Record<string, unknown> & { items?: T[] };
     if (Array.isArray(list.items)) list.items = this.items;
     return list;
+  }
+
+  private keepTopByte(b: number): void {
+    if (this.topString.length <= TOP_KEY_BYTES) this.topString.push(b);
   }
 
   private finishElement(chunk: Buffer, from: number, to: number): void {
@@ -178,6 +192,6 @@ export class ListDecoder<T = unknown> {
       this.element.length = 0;
     }
     this.inElement = false;
-    this.items.push(this.decodeItem(JSON.parse(text)));
+    this.items.push(this.decodeItem(parseJson(text)));
   }
 }

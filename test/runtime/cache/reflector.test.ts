@@ -249,6 +249,26 @@ test("a watch stream cut after it was established rewatches from the last resour
   await r.stop();
 });
 
+for (const code of ["MalformedResponse", "ResponseTooLarge"]) {
+  test(`a watch event the client cannot decode (${code}) backs off and relists, as client-go does`, async () => {
+    const lw = new FakeListerWatcher().queueList(list([obj("a", "10")], "100"), list([obj("a", "10")], "200"));
+    const r = setup(lw, { random: () => 0 });
+    await until(() => lw.watches.length === 1, "watch");
+    lw.watches[0]!.push({ type: "MODIFIED", object: obj("a", "150") });
+    // Watching again at once would fetch the same undecodable event again, in a tight loop.
+    lw.watches[0]!.fail(
+      Object.assign(new Error("GET /apis/example.com/v1/things: unable to decode an event from the watch stream"), {
+        name: "TransportError",
+        code,
+      }),
+    );
+    await until(() => lw.watches.length === 2, "second watch");
+    assert.deepEqual(r.sleep.delays, [800]);
+    assert.deepEqual(lw.listCalls[1], { resourceVersion: "150" });
+    await r.stop();
+  });
+}
+
 test("429 on the watch backs off and rewatches from the same resourceVersion without relisting", async () => {
   const lw = new FakeListerWatcher().queueList(list([obj("a", "10")], "100"));
   const r = setup(lw, { random: () => 0 });

@@ -7,7 +7,15 @@ import os from "node:os";
 import path from "node:path";
 import { ResourceClient, loadKubeClient, type KubernetesObject, type ResourceDescriptor } from "@crdgen/runtime";
 import { HttpKubeClient, bindResourceVerbs, jsonPointer, type Patch } from "@crdgen/runtime/client";
-import { startFakeApi, only, json, type FakeApi, type Handler, widgets } from "../support/fake-api-server.js";
+import {
+  startFakeApi,
+  only,
+  json,
+  type FakeApi,
+  type FakeApiOptions,
+  type Handler,
+  widgets,
+} from "../support/fake-api-server.js";
 
 interface Widget extends KubernetesObject {
   apiVersion?: "example.com/v1";
@@ -39,7 +47,7 @@ const configmaps: ResourceDescriptor = {
 async function withApi(
   fn: (api: FakeApi) => void | Promise<void>,
   handler?: Handler,
-  opts?: { token?: string; pathPrefix?: string },
+  opts?: FakeApiOptions,
 ): Promise<void> {
   const api = await startFakeApi(handler, opts);
   try {
@@ -362,7 +370,7 @@ test("authentication is re-applied on every request, so rotated tokens are used"
         return Promise.resolve();
       },
     });
-    const client = HttpKubeClient.fromKubeConfig(kc);
+    const client = HttpKubeClient.fromKubeConfig(kc, { allowCredentialsOverHttp: [api.url] });
     try {
       await client.request({ method: "GET", path: "/api/v1/namespaces" });
       await client.request({ method: "GET", path: "/api/v1/namespaces" });
@@ -421,6 +429,8 @@ function writeKubeconfig(dir: string, server: string): string {
       "kind: Config",
       "clusters:",
       `- name: real\n  cluster:\n    server: ${server}\n    insecure-skip-tls-verify: true`,
+      // The fake server is plain http: the bearer token below may travel to it only with this opt-in.
+      `    extensions:\n    - name: crdgen.dev/credentials-over-http\n      extension: {server: "${server}"}`,
       "users:",
       "- name: admin\n  user:\n    token: from-file",
       "contexts:",

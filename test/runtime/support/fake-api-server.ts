@@ -2,7 +2,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { KubeConfig } from "@kubernetes/client-node";
-import { HttpKubeClient } from "@crdgen/runtime/client";
+import { HttpKubeClient, type KubeClientOptions } from "@crdgen/runtime/client";
 import type { ResourceDescriptor } from "@crdgen/runtime";
 
 /** The namespaced custom resource the client tests talk to. */
@@ -79,10 +79,15 @@ export function writeInPieces(res: http.ServerResponse, body: Buffer, size: numb
 
 const echo: Handler = (_rec, res) => json(res, 200, { apiVersion: "v1", kind: "Echo", metadata: { name: "echo" } });
 
-export async function startFakeApi(
-  handler: Handler = echo,
-  opts: { token?: string; pathPrefix?: string } = {},
-): Promise<FakeApi> {
+export interface FakeApiOptions {
+  /** A bearer token in the kubeconfig; the client is then opted in to sending it over the server's plain http. */
+  token?: string;
+  pathPrefix?: string;
+  /** Options of api.client (e.g. small size limits). */
+  client?: KubeClientOptions;
+}
+
+export async function startFakeApi(handler: Handler = echo, opts: FakeApiOptions = {}): Promise<FakeApi> {
   const requests: Recorded[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -107,7 +112,10 @@ export async function startFakeApi(
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}${opts.pathPrefix ?? ""}`;
   const kc = makeKubeConfig(url, opts.token);
-  const client = HttpKubeClient.fromKubeConfig(kc);
+  const client = HttpKubeClient.fromKubeConfig(kc, {
+    ...opts.client,
+    ...(opts.token !== undefined ? { allowCredentialsOverHttp: [url] } : {}),
+  });
   return Object.assign(api, {
     url,
     kc,

@@ -1,0 +1,101 @@
+// Credentials (a bearer token, a password) never travel over plain http:// unless the kubeconfig says so for that
+// server. client-go and kubectl send them over http without a word, and client-node lets insecure-skip-tls-verify or a
+// proxy-url through; neither says anything about clear text, so neither counts here.
+import fs from "node:fs";
+import path from "node:path";
+import type { Cluster, User } from "@kubernetes/client-node";
+import { findHomeDir } from "@kubernetes/client-node";
+import { parse } from "yaml";
+
+/**
+ * The kubeconfig cluster extension that opts one server in. The kubeconfig format keeps tool-specific settings in a
+ * cluster's `extensions` (kubectl keeps them when it rewrites the file); the extension repeats the server URL, so
+ * pointing the cluster entry at another server later does not carry the opt-in along:
+ *
+ * ```yaml
+ * clusters:
+ * - name: local
+ *   cluster:
+ *     server: http://127.0.0.1:8080
+ *     extensions:
+ *     - name: crdgen.dev/credentials-over-http
+ *       extension: {server: "http://127.0.0.1:8080"}
+ * ```
+ */
+export const CREDENTIALS_OVER_HTTP_EXTENSION = "crdgen.dev/credentials-over-http";
+
+/**
+ * The http:// servers the kubeconfig opts in with the crdgen.dev/credentials-over-http cluster extension: those of
+ * `kubeconfig` when given, else of the files KubeConfig.loadFromDefault reads ($KUBECONFIG's list, else
+ * ~/.kube/config). client-node drops a cluster's extensions when it loads a file, so they are read here; pass the
+ * result as the HttpKubeClient option allowCredentialsOverHttp (loadKubeClient does).
+ */
+export function kubeconfigCredentialsOverHttp(kubeconfig?: string): string[] {
+  const servers: string[] = [];
+  for (const file of kubeconfig !== undefined ? [kubeconfig] : defaultKubeconfigFiles()) {
+    let doc: unknown;
+    try {
+      doc = parse(fs.readFileSync(file, "utf8"));
+    } catch (e) {
+      throw new Error(`kubeconfig ${file}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+    for (const entry of arrayAt(doc, "clusters")) {
+      const cluster = fieldOf(entry, "cluster");
+      const server = fieldOf(cluster, "server");
+      if (typeof server !== "string") continue;
+      const optedIn = arrayAt(cluster, "extensions").some(
+        (ext) =>
+          fieldOf(ext, "name") === CREDENTIALS_OVER_HTTP_EXTENSION &&
+          sameOrigin(fieldOf(fieldOf(ext, "extension"), "server"), server),
+      );
+      if (optedIn) servers.push(server);
+    }
+  }
+  return servers;
+}
+
+/** Throws unless credentials may be sent to the cluster's server: it is https, or listed in allowed (by origin). */
+export function assertCredentialsMayTravel(cluster: Cluster, user: User | null, allowed: readonly string[]): void {
+  if (new URL(cluster.server).protocol !== "http:") return;
+  if (allowed.some((a) => sameOrigin(a, cluster.server))) return;
+  const who = user ? `user "${user.name}"` : "the user";
+  throw new Error(
+    `kubeconfig: cluster "${cluster.name}" has the plain http server ${cluster.server}: refusing to send the ` +
+      `credentials of ${who} (a bearer token or password) in clear text. Use an https:// server, or opt in for this ` +
+      `server with the cluster extension {name: ${CREDENTIALS_OVER_HTTP_EXTENSION}, extension: {server: ` +
+      `"${cluster.server}"}} (in code: the HttpKubeClient option allowCredentialsOverHttp: ["${cluster.server}"]); ` +
+      `insecure-skip-tls-verify and proxy-url are no opt-in`,
+  );
+}
+
+/** The kubeconfig user authenticates with something sent in a header: a token, a password, an auth provider, exec. */
+export function userHasHeaderCredentials(user: User | null): boolean {
+  if (!user) return false;
+  return Boolean(user.token || user.username || user.password || user.authProvider || user.exec);
+}
+
+function defaultKubeconfigFiles(): string[] {
+  const env = process.env["KUBECONFIG"];
+  if (env) return env.split(path.delimiter).filter((f) => f !== "");
+  const home = findHomeDir();
+  const file = home ? path.join(home, ".kube", "config") : undefined;
+  return file && fs.existsSync(file) ? [file] : [];
+}
+
+function sameOrigin(a: unknown, b: string): boolean {
+  if (typeof a !== "string") return false;
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false; // not a URL: no opt-in
+  }
+}
+
+function fieldOf(value: unknown, key: string): unknown {
+  return value !== null && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined;
+}
+
+function arrayAt(value: unknown, key: string): unknown[] {
+  const v = fieldOf(value, key);
+  return Array.isArray(v) ? v : [];
+}
