@@ -3,7 +3,7 @@
 // are the API server's own (field path, "Invalid value: ...", detail), located by file, document and JSON pointer.
 import { InputError, pointer } from "./input-error.js";
 import type { LoadedCrd } from "./parse-crds.js";
-import { tsString } from "../ts-literal.js";
+import { escapeInvisible, tsString } from "../ts-literal.js";
 
 type Raw = Record<string, unknown>;
 const isRecord = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -20,7 +20,7 @@ const dns1123SubdomainMessage =
   "end with an alphanumeric character";
 
 const regexError = (message: string, format: string, ...examples: string[]) =>
-  `${message} (e.g. ${examples.map((e) => `'${e}', `).join("or ")}regex used for validation is '${format}')`;
+  `${message} (e.g. ${examples.map((e) => `'${e}', `).join(" or ")}regex used for validation is '${format}')`;
 
 /** The API server's IsDNS1035Label: every problem of `value`, empty when it is a valid label. */
 export function dns1035LabelErrors(value: string): string[] {
@@ -214,5 +214,5 @@ function versionNames(list: unknown[]): string[] {
 function displayValue(value: unknown): string {
   if (typeof value === "string") return tsString(value);
   const json = JSON.stringify(value) as string | undefined;
-  return json === undefined ? String(value) : tsString(json).slice(1, -1);
+  return json === undefined ? String(value) : escapeInvisible(json);
 }
