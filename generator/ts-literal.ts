@@ -5,8 +5,11 @@
  * Control characters (but tab and line breaks, which comments handle themselves), bidirectional overrides and
  * isolates (U+202A-U+202E, U+2066-U+2069), other format characters that render as nothing, and the BOM.
  */
-const invisible =
-  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+const invisible = new RegExp(
+  "[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u180e" +
+    "\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2069\\ufeff]",
+  "g",
+);
 
 const unicodeEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
 

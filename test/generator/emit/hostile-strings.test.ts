@@ -63,6 +63,7 @@ test("tsLiteral round-trips any string as one literal, with invisible characters
   const literal = tsLiteral(hostile);
   assert.equal(JSON.parse(literal), hostile);
   assert.equal(codeTokens(literal).length, 1, "one string literal token");
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
   assert.doesNotMatch(literal, /[\u0000-\u001f\u2028\u202e\u2066\ufeff]/);
   assert.ok(literal.includes("\\u202e") && literal.includes("\\u2066") && literal.includes("\\u0000"));
 });
@@ -70,6 +71,7 @@ test("tsLiteral round-trips any string as one literal, with invisible characters
 test("comment text: bidi overrides, isolates, NUL and other controls become visible escapes", () => {
   const text = "safe\u202e}; evil(); {\u202c \u2066x\u2069 nul\u0000 esc\u001b[31m del\u007f c1\u0085 zw\u200b";
   const block = commentSafe(text);
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
   assert.doesNotMatch(block, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b\u202a-\u202e\u2066-\u2069]/);
   for (const escaped of ["\\u202e", "\\u202c", "\\u2066", "\\u2069", "\\u0000", "\\u001b", "\\u007f", "\\u0085"])
     assert.ok(block.includes(escaped), escaped);
@@ -84,6 +86,7 @@ test("a description with bidi overrides and control characters is escaped in the
   const outDir = path.join(scratch, "bidi-out");
   await generate({ inputs: [file], outDir });
   const types = readFileSync(path.join(outDir, "hostile.example.com/v1/widget.types.ts"), "utf8");
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
   assert.doesNotMatch(types, /[\u0000\u001b\u202a-\u202e\u2066-\u2069]/, "no raw control or bidi character");
   const source = ts.createSourceFile("widget.types.ts", types, ts.ScriptTarget.Latest, true);
   const spec = source.statements.find((s) => ts.isInterfaceDeclaration(s) && s.name.text === "WidgetSpec")!;

@@ -14,7 +14,37 @@ import { InputError } from "../../../generator/load/input-error.js";
 const dir = mkdtempSync(path.join(tmpdir(), "crdgen-validate-crd-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-type Crd = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- fixtures edited by path
+interface Schema {
+  type: string;
+  properties?: Record<string, Schema>;
+  "x-kubernetes-preserve-unknown-fields"?: boolean;
+}
+interface Version {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  subresources: { status: unknown; scale: Record<string, unknown> };
+  schema?: { openAPIV3Schema: Schema };
+}
+/** The CRD as the tests edit it (names optional where a test deletes one). */
+interface Crd {
+  apiVersion: string;
+  kind: string;
+  metadata: { name?: string };
+  spec: {
+    group: string;
+    names: {
+      kind: string;
+      listKind: string;
+      plural: string;
+      singular: string;
+      shortNames: string[];
+      categories: string[];
+    };
+    scope: string;
+    versions: Version[];
+  };
+}
 
 /** A valid CRD, which each test breaks in one place. */
 function validCrd(): Crd {
@@ -102,12 +132,12 @@ const dns1123 =
 
 test("the DNS messages are the API server's, character for character", async () => {
   await assertRejected(
-    (crd) => (crd["spec"].names.plural = "Widgets"),
+    (crd) => (crd.spec.names.plural = "Widgets"),
     "/spec/names/plural",
     `spec.names.plural: Invalid value: "Widgets": ${dns1035}`,
   );
   await assertRejected(
-    (crd) => (crd["spec"].group = "Hostile.example.com"),
+    (crd) => (crd.spec.group = "Hostile.example.com"),
     "/spec/group",
     `spec.group: Invalid value: "Hostile.example.com": ${dns1123}`,
   );
@@ -118,59 +148,60 @@ test("the DNS messages are the API server's, character for character", async () 
  * inside a string literal's quotes, as in `plural: "<payload>"`.
  */
 const marker = path.join(dir, "payload-ran");
-const payload = `x" + String((() => { globalThis.crdgenPayloadRan = true; process.getBuiltinModule("node:fs").writeFileSync(${JSON.stringify(marker)}, "ran"); })()) + "`;
+const writeMarker = `process.getBuiltinModule("node:fs").writeFileSync(${JSON.stringify(marker)}, "ran")`;
+const payload = `x" + String((() => { globalThis.crdgenPayloadRan = true; ${writeMarker}; })()) + "`;
 
 /** The payload is longer than a label may be: the API server joins both of its problems with ",". */
 const longLabel = `must be no more than 63 characters,${dns1035}`;
 
 const hostileFields: Array<{ field: string; schemaPath: string; edit: (crd: Crd) => void; detail: string }> = [
-  { field: "spec.group", schemaPath: "/spec/group", edit: (c) => (c["spec"].group = payload), detail: dns1123 },
+  { field: "spec.group", schemaPath: "/spec/group", edit: (c) => (c.spec.group = payload), detail: dns1123 },
   {
     field: "spec.names.plural",
     schemaPath: "/spec/names/plural",
-    edit: (c) => (c["spec"].names.plural = payload),
+    edit: (c) => (c.spec.names.plural = payload),
     detail: longLabel,
   },
   {
     field: "spec.names.singular",
     schemaPath: "/spec/names/singular",
-    edit: (c) => (c["spec"].names.singular = payload),
+    edit: (c) => (c.spec.names.singular = payload),
     detail: longLabel,
   },
   {
     field: "spec.names.kind",
     schemaPath: "/spec/names/kind",
-    edit: (c) => (c["spec"].names.kind = payload),
+    edit: (c) => (c.spec.names.kind = payload),
     detail: `may have mixed case, but should otherwise match: ${longLabel}`,
   },
   {
     field: "spec.names.listKind",
     schemaPath: "/spec/names/listKind",
-    edit: (c) => (c["spec"].names.listKind = payload),
+    edit: (c) => (c.spec.names.listKind = payload),
     detail: `may have mixed case, but should otherwise match: ${longLabel}`,
   },
   {
     field: "spec.names.shortNames[1]",
     schemaPath: "/spec/names/shortNames/1",
-    edit: (c) => c["spec"].names.shortNames.push(payload),
+    edit: (c) => c.spec.names.shortNames.push(payload),
     detail: longLabel,
   },
   {
     field: "spec.names.categories[1]",
     schemaPath: "/spec/names/categories/1",
-    edit: (c) => c["spec"].names.categories.push(payload),
+    edit: (c) => c.spec.names.categories.push(payload),
     detail: longLabel,
   },
   {
     field: "spec.versions[0].name",
     schemaPath: "/spec/versions/0/name",
-    edit: (c) => (c["spec"].versions[0].name = payload),
+    edit: (c) => (c.spec.versions[0]!.name = payload),
     detail: longLabel,
   },
   {
     field: "metadata.name",
     schemaPath: "/metadata/name",
-    edit: (c) => (c["metadata"].name = payload),
+    edit: (c) => (c.metadata.name = payload),
     detail: dns1123,
   },
 ];
@@ -185,12 +216,12 @@ for (const { field, schemaPath, edit, detail } of hostileFields) {
 
 test("metadata.name must be <plural>.<group>", async () => {
   await assertRejected(
-    (crd) => (crd["metadata"].name = "gadgets.hostile.example.com"),
+    (crd) => (crd.metadata.name = "gadgets.hostile.example.com"),
     "/metadata/name",
     'metadata.name: Invalid value: "gadgets.hostile.example.com": must be spec.names.plural+"."+spec.group',
   );
   await assertRejected(
-    (crd) => delete crd["metadata"].name,
+    (crd) => delete crd.metadata.name,
     "/metadata/name",
     "metadata.name: Required value: name or generateName is required",
   );
@@ -198,17 +229,17 @@ test("metadata.name must be <plural>.<group>", async () => {
 
 test("a group needs a dot, kind and listKind differ, and a kind with '-' (valid to the API server) is no identifier", async () => {
   await assertRejected(
-    (crd) => (crd["spec"].group = "hostile"),
+    (crd) => (crd.spec.group = "hostile"),
     "/spec/group",
     'spec.group: Invalid value: "hostile": should be a domain with at least one dot',
   );
   await assertRejected(
-    (crd) => (crd["spec"].names.listKind = "Widget"),
+    (crd) => (crd.spec.names.listKind = "Widget"),
     "/spec/names/listKind",
     'spec.names.listKind: Invalid value: "Widget": kind and listKind may not be the same',
   );
   await assertRejected(
-    (crd) => (crd["spec"].names.kind = "Wid-get"),
+    (crd) => (crd.spec.names.kind = "Wid-get"),
     "/spec/names/kind",
     `spec.names.kind: Invalid value: "Wid-get": must be a TypeScript identifier to name the generated types (crdgen: no '-')`,
   );
@@ -216,15 +247,15 @@ test("a group needs a dot, kind and listKind differ, and a kind with '-' (valid 
 
 test("invisible characters in a rejected value are escaped in the message", async () => {
   await assertRejected(
-    (crd) => (crd["spec"].names.plural = "wid\u202egets\u001b[2J"),
+    (crd) => (crd.spec.names.plural = "wid\u202egets\u001b[2J"),
     "/spec/names/plural",
     `spec.names.plural: Invalid value: "wid\\u202egets\\u001b[2J": ${dns1035}`,
   );
 });
 
-const twoVersions = (crd: Crd, second: Record<string, unknown>) => {
-  const first = crd["spec"].versions[0];
-  crd["spec"].versions.push({ ...structuredClone(first), name: "v2", storage: false, ...second });
+const twoVersions = (crd: Crd, second: Partial<Version>) => {
+  const first = crd.spec.versions[0]!;
+  crd.spec.versions.push({ ...structuredClone(first), name: "v2", storage: false, ...second });
 };
 
 test("exactly one storage version: two or none is an error", async () => {
@@ -233,7 +264,7 @@ test("exactly one storage version: two or none is an error", async () => {
   await assertRejected(
     (crd) => {
       twoVersions(crd, { storage: false });
-      crd["spec"].versions[0].storage = false;
+      crd.spec.versions[0]!.storage = false;
     },
     "/spec/versions",
     message,
@@ -247,7 +278,7 @@ test("version names are unique DNS-1035 labels", async () => {
     'spec.versions: Invalid value: ["v1","v1"]: must contain unique version names',
   );
   await assertRejected(
-    (crd) => (crd["spec"].versions[0].name = "V1"),
+    (crd) => (crd.spec.versions[0]!.name = "V1"),
     "/spec/versions/0/name",
     `spec.versions[0].name: Invalid value: "V1": ${dns1035}`,
   );
@@ -264,7 +295,7 @@ test("a served version needs a schema; an unserved one, like the API server, doe
 });
 
 test("scale subresource paths: required, simple, under .spec or .status, and present in the schema", async () => {
-  const scale = (crd: Crd) => crd["spec"].versions[0].subresources.scale as Record<string, unknown>;
+  const scale = (crd: Crd) => crd.spec.versions[0]!.subresources.scale;
   const at = "/spec/versions/0/subresources/scale";
   const field = "spec.versions[0].subresources.scale";
   await assertRejected(
@@ -295,19 +326,20 @@ test("scale subresource paths: required, simple, under .spec or .status, and pre
   await assertRejected(
     (crd) => (scale(crd)["specReplicasPath"] = ".spec.size"),
     `${at}/specReplicasPath`,
-    `${field}.specReplicasPath: Invalid value: ".spec.size": is not a field of the version's openAPIV3Schema (crdgen: the scale subresource reads it)`,
+    `${field}.specReplicasPath: Invalid value: ".spec.size": ` +
+      "is not a field of the version's openAPIV3Schema (crdgen: the scale subresource reads it)",
   );
   // A field under x-kubernetes-preserve-unknown-fields exists as far as the schema can tell.
   const { error } = await generateFrom((crd) => {
     scale(crd)["specReplicasPath"] = ".spec.size";
-    crd["spec"].versions[0].schema.openAPIV3Schema.properties.spec["x-kubernetes-preserve-unknown-fields"] = true;
+    crd.spec.versions[0]!.schema!.openAPIV3Schema.properties!["spec"]!["x-kubernetes-preserve-unknown-fields"] = true;
   });
   assert.equal(error, undefined);
 });
 
 test("a status subresource is a mapping", async () => {
   await assertRejected(
-    (crd) => (crd["spec"].versions[0].subresources.status = "yes"),
+    (crd) => (crd.spec.versions[0]!.subresources.status = "yes"),
     "/spec/versions/0/subresources/status",
     'spec.versions[0].subresources.status: Invalid value: "yes": must be a mapping (status: {})',
   );
