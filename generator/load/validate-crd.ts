@@ -182,8 +182,9 @@ function validateSubresources(version: Raw, at: Field, schema: Raw | undefined, 
     }
     if (!value.startsWith(".")) invalid(pathAt, value, "must be a simple json path starting with .");
     if (!prefixes.some((p) => value.startsWith(p))) invalid(pathAt, value, `should be a json path ${under}`);
-    // Not checked by the API server, which answers the scale subresource with an error at run time instead.
-    if (schema && !pathInSchema(schema, value.slice(1).split(".")))
+    // Not checked by the API server, which answers the scale subresource with an error at run time instead. The
+    // label selector may be left out of the schema (the API server then reports no selector), so it is not checked.
+    if (key !== "labelSelectorPath" && schema && !pathInSchema(schema, value.slice(1).split(".")))
       invalid(
         pathAt,
         value,
