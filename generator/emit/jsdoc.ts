@@ -1,10 +1,15 @@
 // Writes JSDoc blocks from descriptions and schema constraints; no description text can end the comment early or add a
 // tag.
 import type { Constraints } from "../model/schema-node.js";
+import { escapeInvisible } from "../ts-literal.js";
 
-/** Makes text safe inside a block comment: "*\/" would close it, so the slash is escaped; every line break becomes "\n". */
+/**
+ * Makes text safe inside a block comment: "*\/" would close it, so the slash is escaped; every line break becomes "\n";
+ * NUL and other control characters, bidirectional overrides and invisible format characters become \uXXXX text, so
+ * what a reviewer sees is what the compiler reads.
+ */
 export function commentSafe(text: string): string {
-  return text.replace(/\*\//g, "*\\/").replace(/\r\n?|[\u2028\u2029]/g, "\n");
+  return escapeInvisible(text.replace(/\*\//g, "*\\/").replace(/\r\n?|[\u2028\u2029]/g, "\n"));
 }
 
 /**

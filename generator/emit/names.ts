@@ -26,3 +26,11 @@ export function moduleSpecifier(
   const spec = relative(fromDir, toFileWithoutExt).split("\\").join("/");
   return `${spec.startsWith(".") ? spec : `./${spec}`}.js`;
 }
+
+/**
+ * How a module names a JavaScript global it uses (Promise, Object, Array, Record) when one of its own names may be the
+ * same (a kind called Promise): the global itself, or through globalThis when `taken` holds its name.
+ */
+export function globalName(name: string, taken: ReadonlySet<string>): string {
+  return taken.has(name) ? `globalThis.${name}` : name;
+}

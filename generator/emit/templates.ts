@@ -4,6 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import Handlebars from "handlebars";
 import { InputError } from "../load/input-error.js";
+import { lineCommentText, tsLiteral } from "../ts-literal.js";
 
 export type TemplateName =
   | "types"
@@ -36,7 +37,9 @@ export type RenderTemplate = (name: TemplateName, data: object) => string;
 
 export function templateRenderer(overrideDir?: string): RenderTemplate {
   const handlebars = Handlebars.create();
-  handlebars.registerHelper("json", (value: unknown) => JSON.stringify(value));
+  // The only ways a value reaches a template's output other than as a validated identifier: a literal, or comment text.
+  handlebars.registerHelper("json", (value: unknown) => tsLiteral(value));
+  handlebars.registerHelper("comment", (value: unknown) => lineCommentText(String(value)));
   const compiled = new Map<TemplateName, Handlebars.TemplateDelegate>();
   const files = new Map<TemplateName, string>();
   return (name, data) => {

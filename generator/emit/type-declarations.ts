@@ -4,7 +4,8 @@ import type { Property, SchemaNode } from "../model/schema-node.js";
 import { pairSubtrees, structuralIds } from "../model/structural-ids.js";
 import { assignTypeNames, rootEnvelopeKeys } from "../model/type-names.js";
 import { constraintTags, jsdoc, nestedTags } from "./jsdoc.js";
-import { camelCase } from "./names.js";
+import { camelCase, globalName } from "./names.js";
+import { tsLiteral, tsString } from "../ts-literal.js";
 
 const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const simpleType = /^[A-Za-z_$][A-Za-z0-9_$<>, ]*$/;
@@ -47,6 +48,9 @@ export function emitTypeDeclarations(
   const objectMeta = freeName("V1ObjectMeta", declared);
   const listMeta = freeName("V1ListMeta", declared);
   const intOrString = freeName("IntOrString", declared);
+  // The kind itself may be called Array or Record (nested types never are: type-names.ts keeps globals' names free).
+  const arrayType = globalName("Array", declared);
+  const recordType = globalName("Record", declared);
 
   const typeExpr = (node: SchemaNode): string => {
     const base = bareTypeExpr(node);
@@ -72,14 +76,14 @@ export function emitTypeDeclarations(
         return literalUnion(node.values);
       case "array": {
         const item = typeExpr(node.items);
-        return simpleType.test(item) ? `${item}[]` : `Array<${item}>`;
+        return simpleType.test(item) ? `${item}[]` : `${arrayType}<${item}>`;
       }
       case "map":
-        return `Record<string, ${typeExpr(node.values)}>`;
+        return `${recordType}<string, ${typeExpr(node.values)}>`;
       case "unknownRecord":
-        return "Record<string, unknown>";
+        return `${recordType}<string, unknown>`;
       case "emptyObject":
-        return "Record<string, never>";
+        return `${recordType}<string, never>`;
       case "unknown":
         return "unknown";
       case "union":
@@ -89,7 +93,7 @@ export function emitTypeDeclarations(
     }
   };
 
-  const envelope = `  apiVersion: "${crd.group}/${version.name}";\n  kind: "${crd.kind}";\n  metadata: ${objectMeta};\n`;
+  const envelope = `  apiVersion: ${tsString(`${crd.group}/${version.name}`)};\n  kind: ${tsString(crd.kind)};\n  metadata: ${objectMeta};\n`;
 
   /** The constraints of a node, then those of its array items or map values that have no declaration of their own. */
   const tagsOf = (node: SchemaNode): string[] => [...constraintTags(node.constraints), ...elementTags(node)];
@@ -100,7 +104,7 @@ export function emitTypeDeclarations(
   };
 
   const propertyLine = (p: Property, indent: string): string => {
-    const key = identifier.test(p.name) ? p.name : JSON.stringify(p.name);
+    const key = identifier.test(p.name) ? p.name : tsString(p.name);
     return `${jsdoc(indent, p.node.description, tagsOf(p.node))}${indent}${key}${p.required ? "" : "?"}: ${typeExpr(p.node)};\n`;
   };
 
@@ -109,7 +113,7 @@ export function emitTypeDeclarations(
     const isRoot = node === root;
     const doc = jsdoc("", node.description, [...(isRoot ? deprecationTags(crd, version) : []), ...tagsOf(node)]);
     if (node.kind === "enum") {
-      const values = `export const ${name}Values = [${node.values.map((v) => JSON.stringify(v)).join(", ")}] as const;\n`;
+      const values = `export const ${name}Values = [${node.values.map(tsLiteral).join(", ")}] as const;\n`;
       if (node.values.every(isPrimitive)) return `${doc}export type ${name} = ${literalUnion(node.values)};\n${values}`;
       return `${values}${doc}export type ${name} = (typeof ${name}Values)[number];\n`;
     }
@@ -241,7 +245,7 @@ const isPrimitive = (v: unknown) => v === null || ["string", "number", "boolean"
 
 function literalUnion(values: unknown[]): string {
   if (values.length === 0) return "never";
-  return [...new Set(values.map((v) => JSON.stringify(v)))].join(" | ");
+  return [...new Set(values.map(tsLiteral))].join(" | ");
 }
 
 export function deprecationTags(crd: CrdModel, version: VersionModel): string[] {

@@ -1,6 +1,7 @@
 // Builds the intermediate model of each CRD and version: names, scope, versions, subresources, columns and schema.
 import { InputError, pointer, scalarText } from "../load/input-error.js";
 import type { LoadedCrd } from "../load/parse-crds.js";
+import { validateCrd } from "../load/validate-crd.js";
 import { normalizeSchema, type SchemaWarning } from "./normalize-schema.js";
 import type { SchemaNode } from "./schema-node.js";
 
@@ -107,14 +108,14 @@ function buildCrdModel(
     if (typeof value !== "string" || value === "") throw new InputError(where(schemaPath), `${what} is missing`);
     return value;
   };
+  // Every name below reaches file paths, string literals and comments: checked as the API server checks them first.
+  validateCrd(entry);
   const crd = entry.crd;
   const spec = isRecord(crd["spec"]) ? crd["spec"] : {};
   const names = isRecord(spec["names"]) ? spec["names"] : {};
   const group = requireString(spec["group"], "/spec/group", "spec.group");
   const kind = requireString(names["kind"], "/spec/names/kind", "spec.names.kind");
   const plural = requireString(names["plural"], "/spec/names/plural", "spec.names.plural");
-  if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(kind))
-    throw new InputError(where("/spec/names/kind"), `spec.names.kind ${JSON.stringify(kind)} is not a valid kind name`);
   const metadata = isRecord(crd["metadata"]) ? crd["metadata"] : {};
   const name = typeof metadata["name"] === "string" ? metadata["name"] : `${plural}.${group}`;
   const scope = spec["scope"] === "Cluster" ? "Cluster" : spec["scope"] === "Namespaced" ? "Namespaced" : undefined;

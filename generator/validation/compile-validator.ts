@@ -18,6 +18,9 @@ export function compileSchemaValidator(schema: Record<string, unknown>): string 
     strict: false,
     inlineRefs: false,
     unicodeRegExp: false,
+    // Properties are own properties: a field named constructor or toString is absent when the object lacks it, not
+    // Object.prototype's member.
+    ownProperties: true,
     formats: validatorFormats,
     code: {
       source: true,

@@ -1,6 +1,7 @@
 // Builds the StructuralNode tree (@crdgen/runtime/validation) of a version's openAPIV3Schema: only what pruning,
 // defaulting, list types and CEL need, and emits it as TypeScript with repeated subtrees declared once.
 import type { CelRule, StructuralNode } from "@crdgen/runtime/validation";
+import { tsLiteral, tsString } from "../ts-literal.js";
 
 type Raw = Record<string, unknown>;
 const isRecord = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -82,10 +83,14 @@ export function emitStructure(root: StructuralNode, prefix: string): { declarati
     const fields: string[] = [];
     for (const [key, value] of Object.entries(node)) {
       if (key === "properties") {
-        // "__proto__" as a literal key would set the prototype; a computed key makes it an own property.
-        const props = Object.entries(value as Record<string, StructuralNode>).map(
-          ([k, v]) => `${k === "__proto__" ? `["__proto__"]` : JSON.stringify(k)}: ${render(v)}`,
-        );
+        // "__proto__" as a literal key would set the prototype; a computed key makes it an own property. A key
+        // Object.prototype has (constructor, toString) would take its contextual type from that member, so its node
+        // says what it is with `satisfies`.
+        const props = Object.entries(value as Record<string, StructuralNode>).map(([k, v]) => {
+          const node = render(v);
+          const typed = k in Object.prototype && node.startsWith("{") ? `${node} satisfies StructuralNode` : node;
+          return `${k === "__proto__" ? `["__proto__"]` : tsString(k)}: ${typed}`;
+        });
         fields.push(`properties: { ${props.join(", ")} }`);
       } else if (key === "items" || key === "additionalProperties")
         fields.push(`${key}: ${render(value as StructuralNode)}`);
@@ -113,5 +118,5 @@ function children(node: StructuralNode): StructuralNode[] {
 /** A JSON value as a TS expression; through JSON.parse when it holds a "__proto__" key a literal would mistreat. */
 function jsonLiteral(value: unknown): string {
   const json = JSON.stringify(value);
-  return json.includes('"__proto__"') ? `JSON.parse(${JSON.stringify(json)})` : json;
+  return json.includes('"__proto__"') ? `JSON.parse(${tsString(json)})` : tsLiteral(value);
 }
