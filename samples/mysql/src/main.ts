@@ -14,15 +14,16 @@ const options = commandLineOptions("mysql-operator");
 // --kubeconfig, $KUBECONFIG or ~/.kube/config (its --kube-context), else the in-cluster service account.
 const kube = loadKubeClient(options.kube);
 
-// Serves /metrics, /healthz and /readyz (ready once the caches synced); with --leader-elect the controllers run only
-// while this process holds the Lease. SIGINT/SIGTERM stop them gracefully: informers stop, in-flight reconciles finish,
-// the Lease is released, then the process exits.
 // With --watch-namespaces, one set of controllers per namespace, each caching only its namespace: the RBAC can then be
 // a Role in each of them (see deploy/) instead of a ClusterRole that reads every namespace's Secrets.
 const controllers =
   options.watchNamespaces.length === 0
     ? newControllers(kube)
     : options.watchNamespaces.flatMap((namespace) => newControllers(kube, { namespace }));
+
+// Serves /metrics, /healthz and /readyz (ready once the caches synced); with --leader-elect the controllers run only
+// while this process holds the Lease. SIGINT/SIGTERM stop them gracefully: informers stop, in-flight reconciles finish,
+// the Lease is released, then the process exits.
 try {
   await runManager(controllers, { kube, options });
 } finally {
