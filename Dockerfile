@@ -1,6 +1,6 @@
 # The sample MySQL operator (samples/mysql) as an image. From the repository root:
 #   docker build -t mysql-operator:0.1.0 .
-# samples/mysql/deploy/06-deployment.yaml runs this image as uid 1000 with a read-only root filesystem.
+# samples/mysql/deploy/07-deployment.yaml runs this image as uid 1000 with a read-only root filesystem.
 
 # Build: every dependency (TypeScript included), then `npm run build` (tsc -b) into dist/ and runtime/dist/.
 # Node 24 is an LTS line (maintained to April 2028) inside every package's `engines` (>=20); the tests run on 20.

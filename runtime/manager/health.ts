@@ -1,9 +1,12 @@
 // One HTTP server for /metrics, /healthz and /readyz (controller-runtime pkg/healthz/healthz.go and the manager's probe
 // server).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createSecureServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
 import { metricsRegistry } from "../metrics/prometheus.js";
+import type { MetricsAuthorizer } from "./metrics-auth.js";
+import type { ServingCert } from "./serving-cert.js";
 
 /** A check passes when it returns true or nothing; it fails when it returns false, throws or rejects (the message is the reason). */
 // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- a check may be a procedure that returns nothing; `undefined` would reject functions typed `() => void`
@@ -32,6 +35,10 @@ export interface ProbeServerOptions {
   signal?: AbortSignal;
   /** Which endpoints to answer (others get 404), e.g. ["metrics"] on a separate metrics port. Default: all three. */
   serve?: ReadonlyArray<"metrics" | "healthz" | "readyz">;
+  /** Serve HTTPS with this certificate instead of HTTP. */
+  tls?: ServingCert;
+  /** Asked before /metrics is answered (metricsAuthorizer: TokenReview + SubjectAccessReview); probes stay open. */
+  authorizeMetrics?: MetricsAuthorizer;
 }
 
 export interface ProbeServer {
@@ -135,6 +142,11 @@ export async function startProbeServer(options: ProbeServerOptions): Promise<Pro
       return;
     }
     if (first === "metrics" && sub === "") {
+      const refusal = await options.authorizeMetrics?.(req);
+      if (refusal) {
+        text(res, refusal.status, `${refusal.message}\n`);
+        return;
+      }
       text(res, 200, await registry.metrics(), registry.contentType);
       return;
     }
@@ -143,13 +155,16 @@ export async function startProbeServer(options: ProbeServerOptions): Promise<Pro
     text(res, 404, "not found\n");
   };
 
-  const server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent)
         text(res, 500, `internal server error: ${error instanceof Error ? error.message : String(error)}\n`);
       else res.destroy();
     });
-  });
+  };
+  const server: Server = options.tls
+    ? createSecureServer({ cert: options.tls.cert, key: options.tls.key, minVersion: "TLSv1.2" }, listener)
+    : createServer(listener);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => {

@@ -4,3 +4,5 @@ export * from "./run-controllers.js";
 export * from "./health.js";
 export * from "./options.js";
 export * from "./rbac.js";
+export * from "./metrics-auth.js";
+export * from "./serving-cert.js";

@@ -6,6 +6,8 @@ import { runControllers, type Runnable } from "./run-controllers.js";
 import { newLogger, type Logger } from "../log/logger.js";
 import { cacheSyncedCheck, ping, startProbeServer, type HealthCheck, type ProbeServer } from "./health.js";
 import { parseBindAddress, type ManagerOptions } from "./options.js";
+import { metricsAuthorizer, type MetricsAuthOptions } from "./metrics-auth.js";
+import { readServingCert, selfSignedCert } from "./serving-cert.js";
 import type { Registry } from "prom-client";
 
 /** A controller as the manager runs it: a Runnable whose caches report when they have synced. */
@@ -20,12 +22,14 @@ export interface ManagerConfig {
     ManagerOptions,
     "metricsBindAddress" | "healthProbeBindAddress" | "leaderElect" | "leaderElectionId" | "leaderElectionNamespace"
   > &
-    Partial<Pick<ManagerOptions, "gracefulShutdownTimeoutMs">>;
+    Partial<Pick<ManagerOptions, "gracefulShutdownTimeoutMs" | "metricsSecure" | "metricsCertPath">>;
   /** Stops the manager like SIGTERM does. */
   signal?: AbortSignal;
   logger?: Logger;
   /** Served at /metrics. Default: the crdgen registry. */
   registry?: Registry;
+  /** How long TokenReview and SubjectAccessReview answers are cached (secure metrics). */
+  metricsAuth?: MetricsAuthOptions;
   /** Leader election timings (tests shorten them). Default as controller-runtime: 15 s, 10 s, 2 s. */
   leaseDurationMs?: number;
   renewDeadlineMs?: number;
@@ -56,6 +60,18 @@ export async function startManager(controllers: readonly ManagedController[], co
   const log = config.logger ?? newLogger();
   const metricsAddress = parseBindAddress(options.metricsBindAddress, "--metrics-bind-address");
   const probeAddress = parseBindAddress(options.healthProbeBindAddress, "--health-probe-bind-address");
+  // Secure unless switched off: a caller that omits the option gets controller-runtime's default.
+  const secure = options.metricsSecure ?? true;
+  if (
+    secure &&
+    metricsAddress &&
+    probeAddress &&
+    metricsAddress.port !== 0 &&
+    sameAddress(metricsAddress, probeAddress)
+  )
+    throw new Error(
+      "--metrics-bind-address and --health-probe-bind-address are the same: secure metrics (HTTPS) need their own port",
+    );
   const leaderElection = options.leaderElect
     ? {
         kube: config.kube,
@@ -93,7 +109,11 @@ export async function startManager(controllers: readonly ManagedController[], co
   const closeServers = () => Promise.all(servers.map((s) => s.close()));
   try {
     const shared =
-      metricsAddress && probeAddress && metricsAddress.port !== 0 && sameAddress(metricsAddress, probeAddress);
+      !secure &&
+      metricsAddress &&
+      probeAddress &&
+      metricsAddress.port !== 0 &&
+      sameAddress(metricsAddress, probeAddress);
     if (probeAddress) {
       servers.push(
         await startProbeServer({
@@ -111,18 +131,39 @@ export async function startManager(controllers: readonly ManagedController[], co
       });
     }
     if (metricsAddress && !shared) {
+      const tls = secure
+        ? options.metricsCertPath
+          ? await readServingCert(options.metricsCertPath)
+          : selfSignedCert()
+        : undefined;
+      const authorize = secure ? metricsAuthorizer(config.kube, config.metricsAuth) : undefined;
       servers.push(
         await startProbeServer({
           port: metricsAddress.port,
           host: metricsAddress.host,
           registry: config.registry,
           serve: ["metrics"],
+          ...(tls ? { tls } : {}),
+          ...(authorize
+            ? {
+                authorizeMetrics: async (req) => {
+                  const refusal = await authorize(req);
+                  if (refusal?.status === 500)
+                    log.error(refusal.message, {
+                      error: refusal.cause instanceof Error ? refusal.cause.message : String(refusal.cause),
+                    });
+                  return refusal;
+                },
+              }
+            : {}),
         }),
       );
       log.info("serving metrics", {
         address: options.metricsBindAddress,
         port: servers.at(-1)!.port,
         path: "/metrics",
+        secure,
+        ...(secure ? { certificate: options.metricsCertPath ?? "self-signed" } : {}),
       });
     }
   } catch (error) {

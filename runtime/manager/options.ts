@@ -4,8 +4,17 @@ import { parseArgs } from "node:util";
 import type { LoadKubeClientOptions } from "../client/kube-client.js";
 
 export interface ManagerOptions {
-  /** `host:port`, `:port` (all interfaces) or "0" (off). Default ":8080". */
+  /** `host:port`, `:port` (all interfaces) or "0" (off). Default ":8443", or ":8080" with metricsSecure false. */
   metricsBindAddress: string;
+  /**
+   * Serve /metrics over HTTPS to callers whose bearer token passes a TokenReview and whose user may `get` the path
+   * (SubjectAccessReview), as controller-runtime's scaffold does. Default true; false serves plain, open HTTP.
+   */
+  metricsSecure: boolean;
+  /** A folder holding tls.crt and tls.key for the secure metrics server. Default: a self-signed certificate. */
+  metricsCertPath?: string;
+  /** Serve only these namespaces (controller-runtime's cache DefaultNamespaces). Default: all (empty). */
+  watchNamespaces: string[];
   /** Serves /healthz and /readyz; same forms. Default ":8081". A value equal to metricsBindAddress shares one server. */
   healthProbeBindAddress: string;
   /** Run the controllers only while holding a coordination.k8s.io Lease. Default false. */
@@ -34,7 +43,25 @@ const flags: readonly Flag[] = [
     name: "metrics-bind-address",
     env: "METRICS_BIND_ADDRESS",
     type: "string",
-    help: 'where /metrics listens: ":8080", "127.0.0.1:8080", or "0" for off (default ":8080")',
+    help: 'where /metrics listens: ":8443", "127.0.0.1:8443", or "0" for off (default ":8443", ":8080" if not secure)',
+  },
+  {
+    name: "metrics-secure",
+    env: "METRICS_SECURE",
+    type: "string",
+    help: "serve /metrics over HTTPS to authenticated, authorised callers only; false for plain HTTP (default true)",
+  },
+  {
+    name: "metrics-cert-path",
+    env: "METRICS_CERT_PATH",
+    type: "string",
+    help: "folder with tls.crt and tls.key for the metrics server (default: a self-signed certificate)",
+  },
+  {
+    name: "watch-namespaces",
+    env: "WATCH_NAMESPACES",
+    type: "string",
+    help: "comma-separated namespaces to serve (default: all namespaces)",
   },
   {
     name: "health-probe-bind-address",
@@ -104,7 +131,9 @@ export function parseManagerOptions(
   ]) as Record<string, { type: "string" | "boolean" }>;
   let values: Record<string, string | boolean | undefined>;
   try {
-    values = parseArgs({ args: [...argv], options, strict: true, allowPositionals: false }).values;
+    // --metrics-secure alone means true, as Go's flag package reads a bare boolean flag.
+    const args = argv.map((a) => (a === "--metrics-secure" ? "--metrics-secure=true" : a));
+    values = parseArgs({ args, options, strict: true, allowPositionals: false }).values;
   } catch (error) {
     throw new Error(`${error instanceof Error ? error.message : String(error)}\n\n${managerUsage()}`, { cause: error });
   }
@@ -114,7 +143,14 @@ export function parseManagerOptions(
     const variable = flags.find((f) => f.name === name)!.env;
     return name === "kubeconfig" ? undefined : env[variable] || undefined;
   };
-  const metricsBindAddress = string("metrics-bind-address") ?? ":8080";
+  const secureValue = string("metrics-secure");
+  const metricsSecure =
+    secureValue === undefined
+      ? true
+      : parseBool(secureValue, values["metrics-secure"] ? "--metrics-secure" : "METRICS_SECURE");
+  const metricsCertPath = string("metrics-cert-path");
+  const metricsBindAddress = string("metrics-bind-address") ?? (metricsSecure ? ":8443" : ":8080");
+  const watchNamespaces = parseNamespaces(string("watch-namespaces"));
   const healthProbeBindAddress = string("health-probe-bind-address") ?? ":8081";
   parseBindAddress(metricsBindAddress, "--metrics-bind-address");
   parseBindAddress(healthProbeBindAddress, "--health-probe-bind-address");
@@ -125,6 +161,9 @@ export function parseManagerOptions(
   const namespace = string("leader-election-namespace");
   return {
     metricsBindAddress,
+    metricsSecure,
+    ...(metricsCertPath !== undefined ? { metricsCertPath } : {}),
+    watchNamespaces,
     healthProbeBindAddress,
     leaderElect:
       values["leader-elect"] === true ||
@@ -151,6 +190,18 @@ export function parseBindAddress(address: string, what = "bind address"): BindAd
   if (!match || port > 65535) throw new Error(`${what}: "${address}" is not host:port, :port or "0"`);
   const host = match[1] ?? match[2];
   return host ? { host, port } : { port };
+}
+
+/** "a, b" → ["a", "b"]; each must be a DNS-1123 label, as a namespace name is. */
+function parseNamespaces(value: string | undefined): string[] {
+  const names = (value ?? "")
+    .split(",")
+    .map((n) => n.trim())
+    .filter((n) => n !== "");
+  for (const name of names)
+    if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(name))
+      throw new Error(`--watch-namespaces: "${name}" is not a namespace name (a DNS-1123 label)`);
+  return [...new Set(names)];
 }
 
 function parseBool(value: string | undefined, what: string): boolean {

@@ -141,6 +141,55 @@ export function clusterRoleFor(
 }
 
 /**
+ * A Role granting rulesFor(controllers, options) in one namespace: for an operator that serves only some namespaces
+ * (--watch-namespaces), one per namespace, so it can read nothing (no Secret in particular) anywhere else.
+ */
+export function roleFor(
+  name: string,
+  namespace: string,
+  controllers: readonly ControllerAccess[],
+  options: RbacOptions = {},
+): Role {
+  return {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "Role",
+    metadata: { name, namespace, ...(options.labels ? { labels: { ...options.labels } } : {}) },
+    rules: rulesFor(controllers, options),
+  };
+}
+
+/** The API calls the secure metrics server makes to check a caller (metricsAuthorizer), both cluster-scoped. */
+export function metricsAuthClusterRole(name: string, labels?: Record<string, string>): ClusterRole {
+  return {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRole",
+    metadata: { name, ...(labels ? { labels: { ...labels } } : {}) },
+    rules: [
+      { apiGroups: ["authentication.k8s.io"], resources: ["tokenreviews"], verbs: ["create"] },
+      { apiGroups: ["authorization.k8s.io"], resources: ["subjectaccessreviews"], verbs: ["create"] },
+    ],
+  };
+}
+
+/** A ClusterRole whose rules name non-resource URLs only (RBAC's other kind of rule). */
+export interface NonResourceClusterRole {
+  apiVersion: "rbac.authorization.k8s.io/v1";
+  kind: "ClusterRole";
+  metadata: { name: string; labels?: Record<string, string> };
+  rules: Array<{ nonResourceURLs: string[]; verbs: string[] }>;
+}
+
+/** Who may scrape the secure metrics server: bind it to the scraper's ServiceAccount (e.g. Prometheus'). */
+export function metricsReaderClusterRole(name: string, labels?: Record<string, string>): NonResourceClusterRole {
+  return {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "ClusterRole",
+    metadata: { name, ...(labels ? { labels: { ...labels } } : {}) },
+    rules: [{ nonResourceURLs: ["/metrics"], verbs: ["get"] }],
+  };
+}
+
+/**
  * The namespaced Role leader election needs on its one Lease: `create` (which RBAC cannot limit by name, because a
  * create has no name when it is authorised) and get/update on that Lease only.
  */

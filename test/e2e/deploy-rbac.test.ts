@@ -1,10 +1,13 @@
 // The sample operator's deploy manifests on a real kube-apiserver: kubectl applies them; the operator's controllers,
-// run as the manifests' ServiceAccount (impersonated), do a whole cluster lifecycle without one 403 and use every
-// permission the ClusterRole and Role grant (or the test names why not); the permissions the ClusterRole derivation
-// relies on are checked against the API server itself; and the real main.js runs as the ServiceAccount with a token.
+// run as the manifests' ServiceAccount (impersonated), do a whole cluster lifecycle in the namespace they serve without
+// one 403 and use every permission its Roles and ClusterRoles grant (or the test names why not), while Secrets outside
+// that namespace stay out of its reach; the permissions the Role derivation relies on are checked against the API
+// server itself; and the real main.js runs as the ServiceAccount with a token, serving /metrics over HTTPS only to
+// callers whose ServiceAccount token is bound to the metrics-reader ClusterRole.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
+import { request as httpsRequest } from "node:https";
 import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -66,6 +69,8 @@ let deployment: V1Deployment & KubernetesObject;
 let operatorNamespace: string;
 let serviceAccount: string;
 let leaseName: string;
+/** The namespace the Deployment serves (--watch-namespaces): its Role is the only grant of Secrets. */
+let served: string;
 
 before(async () => {
   // OwnerReferencesPermissionEnforcement is off in a default kube-apiserver but on in some distributions; with it on,
@@ -86,6 +91,13 @@ before(async () => {
     args.includes("--leader-elect") && leaseName,
     "the Deployment runs with --leader-elect and --leader-election-id",
   );
+  const namespaces =
+    args
+      .find((a) => a.startsWith("--watch-namespaces="))
+      ?.split("=")[1]
+      ?.split(",") ?? [];
+  assert.equal(namespaces.length, 1, "the Deployment serves one namespace (--watch-namespaces)");
+  served = namespaces[0]!;
 });
 
 after(async () => {
@@ -178,9 +190,116 @@ const label = (key: string) => {
   return `${verb} ${resource}${group ? `.${group}` : ""}`;
 };
 
+/** The rules of every Role and ClusterRole the manifests bind to the operator's ServiceAccount. */
+function operatorRules(): PolicyRule[] {
+  const bindings = docs.filter(
+    (d) =>
+      (d.kind === "RoleBinding" || d.kind === "ClusterRoleBinding") &&
+      (d as { subjects?: Array<{ kind: string; name: string }> }).subjects?.some(
+        (s) => s.kind === "ServiceAccount" && s.name === serviceAccount,
+      ),
+  ) as Array<KubernetesObject & { roleRef: { kind: string; name: string } }>;
+  return bindings.flatMap((b) => {
+    const role = docs.find(
+      (d) =>
+        d.kind === b.roleRef.kind &&
+        d.metadata?.name === b.roleRef.name &&
+        (d.kind === "ClusterRole" || d.metadata.namespace === b.metadata?.namespace),
+    ) as Rbac | undefined;
+    assert.ok(role, `${b.kind} ${b.metadata?.name} refers to a ${b.roleRef.kind} of the manifests`);
+    return role.rules;
+  });
+}
+
+/** The metrics-reader ClusterRole of the manifests (RBAC's non-resource rule on /metrics). */
+function metricsReaderName(): string {
+  const reader = docs.find(
+    (d) =>
+      d.kind === "ClusterRole" && (d as { rules: Array<{ nonResourceURLs?: string[] }> }).rules[0]?.nonResourceURLs,
+  );
+  assert.ok(reader?.metadata?.name, "the manifests hold a metrics-reader ClusterRole");
+  return reader.metadata.name;
+}
+
+/**
+ * A token of a new ServiceAccount `name` in the operator's namespace (TokenRequest API), bound to the metrics-reader
+ * ClusterRole when `reader`: what a Prometheus scraping the operator has.
+ */
+async function scraperToken(name: string, reader: boolean): Promise<string> {
+  await admin.request({
+    method: "POST",
+    path: `/api/v1/namespaces/${operatorNamespace}/serviceaccounts`,
+    body: { apiVersion: "v1", kind: "ServiceAccount", metadata: { name } },
+  });
+  if (reader)
+    await admin.request({
+      method: "POST",
+      path: "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+      body: {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "ClusterRoleBinding",
+        metadata: { name },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: metricsReaderName() },
+        subjects: [{ kind: "ServiceAccount", name, namespace: operatorNamespace }],
+      },
+    });
+  const review = await admin.request<{ status: { token: string } }>({
+    method: "POST",
+    path: `/api/v1/namespaces/${operatorNamespace}/serviceaccounts/${name}/token`,
+    body: { apiVersion: "authentication.k8s.io/v1", kind: "TokenRequest", spec: { expirationSeconds: 3600 } },
+  });
+  if (reader) await readerInEffect(name);
+  return review.status.token;
+}
+
+/**
+ * Waits until the API server's authorizer sees `name`'s ClusterRoleBinding (it reaches the cache a moment after the
+ * write), asking as admin: the operator caches a denial for 30 s, so it must first be asked once the grant is in effect.
+ */
+async function readerInEffect(name: string): Promise<void> {
+  await eventually(`${name} may get /metrics`, async () => {
+    const review = await admin.request<{ status: { allowed?: boolean } }>({
+      method: "POST",
+      path: "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+      body: {
+        apiVersion: "authorization.k8s.io/v1",
+        kind: "SubjectAccessReview",
+        spec: {
+          user: serviceAccountUser(operatorNamespace, name),
+          groups: ["system:serviceaccounts", `system:serviceaccounts:${operatorNamespace}`, "system:authenticated"],
+          nonResourceAttributes: { path: "/metrics", verb: "get" },
+        },
+      },
+    });
+    return review.status.allowed ? true : undefined;
+  });
+}
+
+/** GET https://127.0.0.1:<port><path> (the operator's certificate is self-signed: not verified), with a bearer token. */
+function scrape(port: number, token?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      {
+        host: "127.0.0.1",
+        port,
+        path: "/metrics",
+        rejectUnauthorized: false,
+        agent: false,
+        headers: token ? { Authorization: `Bearer ${token}` } : {},
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString() }));
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+}
+
 test("the operator, as the deployed ServiceAccount, runs a whole cluster lifecycle with no 403 and uses every permission it is granted", async (t) => {
-  const clusterRole = one(docs, "ClusterRole") as Rbac;
-  const role = one(docs, "Role") as Rbac;
+  const rules = operatorRules();
   const access = operatorAccess();
   const primary = access[0]!.resource;
   const owned: readonly ResourceDescriptor[] = access.flatMap((a) => a.owns ?? []);
@@ -199,9 +318,10 @@ test("the operator, as the deployed ServiceAccount, runs a whole cluster lifecyc
     impersonate: { user: serviceAccountUser(operatorNamespace, serviceAccount) },
   });
   // (Also waits out the 503 "storage is (re)initializing" of a CRD just installed.)
-  await eventually("list mysqlclusters as the ServiceAccount", () =>
+  await eventually(`list mysqlclusters in ${served} as the ServiceAccount`, () =>
     newMySQLClusterClient(probe)
-      .listAllNamespaces()
+      .namespace(served)
+      .list()
       .then(() => true),
   );
   await eventually("get the Lease as the ServiceAccount", () =>
@@ -212,14 +332,16 @@ test("the operator, as the deployed ServiceAccount, runs a whole cluster lifecyc
   probe.close();
   const logLines: string[] = [];
   const logger = newLogger({ level: "info", write: (line) => logLines.push(line) });
-  const controller = newMySQLClusterController(asOperator, hooks, { logger });
+  const controller = newMySQLClusterController(asOperator, hooks, { logger, namespace: served });
   const stop = new AbortController();
+  const reader = await scraperToken("scenario-scraper", true);
   const manager = await startManager([controller], {
     kube: asOperator,
     logger,
     signal: stop.signal,
     options: {
-      metricsBindAddress: "0",
+      // Secure metrics (the default): a scrape makes the operator create a TokenReview and a SubjectAccessReview.
+      metricsBindAddress: "127.0.0.1:0",
       healthProbeBindAddress: "127.0.0.1:0",
       leaderElect: true,
       leaderElectionId: leaseName,
@@ -230,15 +352,12 @@ test("the operator, as the deployed ServiceAccount, runs a whole cluster lifecyc
     renewDeadlineMs: 3_000,
     retryPeriodMs: 500,
   });
-  const namespace = "shop";
+  const namespace = served;
   const clusters: MySQLClusterVerbs = newMySQLClusterClient(admin).namespace(namespace);
   const statefulSets = new ResourceClient<V1StatefulSet>(admin, builtinResources.statefulSets);
   try {
-    await admin.request({
-      method: "POST",
-      path: "/api/v1/namespaces",
-      body: { apiVersion: "v1", kind: "Namespace", metadata: { name: namespace } },
-    });
+    const scraped = await scrape(manager.metricsPort!, reader);
+    assert.equal(scraped.status, 200, `a metrics-reader's scrape: ${scraped.body}`);
     await eventually("the operator ready (leading, caches synced)", async () => {
       const res = await fetch(`http://127.0.0.1:${manager.healthProbePort}/readyz`);
       return res.status === 200 && manager.isLeading() ? true : undefined;
@@ -407,7 +526,7 @@ test("the operator, as the deployed ServiceAccount, runs a whole cluster lifecyc
   ];
   const unused: string[] = [];
   const excused: string[] = [];
-  for (const key of granted([...clusterRole.rules, ...role.rules])) {
+  for (const key of granted(rules)) {
     if (used.has(key)) continue;
     const [g = "", r = "", v = ""] = key.split("|");
     const reason = justified.find((j) => j.applies(g, r, v))?.reason;
@@ -429,13 +548,44 @@ test("the operator, as the deployed ServiceAccount, runs a whole cluster lifecyc
   );
 });
 
+test("the ServiceAccount can read no Secret outside the namespace it serves: not by list, watch or get, not cluster-wide", async () => {
+  const outside = "elsewhere";
+  await admin.request({
+    method: "POST",
+    path: "/api/v1/namespaces",
+    body: { apiVersion: "v1", kind: "Namespace", metadata: { name: outside } },
+  });
+  const secrets = new ResourceClient<KubernetesObject>(admin, builtinResources.secrets);
+  await secrets.create(outside, { apiVersion: "v1", kind: "Secret", metadata: { name: "not-yours" } });
+  await secrets.create(served, { apiVersion: "v1", kind: "Secret", metadata: { name: "served" } });
+  const asOperator = new ResourceClient<KubernetesObject>(
+    HttpKubeClient.fromKubeConfig(plane.kubeConfig(), {
+      impersonate: { user: serviceAccountUser(operatorNamespace, serviceAccount) },
+    }),
+    builtinResources.secrets,
+  );
+  const forbidden = (e: unknown) =>
+    e instanceof ApiError && e.status === 403 && /cannot (get|list|watch)/.test(e.message);
+  // Inside the served namespace its Role lets it (so the refusals below are about scope, not a slow authorizer cache).
+  assert.equal((await whenAuthorized(() => asOperator.get(served, "served"))).metadata?.name, "served");
+  await assert.rejects(asOperator.get(outside, "not-yours"), forbidden);
+  await assert.rejects(asOperator.list(outside), forbidden);
+  await assert.rejects(asOperator.list(operatorNamespace), forbidden, "not even in its own namespace");
+  await assert.rejects(asOperator.list(undefined), forbidden, "nor cluster-wide");
+  await assert.rejects(
+    asOperator.list(outside, { labelSelector: "app.kubernetes.io/managed-by=mysql-operator" }),
+    forbidden,
+    "a label selector does not narrow what RBAC grants",
+  );
+});
+
 test("a second replica is a ready standby (so a rolling update can proceed) that reconciles nothing until the leader stops", async () => {
   const quiet = newLogger({ write: () => undefined });
   const start = async () => {
     const kube = HttpKubeClient.fromKubeConfig(plane.kubeConfig(), {
       impersonate: { user: serviceAccountUser(operatorNamespace, serviceAccount) },
     });
-    const controller = newMySQLClusterController(kube, hooks, { logger: quiet });
+    const controller = newMySQLClusterController(kube, hooks, { logger: quiet, namespace: served });
     const stop = new AbortController();
     const manager = await startManager([controller], {
       kube,
@@ -663,7 +813,7 @@ test("with OwnerReferencesPermissionEnforcement, a blockOwnerDeletion owner refe
 // ---------------------------------------------------------------------------------------------------------------
 // The real process.
 
-test("main.js with the Deployment's arguments, authenticated as the ServiceAccount by a token, serves probes, leads, and stops cleanly on SIGTERM", async () => {
+test("main.js with the Deployment's arguments, authenticated as the ServiceAccount by a token, serves probes, leads, serves /metrics over HTTPS to metrics-readers only (401 without a token, 403 without the role), and stops cleanly on SIGTERM", async () => {
   const token = await admin.request<{ status: { token: string } }>({
     method: "POST",
     path: `/api/v1/namespaces/${operatorNamespace}/serviceaccounts/${serviceAccount}/token`,
@@ -724,15 +874,19 @@ test("main.js with the Deployment's arguments, authenticated as the ServiceAccou
     await eventually(`main.js holding the Lease ${operatorNamespace}/${leaseName}`, async () =>
       (await kubeLeaseLock(admin, operatorNamespace, leaseName).get())?.spec?.holderIdentity ? true : undefined,
     );
-    const metrics = await (await fetch(`http://127.0.0.1:${ports["metrics"]}/metrics`)).text();
-    assert.match(metrics, /controller_runtime_reconcile_total\{controller="mysqlclusters\.example\.com"/);
-    // It reconciles as the ServiceAccount.
-    await admin.request({
-      method: "POST",
-      path: "/api/v1/namespaces",
-      body: { apiVersion: "v1", kind: "Namespace", metadata: { name: "process" } },
+    // Secure metrics: no token 401; a ServiceAccount token without metrics-reader 403; with it, the metrics.
+    assert.deepEqual(await scrape(ports["metrics"]!), { status: 401, body: "Unauthorized\n" });
+    const outsider = await scraperToken("process-outsider", false);
+    assert.deepEqual(await scrape(ports["metrics"]!, outsider), {
+      status: 403,
+      body: `Authorization denied for user system:serviceaccount:${operatorNamespace}:process-outsider\n`,
     });
-    const clusters = newMySQLClusterClient(admin).namespace("process");
+    const reader = await scraperToken("process-scraper", true);
+    const metrics = await scrape(ports["metrics"]!, reader);
+    assert.equal(metrics.status, 200, metrics.body);
+    assert.match(metrics.body, /controller_runtime_reconcile_total\{controller="mysqlclusters\.example\.com"/);
+    // It reconciles as the ServiceAccount, in the namespace it serves.
+    const clusters = newMySQLClusterClient(admin).namespace(served);
     await clusters.create({
       apiVersion: "example.com/v1",
       kind: "MySQLCluster",

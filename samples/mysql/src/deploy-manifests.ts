@@ -5,7 +5,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse, stringify } from "yaml";
-import { builtinResources, clusterRoleFor, leaderElectionRole, type ControllerAccess } from "@crdgen/runtime";
+import { builtinResources, leaderElectionRole, type ControllerAccess } from "@crdgen/runtime";
+import { metricsAuthClusterRole, metricsReaderClusterRole, roleFor } from "@crdgen/runtime/manager";
 import { mySQLClusterResource } from "../generated/example.com/v1/mysqlcluster.types.js";
 import type { MySQLClusterHooks } from "../generated/example.com/v1/mysqlcluster.controller.js";
 import * as mySQLClusterHooks from "./mysqlcluster.hooks.js";
@@ -22,7 +23,13 @@ export const deployment = {
   /** The leader election Lease; the Role may get/update only this one. */
   leaseName: "mysql-operator",
   image: `mysql-operator:${packageVersion()}`,
-  metricsPort: 8080,
+  /**
+   * The namespaces whose MySQLClusters it serves (--watch-namespaces). Everything the controller touches, Secrets
+   * included, is granted by a Role in each of them and nowhere else; add a namespace here to serve it.
+   */
+  watchNamespaces: ["databases"],
+  /** HTTPS, TokenReview + SubjectAccessReview (kubebuilder's default secure metrics port). */
+  metricsPort: 8443,
   healthProbePort: 8081,
 } as const;
 
@@ -69,32 +76,41 @@ export function deployManifests(): Map<string, string> {
   const files = new Map<string, string>();
   files.set(
     "00-namespace.yaml",
-    header() + yaml({ apiVersion: "v1", kind: "Namespace", metadata: { name: namespace, labels } }),
+    header() +
+      yaml(
+        ...[namespace, ...deployment.watchNamespaces].map((n) => ({
+          apiVersion: "v1",
+          kind: "Namespace",
+          metadata: { name: n, ...(n === namespace ? { labels } : {}) },
+        })),
+      ),
   );
   files.set("01-crd.yaml", header("samples/mysql/crd.yaml") + readFileSync(path.join(sampleDir, "crd.yaml"), "utf8"));
   files.set(
     "02-service-account.yaml",
     header() + yaml({ apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace, labels } }),
   );
+  // No ClusterRole for what the controller touches: a Role per served namespace, so no Secret (or anything else)
+  // outside those namespaces can be read, listed or watched by the operator.
   files.set(
-    "03-cluster-role.yaml",
+    "03-role.yaml",
     header("the CRD, the generated controller and the hooks' owns / watches / finalize") +
-      yaml(clusterRoleFor(name, operatorAccess(), { labels })),
-  );
-  files.set(
-    "04-cluster-role-binding.yaml",
-    header() +
-      yaml({
-        apiVersion: "rbac.authorization.k8s.io/v1",
-        kind: "ClusterRoleBinding",
-        metadata: { name, labels },
-        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name },
-        subjects: [serviceAccountSubject],
-      }),
+      yaml(
+        ...deployment.watchNamespaces.flatMap((watched) => [
+          roleFor(name, watched, operatorAccess(), { labels }),
+          {
+            apiVersion: "rbac.authorization.k8s.io/v1",
+            kind: "RoleBinding",
+            metadata: { name, namespace: watched, labels },
+            roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name },
+            subjects: [serviceAccountSubject],
+          },
+        ]),
+      ),
   );
   // Leases only in the operator's namespace, and get/update only on its own Lease: least privilege.
   files.set(
-    "05-leader-election-role.yaml",
+    "04-leader-election-role.yaml",
     header() +
       yaml(leaderElectionRole(`${name}-leader-election`, namespace, deployment.leaseName, labels), {
         apiVersion: "rbac.authorization.k8s.io/v1",
@@ -104,7 +120,35 @@ export function deployManifests(): Map<string, string> {
         subjects: [serviceAccountSubject],
       }),
   );
-  files.set("06-deployment.yaml", header() + yaml(operatorDeployment()));
+  // The secure metrics server asks the API server who a scraper is (TokenReview) and whether it may read /metrics
+  // (SubjectAccessReview): both cluster-scoped, and all this ClusterRole grants.
+  files.set(
+    "05-metrics-auth-role.yaml",
+    header() +
+      yaml(metricsAuthClusterRole(`${name}-metrics-auth`, labels), {
+        apiVersion: "rbac.authorization.k8s.io/v1",
+        kind: "ClusterRoleBinding",
+        metadata: { name: `${name}-metrics-auth`, labels },
+        roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "ClusterRole", name: `${name}-metrics-auth` },
+        subjects: [serviceAccountSubject],
+      }),
+  );
+  // Bound to nobody here: bind it to the scraper's ServiceAccount (e.g. Prometheus') to let it read /metrics.
+  files.set("06-metrics-reader-role.yaml", header() + yaml(metricsReaderClusterRole(`${name}-metrics-reader`, labels)));
+  files.set("07-deployment.yaml", header() + yaml(operatorDeployment()));
+  files.set(
+    "08-metrics-service.yaml",
+    header() +
+      yaml({
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: `${name}-metrics`, namespace, labels },
+        spec: {
+          selector: labels,
+          ports: [{ name: "https", port: deployment.metricsPort, targetPort: "metrics", protocol: "TCP" }],
+        },
+      }),
+  );
   return files;
 }
 
@@ -124,6 +168,7 @@ function operatorDeployment(): unknown {
           annotations: {
             "kubectl.kubernetes.io/default-container": "manager",
             "prometheus.io/scrape": "true",
+            "prometheus.io/scheme": "https",
             "prometheus.io/port": String(metricsPort),
             "prometheus.io/path": "/metrics",
           },
@@ -146,6 +191,8 @@ function operatorDeployment(): unknown {
               args: [
                 "--leader-elect",
                 `--leader-election-id=${deployment.leaseName}`,
+                `--watch-namespaces=${deployment.watchNamespaces.join(",")}`,
+                // HTTPS with a self-signed certificate; mount one and add --metrics-cert-path to use your own.
                 `--metrics-bind-address=:${metricsPort}`,
                 `--health-probe-bind-address=:${healthProbePort}`,
               ],

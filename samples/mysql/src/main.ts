@@ -4,19 +4,28 @@ import { commandLineOptions, loadKubeClient, runManager } from "@crdgen/runtime"
 import { newControllers } from "../generated/controllers.js";
 
 // controller-runtime's flags, each also read from an environment variable (`--help` lists them):
-// --metrics-bind-address (:8080), --health-probe-bind-address (:8081), --leader-elect, --leader-election-id,
-// --leader-election-namespace (POD_NAMESPACE), --graceful-shutdown-timeout (30s), --kubeconfig, --kube-context.
+// --metrics-bind-address (:8443), --metrics-secure (true: HTTPS, TokenReview + SubjectAccessReview of the caller),
+// --metrics-cert-path (default a self-signed certificate), --health-probe-bind-address (:8081), --watch-namespaces
+// (default all), --leader-elect, --leader-election-id, --leader-election-namespace (POD_NAMESPACE),
+// --graceful-shutdown-timeout (30s), --kubeconfig, --kube-context.
 // --help prints them and exits; a bad flag exits 2 with the reason.
 const options = commandLineOptions("mysql-operator");
 
 // --kubeconfig, $KUBECONFIG or ~/.kube/config (its --kube-context), else the in-cluster service account.
 const kube = loadKubeClient(options.kube);
 
+// With --watch-namespaces, one set of controllers per namespace, each caching only its namespace: the RBAC can then be
+// a Role in each of them (see deploy/) instead of a ClusterRole that reads every namespace's Secrets.
+const controllers =
+  options.watchNamespaces.length === 0
+    ? newControllers(kube)
+    : options.watchNamespaces.flatMap((namespace) => newControllers(kube, { namespace }));
+
 // Serves /metrics, /healthz and /readyz (ready once the caches synced); with --leader-elect the controllers run only
 // while this process holds the Lease. SIGINT/SIGTERM stop them gracefully: informers stop, in-flight reconciles finish,
 // the Lease is released, then the process exits.
 try {
-  await runManager(newControllers(kube), { kube, options });
+  await runManager(controllers, { kube, options });
 } finally {
   kube.close();
 }

@@ -51,7 +51,12 @@ test("metrics and probes on separate ports: each answers only its own paths; /re
     logger: quiet,
     registry,
     signal: stop.signal,
-    options: { metricsBindAddress: "127.0.0.1:0", healthProbeBindAddress: "127.0.0.1:0", leaderElect: false },
+    options: {
+      metricsBindAddress: "127.0.0.1:0",
+      metricsSecure: false,
+      healthProbeBindAddress: "127.0.0.1:0",
+      leaderElect: false,
+    },
   });
   try {
     assert.ok(manager.metricsPort && manager.healthProbePort && manager.metricsPort !== manager.healthProbePort);
@@ -78,7 +83,7 @@ test("metrics and probes on separate ports: each answers only its own paths; /re
   await assert.rejects(fetch(`http://127.0.0.1:${manager.metricsPort}/metrics`));
 });
 
-test('the same address for metrics and probes shares one server; "0" turns metrics off', async () => {
+test('with --metrics-secure=false the same address for metrics and probes shares one server; "0" turns metrics off', async () => {
   const port = await freePort();
   const stop = new AbortController();
   const shared = await startManager([fakeController()], {
@@ -88,6 +93,7 @@ test('the same address for metrics and probes shares one server; "0" turns metri
     signal: stop.signal,
     options: {
       metricsBindAddress: `127.0.0.1:${port}`,
+      metricsSecure: false,
       healthProbeBindAddress: `127.0.0.1:${port}`,
       leaderElect: false,
     },

@@ -4,9 +4,11 @@ import { spawnSync } from "node:child_process";
 import assert from "node:assert/strict";
 import { managerUsage, parseBindAddress, parseManagerOptions } from "@crdgen/runtime/manager";
 
-test("defaults are controller-runtime's: metrics :8080, probes :8081, no leader election, 30 s graceful shutdown", () => {
+test("defaults are controller-runtime's scaffold's: secure metrics :8443, probes :8081, all namespaces, no leader election, 30 s graceful shutdown", () => {
   assert.deepEqual(parseManagerOptions([], {}), {
-    metricsBindAddress: ":8080",
+    metricsBindAddress: ":8443",
+    metricsSecure: true,
+    watchNamespaces: [],
     healthProbeBindAddress: ":8081",
     leaderElect: false,
     kube: {},
@@ -38,6 +40,8 @@ test("flags set every option; a flag wins over its environment variable", () => 
   );
   assert.deepEqual(options, {
     metricsBindAddress: "127.0.0.1:8443",
+    metricsSecure: true,
+    watchNamespaces: [],
     healthProbeBindAddress: ":9440",
     leaderElect: true,
     leaderElectionId: "mysql-operator",
@@ -90,6 +94,30 @@ test("bad input fails with the flag or variable named", () => {
     /--graceful-shutdown-timeout: "soon" is not a duration/,
   );
   assert.throws(() => parseManagerOptions(["extra"], {}), /positional/i);
+});
+
+test("--metrics-secure=false opts out to plain HTTP on :8080; a bare --metrics-secure is true; cert path and namespaces", () => {
+  const plain = parseManagerOptions(["--metrics-secure=false"], {});
+  assert.deepEqual([plain.metricsSecure, plain.metricsBindAddress], [false, ":8080"]);
+  assert.equal(parseManagerOptions([], { METRICS_SECURE: "false" }).metricsSecure, false);
+  assert.equal(parseManagerOptions(["--metrics-secure"], { METRICS_SECURE: "false" }).metricsSecure, true);
+  assert.equal(parseManagerOptions(["--metrics-secure", "--leader-elect"], {}).leaderElect, true);
+  assert.equal(
+    parseManagerOptions(["--metrics-secure=false", "--metrics-bind-address=:9090"], {}).metricsBindAddress,
+    ":9090",
+  );
+  assert.equal(parseManagerOptions(["--metrics-cert-path=/certs"], {}).metricsCertPath, "/certs");
+  assert.deepEqual(parseManagerOptions(["--watch-namespaces=shop, db ,shop"], {}).watchNamespaces, ["shop", "db"]);
+  assert.deepEqual(parseManagerOptions([], { WATCH_NAMESPACES: "a" }).watchNamespaces, ["a"]);
+  assert.throws(
+    () => parseManagerOptions(["--metrics-secure=maybe"], {}),
+    /--metrics-secure: "maybe" is not true or false/,
+  );
+  assert.throws(() => parseManagerOptions([], { METRICS_SECURE: "nope" }), /METRICS_SECURE: "nope"/);
+  assert.throws(
+    () => parseManagerOptions(["--watch-namespaces=Shop"], {}),
+    /--watch-namespaces: "Shop" is not a namespace name/,
+  );
 });
 
 test("bind addresses: :port, host:port, [ipv6]:port, and 0 for off", () => {

@@ -1,11 +1,13 @@
-// samples/mysql/deploy/ is exactly what `npm run deploy:manifests` writes, and its ClusterRole follows the hooks.
+// samples/mysql/deploy/ is exactly what `npm run deploy:manifests` writes, its Roles follow the hooks, and nothing
+// grants access to Secrets outside the namespaces the operator serves.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile, readdir } from "node:fs/promises";
 import path from "node:path";
-import { parse } from "yaml";
-import { rulesFor, type ClusterRole } from "@crdgen/runtime/manager";
-import { deployDir, deployManifests, operatorAccess } from "../../../samples/mysql/src/deploy-manifests.js";
+import { parseAllDocuments } from "yaml";
+import type { V1Deployment } from "@kubernetes/client-node";
+import { rulesFor, type PolicyRule, type Role } from "@crdgen/runtime/manager";
+import { deployDir, deployManifests, deployment, operatorAccess } from "../../../samples/mysql/src/deploy-manifests.js";
 import * as hooks from "../../../samples/mysql/src/mysqlcluster.hooks.js";
 
 test("the committed samples/mysql/deploy/ is exactly what npm run deploy:manifests writes", async () => {
@@ -29,8 +31,31 @@ test("the committed samples/mysql/deploy/ is exactly what npm run deploy:manifes
   }
 });
 
-test("the ClusterRole grants every kind the hooks own, and the CRD's status subresource, with the derived verbs", () => {
-  const role = parse(deployManifests().get("03-cluster-role.yaml")!) as ClusterRole;
+interface RbacObject {
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  rules?: Array<Partial<PolicyRule> & { nonResourceURLs?: string[]; verbs: string[] }>;
+  roleRef?: { kind: string; name: string };
+  subjects?: Array<{ kind: string; name: string; namespace?: string }>;
+}
+
+/** Every document of every generated manifest. */
+function allDocuments(): RbacObject[] {
+  return [...deployManifests().values()].flatMap((content) =>
+    parseAllDocuments(content).map((d) => d.toJS() as RbacObject),
+  );
+}
+
+test("the Role in each served namespace grants every kind the hooks own, and the CRD's status subresource, with the derived verbs", () => {
+  const roles = parseAllDocuments(deployManifests().get("03-role.yaml")!)
+    .map((d) => d.toJS() as RbacObject)
+    .filter((d) => d.kind === "Role") as unknown as Role[];
+  assert.deepEqual(
+    roles.map((r) => r.metadata.namespace),
+    deployment.watchNamespaces,
+    "one Role per namespace the operator serves",
+  );
+  const role = roles[0]!;
   assert.deepEqual(role.rules, rulesFor(operatorAccess()));
   for (const kind of hooks.owns) {
     const rule = role.rules.find((r) => r.apiGroups.includes(kind.group) && r.resources.includes(kind.plural));
@@ -42,4 +67,44 @@ test("the ClusterRole grants every kind the hooks own, and the CRD's status subr
     role.rules.some((r) => r.resources.includes("mysqlclusters/status")),
     "the CRD has a status subresource the operator writes",
   );
+});
+
+test("no ClusterRole grants anything on Secrets, or any resource the controller reads: the operator's cluster-wide grants are the metrics checks only", () => {
+  const docs = allDocuments();
+  const clusterRoles = docs.filter((d) => d.kind === "ClusterRole");
+  assert.ok(clusterRoles.length > 0, "the metrics ClusterRoles are generated");
+  for (const role of clusterRoles) {
+    for (const rule of role.rules ?? []) {
+      assert.ok(!rule.resources?.includes("secrets"), `${role.metadata.name} grants nothing on Secrets`);
+      assert.ok(!rule.resources?.includes("*") && !rule.apiGroups?.includes("*"), `${role.metadata.name}: no wildcard`);
+    }
+  }
+  // What is bound cluster-wide to the operator's ServiceAccount: only TokenReview and SubjectAccessReview creation.
+  const operatorBound = docs
+    .filter((d) => d.kind === "ClusterRoleBinding")
+    .filter((b) => b.subjects?.some((s) => s.kind === "ServiceAccount" && s.name === deployment.name))
+    .map((b) => clusterRoles.find((r) => r.metadata.name === b.roleRef?.name)!);
+  assert.deepEqual(
+    operatorBound.flatMap((r) => r.rules ?? []).map((r) => `${r.verbs.join(",")} ${r.resources?.join(",")}`),
+    ["create tokenreviews", "create subjectaccessreviews"],
+  );
+  // The scrapers' ClusterRole is a non-resource rule on /metrics, bound to nobody by the manifests.
+  const reader = clusterRoles.find((r) => r.rules?.some((rule) => rule.nonResourceURLs));
+  assert.ok(reader, "a metrics-reader ClusterRole");
+  assert.deepEqual(reader.rules, [{ nonResourceURLs: ["/metrics"], verbs: ["get"] }]);
+  assert.ok(!docs.some((d) => d.roleRef?.name === reader.metadata.name), "metrics-reader is left for the scraper");
+  // Secrets are granted only by Roles, only in the served namespaces.
+  const secretGrants = docs
+    .filter((d) => d.kind === "Role" && d.rules?.some((r) => r.resources?.includes("secrets")))
+    .map((d) => d.metadata.namespace);
+  assert.deepEqual(secretGrants, deployment.watchNamespaces);
+});
+
+test("the Deployment serves only the namespaces its Roles cover, and metrics over HTTPS (secure by default)", () => {
+  const deploy = allDocuments().find((d) => d.kind === "Deployment") as unknown as V1Deployment;
+  const args = deploy.spec!.template.spec!.containers[0]!.args!;
+  assert.ok(args.includes(`--watch-namespaces=${deployment.watchNamespaces.join(",")}`), args.join(" "));
+  assert.ok(args.includes(`--metrics-bind-address=:${deployment.metricsPort}`));
+  assert.ok(!args.some((a) => a.startsWith("--metrics-secure")), "no opt-out of secure metrics");
+  assert.equal(deploy.spec!.template.metadata!.annotations!["prometheus.io/scheme"], "https");
 });
