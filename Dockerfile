@@ -27,7 +27,7 @@ COPY --from=build /src/runtime/dist runtime/dist
 COPY --from=build /src/dist/samples/mysql dist/samples/mysql
 # Numeric, so the kubelet can verify runAsNonRoot (the image's "node" user is uid 1000).
 USER 1000:1000
-# /metrics and /healthz + /readyz (see --metrics-bind-address, --health-probe-bind-address).
-EXPOSE 8080 8081
+# /metrics over HTTPS and /healthz + /readyz (see --metrics-bind-address, --health-probe-bind-address).
+EXPOSE 8443 8081
 # The operator handles SIGTERM itself (graceful shutdown, Lease release), so node can run as PID 1.
 ENTRYPOINT ["node", "dist/samples/mysql/src/main.js"]
