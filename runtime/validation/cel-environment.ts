@@ -55,29 +55,30 @@ const re2Matches = (s: string, re: string): boolean => re2(re).matcher(s).find()
 export function replaceLikeGo(s: string, old: string, replacement: string, n: bigint): string {
   if (n === 0n || old === replacement) return s;
   const limit = n < 0n ? Infinity : Number(n);
-  const parts: string[] = [];
+  // String concatenation builds ropes in V8: appending is constant time, so the whole is linear.
+  let out = "";
   let count = 0;
   if (old === "") {
-    for (const rune of s) {
+    for (let i = 0; i < s.length;) {
+      const width = s.codePointAt(i)! > 0xffff ? 2 : 1;
       if (count < limit) {
-        parts.push(replacement);
+        out += replacement;
         count++;
-      }
-      parts.push(rune);
+      } else return out + s.slice(i);
+      out += s.slice(i, i + width);
+      i += width;
     }
-    if (count < limit) parts.push(replacement);
-    return parts.join("");
+    return count < limit ? out + replacement : out;
   }
   let from = 0;
   while (count < limit) {
     const at = s.indexOf(old, from);
     if (at < 0) break;
-    parts.push(s.slice(from, at), replacement);
+    out += s.slice(from, at) + replacement;
     from = at + old.length;
     count++;
   }
-  parts.push(s.slice(from));
-  return parts.join("");
+  return out + s.slice(from);
 }
 
 const pattern =

@@ -66,8 +66,8 @@ export interface ValidateOptions {
 
 type Segment = { key: string; kind: "property" | "key" } | { index: number };
 
-const escapePointer = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
-const unescapePointer = (s: string) => s.replace(/~1/g, "/").replace(/~0/g, "~");
+const escapePointer = (s: string) => (/[~/]/.test(s) ? s.replace(/~/g, "~0").replace(/\//g, "~1") : s);
+const unescapePointer = (s: string) => (s.includes("~") ? s.replace(/~1/g, "/").replace(/~0/g, "~") : s);
 const pointerOf = (segments: Segment[]) =>
   segments.map((s) => `/${"index" in s ? s.index : escapePointer(s.key)}`).join("");
 
