@@ -79,7 +79,8 @@ function scan(ast: unknown, found: { calls: Set<string>; oldSelf: boolean }): vo
     found.calls.add(ast.args[0]);
     if (ast.op === "rcall" && ast.args[0] === "matches") ast.args[0] = re2MatchesMethod;
   }
-  if (Array.isArray(ast.args)) for (const a of ast.args) scan(a, found);
+  // Operands are an array, or a single node for unary operators (`!`, `-`).
+  scan(ast.args, found);
 }
 
 interface Comprehension {
@@ -108,7 +109,7 @@ function registerSteps(ast: unknown, seen = new Set<unknown>()): void {
     registerComprehensionStep(alternate.args.step, quantifierWithCondition ? 3 : 0);
     registerSteps(Object.values(alternate.args), seen);
   }
-  if (Array.isArray(ast.args)) registerSteps(ast.args, seen);
+  registerSteps(ast.args, seen);
 }
 
 /** Runs a parsed expression under the cost meter. */

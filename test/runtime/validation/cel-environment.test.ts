@@ -10,7 +10,13 @@ const nameRule = (rule: string) =>
 const check = (rule: string, name: string) => validateResource(resource({ name }), nameRule(rule));
 
 test("matches() accepts RE2's (?i) flag, which JS RegExp rejects, in the method and the global form", () => {
-  for (const rule of ["self.name.matches('(?i)^[a-z]+$')", "matches(self.name, '(?i)^[a-z]+$')"]) {
+  for (const rule of [
+    "self.name.matches('(?i)^[a-z]+$')",
+    "matches(self.name, '(?i)^[a-z]+$')",
+    "!self.name.matches('(?i)[^a-z]')",
+    "[self.name].all(n, n.matches('(?i)^[a-z]+$'))",
+    "[self.name].map(n, !n.matches('(?i)^[a-z]+$')) == [false]",
+  ]) {
     const upper = check(rule, "ABC");
     assert.deepEqual(upper.skipped, [], `${rule} is evaluated, not skipped`);
     assert.deepEqual(upper.errors, [], `${rule} matches "ABC" case-insensitively`);
