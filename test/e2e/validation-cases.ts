@@ -35,12 +35,12 @@ export const validationCases: CrdCases[] = [
       { what: "pairs of 700 strings: over the per-call cost limit", spec: { grid: letters(700) }, messages: true },
       { what: "maxItems rejects 701 strings before any rule runs", spec: { grid: letters(701) } },
       {
-        what: "15 groups of 328 strings: within the per-object budget",
-        spec: { groups: Array.from({ length: 15 }, () => ({ values: letters(328) })) },
+        what: "twelve rules looping 300 times: within the per-object budget",
+        spec: { budget: { a: "a".repeat(20_000), b: "a".repeat(19_999), list: Array<number>(300).fill(0) } },
       },
       {
-        what: "20 groups of 328 strings: the per-object budget runs out at the 16th",
-        spec: { groups: Array.from({ length: 20 }, () => ({ values: letters(328) })) },
+        what: "twelve rules looping 440 times: the per-object budget runs out at the twelfth",
+        spec: { budget: { a: "a".repeat(20_000), b: "a".repeat(19_999), list: Array<number>(440).fill(0) } },
         messages: true,
       },
     ],

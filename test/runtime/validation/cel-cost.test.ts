@@ -57,28 +57,33 @@ test("the limit holds where cel-js would swallow the error: behind || and inside
 });
 
 test("the per-object budget: rules under the per-call limit run until together they spend 10,000,000", () => {
+  // As in test/fixtures/validation/bounds.yaml, which the API server accepts: a rule on list items could not
+  // overspend (its estimated cost times maxItems must stay under 10,000,000), twelve rules on one node can.
+  const rule = "self.list.all(i, self.a != self.b)";
+  const rules = Array.from({ length: 12 }, (_, i) => ({ rule, message: `long strings compared ${i + 1}` }));
   const version = versionValidation(
     withSpec({
       properties: {
-        groups: {
-          type: "array",
-          items: {
-            type: "object",
-            properties: { values: { type: "array", items: { type: "string" } } },
-            "x-kubernetes-validations": [{ rule: pairsOf("values") }],
+        budget: {
+          type: "object",
+          properties: {
+            a: { type: "string" },
+            b: { type: "string" },
+            list: { type: "array", items: { type: "integer" } },
           },
+          "x-kubernetes-validations": rules,
         },
       },
     }),
   );
-  // About 650,000 per group: 15 groups fit in the budget, the 16th does not.
-  const groups = Array.from({ length: 20 }, () => ({ values: letters(328) }));
-  const result = validateResource(resource({ groups }), version);
+  // Each comparison costs 2,000 (a tenth of the shorter string), each rule about 883,000 on 440 items: eleven
+  // rules fit in the budget, the twelfth does not.
+  const budget = (n: number) => ({ a: "a".repeat(20_000), b: "a".repeat(19_999), list: Array<number>(n).fill(0) });
   assert.deepEqual(
-    result.errors.map((e) => [e.field, e.message]),
-    [["spec.groups[15]", budgetError]],
+    validateResource(resource({ budget: budget(440) }), version).errors.map((e) => [e.field, e.schemaPath, e.message]),
+    [["spec.budget", "/properties/spec/properties/budget/x-kubernetes-validations/11/rule", budgetError]],
   );
-  assert.deepEqual(validateResource(resource({ groups: groups.slice(0, 15) }), version).errors, []);
+  assert.deepEqual(validateResource(resource({ budget: budget(300) }), version).errors, []);
 });
 
 test("a messageExpression is metered too, against the same budget", () => {
