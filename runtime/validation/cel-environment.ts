@@ -1,6 +1,7 @@
 // The CEL environment for x-kubernetes-validations: @marcbachmann/cel-js with `self` and `oldSelf`, plus the
 // Kubernetes CEL library functions crdgen implements (lists, strings, regex, URLs, IPs and CIDRs). Expressions
-// calling anything else are reported as skipped, never guessed at.
+// calling anything else are reported as skipped, never guessed at. Every regular expression is RE2 (re2js), as
+// Go's regexp is on the API server: linear in the input, whatever the pattern.
 import { isIP as netIsIP } from "node:net";
 import { Environment, Optional } from "@marcbachmann/cel-js";
 import { RE2JS } from "re2js";
@@ -30,27 +31,77 @@ class NamedFormat {
   ) {}
 }
 
+/** The method name `s.matches(re)` is rewritten to: cel-js's own `matches` uses JS RegExp and cannot be replaced. */
+export const re2MatchesMethod = "matchesRE2";
+
+// Compiled patterns, kept for the rules' constant patterns; bounded so patterns taken from objects cannot grow it.
+const compiledPatterns = new Map<string, RE2JS>();
+const maxCompiledPatterns = 256;
+
+/** An RE2 pattern, compiled once; a syntax error is Go's ("error parsing regexp: ..."). */
+export function re2(source: string): RE2JS {
+  let compiled = compiledPatterns.get(source);
+  if (!compiled) {
+    compiled = RE2JS.compile(source);
+    if (compiledPatterns.size >= maxCompiledPatterns) compiledPatterns.delete(compiledPatterns.keys().next().value!);
+    compiledPatterns.set(source, compiled);
+  }
+  return compiled;
+}
+
+const re2Matches = (s: string, re: string): boolean => re2(re).matcher(s).find();
+
+/** Go's strings.Replace: at most n (all when negative) replacements; an empty `old` matches around every rune. */
+export function replaceLikeGo(s: string, old: string, replacement: string, n: bigint): string {
+  if (n === 0n || old === replacement) return s;
+  const limit = n < 0n ? Infinity : Number(n);
+  // String concatenation builds ropes in V8: appending is constant time, so the whole is linear.
+  let out = "";
+  let count = 0;
+  if (old === "") {
+    for (let i = 0; i < s.length;) {
+      const width = s.codePointAt(i)! > 0xffff ? 2 : 1;
+      if (count < limit) {
+        out += replacement;
+        count++;
+      } else return out + s.slice(i);
+      out += s.slice(i, i + width);
+      i += width;
+    }
+    return count < limit ? out + replacement : out;
+  }
+  let from = 0;
+  while (count < limit) {
+    const at = s.indexOf(old, from);
+    if (at < 0) break;
+    out += s.slice(from, at) + replacement;
+    from = at + old.length;
+    count++;
+  }
+  return out + s.slice(from);
+}
+
 const pattern =
-  (re: RegExp, max: number | undefined, what: string) =>
+  (source: string, max: number | undefined, what: string) =>
   (s: string): string[] => {
     const errors: string[] = [];
     if (max !== undefined && s.length > max) errors.push(`must be no more than ${max} characters`);
-    if (!re.test(s)) errors.push(what);
+    if (!re2Matches(s, source)) errors.push(what);
     return errors;
   };
 const label = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 const dns1123Label = pattern(
-  new RegExp(`^${label}$`),
+  `^${label}$`,
   63,
   "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character",
 );
 const dns1123Subdomain = pattern(
-  new RegExp(`^${label}(\\.${label})*$`),
+  `^${label}(\\.${label})*$`,
   253,
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
 );
 const dns1035Label = pattern(
-  /^[a-z]([-a-z0-9]*[a-z0-9])?$/,
+  "^[a-z]([-a-z0-9]*[a-z0-9])?$",
   63,
   "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
 );
@@ -58,7 +109,7 @@ const labelValue = (s: string) =>
   s === ""
     ? []
     : pattern(
-        /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$/,
+        "^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$",
         63,
         "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
       )(s);
@@ -73,7 +124,7 @@ const qualifiedName = (s: string): string[] => {
     name === ""
       ? ["name part must be non-empty"]
       : pattern(
-          /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/,
+          "^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$",
           63,
           "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
         )(name);
@@ -218,27 +269,19 @@ export function kubernetesCelEnvironment(): Environment {
       if (i < 0n || i > BigInt(chars.length)) throw new Error(`index out of range: ${i}`);
       return chars[Number(i)] ?? "";
     })
-    .registerFunction("string.replace(string, string): string", (s: string, a: string, b: string) => s.split(a).join(b))
-    .registerFunction("string.replace(string, string, int): string", (s: string, a: string, b: string, n: bigint) => {
-      let out = s;
-      let count = 0n;
-      let from = 0;
-      while (n < 0n || count < n) {
-        const at = out.indexOf(a, from);
-        if (at < 0) break;
-        out = out.slice(0, at) + b + out.slice(at + a.length);
-        from = at + b.length + (a === "" ? 1 : 0);
-        count++;
-      }
-      return out;
-    })
+    .registerFunction("string.replace(string, string): string", (s: string, a: string, b: string) =>
+      replaceLikeGo(s, a, b, -1n),
+    )
+    .registerFunction("string.replace(string, string, int): string", replaceLikeGo)
     .registerFunction("string.reverse(): string", (s: string) => Array.from(s).reverse().join(""))
+    .registerFunction(`string.${re2MatchesMethod}(string): bool`, re2Matches)
+    .registerFunction("matches(string, string): bool", re2Matches)
     .registerFunction("string.find(string): string", (s: string, re: string) => {
-      const m = RE2JS.compile(re).matcher(s);
+      const m = re2(re).matcher(s);
       return m.find() ? (m.group() ?? "") : "";
     })
     .registerFunction("string.findAll(string): list<string>", (s: string, re: string) => {
-      const m = RE2JS.compile(re).matcher(s);
+      const m = re2(re).matcher(s);
       const out: string[] = [];
       while (m.find()) out.push(m.group() ?? "");
       return out;

@@ -1,30 +1,58 @@
 // Compiles and evaluates one x-kubernetes-validations rule against a node's value, as the API server does:
 // `self` is the node (typed by its schema: integers as CEL int, numbers as double, date-time strings as
-// timestamps), `oldSelf` the correlated old value for transition rules.
+// timestamps), `oldSelf` the correlated old value for transition rules. Every evaluation is metered with the
+// API server's cost model and stopped at its per-call limit.
 import type { Environment } from "@marcbachmann/cel-js";
-import { kubernetesCelEnvironment } from "./cel-environment.js";
+import { kubernetesCelEnvironment, re2MatchesMethod } from "./cel-environment.js";
+import {
+  installCostMeter,
+  internalFunctionNames,
+  perCallCostLimit,
+  registerComprehensionStep,
+  type CostMeter,
+} from "./cel-cost.js";
 import { isJsonObject, type CelRule, type StructuralNode } from "./structural.js";
+
+/** One evaluation: its value or the error it raised, what it cost, and whether it was stopped at the cost limit. */
+export interface Evaluation {
+  value?: unknown;
+  error?: unknown;
+  cost: number;
+  costLimitExceeded: boolean;
+}
 
 export type CompiledRule =
   | {
       supported: true;
       usesOldSelf: boolean;
-      run: (vars: Record<string, unknown>) => unknown;
-      message?: (vars: Record<string, unknown>) => unknown;
+      run: (vars: Record<string, unknown>) => Evaluation;
+      message?: (vars: Record<string, unknown>) => Evaluation;
     }
   | { supported: false; reason: string };
 
-let environment: Environment | undefined;
+let environment: { env: Environment; meter: CostMeter } | undefined;
 let knownFunctions: Set<string> | undefined;
-const env = () => (environment ??= kubernetesCelEnvironment());
 
-/** Every function (and macro) name the environment defines. */
+function metered(): { env: Environment; meter: CostMeter } {
+  if (!environment) {
+    const env = kubernetesCelEnvironment();
+    environment = { env, meter: installCostMeter(env) };
+  }
+  return environment;
+}
+const env = () => metered().env;
+
+/** Names crdgen registers for itself, which a rule may not call (the API server does not know them). */
+const internalNames = new Set([...internalFunctionNames, re2MatchesMethod]);
+
+/** Every function (and macro) name the environment defines for rules. */
 function functionNames(): Set<string> {
   if (!knownFunctions)
     knownFunctions = new Set(
       env()
         .getDefinitions()
-        .functions.map((f) => f.name),
+        .functions.map((f) => f.name)
+        .filter((name) => !internalNames.has(name)),
     );
   return knownFunctions;
 }
@@ -36,7 +64,10 @@ interface AstNode {
 const isAst = (v: unknown): v is AstNode =>
   typeof v === "object" && v !== null && typeof (v as AstNode).op === "string";
 
-/** The function names an expression calls and whether it reads oldSelf. */
+/**
+ * The function names an expression calls and whether it reads oldSelf; `s.matches(re)` calls are pointed at the
+ * RE2 implementation (before type-checking binds them to cel-js's own, which uses JS RegExp).
+ */
 function scan(ast: unknown, found: { calls: Set<string>; oldSelf: boolean }): void {
   if (Array.isArray(ast)) {
     for (const a of ast) scan(a, found);
@@ -44,9 +75,60 @@ function scan(ast: unknown, found: { calls: Set<string>; oldSelf: boolean }): vo
   }
   if (!isAst(ast)) return;
   if (ast.op === "id" && ast.args === "oldSelf") found.oldSelf = true;
-  if ((ast.op === "call" || ast.op === "rcall") && Array.isArray(ast.args) && typeof ast.args[0] === "string")
+  if ((ast.op === "call" || ast.op === "rcall") && Array.isArray(ast.args) && typeof ast.args[0] === "string") {
     found.calls.add(ast.args[0]);
-  if (Array.isArray(ast.args)) for (const a of ast.args) scan(a, found);
+    if (ast.op === "rcall" && ast.args[0] === "matches") ast.args[0] = re2MatchesMethod;
+  }
+  // Operands are an array, or a single node for unary operators (`!`, `-`).
+  scan(ast.args, found);
+}
+
+interface Comprehension {
+  op: "comprehension";
+  args: { kind?: string; condition?: unknown; step: object };
+}
+const isComprehension = (v: unknown): v is Comprehension =>
+  isAst(v) && v.op === "comprehension" && typeof v.args === "object" && v.args !== null;
+
+/**
+ * Registers the loop step of every macro with what cel-go charges per iteration beyond the predicate: all() and
+ * exists() test and read the accumulator (3); exists_one(), map() and filter() are charged through their
+ * accumulator nodes.
+ */
+function registerSteps(ast: unknown, seen = new Set<unknown>()): void {
+  if (typeof ast !== "object" || ast === null || seen.has(ast)) return;
+  seen.add(ast);
+  if (Array.isArray(ast)) {
+    for (const a of ast) registerSteps(a, seen);
+    return;
+  }
+  if (!isAst(ast)) return;
+  const alternate = (ast as { meta?: { alternate?: unknown } }).meta?.alternate;
+  if (isComprehension(alternate)) {
+    const quantifierWithCondition = alternate.args.kind === "quantifier" && alternate.args.condition !== undefined;
+    registerComprehensionStep(alternate.args.step, quantifierWithCondition ? 3 : 0);
+    registerSteps(Object.values(alternate.args), seen);
+  }
+  registerSteps(ast.args, seen);
+}
+
+/** Runs a parsed expression under the cost meter. */
+function evaluate(parsed: ((vars: Record<string, unknown>) => unknown) & { ast: unknown }) {
+  return (vars: Record<string, unknown>): Evaluation => {
+    const { meter } = metered();
+    meter.start(perCallCostLimit);
+    let evaluation: Evaluation;
+    try {
+      const value = parsed(vars);
+      // The root node is run by cel-js directly, not through the evaluator's run: charge it here.
+      meter.charge(parsed.ast as never, value);
+      evaluation = { value, cost: meter.cost, costLimitExceeded: false };
+    } catch (error) {
+      evaluation = { error, cost: meter.cost, costLimitExceeded: false };
+    }
+    evaluation.costLimitExceeded = meter.exceeded;
+    return evaluation;
+  };
 }
 
 const cache = new Map<string, CompiledRule>();
@@ -71,7 +153,10 @@ function compileExpression(expression: string): CompiledRule {
         supported: false,
         reason: `the CEL library cannot type-check it: ${(checked.error?.message ?? "").split("\n")[0]}`,
       };
-    else compiled = { supported: true, usesOldSelf: found.oldSelf, run: (vars): unknown => parsed(vars) };
+    else {
+      registerSteps(parsed.ast);
+      compiled = { supported: true, usesOldSelf: found.oldSelf, run: evaluate(parsed) };
+    }
   } catch (error) {
     compiled = {
       supported: false,

@@ -1,10 +1,12 @@
 // validate(): what the API server checks when a custom resource is created or updated, client-side. In its
 // order: prune + default a copy, the OpenAPI schema (ajv, compiled by crdgen at generate time), list-type
-// invariants, then the CEL rules (not run when a blocking error was found, as the server does).
+// invariants, then the CEL rules: not run at all when the schema found a blocking error (an oversized value is
+// rejected before any rule sees it), and within the server's cost limits (per call and per object).
 import { Optional } from "@marcbachmann/cel-js";
-import { compileRule, toCelValue } from "./cel-rules.js";
+import { compileRule, toCelValue, type Evaluation } from "./cel-rules.js";
+import { costLimitExceededMessage, runtimeCostBudget } from "./cel-cost.js";
 import { normalizeLikeApiServer } from "./structural-defaulting.js";
-import { childSchema, isJsonObject, type StructuralNode } from "./structural.js";
+import { childSchema, isJsonObject, type CelRule, type StructuralNode } from "./structural.js";
 
 /** The shape of an ajv error, as the generated (standalone) schema validator reports it. */
 export interface SchemaValidatorError {
@@ -64,8 +66,8 @@ export interface ValidateOptions {
 
 type Segment = { key: string; kind: "property" | "key" } | { index: number };
 
-const escapePointer = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
-const unescapePointer = (s: string) => s.replace(/~1/g, "/").replace(/~0/g, "~");
+const escapePointer = (s: string) => (/[~/]/.test(s) ? s.replace(/~/g, "~0").replace(/\//g, "~1") : s);
+const unescapePointer = (s: string) => (s.includes("~") ? s.replace(/~1/g, "/").replace(/~0/g, "~") : s);
 const pointerOf = (segments: Segment[]) =>
   segments.map((s) => `/${"index" in s ? s.index : escapePointer(s.key)}`).join("");
 
@@ -190,10 +192,17 @@ function schemaErrors(data: unknown, version: VersionValidation): ValidationErro
   });
 }
 
-interface Walk {
-  listErrors: ValidationError[];
-  ruleErrors: ValidationError[];
+interface StructureWalk {
+  errors: ValidationError[];
+}
+
+interface RuleWalk {
+  errors: ValidationError[];
   skipped: SkippedRule[];
+  /** What the CEL rules may still cost for this object (the API server's RuntimeCELCostBudget). */
+  budget: number;
+  /** Set once a cost limit stopped validation: the API server runs no further rule. */
+  stopped: boolean;
 }
 
 interface Old {
@@ -202,26 +211,62 @@ interface Old {
 }
 const absent: Old = { present: false };
 
-function walk(
+/** List-type invariants and embedded resources: everything the server checks besides the schema, before CEL. */
+function walkStructure(
+  value: unknown,
+  node: StructuralNode | undefined,
+  segments: Segment[],
+  schemaPath: string,
+  out: StructureWalk,
+): void {
+  if (!node || value === null || value === undefined) return;
+  if (node.embeddedResource && segments.length > 0 && isJsonObject(value))
+    checkEmbeddedResource(value, segments, schemaPath, out);
+  if (Array.isArray(value)) {
+    if (node.listType === "set" || node.listType === "map") checkListType(value, node, segments, schemaPath, out);
+    value.forEach((item, index) =>
+      walkStructure(item, node.items, [...segments, { index }], `${schemaPath}/items`, out),
+    );
+  } else if (isJsonObject(value)) {
+    for (const [key, child] of Object.entries(value)) {
+      const isProperty = node.properties !== undefined && Object.prototype.hasOwnProperty.call(node.properties, key);
+      const schema = isProperty ? node.properties![key] : node.additionalProperties;
+      if (!schema) continue;
+      walkStructure(
+        child,
+        schema,
+        [...segments, { key, kind: isProperty ? "property" : "key" }],
+        `${schemaPath}/${isProperty ? `properties/${escapePointer(key)}` : "additionalProperties"}`,
+        out,
+      );
+    }
+  }
+}
+
+/** Read through a call: the walk's own checks cannot see a nested evaluation setting it. */
+const stopped = (out: RuleWalk) => out.stopped;
+
+/** The CEL rules of every node, top-down as the server's validator visits them, until a cost limit stops it. */
+function walkRules(
   value: unknown,
   old: Old,
   node: StructuralNode | undefined,
   segments: Segment[],
   schemaPath: string,
-  out: Walk,
+  out: RuleWalk,
 ): void {
-  if (!node || value === null || value === undefined) return;
-  if (node.rules) evaluateRules(value, old, node, segments, schemaPath, out);
-  if (node.embeddedResource && segments.length > 0 && isJsonObject(value))
-    checkEmbeddedResource(value, segments, schemaPath, out);
+  if (!node || value === null || value === undefined || out.stopped || !hasRules(node)) return;
+  if (node.rules?.length) evaluateRules(value, old, node, segments, schemaPath, out);
   if (Array.isArray(value)) {
-    if (node.listType === "set" || node.listType === "map") checkListType(value, node, segments, schemaPath, out);
-    value.forEach((item, index) => {
-      const oldItem = node.listType === "map" ? correlate(item, old, node.listMapKeys ?? []) : absent;
-      walk(item, oldItem, node.items, [...segments, { index }], `${schemaPath}/items`, out);
-    });
+    const oldItems = node.listType === "map" ? mapListIndex(old, node.listMapKeys ?? []) : undefined;
+    for (let index = 0; index < value.length && !stopped(out); index++) {
+      const item: unknown = value[index];
+      const oldItem = oldItems ? correlate(item, oldItems, node.listMapKeys ?? []) : absent;
+      walkRules(item, oldItem, node.items, [...segments, { index }], `${schemaPath}/items`, out);
+    }
   } else if (isJsonObject(value)) {
     for (const [key, child] of Object.entries(value)) {
+      if (stopped(out)) return;
       const isProperty = node.properties !== undefined && Object.prototype.hasOwnProperty.call(node.properties, key);
       const schema = isProperty ? node.properties![key] : node.additionalProperties;
       if (!schema) continue;
@@ -229,7 +274,7 @@ function walk(
         old.present && isJsonObject(old.value) && Object.prototype.hasOwnProperty.call(old.value, key)
           ? { present: true, value: old.value[key] }
           : absent;
-      walk(
+      walkRules(
         child,
         oldValue,
         schema,
@@ -278,11 +323,11 @@ function checkEmbeddedResource(
   value: Record<string, unknown>,
   segments: Segment[],
   schemaPath: string,
-  out: Walk,
+  out: StructureWalk,
 ): void {
   const push = (key: string, reason: string, message: string) => {
     const at = [...segments, { key, kind: "property" as const }];
-    out.listErrors.push({
+    out.errors.push({
       field: fieldOf(at, "field"),
       instancePath: pointerOf(at),
       schemaPath: `${schemaPath}/x-kubernetes-embedded-resource`,
@@ -309,7 +354,7 @@ function checkEmbeddedResource(
       const bad = (key === "name" && (name === "." || name === "..")) || name.includes("/") || name.includes("%");
       if (bad) {
         const at = [...segments, { key: "metadata", kind: "property" as const }, { key, kind: "property" as const }];
-        out.listErrors.push({
+        out.errors.push({
           field: fieldOf(at, "field"),
           instancePath: pointerOf(at),
           schemaPath: `${schemaPath}/x-kubernetes-embedded-resource`,
@@ -322,13 +367,57 @@ function checkEmbeddedResource(
   }
 }
 
-/** The old element of a list-type=map list with the same key values. */
-function correlate(item: unknown, old: Old, keys: readonly string[]): Old {
-  if (!old.present || !Array.isArray(old.value) || !isJsonObject(item)) return absent;
-  const match: unknown = old.value.find(
-    (o) => isJsonObject(o) && keys.every((k) => JSON.stringify(o[k]) === JSON.stringify(item[k])),
+/**
+ * A JSON text that is the same for equal values whatever their key order: the identity of set items and map keys.
+ * Linear in the value (plus sorting each object's keys).
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (isJsonObject(value))
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`)
+      .join(",")}}`;
+  return value === undefined ? "undefined" : JSON.stringify(value);
+}
+
+/** The identity of a list-type=map item: its key values (a missing key is distinct from any value). */
+const mapKeyIdentity = (item: unknown, keys: readonly string[]) =>
+  canonicalJson(
+    keys.map((k) => (isJsonObject(item) && Object.prototype.hasOwnProperty.call(item, k) ? item[k] : "\u0000missing")),
   );
-  return match === undefined ? absent : { present: true, value: match };
+
+// Indexes of old lists by item identity, built once per list so correlating n items costs O(n), not O(n²).
+const listIndexes = new WeakMap<unknown[], Map<string, Map<string, unknown>>>();
+
+function indexList(list: unknown[], how: string, identity: (item: unknown) => string | undefined) {
+  let byHow = listIndexes.get(list);
+  if (!byHow) listIndexes.set(list, (byHow = new Map<string, Map<string, unknown>>()));
+  let index = byHow.get(how);
+  if (!index) {
+    index = new Map();
+    for (const item of list) {
+      const id = identity(item);
+      if (id !== undefined && !index.has(id)) index.set(id, item);
+    }
+    byHow.set(how, index);
+  }
+  return index;
+}
+
+/** The old list-type=map list indexed by key values. */
+function mapListIndex(old: Old, keys: readonly string[]): Map<string, unknown> | undefined {
+  if (!old.present || !Array.isArray(old.value)) return undefined;
+  return indexList(old.value, `map:${JSON.stringify(keys)}`, (o) =>
+    isJsonObject(o) ? mapKeyIdentity(o, keys) : undefined,
+  );
+}
+
+/** The old element of a list-type=map list with the same key values. */
+function correlate(item: unknown, oldItems: Map<string, unknown>, keys: readonly string[]): Old {
+  if (!isJsonObject(item)) return absent;
+  const id = mapKeyIdentity(item, keys);
+  return oldItems.has(id) ? { present: true, value: oldItems.get(id) } : absent;
 }
 
 function checkListType(
@@ -336,12 +425,12 @@ function checkListType(
   node: StructuralNode,
   segments: Segment[],
   schemaPath: string,
-  out: Walk,
+  out: StructureWalk,
 ): void {
   const seen = new Map<string, number>();
   list.forEach((item, index) => {
     let identity: string;
-    if (node.listType === "set") identity = JSON.stringify(item);
+    if (node.listType === "set") identity = canonicalJson(item);
     else {
       if (item !== null && !isJsonObject(item)) return;
       identity = JSON.stringify(
@@ -352,7 +441,7 @@ function checkListType(
     seen.set(identity, times + 1);
     if (times === 1) {
       const at = [...segments, { index }];
-      out.listErrors.push({
+      out.errors.push({
         field: fieldOf(at, "field"),
         instancePath: pointerOf(at),
         schemaPath: `${schemaPath}/x-kubernetes-list-type`,
@@ -376,16 +465,59 @@ function withFieldPath(segments: Segment[], fieldPath: string | undefined): Segm
   return out;
 }
 
+/** How the API server names a rule in its errors: its message when it has one, else the expression. */
+const ruleErrorString = (rule: CelRule) => (rule.message?.trim() ? rule.message.trim() : rule.rule.trim());
+const ruleMessageOrDefault = (rule: CelRule) =>
+  rule.message?.trim() ? rule.message.trim() : `failed rule: ${rule.rule.trim()}`;
+const outOfBudget = "validation failed due to running out of cost budget, no further validation rules will be run";
+/** celconfig.MaxEvaluatedMessageExpressionSizeBytes. */
+const maxMessageBytes = 5 * 1024;
+
+/**
+ * Takes an evaluation's cost out of the budget as the server does: over the remaining budget is an out-of-budget
+ * error, over the per-call limit a call-cost error; either stops all further rules. Returns the error, if any.
+ */
+function spend(evaluation: Evaluation, out: RuleWalk, overBudget: string, overLimit: string): string | undefined {
+  if (evaluation.cost > out.budget) {
+    out.stopped = true;
+    return overBudget;
+  }
+  out.budget -= evaluation.cost;
+  if (evaluation.costLimitExceeded) {
+    out.stopped = true;
+    return overLimit;
+  }
+  return undefined;
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message.split("\n")[0] : String(error));
+
 function evaluateRules(
   value: unknown,
   old: Old,
   node: StructuralNode,
   segments: Segment[],
   schemaPath: string,
-  out: Walk,
+  out: RuleWalk,
 ): void {
-  (node.rules ?? []).forEach((rule, i) => {
-    const rulePath = `${schemaPath}/x-kubernetes-validations/${i}/rule`;
+  const push = (at: Segment[], rulePath: string, reason: string, message: string) =>
+    out.errors.push({
+      field: fieldOf(at, "field"),
+      instancePath: pointerOf(at),
+      schemaPath: rulePath,
+      keyword: "x-kubernetes-validations",
+      reason,
+      message,
+    });
+  const rulesPath = `${schemaPath}/x-kubernetes-validations`;
+  if (out.budget <= 0) {
+    out.stopped = true;
+    push(segments, rulesPath, "FieldValueInvalid", outOfBudget);
+    return;
+  }
+  for (const [i, rule] of (node.rules ?? []).entries()) {
+    if (stopped(out)) return;
+    const rulePath = `${rulesPath}/${i}/rule`;
     const compiled = compileRule(rule);
     if (!compiled.supported) {
       out.skipped.push({
@@ -394,47 +526,68 @@ function evaluateRules(
         rule: rule.rule,
         reason: compiled.reason,
       });
-      return;
+      continue;
     }
     // Transition rules run only on updates where an old value exists, unless optionalOldSelf asks otherwise.
-    if (compiled.usesOldSelf && !old.present && !rule.optionalOldSelf) return;
+    if (compiled.usesOldSelf && !old.present && !rule.optionalOldSelf) continue;
     // Ratcheting: a rule that does not read oldSelf is not run on a value the update left unchanged.
-    if (!compiled.usesOldSelf && old.present && sameJson(value, old.value)) return;
+    if (!compiled.usesOldSelf && old.present && sameJson(value, old.value)) continue;
     const vars: Record<string, unknown> = { self: toCelValue(value, node) };
     if (compiled.usesOldSelf) {
       const oldValue = old.present ? toCelValue(old.value, node) : undefined;
       vars["oldSelf"] = rule.optionalOldSelf ? (old.present ? Optional.of(oldValue) : Optional.none()) : oldValue;
     }
-    let message: string | undefined;
-    try {
-      const result = compiled.run(vars);
-      if (result === true) return;
-      if (result !== false) message = `rule did not evaluate to a bool: ${String(result)}`;
-    } catch (error) {
-      message = `${error instanceof Error ? error.message.split("\n")[0] : String(error)} evaluating rule: ${rule.rule}`;
+    const result = compiled.run(vars);
+    const costError = spend(
+      result,
+      out,
+      outOfBudget,
+      `'${costLimitExceededMessage}': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(rule)}`,
+    );
+    if (costError !== undefined) {
+      push(segments, rulePath, "FieldValueInvalid", costError);
+      return;
     }
-    if (message === undefined) {
-      let fromExpression: unknown;
-      try {
-        fromExpression = compiled.message?.(vars);
-      } catch {
-        fromExpression = undefined;
-      }
-      message =
-        typeof fromExpression === "string" && fromExpression.trim() !== ""
-          ? fromExpression
-          : (rule.message ?? `failed rule: ${rule.rule}`);
+    if ("error" in result) {
+      push(
+        segments,
+        rulePath,
+        "FieldValueInvalid",
+        `${errorText(result.error)} evaluating rule: ${ruleErrorString(rule)}`,
+      );
+      continue;
     }
+    if (result.value === true) continue;
     const at = withFieldPath(segments, rule.fieldPath);
-    out.ruleErrors.push({
-      field: fieldOf(at, "field"),
-      instancePath: pointerOf(at),
-      schemaPath: rulePath,
-      keyword: "x-kubernetes-validations",
-      reason: rule.reason ?? "FieldValueInvalid",
-      message,
-    });
-  });
+    if (result.value !== false) {
+      push(
+        at,
+        rulePath,
+        rule.reason ?? "FieldValueInvalid",
+        `rule did not evaluate to a bool: ${String(result.value)}`,
+      );
+      continue;
+    }
+    let message = ruleMessageOrDefault(rule);
+    if (compiled.message) {
+      const detail = compiled.message(vars);
+      const messageCostError = spend(
+        detail,
+        out,
+        `messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run`,
+        `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${JSON.stringify(rule.messageExpression)}`,
+      );
+      if (messageCostError !== undefined) {
+        push(at, rulePath, "FieldValueInvalid", messageCostError);
+        return;
+      }
+      const text = typeof detail.value === "string" ? detail.value.trim() : "";
+      // As the server: an unusable message (error, not a string, empty, too long, multi-line) falls back.
+      if (!("error" in detail) && text !== "" && Buffer.byteLength(text) <= maxMessageBytes && !text.includes("\n"))
+        message = text;
+    }
+    push(at, rulePath, rule.reason ?? "FieldValueInvalid", message);
+  }
 }
 
 /** Validates an object of one CRD version as the API server would on create (or update, with oldObject). */
@@ -452,13 +605,15 @@ export function validateResource(
           present: true,
           value: normalize ? normalizeLikeApiServer(options.oldObject, version.structure) : options.oldObject,
         };
-  const out: Walk = { listErrors: [], ruleErrors: [], skipped: [] };
-  walk(data, old, version.structure, [], "", out);
-  let errors = [...(old.present ? [] : objectMetaErrors(data)), ...schemaErrors(data, version), ...out.listErrors];
+  const structure: StructureWalk = { errors: [] };
+  walkStructure(data, version.structure, [], "", structure);
+  let errors = [...(old.present ? [] : objectMetaErrors(data)), ...schemaErrors(data, version), ...structure.errors];
   // Update ratcheting (the API server's CRDValidationRatcheting, on by default): an error inside a value that is
   // unchanged since the old object is not reported, so old objects stay updatable after a schema tightened.
-  if (old.present)
-    errors = errors.filter((e) => !unchangedSinceOld(e.instancePath, data, old.value, version.structure));
+  if (old.present) {
+    const same = memoizedSameJson();
+    errors = errors.filter((e) => !unchangedSinceOld(e.instancePath, data, old.value, version.structure, same));
+  }
   // The API server runs no CEL rule once the schema found a blocking error, and says so (when the CRD has rules).
   if (hasRules(version.structure) && errors.some((e) => blockingReasons.has(e.reason))) {
     errors.push({
@@ -470,10 +625,12 @@ export function validateResource(
       message:
         "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
     });
-  } else {
-    errors.push(...out.ruleErrors);
+    return { valid: false, errors, skipped: [] };
   }
-  return { valid: errors.length === 0, errors, skipped: out.skipped };
+  const rules: RuleWalk = { errors: [], skipped: [], budget: runtimeCostBudget, stopped: false };
+  walkRules(data, old, version.structure, [], "", rules);
+  errors.push(...rules.errors);
+  return { valid: errors.length === 0, errors, skipped: rules.skipped };
 }
 
 const withRules = new WeakMap<StructuralNode, boolean>();
@@ -510,22 +667,28 @@ function sameJson(a: unknown, b: unknown): boolean {
  * correlate through properties and map keys, list-type=map items by their keys, set items by value; items of
  * atomic lists do not correlate (only the whole list does).
  */
-function unchangedSinceOld(instancePath: string, data: unknown, oldData: unknown, structure: StructuralNode): boolean {
+function unchangedSinceOld(
+  instancePath: string,
+  data: unknown,
+  oldData: unknown,
+  structure: StructuralNode,
+  same: (a: unknown, b: unknown) => boolean,
+): boolean {
   const parts = instancePath === "" ? [] : instancePath.slice(1).split("/").map(unescapePointer);
   let value = data;
   let old = oldData;
   let node: StructuralNode | undefined = structure;
   for (const part of parts) {
-    if (sameJson(value, old)) return true;
+    if (same(value, old)) return true;
     if (Array.isArray(value)) {
       const item: unknown = value[Number(part)];
       if (!Array.isArray(old) || !node) return false;
       const keys = node.listMapKeys ?? [];
       const match: unknown =
         node.listType === "map" && isJsonObject(item)
-          ? old.find((o) => isJsonObject(o) && keys.every((k) => sameJson(o[k], item[k])))
+          ? mapListIndex({ present: true, value: old }, keys)?.get(mapKeyIdentity(item, keys))
           : node.listType === "set"
-            ? old.find((o) => sameJson(o, item))
+            ? indexList(old, "set", canonicalJson).get(canonicalJson(item))
             : undefined;
       if (match === undefined) return false;
       value = item;
@@ -538,5 +701,21 @@ function unchangedSinceOld(instancePath: string, data: unknown, oldData: unknown
       node = childSchema(node, part);
     }
   }
-  return sameJson(value, old);
+  return same(value, old);
+}
+
+/**
+ * sameJson remembering its answers for pairs of objects, so that checking every error of a large update against
+ * the old object compares each pair of containers once rather than once per error.
+ */
+function memoizedSameJson(): (a: unknown, b: unknown) => boolean {
+  const known = new WeakMap<object, WeakMap<object, boolean>>();
+  return (a, b) => {
+    if (typeof a !== "object" || a === null || typeof b !== "object" || b === null) return sameJson(a, b);
+    let row = known.get(a);
+    if (!row) known.set(a, (row = new WeakMap()));
+    let answer = row.get(b);
+    if (answer === undefined) row.set(b, (answer = sameJson(a, b)));
+    return answer;
+  };
 }

@@ -8,6 +8,8 @@ export interface ValidationCase {
   name?: string;
   spec: Record<string, unknown>;
   old?: Record<string, unknown>;
+  /** Compare the messages too: each of validate()'s must end one of the server's causes for the same field. */
+  messages?: boolean;
 }
 
 export interface CrdCases {
@@ -19,7 +21,30 @@ export interface CrdCases {
   cases: ValidationCase[];
 }
 
+const letters = (n: number) => Array<string>(n).fill("a");
+
 export const validationCases: CrdCases[] = [
+  {
+    file: "test/fixtures/validation/bounds.yaml",
+    corpus: false,
+    version: "v1",
+    cases: [
+      { what: "matches() with RE2's (?i): upper case accepted", spec: { name: "AbC" }, messages: true },
+      { what: "matches() with RE2's (?i): a digit rejected", spec: { name: "ab1" }, messages: true },
+      { what: "pairs of 300 strings: under the per-call cost limit", spec: { grid: letters(300) } },
+      { what: "pairs of 700 strings: over the per-call cost limit", spec: { grid: letters(700) }, messages: true },
+      { what: "maxItems rejects 701 strings before any rule runs", spec: { grid: letters(701) } },
+      {
+        what: "twelve rules looping 300 times: within the per-object budget",
+        spec: { budget: { a: "a".repeat(20_000), b: "a".repeat(19_999), list: Array<number>(300).fill(0) } },
+      },
+      {
+        what: "twelve rules looping 440 times: the per-object budget runs out at the twelfth",
+        spec: { budget: { a: "a".repeat(20_000), b: "a".repeat(19_999), list: Array<number>(440).fill(0) } },
+        messages: true,
+      },
+    ],
+  },
   {
     file: "test/fixtures/validation/crd.yaml",
     corpus: false,

@@ -234,6 +234,16 @@ for (const cases of validationCases) {
             `error fields: API server ${JSON.stringify(server.fields)} (${server.messages.join("; ")}), validate() ${JSON.stringify(mine)} (${result.errors.map((e) => `${e.field}: ${e.message}`).join("; ")})`,
           );
         }
+        // The server words a cause as `Invalid value: "<type>": <message>` (and so on): validate() gives the message.
+        const unmatched = c.messages
+          ? result.errors.filter(
+              (e) => !server.messages.some((m) => m.startsWith(`${e.field || "<nil>"}: `) && m.endsWith(e.message)),
+            )
+          : [];
+        if (unmatched.length)
+          problems.push(
+            `messages: API server ${JSON.stringify(server.messages)}, validate() ${JSON.stringify(unmatched.map((e) => `${e.field}: ${e.message}`))}`,
+          );
       }
       if (server.accepted && server.object) {
         const expected = comparable(server.object, crd);

@@ -1,0 +1,123 @@
+// The API server's CEL cost limits, client-side: one evaluation may cost at most PerCallLimit (1,000,000), all
+// the rules of one object together RuntimeCELCostBudget (10,000,000); going over either is the server's error
+// and stops every further rule, never a hang.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { validateResource } from "@crdgen/runtime/validation";
+import { resource, versionValidation, withSpec } from "./support.js";
+
+// Each inner step of this rule costs 6 under cel-go's model (loop condition and accumulator 3, two identifiers,
+// one comparison; `||` stops at the first operand), so n items cost about 6·n².
+const pairs = "self.all(x, self.all(y, x == y || x != y))";
+const pairsOf = (field: string) => pairs.replaceAll("self", `self.${field}`);
+const letters = (n: number) => Array<string>(n).fill("a");
+const perCallError = (rule: string) =>
+  `'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: ${rule}`;
+const budgetError = "validation failed due to running out of cost budget, no further validation rules will be run";
+
+test("a rule over the per-call cost limit fails with the API server's error and no further rule runs", () => {
+  const version = versionValidation(
+    withSpec({
+      properties: { grid: { type: "array", items: { type: "string" } } },
+      "x-kubernetes-validations": [
+        { rule: pairsOf("grid") },
+        { rule: "false", message: "a later rule, not run once the limit stopped validation" },
+      ],
+    }),
+  );
+  // 300 items cost about 540,000: under the limit, so the second rule runs.
+  assert.deepEqual(
+    validateResource(resource({ grid: letters(300) }), version).errors.map((e) => e.message),
+    ["a later rule, not run once the limit stopped validation"],
+  );
+  // 2,000 items would cost about 24,000,000 (and 4,000,000 loop steps): stopped at the limit.
+  const over = validateResource(resource({ grid: letters(2000) }), version);
+  assert.deepEqual(
+    over.errors.map((e) => [e.field, e.reason, e.message]),
+    [["spec", "FieldValueInvalid", perCallError(pairsOf("grid"))]],
+  );
+});
+
+test("the limit holds where cel-js would swallow the error: behind || and inside exists()", () => {
+  const version = versionValidation(
+    withSpec({
+      properties: { grid: { type: "array", items: { type: "string" } } },
+      "x-kubernetes-validations": [
+        { rule: `${pairsOf("grid")} || true`, message: "or" },
+        { rule: `[1, 2].exists(i, ${pairsOf("grid")})` },
+      ],
+    }),
+  );
+  const result = validateResource(resource({ grid: letters(2000) }), version);
+  assert.deepEqual(
+    result.errors.map((e) => e.message),
+    [perCallError("or")],
+    "the first rule is stopped (named by its message) and stops the second",
+  );
+});
+
+test("the per-object budget: rules under the per-call limit run until together they spend 10,000,000", () => {
+  // As in test/fixtures/validation/bounds.yaml, which the API server accepts: a rule on list items could not
+  // overspend (its estimated cost times maxItems must stay under 10,000,000), twelve rules on one node can.
+  const rule = "self.list.all(i, self.a != self.b)";
+  const rules = Array.from({ length: 12 }, (_, i) => ({ rule, message: `long strings compared ${i + 1}` }));
+  const version = versionValidation(
+    withSpec({
+      properties: {
+        budget: {
+          type: "object",
+          properties: {
+            a: { type: "string" },
+            b: { type: "string" },
+            list: { type: "array", items: { type: "integer" } },
+          },
+          "x-kubernetes-validations": rules,
+        },
+      },
+    }),
+  );
+  // Each comparison costs 2,000 (a tenth of the shorter string), each rule about 883,000 on 440 items: eleven
+  // rules fit in the budget, the twelfth does not.
+  const budget = (n: number) => ({ a: "a".repeat(20_000), b: "a".repeat(19_999), list: Array<number>(n).fill(0) });
+  assert.deepEqual(
+    validateResource(resource({ budget: budget(440) }), version).errors.map((e) => [e.field, e.schemaPath, e.message]),
+    [["spec.budget", "/properties/spec/properties/budget/x-kubernetes-validations/11/rule", budgetError]],
+  );
+  assert.deepEqual(validateResource(resource({ budget: budget(300) }), version).errors, []);
+});
+
+test("a messageExpression is metered too, against the same budget", () => {
+  const version = versionValidation(
+    withSpec({
+      properties: { grid: { type: "array", items: { type: "string" } } },
+      "x-kubernetes-validations": [{ rule: "false", messageExpression: `${pairsOf("grid")} ? 'a' : 'b'` }],
+    }),
+  );
+  assert.deepEqual(
+    validateResource(resource({ grid: letters(2000) }), version).errors.map((e) => e.message),
+    [
+      `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${JSON.stringify(`${pairsOf("grid")} ? 'a' : 'b'`)}`,
+    ],
+  );
+  assert.deepEqual(
+    validateResource(resource({ grid: letters(3) }), version).errors.map((e) => e.message),
+    ["a"],
+  );
+});
+
+test("cost follows the size of strings: contains() on long strings in a loop is stopped", () => {
+  const version = versionValidation(
+    withSpec({
+      properties: { text: { type: "string" }, words: { type: "array", items: { type: "string" } } },
+      "x-kubernetes-validations": [{ rule: "self.words.all(w, self.text.contains(w))" }],
+    }),
+  );
+  // contains() costs ceil(len/10) · ceil(sub/10): 8,000 · 100 per word here, so one word fits and two do not.
+  const spec = { text: "a".repeat(80_000), words: ["a".repeat(1000)] };
+  assert.deepEqual(validateResource(resource(spec), version).errors, []);
+  const result = validateResource(resource({ ...spec, words: Array<string>(2).fill("a".repeat(1000)) }), version);
+  assert.deepEqual(
+    result.errors.map((e) => e.message),
+    [perCallError("self.words.all(w, self.text.contains(w))")],
+  );
+});
