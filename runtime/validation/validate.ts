@@ -44,6 +44,7 @@ export interface ValidationError {
 export interface SkippedRule {
   field: string;
   schemaPath: string;
+  /** The CEL rule; for a schema keyword crdgen cannot check, the keyword and its value (`pattern: ^(?!x)`). */
   rule: string;
   reason: string;
 }
@@ -51,7 +52,10 @@ export interface SkippedRule {
 export interface ValidationResult {
   valid: boolean;
   errors: ValidationError[];
-  /** CEL rules that were not evaluated because crdgen cannot (unsupported function or syntax), with why. */
+  /**
+   * CEL rules that were not evaluated because crdgen cannot (unsupported function or syntax), and schema keywords it
+   * cannot check (a pattern RE2 rejects), with why.
+   */
   skipped: SkippedRule[];
 }
 
@@ -212,6 +216,13 @@ function walk(
 ): void {
   if (!node || value === null || value === undefined) return;
   if (node.rules) evaluateRules(value, old, node, segments, schemaPath, out);
+  for (const u of node.unchecked ?? [])
+    out.skipped.push({
+      field: fieldOf(segments, "field"),
+      schemaPath: `${schemaPath}${u.path}`,
+      rule: `${u.keyword}: ${u.value}`,
+      reason: u.reason,
+    });
   if (node.embeddedResource && segments.length > 0 && isJsonObject(value))
     checkEmbeddedResource(value, segments, schemaPath, out);
   if (Array.isArray(value)) {
