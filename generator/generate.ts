@@ -96,6 +96,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const report = await applyPlan(files, {
     check: options.check ?? false,
     outDir,
+    hooksDir: options.hooksDir,
+    testsDir: options.testsDir,
     previousFiles: (previous?.files ?? []).map((f) => path.join(outDir, f.path)),
   });
   timed("write");

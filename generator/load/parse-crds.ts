@@ -4,6 +4,7 @@ import jsYaml from "js-yaml";
 import { parseAllDocuments } from "yaml";
 import { InputError, scalarText } from "./input-error.js";
 import type { InputText } from "./read-inputs.js";
+import { dropUnusedAnchors, expansionLimit, maxAliases, measureExpansion } from "./yaml-expansion.js";
 
 export interface LoadedCrd {
   file: string;
@@ -77,34 +78,27 @@ export function parseCrds(inputs: InputText[]): ParsedInputs {
 }
 
 /**
- * js-yaml (about ten times faster than the yaml package on big CRDs) for the common case: no error, and no alias of a
- * mapping or sequence (js-yaml shares the aliased object, which a walk of the schema would expand; the careful path
- * bounds that). Anything else, and every error, goes through carefulLoad, which reports the line and column.
- * CORE_SCHEMA keeps YAML 1.2 scalars (no 1.1 timestamps or merge keys), as the yaml package does.
+ * js-yaml (about ten times faster than the yaml package on big CRDs) for the common case: no error, and no anchor (so
+ * no alias: js-yaml would share an aliased object, which a walk of the schema expands, and repeat an aliased string
+ * unbounded; the careful path counts and bounds both). Anything else, and every error, goes through carefulLoad, which
+ * reports the line and column. CORE_SCHEMA keeps YAML 1.2 scalars (no 1.1 timestamps or merge keys), as the yaml
+ * package does.
  */
 function fastLoad(text: string): unknown[] | undefined {
+  const seen = { anchor: false };
   let documents: unknown[];
   try {
-    documents = jsYaml.loadAll(text, undefined, { schema: jsYaml.CORE_SCHEMA });
+    documents = jsYaml.loadAll(text, undefined, {
+      schema: jsYaml.CORE_SCHEMA,
+      // Called as each node closes: an anchor is still set on the state for the node that carries it.
+      listener: (event, state) => {
+        if (event === "close" && (state as { anchor?: string | null }).anchor != null) seen.anchor = true;
+      },
+    });
   } catch {
     return undefined;
   }
-  return sharesObjects(documents) ? undefined : documents;
-}
-
-/** Whether any object or array is reachable twice (an alias): an iterative walk, so deep documents cannot overflow the stack. */
-function sharesObjects(root: unknown): boolean {
-  const seen = new Set<object>();
-  const stack: unknown[] = [root];
-  while (stack.length) {
-    const value = stack.pop();
-    if (typeof value !== "object" || value === null) continue;
-    if (seen.has(value)) return true;
-    seen.add(value);
-    for (const child of Array.isArray(value) ? value : Object.values(value))
-      if (typeof child === "object" && child !== null) stack.push(child);
-  }
-  return false;
+  return seen.anchor ? undefined : documents;
 }
 
 /** The yaml package: every document, or an InputError naming the file, document, line and column of the first problem. */
@@ -118,6 +112,8 @@ function carefulLoad(file: string, text: string): unknown[] {
   }
   if (!Array.isArray(documents))
     throw new InputError({ file, documentIndex: 0 }, "the file is empty: it holds no YAML document");
+  const limit = expansionLimit(text.length);
+  let expanded = 0;
   return documents.map((doc, documentIndex) => {
     const error = doc.errors[0];
     // The yaml package reports its own stack overflow on absurdly deep nesting as a parse error.
@@ -128,10 +124,20 @@ function carefulLoad(file: string, text: string): unknown[] {
       const message = (error.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "");
       throw new InputError({ file, documentIndex }, `invalid YAML at line ${line}, column ${col}: ${message}`);
     }
+    // Aliases are counted and the expanded size bounded before toJS expands anything.
+    const expansion = measureExpansion(doc.contents, limit - expanded, limit);
+    if ("problem" in expansion) throw new InputError({ file, documentIndex }, expansion.problem);
+    expanded += expansion.size;
+    dropUnusedAnchors(expansion.unused);
     try {
-      return doc.contents === null ? null : (doc.toJS({ maxAliasCount: 1000 }) as unknown);
+      // The yaml package's own alias count stays as a backstop, set above ours: it counts the anchor itself, and
+      // multiplies counts along nested aliases, so it would stop some documents the measurement above lets through.
+      return doc.contents === null ? null : (doc.toJS({ maxAliasCount: 10 * maxAliases }) as unknown);
     } catch (error) {
       if (error instanceof RangeError) throw tooDeep(file, documentIndex);
+      // The yaml package's alias errors (an unknown anchor, too many aliases): the message alone, on one line.
+      if (error instanceof ReferenceError)
+        throw new InputError({ file, documentIndex }, `invalid YAML: ${error.message.split("\n")[0]}`);
       throw error;
     }
   });

@@ -37,9 +37,15 @@ const kept = new Set([
 ]);
 
 export interface AjvSchemaResult {
+  /** What ajv compiles: repeated subtrees shared as definitions. */
   schema: Raw;
-  /** Problems worth a warning (pointer relative to the openAPIV3Schema). */
-  dropped: Array<{ schemaPath: string; message: string }>;
+  /** The same before sharing: its JSON pointers are those of the openAPIV3Schema (for messages). */
+  plain: Raw;
+  /**
+   * Keywords left out because crdgen cannot check them client-side (pointer relative to the openAPIV3Schema): each is
+   * a warning now, and listed in validate()'s skipped at run time.
+   */
+  dropped: Array<{ schemaPath: string; message: string; keyword: string; value: string; reason: string }>;
 }
 
 export function toAjvSchema(openAPIV3Schema: Raw): AjvSchemaResult {
@@ -79,9 +85,13 @@ export function toAjvSchema(openAPIV3Schema: Raw): AjvSchemaResult {
           re2Pattern(String(value));
           out[key] = value;
         } catch (error) {
+          const why = error instanceof Error ? error.message : String(error);
           dropped.push({
             schemaPath: pointer(at, "pattern"),
-            message: `pattern ${JSON.stringify(value)} is not an RE2 expression, not validated client-side (${error instanceof Error ? error.message : String(error)})`,
+            message: `pattern ${JSON.stringify(value)} is not an RE2 expression, not validated client-side (${why})`,
+            keyword: "pattern",
+            value: String(value),
+            reason: `not an RE2 expression, as Go's regexp (the API server's) requires (${why})`,
           });
         }
       } else out[key] = value;
@@ -108,7 +118,7 @@ export function toAjvSchema(openAPIV3Schema: Raw): AjvSchemaResult {
     return out;
   };
   const converted = convert(openAPIV3Schema, "");
-  return { schema: shareRepeatedSubtrees(converted), dropped };
+  return { schema: shareRepeatedSubtrees(converted), plain: converted, dropped };
 }
 
 /** Subtrees under properties, items and additionalProperties that repeat become `definitions` referenced by $ref. */

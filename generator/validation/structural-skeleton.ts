@@ -1,13 +1,22 @@
 // Builds the StructuralNode tree (@crdgen/runtime/validation) of a version's openAPIV3Schema: only what pruning,
 // defaulting, list types and CEL need, and emits it as TypeScript with repeated subtrees declared once.
-import type { CelRule, StructuralNode } from "@crdgen/runtime/validation";
+import type { CelRule, StructuralNode, UncheckedKeyword } from "@crdgen/runtime/validation";
+import { pointer } from "../load/input-error.js";
 import { tsLiteral, tsString } from "../ts-literal.js";
 
 type Raw = Record<string, unknown>;
 const isRecord = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
 const schemaTypes = new Set(["object", "array", "string", "integer", "number", "boolean"]);
 
-export function structuralNode(schema: Raw): StructuralNode {
+/**
+ * The structural tree of a schema. `unchecked` gives the keywords crdgen cannot check client-side, by the pointer of
+ * the structural node they belong to (see uncheckedByNode); `at` is this schema's pointer.
+ */
+export function structuralNode(
+  schema: Raw,
+  unchecked: ReadonlyMap<string, UncheckedKeyword[]> = new Map(),
+  at = "",
+): StructuralNode {
   const node: { -readonly [K in keyof StructuralNode]: StructuralNode[K] } = {};
   if (typeof schema["type"] === "string" && schemaTypes.has(schema["type"]))
     node.type = schema["type"] as StructuralNode["type"];
@@ -15,12 +24,12 @@ export function structuralNode(schema: Raw): StructuralNode {
   if (isRecord(schema["properties"])) {
     const properties: Record<string, StructuralNode> = {};
     for (const [key, value] of Object.entries(schema["properties"]))
-      if (isRecord(value)) properties[key] = structuralNode(value);
+      if (isRecord(value)) properties[key] = structuralNode(value, unchecked, pointer(at, "properties", key));
     node.properties = properties;
   }
-  if (isRecord(schema["items"])) node.items = structuralNode(schema["items"]);
+  if (isRecord(schema["items"])) node.items = structuralNode(schema["items"], unchecked, `${at}/items`);
   if (isRecord(schema["additionalProperties"]))
-    node.additionalProperties = structuralNode(schema["additionalProperties"]);
+    node.additionalProperties = structuralNode(schema["additionalProperties"], unchecked, `${at}/additionalProperties`);
   else if (schema["additionalProperties"] === true) node.additionalProperties = {};
   // A null default is no default for the API server (Default.Object == nil).
   if (schema["default"] !== undefined && schema["default"] !== null) node.default = schema["default"];
@@ -46,7 +55,40 @@ export function structuralNode(schema: Raw): StructuralNode {
       }));
     if (rules.length) node.rules = rules;
   }
+  const mine = unchecked.get(at);
+  if (mine?.length) node.unchecked = mine;
   return node;
+}
+
+/**
+ * Groups keywords by the structural node they belong to: the schema they are in, or for one inside allOf, anyOf,
+ * oneOf or not (which the structural tree does not descend), the schema holding that combinator.
+ */
+export function uncheckedByNode(
+  keywords: Array<{ schemaPath: string; keyword: string; value: string; reason: string }>,
+): Map<string, UncheckedKeyword[]> {
+  const byNode = new Map<string, UncheckedKeyword[]>();
+  for (const k of keywords) {
+    const segments = k.schemaPath.split("/").slice(1);
+    let cut = 0;
+    while (cut < segments.length - 1) {
+      const segment = segments[cut];
+      if (segment === "properties") cut += 2;
+      else if (segment === "items" || segment === "additionalProperties") cut += 1;
+      else break;
+    }
+    const nodePath = segments
+      .slice(0, cut)
+      .map((s) => `/${s}`)
+      .join("");
+    const path = segments
+      .slice(cut)
+      .map((s) => `/${s}`)
+      .join("");
+    const entry = { path, keyword: k.keyword, value: k.value, reason: k.reason };
+    byNode.set(nodePath, [...(byNode.get(nodePath) ?? []), entry]);
+  }
+  return byNode;
 }
 
 /** Counts the rules in a structure (for reports): all, and by node. */

@@ -2,8 +2,9 @@
 import type { CrdModel, VersionModel } from "../model/resource-model.js";
 import type { SchemaWarning } from "../model/normalize-schema.js";
 import { toAjvSchema } from "./ajv-schema.js";
-import { compileSchemaValidator } from "./compile-validator.js";
-import { emitStructure, structuralNode } from "./structural-skeleton.js";
+import { compileSchemaValidator, schemaProblems } from "./compile-validator.js";
+import { InputError } from "../load/input-error.js";
+import { emitStructure, structuralNode, uncheckedByNode } from "./structural-skeleton.js";
 
 export interface VersionValidationCode {
   /** ajv standalone ES module code (default export: the validate function). */
@@ -27,19 +28,24 @@ export function versionValidationCode(
     throw new Error(
       `internal: ${crd.name} ${version.name} was modelled without its raw schema (ModelOptions.rawSchemas)`,
     );
-  const { schema, dropped } = toAjvSchema(version.openAPIV3Schema);
+  const { schema, plain, dropped } = toAjvSchema(version.openAPIV3Schema);
   for (const d of dropped) warnings.push({ ...where(d.schemaPath), message: d.message });
+  // A validator that cannot check a keyword must not accept everything: the run fails, naming the keyword.
+  const [problem, ...more] = schemaProblems(plain);
+  if (problem)
+    throw new InputError(
+      where(problem.pointer),
+      `--validation cannot compile keyword ${problem.keyword}: ${problem.message}${more.length ? ` (and ${more.length} more problem(s) in this schema)` : ""}`,
+    );
   let schemaValidatorCode: string;
   try {
     schemaValidatorCode = compileSchemaValidator(schema);
   } catch (error) {
-    // Never abort the run: the version gets a validator that checks nothing, and the user is told.
-    warnings.push({
-      ...where(""),
-      message: `the schema could not be compiled for validation, validate() checks only CEL rules and list types: ${error instanceof Error ? error.message : String(error)}`,
-    });
-    schemaValidatorCode = compileSchemaValidator({});
+    throw new InputError(
+      where(""),
+      `--validation cannot compile the schema: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
+    );
   }
-  const structure = emitStructure(structuralNode(version.openAPIV3Schema), "node");
+  const structure = emitStructure(structuralNode(version.openAPIV3Schema, uncheckedByNode(dropped)), "node");
   return { schemaValidatorCode, structureDeclarations: structure.declarations, structureRoot: structure.root };
 }

@@ -68,7 +68,38 @@ export async function readLock(outDir: string): Promise<LockFile | undefined> {
       `is not a crdgen lock of version ${lockVersion}; restore it from version control or delete it`,
     );
   }
+  checkLockPaths(file, lock as LockFile);
   return lock as LockFile;
+}
+
+/**
+ * The paths a lock gives are input too (a lock can be edited, or come with a pull request): each must be a relative
+ * path that stays inside its folder, the output folder for files and the hooks folder for hooks files.
+ */
+function checkLockPaths(file: string, lock: LockFile): void {
+  const invalid = (schemaPath: string, problem: string) =>
+    new InputError({ file, schemaPath }, `${problem}; restore it from version control or delete it`);
+  lock.files.forEach((entry: unknown, i) => {
+    const value = (entry as Partial<LockFile["files"][number]> | null)?.path;
+    if (typeof value !== "string") throw invalid(`/files/${i}/path`, "must be a string");
+    if (!staysInside(value)) throw invalid(`/files/${i}/path`, `${JSON.stringify(value)} is outside the output folder`);
+  });
+  lock.crds.forEach((entry: unknown, i) => {
+    const value = (entry as Partial<LockFile["crds"][number]> | null)?.hooks;
+    if (value === null || value === undefined) return;
+    if (typeof value !== "string") throw invalid(`/crds/${i}/hooks`, "must be a string or null");
+    if (!staysInside(value) || !value.endsWith(".hooks.ts"))
+      throw invalid(`/crds/${i}/hooks`, `${JSON.stringify(value)} is not a *.hooks.ts file inside the hooks folder`);
+    if (typeof (entry as { name?: unknown }).name !== "string") throw invalid(`/crds/${i}/name`, "must be a string");
+  });
+}
+
+/** A lock path ("/" separated, relative to its folder) that names a file inside that folder. */
+function staysInside(lockRelative: string): boolean {
+  if (lockRelative === "" || lockRelative.includes("\0") || path.posix.isAbsolute(lockRelative)) return false;
+  if (path.isAbsolute(lockRelative) || /^[A-Za-z]:/.test(lockRelative)) return false;
+  const normal = path.posix.normalize(lockRelative.split(path.sep).join("/"));
+  return normal !== "." && normal !== ".." && !normal.startsWith("../") && !normal.endsWith("/");
 }
 
 /** The lock as text: keys in a fixed order and sorted lists, so the same inputs always give the same bytes. */

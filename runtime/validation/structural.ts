@@ -13,6 +13,19 @@ export interface CelRule {
   optionalOldSelf?: boolean;
 }
 
+/**
+ * A schema keyword crdgen cannot check client-side by design (a pattern Go's RE2 engine rejects): validate() lists it
+ * in `skipped` for every value it meets at the node, as it lists CEL rules it cannot evaluate.
+ */
+export interface UncheckedKeyword {
+  /** JSON pointer of the keyword relative to the node (`/pattern`, or `/allOf/0/pattern` inside a combinator). */
+  path: string;
+  keyword: string;
+  /** The keyword's value as the schema gives it. */
+  value: string;
+  reason: string;
+}
+
 export interface StructuralNode {
   type?: "object" | "array" | "string" | "integer" | "number" | "boolean";
   format?: string;
@@ -28,6 +41,7 @@ export interface StructuralNode {
   listType?: "atomic" | "set" | "map";
   listMapKeys?: readonly string[];
   rules?: readonly CelRule[];
+  unchecked?: readonly UncheckedKeyword[];
 }
 
 export type JsonObject = { [key: string]: unknown };

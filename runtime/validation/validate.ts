@@ -46,6 +46,7 @@ export interface ValidationError {
 export interface SkippedRule {
   field: string;
   schemaPath: string;
+  /** The CEL rule; for a schema keyword crdgen cannot check, the keyword and its value (`pattern: ^(?!x)`). */
   rule: string;
   reason: string;
 }
@@ -53,7 +54,10 @@ export interface SkippedRule {
 export interface ValidationResult {
   valid: boolean;
   errors: ValidationError[];
-  /** CEL rules that were not evaluated because crdgen cannot (unsupported function or syntax), with why. */
+  /**
+   * CEL rules that were not evaluated because crdgen cannot (unsupported function or syntax), and schema keywords it
+   * cannot check (a pattern RE2 rejects), with why.
+   */
   skipped: SkippedRule[];
 }
 
@@ -194,6 +198,8 @@ function schemaErrors(data: unknown, version: VersionValidation): ValidationErro
 
 interface StructureWalk {
   errors: ValidationError[];
+  /** Keywords the generator could not compile by design (a pattern RE2 rejects), met by a value. */
+  skipped: SkippedRule[];
 }
 
 interface RuleWalk {
@@ -220,6 +226,13 @@ function walkStructure(
   out: StructureWalk,
 ): void {
   if (!node || value === null || value === undefined) return;
+  for (const u of node.unchecked ?? [])
+    out.skipped.push({
+      field: fieldOf(segments, "field"),
+      schemaPath: `${schemaPath}${u.path}`,
+      rule: `${u.keyword}: ${u.value}`,
+      reason: u.reason,
+    });
   if (node.embeddedResource && segments.length > 0 && isJsonObject(value))
     checkEmbeddedResource(value, segments, schemaPath, out);
   if (Array.isArray(value)) {
@@ -605,7 +618,7 @@ export function validateResource(
           present: true,
           value: normalize ? normalizeLikeApiServer(options.oldObject, version.structure) : options.oldObject,
         };
-  const structure: StructureWalk = { errors: [] };
+  const structure: StructureWalk = { errors: [], skipped: [] };
   walkStructure(data, version.structure, [], "", structure);
   let errors = [...(old.present ? [] : objectMetaErrors(data)), ...schemaErrors(data, version), ...structure.errors];
   // Update ratcheting (the API server's CRDValidationRatcheting, on by default): an error inside a value that is
@@ -625,12 +638,12 @@ export function validateResource(
       message:
         "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
     });
-    return { valid: false, errors, skipped: [] };
+    return { valid: false, errors, skipped: structure.skipped };
   }
   const rules: RuleWalk = { errors: [], skipped: [], budget: runtimeCostBudget, stopped: false };
   walkRules(data, old, version.structure, [], "", rules);
   errors.push(...rules.errors);
-  return { valid: errors.length === 0, errors, skipped: rules.skipped };
+  return { valid: errors.length === 0, errors, skipped: [...structure.skipped, ...rules.skipped] };
 }
 
 const withRules = new WeakMap<StructuralNode, boolean>();
