@@ -135,7 +135,18 @@ test("--from-cluster: a kubeconfig context's name is escaped in headers, and a s
     stringify({
       apiVersion: "v1",
       kind: "Config",
-      clusters: [{ name: "c", cluster: { server: `http://127.0.0.1:${port}`, "insecure-skip-tls-verify": true } }],
+      clusters: [
+        {
+          name: "c",
+          cluster: {
+            server: `http://127.0.0.1:${port}`,
+            "insecure-skip-tls-verify": true,
+            extensions: [
+              { name: "crdgen.dev/credentials-over-http", extension: { server: `http://127.0.0.1:${port}` } },
+            ],
+          },
+        },
+      ],
       users: [{ name: "u", user: { token: "t" } }],
       contexts: [{ name: context, context: { cluster: "c", user: "u" } }],
       "current-context": context,

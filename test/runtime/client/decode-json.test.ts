@@ -19,7 +19,7 @@ const LIST_RV = "98765432109876543210";
 const ITEM_RV = "98765432109876543211";
 const EVENT_RV = "98765432109876543212";
 const widget = (rv: string): string =>
-  `{"kind":"Widget","metadata":{"name":"w","namespace":"ns1","resourceVersion":"${rv}"},` +
+  `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"ns1","resourceVersion":"${rv}"},` +
   `"spec":{"big":9007199254740993,"bigText":"9007199254740993"}}`;
 
 async function withApi(handler: Handler, fn: (api: FakeApi, rc: ResourceClient<Widget>) => Promise<void>) {
