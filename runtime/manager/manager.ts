@@ -7,6 +7,7 @@ import { newLogger, type Logger } from "../log/logger.js";
 import { cacheSyncedCheck, ping, startProbeServer, type HealthCheck, type ProbeServer } from "./health.js";
 import { parseBindAddress, type ManagerOptions } from "./options.js";
 import type { Registry } from "prom-client";
+import { leaderElectionMetric } from "../metrics/leader-election.js";
 
 /** A controller as the manager runs it: a Runnable whose caches report when they have synced. */
 export interface ManagedController extends Runnable {
@@ -30,6 +31,11 @@ export interface ManagerConfig {
   leaseDurationMs?: number;
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
+  /**
+   * Empty the Lease once the controllers stopped so a standby leads at once (controller-runtime's
+   * LeaderElectionReleaseOnCancel). Default false; the generated main.ts sets it, as its process exits right after.
+   */
+  leaderElectionReleaseOnCancel?: boolean;
 }
 
 export interface Manager {
@@ -65,6 +71,8 @@ export async function startManager(controllers: readonly ManagedController[], co
         leaseDurationMs: config.leaseDurationMs,
         renewDeadlineMs: config.renewDeadlineMs,
         retryPeriodMs: config.retryPeriodMs,
+        releaseOnCancel: config.leaderElectionReleaseOnCancel ?? false,
+        metric: leaderElectionMetric(config.registry),
       }
     : undefined;
 
