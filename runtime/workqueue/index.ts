@@ -11,3 +11,10 @@ export {
   defaultControllerRateLimiter,
 } from "./rate-limiters.js";
 export { type RateLimitingQueue, type RateLimitingQueueOptions, newRateLimitingQueue } from "./rate-limiting-queue.js";
+export {
+  type AddOpts,
+  type PriorityQueue,
+  type PriorityQueueOptions,
+  LOW_PRIORITY,
+  newPriorityQueue,
+} from "./priority-queue.js";
