@@ -75,13 +75,19 @@ export function defaultLeaderIdentity(): string {
   return `${hostname()}_${randomUUID()}`;
 }
 
+/** client-go's LeaderMetric: told the lease name when this candidate starts (on) and stops (off) leading. */
+export interface LeaderMetric {
+  on(name: string): void;
+  off(name: string): void;
+}
+
 export interface LeaderElectorOptions {
   /** Either kube (+ namespace, name) or a ready LeaseLock. */
   kube?: KubeClient;
   lock?: LeaseLock;
   namespace?: string;
   name?: string;
-  /** Unique per candidate; default defaultLeaderIdentity(). */
+  /** Unique per candidate; default defaultLeaderIdentity(). An empty string is an error (client-go's). */
   identity?: string;
   /** How long a standby waits, from when it last saw the Lease change, before taking it over. Default 15 s. */
   leaseDurationMs?: number;
@@ -91,24 +97,42 @@ export interface LeaderElectorOptions {
   retryPeriodMs?: number;
   /** Acquire attempts wait retryPeriod × (1 + random × jitterFactor). Default 1.2 (client-go). */
   jitterFactor?: number;
+  /**
+   * Empty the Lease when run() stops on request (signal aborted, onStartedLeading failed) so a standby takes over at
+   * its next attempt instead of after leaseDuration. Default false, as client-go's ReleaseOnCancel and
+   * controller-runtime's LeaderElectionReleaseOnCancel: only safe when nothing the leader started outlives run().
+   * release() always empties the Lease.
+   */
+  releaseOnCancel?: boolean;
   /** Called on becoming leader; the signal aborts when leadership ends. The returned promise is awaited on release. */
   onStartedLeading(signal: AbortSignal): void | Promise<void>;
   /** Called when leadership ends (lost, released, or the work failed). */
   onStoppedLeading(): void;
-  /** Called whenever the observed holder changes (including to this candidate); not for an empty holder. */
+  /**
+   * As client-go's OnNewLeader: after an attempt (or the release), when the observed holder differs from the last one
+   * reported, including this candidate and "" (an emptied Lease); never twice in a row for the same holder.
+   */
   onNewLeader?(identity: string): void;
+  /**
+   * Records leadership (runtime/metrics' leaderElectionMetric: leader_election_master_status); off from construction,
+   * as client-go's NewLeaderElector.
+   */
+  metric?: LeaderMetric;
+  /** The metric's `name` label (client-go's LeaderElectionConfig.Name); default the Lease name. */
+  metricName?: string;
   clock?: Clock;
   logger?: Logger;
 }
 
 /**
- * How run() ended: "stopped" (signal aborted or release() before ever leading), "released" (led, then gave the
- * Lease up on request), "lost" (could not renew within renewDeadline; the caller should exit, like client-go users do).
+ * How run() ended: "stopped" (signal aborted or release() before ever leading), "released" (led, then stopped leading
+ * on request; the Lease is emptied with releaseOnCancel or release()), "lost" (could not renew within renewDeadline;
+ * the caller should exit, like client-go users do).
  */
 export type LeaderElectionOutcome = "stopped" | "released" | "lost";
 
 /**
- * One candidate in a leader election, as client-go's LeaderElector with ReleaseOnCancel. Expiry is judged on the local
+ * One candidate in a leader election, as client-go's LeaderElector. Expiry is judged on the local
  * clock from when this candidate last observed the Lease change (not the holder's renewTime), so clock skew is
  * harmless.
  */
@@ -120,11 +144,13 @@ export class LeaderElector {
   private readonly retryPeriodMs: number;
   private readonly jitterFactor: number;
   private readonly clock: Clock;
+  private readonly metricName: string;
   private observed: Lease | undefined;
   private observedTime = 0;
   private reportedLeader = "";
   private leading = false;
   private running = false;
+  private releaseRequested = false;
   private readonly stop = new AbortController();
   private runPromise: Promise<LeaderElectionOutcome> | undefined;
 
@@ -133,18 +159,23 @@ export class LeaderElector {
     else if (options.kube && options.namespace && options.name)
       this.lock = kubeLeaseLock(options.kube, options.namespace, options.name);
     else throw new Error("LeaderElector: give either lock, or kube with namespace and name");
-    this.identity = options.identity || defaultLeaderIdentity();
+    this.identity = options.identity ?? defaultLeaderIdentity();
     this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
     this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
     this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
     this.jitterFactor = options.jitterFactor ?? 1.2;
     this.clock = options.clock ?? realClock;
-    // Same validation as client-go's NewLeaderElector.
-    if (!(this.leaseDurationMs > this.renewDeadlineMs))
-      throw new Error("LeaderElector: leaseDurationMs must be greater than renewDeadlineMs");
-    if (!(this.renewDeadlineMs > this.retryPeriodMs * 1.2))
-      throw new Error("LeaderElector: renewDeadlineMs must be greater than 1.2 × retryPeriodMs");
-    if (!(this.retryPeriodMs > 0)) throw new Error("LeaderElector: retryPeriodMs must be positive");
+    // client-go's NewLeaderElector checks, in its order and words (its JitterFactor constant is 1.2).
+    const invalid = (reason: string) => new Error(`LeaderElector: ${reason}`);
+    if (this.leaseDurationMs <= this.renewDeadlineMs) throw invalid("leaseDuration must be greater than renewDeadline");
+    if (this.renewDeadlineMs <= this.retryPeriodMs * 1.2)
+      throw invalid("renewDeadline must be greater than retryPeriod*JitterFactor");
+    if (!(this.leaseDurationMs >= 1)) throw invalid("leaseDuration must be greater than zero");
+    if (!(this.renewDeadlineMs >= 1)) throw invalid("renewDeadline must be greater than zero");
+    if (!(this.retryPeriodMs >= 1)) throw invalid("retryPeriod must be greater than zero");
+    if (this.identity === "") throw invalid("Lock identity is empty");
+    this.metricName = options.metricName ?? options.name ?? this.lock.description;
+    options.metric?.off(this.metricName);
   }
 
   /** True while this candidate leads (between onStartedLeading and onStoppedLeading). */
@@ -170,8 +201,9 @@ export class LeaderElector {
     return this.runPromise;
   }
 
-  /** Stops campaigning; a leader stops its work, then empties the Lease so a standby takes it at once. */
+  /** Stops campaigning; a leader stops its work, then empties the Lease (whatever releaseOnCancel says). */
   async release(): Promise<void> {
+    this.releaseRequested = true;
     this.stop.abort();
     await this.runPromise?.catch(() => undefined);
   }
@@ -183,7 +215,9 @@ export class LeaderElector {
     for (;;) {
       if (this.stop.signal.aborted) return "stopped";
       const start = this.clock.now();
-      if (await this.withTimeout(this.renewDeadlineMs, (signal) => this.tryAcquireOrRenew(signal))) {
+      const acquired = await this.withTimeout(this.renewDeadlineMs, (signal) => this.tryAcquireOrRenew(signal));
+      this.maybeReportTransition();
+      if (acquired) {
         lastRenewStart = start;
         break;
       }
@@ -191,13 +225,14 @@ export class LeaderElector {
     }
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() may run during the awaited request above; TS keeps the narrowing across awaits
     if (this.stop.signal.aborted) {
-      // Stopped while the winning request was in flight: hand the Lease back without starting any work.
-      await this.releaseLease();
+      // Stopped while the winning request was in flight: start no work (hand the Lease back if asked to).
+      if (this.shouldRelease()) await this.releaseLease();
       return "stopped";
     }
     log?.info("acquired lease");
     // Lead.
     this.leading = true;
+    this.options.metric?.on(this.metricName);
     const lead = new AbortController();
     const wake = new AbortController();
     let failure: { error: unknown } | undefined;
@@ -226,8 +261,9 @@ export class LeaderElector {
           break;
         }
         const start = this.clock.now();
-        if (await this.withTimeout(deadline - start, (signal) => this.tryAcquireOrRenew(signal)))
-          lastRenewStart = start;
+        const renewed = await this.withTimeout(deadline - start, (signal) => this.tryAcquireOrRenew(signal));
+        this.maybeReportTransition();
+        if (renewed) lastRenewStart = start;
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- wake may abort during the awaited renewal; TS keeps the narrowing across awaits
         if (wake.signal.aborted) break;
       }
@@ -245,14 +281,20 @@ export class LeaderElector {
     // Graceful: the work drains first, so a standby never leads while this candidate still works.
     await work;
     this.stopLeading();
-    if (await this.releaseLease()) log?.info("released lease");
+    if (!this.shouldRelease()) log?.info("stopped leading; the lease expires after its duration");
+    else if (await this.releaseLease()) log?.info("released lease");
     else log?.warn("could not release lease; a standby takes over when it expires");
     if (failure) throw failure.error;
     return "released";
   }
 
+  private shouldRelease(): boolean {
+    return this.releaseRequested || this.options.releaseOnCancel === true;
+  }
+
   private stopLeading(): void {
     this.leading = false;
+    this.options.metric?.off(this.metricName);
     try {
       this.options.onStoppedLeading();
     } catch (error) {
@@ -344,6 +386,7 @@ export class LeaderElector {
         this.setObserved(
           await this.withTimeout(deadline - this.clock.now(), (signal) => this.lock.update({ ...lease, spec }, signal)),
         );
+        this.maybeReportTransition();
         return true;
       } catch (error) {
         this.debug("lease release failed", error);
@@ -361,16 +404,20 @@ export class LeaderElector {
   private setObserved(lease: Lease): void {
     this.observed = lease;
     this.observedTime = this.clock.now();
-    const holder = lease.spec?.holderIdentity ?? "";
-    if (holder !== this.reportedLeader) {
-      this.reportedLeader = holder;
-      if (holder !== "") {
-        try {
-          this.options.onNewLeader?.(holder);
-        } catch (error) {
-          this.options.logger?.error("onNewLeader threw", { error });
-        }
-      }
+  }
+
+  /**
+   * client-go's maybeReportTransition: once per attempt, so a takeover (GET shows the old holder, the update makes us
+   * the holder) reports only the outcome.
+   */
+  private maybeReportTransition(): void {
+    const holder = this.getLeader();
+    if (holder === this.reportedLeader) return;
+    this.reportedLeader = holder;
+    try {
+      this.options.onNewLeader?.(holder);
+    } catch (error) {
+      this.options.logger?.error("onNewLeader threw", { error });
     }
   }
 

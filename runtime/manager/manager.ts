@@ -9,6 +9,7 @@ import { parseBindAddress, type ManagerOptions } from "./options.js";
 import { metricsAuthorizer, type MetricsAuthOptions } from "./metrics-auth.js";
 import { readServingCert, selfSignedCert } from "./serving-cert.js";
 import type { Registry } from "prom-client";
+import { leaderElectionMetric } from "../metrics/leader-election.js";
 
 /** A controller as the manager runs it: a Runnable whose caches report when they have synced. */
 export interface ManagedController extends Runnable {
@@ -34,6 +35,11 @@ export interface ManagerConfig {
   leaseDurationMs?: number;
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
+  /**
+   * Empty the Lease once the controllers stopped so a standby leads at once (controller-runtime's
+   * LeaderElectionReleaseOnCancel). Default false; the generated main.ts sets it, as its process exits right after.
+   */
+  leaderElectionReleaseOnCancel?: boolean;
 }
 
 export interface Manager {
@@ -81,6 +87,8 @@ export async function startManager(controllers: readonly ManagedController[], co
         leaseDurationMs: config.leaseDurationMs,
         renewDeadlineMs: config.renewDeadlineMs,
         retryPeriodMs: config.retryPeriodMs,
+        releaseOnCancel: config.leaderElectionReleaseOnCancel ?? false,
+        metric: leaderElectionMetric(config.registry),
       }
     : undefined;
 

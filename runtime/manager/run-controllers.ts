@@ -1,8 +1,10 @@
 // Runs controllers until SIGINT or SIGTERM, then shuts them down gracefully: no new keys are taken, in-flight
-// reconciles finish (within gracefulShutdownTimeoutMs), the Lease is released, and runControllers resolves.
+// reconciles finish (within gracefulShutdownTimeoutMs), the Lease is released (releaseOnCancel), and runControllers
+// resolves.
 import type { KubeClient } from "../client/kube-client.js";
 import { fanOutSignal } from "../cache/fan-out-signal.js";
-import { LeaderElector } from "../leaderelection/leader-election.js";
+import { LeaderElector, type LeaderMetric } from "../leaderelection/leader-election.js";
+import { leaderElectionMetric } from "../metrics/leader-election.js";
 import type { Logger } from "../log/logger.js";
 
 export interface Runnable {
@@ -38,6 +40,13 @@ export interface LeaderElectionConfig {
   leaseDurationMs?: number;
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
+  /**
+   * Empty the Lease after the controllers stopped on SIGINT/SIGTERM/abort, so a standby leads at once. Default false,
+   * as controller-runtime's LeaderElectionReleaseOnCancel: safe only when the process exits right after.
+   */
+  releaseOnCancel?: boolean;
+  /** Default: leader_election_master_status in the crdgen registry. */
+  metric?: LeaderMetric;
   logger?: Logger;
 }
 
@@ -46,7 +55,7 @@ export interface RunControllersOptions {
   /**
    * When set, the controllers run only while this process holds the Lease. Losing it stops them and makes
    * runControllers reject ("leader election lost") so the process exits; SIGINT/SIGTERM stop them, then release the
-   * Lease.
+   * Lease if releaseOnCancel says so.
    */
   leaderElection?: LeaderElectionConfig;
   /**
@@ -80,6 +89,7 @@ export async function runControllers(controllers: Runnable[], options: RunContro
     }
     const elector = new LeaderElector({
       ...le,
+      metric: le.metric ?? leaderElectionMetric(),
       onStartedLeading: (signal) => runAll(controllers, signal, graceMs),
       onStoppedLeading: () => undefined,
     });

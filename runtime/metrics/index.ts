@@ -11,3 +11,4 @@ export {
   defaultMetricsProvider,
 } from "./provider.js";
 export * from "./prometheus.js";
+export { LEADER_ELECTION_MASTER_STATUS, type LeaderElectionMetric, leaderElectionMetric } from "./leader-election.js";

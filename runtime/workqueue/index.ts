@@ -4,8 +4,17 @@ export { type DelayingQueue, type DelayingQueueOptions, newDelayingQueue } from 
 export {
   type RateLimiter,
   ItemExponentialFailureRateLimiter,
+  ItemFastSlowRateLimiter,
   BucketRateLimiter,
   MaxOfRateLimiter,
+  WithMaxWaitRateLimiter,
   defaultControllerRateLimiter,
 } from "./rate-limiters.js";
 export { type RateLimitingQueue, type RateLimitingQueueOptions, newRateLimitingQueue } from "./rate-limiting-queue.js";
+export {
+  type AddOpts,
+  type PriorityQueue,
+  type PriorityQueueOptions,
+  LOW_PRIORITY,
+  newPriorityQueue,
+} from "./priority-queue.js";

@@ -38,6 +38,31 @@ export class ItemExponentialFailureRateLimiter<T> implements RateLimiter<T> {
   }
 }
 
+/** Per-item: fastDelayMs for the first maxFastAttempts requeues, slowDelayMs after that (until forget). */
+export class ItemFastSlowRateLimiter<T> implements RateLimiter<T> {
+  private readonly failures = new Map<T, number>();
+
+  constructor(
+    private readonly fastDelayMs: number,
+    private readonly slowDelayMs: number,
+    private readonly maxFastAttempts: number,
+  ) {}
+
+  when(item: T): number {
+    const failures = (this.failures.get(item) ?? 0) + 1;
+    this.failures.set(item, failures);
+    return failures <= this.maxFastAttempts ? this.fastDelayMs : this.slowDelayMs;
+  }
+
+  forget(item: T): void {
+    this.failures.delete(item);
+  }
+
+  numRequeues(item: T): number {
+    return this.failures.get(item) ?? 0;
+  }
+}
+
 /**
  * One token bucket shared by all items (golang.org/x/time/rate Reserve().Delay()): every call
  * takes a token, borrowing from the future when empty, and returns the wait until that token exists.
@@ -99,6 +124,26 @@ export class MaxOfRateLimiter<T> implements RateLimiter<T> {
     let max = 0;
     for (const limiter of this.limiters) max = Math.max(max, limiter.numRequeues(item));
     return max;
+  }
+}
+
+/** Wraps a limiter so that no delay exceeds maxDelayMs; counting and forgetting are the wrapped limiter's. */
+export class WithMaxWaitRateLimiter<T> implements RateLimiter<T> {
+  constructor(
+    private readonly limiter: RateLimiter<T>,
+    private readonly maxDelayMs: number,
+  ) {}
+
+  when(item: T): number {
+    return Math.min(this.limiter.when(item), this.maxDelayMs);
+  }
+
+  forget(item: T): void {
+    this.limiter.forget(item);
+  }
+
+  numRequeues(item: T): number {
+    return this.limiter.numRequeues(item);
   }
 }
 

@@ -38,6 +38,7 @@ try {
       leaseDurationMs: 3_000,
       renewDeadlineMs: 2_000,
       retryPeriodMs: 500,
+      releaseOnCancel: true,
     },
   });
   say("exit");

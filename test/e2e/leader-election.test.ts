@@ -50,6 +50,7 @@ function candidate(lease: string, identity: string, intervals: Interval[]) {
     leaseDurationMs: LEASE_MS,
     renewDeadlineMs: RENEW_MS,
     retryPeriodMs: RETRY_MS,
+    releaseOnCancel: true,
     onStartedLeading: () => void intervals.push({ who: identity, start: Date.now() }),
     onStoppedLeading: () => {
       const open = intervals.findLast((i) => i.who === identity && i.stop === undefined);

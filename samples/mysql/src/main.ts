@@ -23,9 +23,10 @@ const controllers =
 
 // Serves /metrics, /healthz and /readyz (ready once the caches synced); with --leader-elect the controllers run only
 // while this process holds the Lease. SIGINT/SIGTERM stop them gracefully: informers stop, in-flight reconciles finish,
-// the Lease is released, then the process exits.
+// the Lease is released, then the process exits. Releasing on cancel is safe here only because nothing outlives the
+// process once runManager returns: keep it so if you add work after it.
 try {
-  await runManager(controllers, { kube, options });
+  await runManager(controllers, { kube, options, leaderElectionReleaseOnCancel: true });
 } finally {
   kube.close();
 }

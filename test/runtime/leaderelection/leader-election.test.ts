@@ -4,7 +4,14 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ApiError } from "@crdgen/runtime";
 import { FakeClock } from "@crdgen/runtime/testing";
-import { LeaderElector, microTime, type Lease, type LeaseLock, type LeaseSpec } from "@crdgen/runtime/leaderelection";
+import {
+  LeaderElector,
+  microTime,
+  type Lease,
+  type LeaseLock,
+  type LeaseSpec,
+  type LeaderElectorOptions,
+} from "@crdgen/runtime/leaderelection";
 import { runControllers } from "@crdgen/runtime/manager";
 
 const formatMicroTime = (ms: number): string => microTime(new Date(ms));
@@ -77,7 +84,11 @@ function candidate(
   store: LeaseStore,
   clock: FakeClock,
   identity: string,
-  opts: { work?: (s: AbortSignal) => Promise<void>; lock?: ReturnType<LeaseStore["view"]> } = {},
+  opts: {
+    work?: (s: AbortSignal) => Promise<void>;
+    lock?: ReturnType<LeaseStore["view"]>;
+    releaseOnCancel?: boolean;
+  } = {},
 ): Candidate {
   const c = {
     lock: opts.lock ?? store.view(),
@@ -91,6 +102,7 @@ function candidate(
     identity,
     clock,
     jitterFactor: 0,
+    releaseOnCancel: opts.releaseOnCancel ?? false,
     onStartedLeading: (signal) => {
       c.leaderSignal = signal;
       c.events.push({ what: "start", at: clock.now() });
@@ -290,6 +302,7 @@ test("aborting the leader's signal drains its work, calls onStoppedLeading, then
   const store = new LeaseStore();
   let drained = false;
   const a = candidate(store, clock, "a", {
+    releaseOnCancel: true,
     work: (signal) =>
       new Promise<void>((resolve) =>
         signal.addEventListener("abort", () =>
@@ -342,10 +355,13 @@ test("release() empties the Lease with leaseDurationSeconds 1, like client-go's 
   assert.equal(a.leaderSignal?.aborted, true);
 });
 
-test("a failing onStartedLeading releases the Lease and makes run reject with its error", async () => {
+test("a failing onStartedLeading releases the Lease (releaseOnCancel) and makes run reject with its error", async () => {
   const clock = new FakeClock(START);
   const store = new LeaseStore();
-  const a = candidate(store, clock, "a", { work: () => Promise.reject(new Error("controller crashed")) });
+  const a = candidate(store, clock, "a", {
+    releaseOnCancel: true,
+    work: () => Promise.reject(new Error("controller crashed")),
+  });
   const outcome = assert.rejects(a.done, /controller crashed/);
   await advance(clock, 10);
   await outcome;
@@ -356,16 +372,20 @@ test("a failing onStartedLeading releases the Lease and makes run reject with it
   );
 });
 
+// client-go tools/leaderelection/leaderelection.go NewLeaderElector: its checks, in its order and words.
 test("options are validated as in client-go", () => {
   const base = { lock: new LeaseStore().view(), onStartedLeading: () => undefined, onStoppedLeading: () => undefined };
-  assert.throws(
-    () => new LeaderElector({ ...base, leaseDurationMs: 10_000, renewDeadlineMs: 10_000 }),
-    /leaseDurationMs must be greater/,
+  const invalid = (options: Partial<LeaderElectorOptions>, message: string) =>
+    assert.throws(() => new LeaderElector({ ...base, ...options }), { message: `LeaderElector: ${message}` });
+  invalid({ leaseDurationMs: 10_000, renewDeadlineMs: 10_000 }, "leaseDuration must be greater than renewDeadline");
+  invalid(
+    { renewDeadlineMs: 2_400, retryPeriodMs: 2_000 },
+    "renewDeadline must be greater than retryPeriod*JitterFactor",
   );
-  assert.throws(
-    () => new LeaderElector({ ...base, renewDeadlineMs: 2_000, retryPeriodMs: 2_000 }),
-    /1.2 × retryPeriodMs/,
-  );
+  invalid({ leaseDurationMs: 0, renewDeadlineMs: -1, retryPeriodMs: -2 }, "leaseDuration must be greater than zero");
+  invalid({ leaseDurationMs: 10, renewDeadlineMs: 0, retryPeriodMs: -1 }, "renewDeadline must be greater than zero");
+  invalid({ leaseDurationMs: 10, renewDeadlineMs: 5, retryPeriodMs: 0 }, "retryPeriod must be greater than zero");
+  invalid({ identity: "" }, "Lock identity is empty");
   assert.throws(
     () => new LeaderElector({ onStartedLeading: () => undefined, onStoppedLeading: () => undefined }),
     /either lock, or kube/,
@@ -412,6 +432,7 @@ test("stopping while the winning request is in flight hands the Lease back witho
     lock,
     identity: "a",
     clock,
+    releaseOnCancel: true,
     onStartedLeading: () => void (started = true),
     onStoppedLeading: () => undefined,
   });

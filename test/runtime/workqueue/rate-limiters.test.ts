@@ -4,8 +4,11 @@ import assert from "node:assert/strict";
 import {
   BucketRateLimiter,
   ItemExponentialFailureRateLimiter,
+  ItemFastSlowRateLimiter,
   MaxOfRateLimiter,
+  WithMaxWaitRateLimiter,
   defaultControllerRateLimiter,
+  type RateLimiter,
 } from "@crdgen/runtime/workqueue";
 import { FakeClock } from "@crdgen/runtime/testing";
 
@@ -81,4 +84,83 @@ test("default controller limiter is max(5 ms * 2^n up to 1000 s, 10 qps burst 10
   assert.deepEqual(first, [5, 10, 20, 40]);
   for (let i = 0; i < 100; i++) limiter.when(`ns/${i}`);
   assert.equal(limiter.when("ns/b"), 100);
+});
+
+// Port of client-go util/workqueue/default_rate_limiters_test.go TestItemFastSlowRateLimiter.
+test("fast-slow limiter: 3 fast retries at 5 ms, then 10 s; items counted apart; forget resets", () => {
+  const limiter = new ItemFastSlowRateLimiter<string>(5, 10_000, 3);
+  assert.equal(limiter.when("one"), 5);
+  assert.equal(limiter.when("one"), 5);
+  assert.equal(limiter.when("one"), 5);
+  assert.equal(limiter.when("one"), 10_000);
+  assert.equal(limiter.when("one"), 10_000);
+  assert.equal(limiter.numRequeues("one"), 5);
+
+  assert.equal(limiter.when("two"), 5);
+  assert.equal(limiter.when("two"), 5);
+  assert.equal(limiter.numRequeues("two"), 2);
+
+  limiter.forget("one");
+  assert.equal(limiter.numRequeues("one"), 0);
+  assert.equal(limiter.when("one"), 5);
+});
+
+// Port of client-go default_rate_limiters_test.go TestMaxOfRateLimiter (fast-slow combined with exponential).
+test("max-of a fast-slow and an exponential limiter", () => {
+  const limiter = new MaxOfRateLimiter<string>(
+    new ItemFastSlowRateLimiter<string>(5, 3000, 3),
+    new ItemExponentialFailureRateLimiter<string>(1, 1000),
+  );
+  assert.equal(limiter.when("one"), 5);
+  assert.equal(limiter.when("one"), 5);
+  assert.equal(limiter.when("one"), 5);
+  assert.equal(limiter.when("one"), 3000);
+  assert.equal(limiter.when("one"), 3000);
+  assert.equal(limiter.numRequeues("one"), 5);
+
+  assert.equal(limiter.when("two"), 5);
+  assert.equal(limiter.when("two"), 5);
+  assert.equal(limiter.numRequeues("two"), 2);
+
+  limiter.forget("one");
+  assert.equal(limiter.numRequeues("one"), 0);
+  assert.equal(limiter.when("one"), 5);
+});
+
+/** The upstream test's StepRateLimiter: baseDelayMs for the first `threshold` calls (any item), maxDelayMs after. */
+class StepRateLimiter implements RateLimiter<number> {
+  private count = 0;
+
+  constructor(
+    private readonly baseDelayMs: number,
+    private readonly maxDelayMs: number,
+    private readonly threshold: number,
+  ) {}
+
+  when(): number {
+    this.count += 1;
+    return this.count <= this.threshold ? this.baseDelayMs : this.maxDelayMs;
+  }
+
+  forget(): void {}
+
+  numRequeues(): number {
+    return 0;
+  }
+}
+
+// Port of client-go default_rate_limiters_test.go TestWithMaxWaitRateLimiter.
+test("with-max-wait limiter passes short delays through and caps long ones at the max wait", () => {
+  const limiter = new WithMaxWaitRateLimiter<number>(new StepRateLimiter(5, 1_000_000, 100), 500_000);
+  for (let i = 0; i < 100; i++) assert.equal(limiter.when(i), 5, `item ${i}`);
+  for (let i = 100; i < 200; i++) assert.equal(limiter.when(i), 500_000, `item ${i}`);
+});
+
+test("with-max-wait limiter delegates forget and numRequeues to the wrapped limiter", () => {
+  const limiter = new WithMaxWaitRateLimiter<string>(new ItemExponentialFailureRateLimiter<string>(5, 1_000_000), 20);
+  assert.deepEqual([limiter.when("a"), limiter.when("a"), limiter.when("a"), limiter.when("a")], [5, 10, 20, 20]);
+  assert.equal(limiter.numRequeues("a"), 4);
+  limiter.forget("a");
+  assert.equal(limiter.numRequeues("a"), 0);
+  assert.equal(limiter.when("a"), 5);
 });
