@@ -218,8 +218,8 @@ test("controller_runtime_* metrics: pre-initialised, then counted per result for
 // (controller_runtime_*: ReconcileTotal, ReconcileErrors, TerminalReconcileErrors, ReconcilePanics, ReconcileTimeouts,
 // ReconcileTime, WorkerCount, ActiveWorkers) and pkg/metrics/workqueue.go (workqueue_*: its Prometheus provider for
 // client-go's util/workqueue). The native-histogram settings there (NativeHistogramBucketFactor and the like) have no
-// text-format counterpart. leader_election_master_status (pkg/metrics/leaderelection.go) is left out: crdgen's
-// leader election records no metrics.
+// text-format counterpart. leader_election_master_status (pkg/metrics/leaderelection.go) is checked where the elector
+// records it (test/runtime/leaderelection/upstream.test.ts).
 interface UpstreamMetric {
   name: string;
   type: "counter" | "gauge" | "histogram";
