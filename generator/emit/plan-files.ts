@@ -130,6 +130,8 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
         // The runtime's subpaths, each imported as a namespace named for it (rt stays the root).
         rtCache: freeName("cache", taken),
         rtClient: freeName("client", taken),
+        rtValidation: freeName("validation", taken),
+        rtTesting: freeName("testing", taken),
         // The globals the templates use, through globalThis when the kind has their name (kind: Promise).
         promise: globalName("Promise", taken),
         object: globalName("Object", taken),
@@ -174,7 +176,7 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
       for (const artifact of artifacts) emit(artifact, options.render(artifact, data));
       if (isControllerVersion) emit("controller", options.render("controller", data));
       if (options.validationCode) {
-        const code = options.validationCode(crd, version, options.warnings ?? []);
+        const code = options.validationCode(crd, version, options.warnings ?? [], data.rtValidation);
         const validationData = {
           ...data,
           validationModule: `./${stem}.validation.js`,

@@ -104,7 +104,11 @@ export function countRules(node: StructuralNode): number {
  * TypeScript for the tree: `const` declarations for subtrees that occur more than once (Argo and Ray repeat the
  * PodSpec many times) and the expression of the root.
  */
-export function emitStructure(root: StructuralNode, prefix: string): { declarations: string; root: string } {
+export function emitStructure(
+  root: StructuralNode,
+  prefix: string,
+  nodeType: string,
+): { declarations: string; root: string } {
   const text = new Map<StructuralNode, string>();
   const counts = new Map<string, number>();
   const measure = (node: StructuralNode): string => {
@@ -130,7 +134,7 @@ export function emitStructure(root: StructuralNode, prefix: string): { declarati
         // says what it is with `satisfies`.
         const props = Object.entries(value as Record<string, StructuralNode>).map(([k, v]) => {
           const node = render(v);
-          const typed = k in Object.prototype && node.startsWith("{") ? `${node} satisfies StructuralNode` : node;
+          const typed = k in Object.prototype && node.startsWith("{") ? `${node} satisfies ${nodeType}` : node;
           return `${k === "__proto__" ? `["__proto__"]` : tsString(k)}: ${typed}`;
         });
         fields.push(`properties: { ${props.join(", ")} }`);
@@ -142,7 +146,7 @@ export function emitStructure(root: StructuralNode, prefix: string): { declarati
     if (!shared) return literal;
     const name = `${prefix}${names.size}`;
     names.set(json, name);
-    declarations.push(`const ${name}: StructuralNode = ${literal};`);
+    declarations.push(`const ${name}: ${nodeType} = ${literal};`);
     return name;
   };
   const rootExpression = render(root, true);

@@ -18,6 +18,8 @@ export function versionValidationCode(
   crd: CrdModel,
   version: VersionModel,
   warnings: SchemaWarning[],
+  /** The name the validation module imports @crdgen/runtime/validation as (a kind may be named StructuralNode). */
+  runtimeValidation = "validation",
 ): VersionValidationCode {
   const where = (schemaPath: string) => ({
     file: crd.source.file,
@@ -46,6 +48,10 @@ export function versionValidationCode(
       `--validation cannot compile the schema: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`,
     );
   }
-  const structure = emitStructure(structuralNode(version.openAPIV3Schema, uncheckedByNode(dropped)), "node");
+  const structure = emitStructure(
+    structuralNode(version.openAPIV3Schema, uncheckedByNode(dropped)),
+    "node",
+    `${runtimeValidation}.StructuralNode`,
+  );
   return { schemaValidatorCode, structureDeclarations: structure.declarations, structureRoot: structure.root };
 }

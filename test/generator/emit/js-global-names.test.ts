@@ -3,7 +3,7 @@
 // js-global-names fixture type-checks under strict (tsc -b compiles test/fixtures/schema/*/expected), and here it runs.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { FakeCluster, Indexer } from "@crdgen/runtime/testing";
@@ -103,4 +103,49 @@ test("with --validation and --hooks the output type-checks, and pruning keeps de
   assert.deepEqual(validation.validatePromise(object).errors, []);
   const invalid = validation.validatePromise({ ...object, spec: { ...spec, valueOf: "three" } });
   assert.equal(invalid.valid, false, "a wrong type under a prototype-named key is caught");
+});
+
+/** A CRD of `kind` with a prototype-named field and a subtree repeated often enough to be declared once. */
+function crdOf(kind: string): string {
+  const plural = `${kind.toLowerCase()}s`;
+  const limits = `{ type: object, properties: { cpuMillicores: { type: integer }, memoryMebibytes: { type: integer } } }`;
+  return `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: { name: ${plural}.runtime-names.fixtures.crdgen.dev }
+spec:
+  group: runtime-names.fixtures.crdgen.dev
+  names: { kind: ${kind}, plural: ${plural}, singular: ${kind.toLowerCase()} }
+  scope: Namespaced
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              properties:
+                constructor: { type: object, properties: { name: { type: string } } }
+                requests: ${limits}
+                limits: ${limits}
+                burst: ${limits}
+`;
+}
+
+test("kinds named like the runtime names generated modules import (StructuralNode, Indexer, FakeCluster) type-check", async () => {
+  const dir = path.join(scratch, "runtime-names");
+  const kinds = ["StructuralNode", "VersionValidation", "ValidateOptions", "Indexer", "FakeCluster"];
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, "crds.yaml"), kinds.map(crdOf).join("---\n"));
+  await generate({
+    inputs: [path.join(dir, "crds.yaml")],
+    outDir: path.join(dir, "generated"),
+    hooksDir: path.join(dir, "src"),
+    testsDir: path.join(dir, "test"),
+    validation: true,
+  });
+  const compiled = compileOutput(dir);
+  assert.equal(compiled.status, 0, `the generated operator compiles under strict TypeScript:\n${compiled.output}`);
 });
