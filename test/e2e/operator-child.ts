@@ -79,6 +79,8 @@ try {
             leaseDurationMs: 3_000,
             renewDeadlineMs: 2_000,
             retryPeriodMs: 500,
+            // As the generated main.ts: the process exits once runControllers returns, so SIGTERM frees the Lease.
+            releaseOnCancel: true,
           },
         }
       : {}),
