@@ -12,6 +12,37 @@ export interface KeyQueue {
   add(key: string): void;
 }
 
+/** A KeyQueue with priorities (workqueue's PriorityQueue; handler may not import workqueue). */
+interface PriorityKeyQueue extends KeyQueue {
+  addWithOpts(opts: { priority?: number }, ...keys: string[]): void;
+}
+
+/** controller-runtime handler.LowPriority, equal to workqueue's LOW_PRIORITY (a test holds them equal). */
+const LOW_PRIORITY = -100;
+
+function isPriorityQueue(queue: KeyQueue): queue is PriorityKeyQueue {
+  return typeof (queue as Partial<PriorityKeyQueue>).addWithOpts === "function";
+}
+
+/**
+ * controller-runtime's addToQueueCreate: on a priority queue, an add from the initial list (or a late handler's
+ * replay of the cache) goes in with low priority, so that live events overtake the startup backlog.
+ */
+function enqueueCreate(queue: KeyQueue, key: string, isInInitialList: boolean): void {
+  if (isPriorityQueue(queue)) queue.addWithOpts({ priority: isInInitialList ? LOW_PRIORITY : 0 }, key);
+  else queue.add(key);
+}
+
+/** controller-runtime's addToQueueUpdate: an update that leaves resourceVersion alone is a resync: low priority. */
+function enqueueUpdate(queue: KeyQueue, key: string, oldObj: KubernetesObject, newObj: KubernetesObject): void {
+  if (!isPriorityQueue(queue)) {
+    queue.add(key);
+    return;
+  }
+  const resync = oldObj.metadata?.resourceVersion === newObj.metadata?.resourceVersion;
+  queue.addWithOpts({ priority: resync ? LOW_PRIORITY : 0 }, key);
+}
+
 /**
  * controller-runtime's EnqueueRequestForObject: each event that passes `predicates` puts the object's namespace/name
  * key on the queue. The queue dedups keys, so a burst of events is one reconcile.
@@ -21,11 +52,13 @@ export function enqueueRequestForObject<T extends KubernetesObject>(
   predicates: Predicate<T>[] = [],
 ): ResourceEventHandler<T> {
   return {
-    addFunc: (obj) => {
-      if (predicates.every((p) => p.create?.(obj) ?? true)) queue.add(metaNamespaceKeyFunc(obj));
+    addFunc: (obj, isInInitialList) => {
+      if (predicates.every((p) => p.create?.(obj) ?? true))
+        enqueueCreate(queue, metaNamespaceKeyFunc(obj), isInInitialList);
     },
     updateFunc: (oldObj, newObj) => {
-      if (predicates.every((p) => p.update?.(oldObj, newObj) ?? true)) queue.add(metaNamespaceKeyFunc(newObj));
+      if (predicates.every((p) => p.update?.(oldObj, newObj) ?? true))
+        enqueueUpdate(queue, metaNamespaceKeyFunc(newObj), oldObj, newObj);
     },
     deleteFunc: (obj) => {
       if (predicates.every((p) => p.delete?.(obj) ?? true)) queue.add(metaNamespaceKeyFunc(obj));
@@ -69,11 +102,15 @@ export function enqueueRequestForOwner<T extends KubernetesObject>(
     return key;
   };
   return {
-    addFunc: (obj) => void enqueue(obj),
+    addFunc: (obj, isInInitialList) => {
+      const key = controllerOwnerKey(obj, ownerType);
+      if (key !== undefined) enqueueCreate(queue, key, isInInitialList);
+    },
     updateFunc: (oldObj, newObj) => {
-      const newKey = enqueue(newObj);
+      const newKey = controllerOwnerKey(newObj, ownerType);
       const oldKey = controllerOwnerKey(oldObj, ownerType);
-      if (oldKey !== undefined && oldKey !== newKey) queue.add(oldKey);
+      if (newKey !== undefined) enqueueUpdate(queue, newKey, oldObj, newObj);
+      if (oldKey !== undefined && oldKey !== newKey) enqueueUpdate(queue, oldKey, oldObj, newObj);
     },
     deleteFunc: (obj) => void enqueue(unwrapDeleted(obj)),
   };
@@ -97,8 +134,9 @@ export function enqueueRequestsFromMapFunc<T extends KubernetesObject>(
   mapToKeys: (obj: T) => string[],
 ): ResourceEventHandler<T> {
   return {
-    addFunc: (obj) => mapToKeys(obj).forEach((k) => queue.add(k)),
-    updateFunc: (oldObj, newObj) => new Set([...mapToKeys(oldObj), ...mapToKeys(newObj)]).forEach((k) => queue.add(k)),
+    addFunc: (obj, isInInitialList) => mapToKeys(obj).forEach((k) => enqueueCreate(queue, k, isInInitialList)),
+    updateFunc: (oldObj, newObj) =>
+      new Set([...mapToKeys(oldObj), ...mapToKeys(newObj)]).forEach((k) => enqueueUpdate(queue, k, oldObj, newObj)),
     deleteFunc: (obj) => mapToKeys(unwrapDeleted(obj)).forEach((k) => queue.add(k)),
   };
 }
