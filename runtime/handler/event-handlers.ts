@@ -9,38 +9,24 @@ import type { Predicate } from "./predicates.js";
 
 /** Something keys can be added to (a workqueue). */
 export interface KeyQueue {
-  add(key: string): void;
-}
-
-/** A KeyQueue with priorities (workqueue's PriorityQueue; handler may not import workqueue). */
-interface PriorityKeyQueue extends KeyQueue {
-  addWithOpts(opts: { priority?: number }, ...keys: string[]): void;
+  /** opts.priority: what a priority queue serves first (higher first); other queues ignore it. */
+  add(key: string, opts?: { priority?: number }): void;
 }
 
 /** controller-runtime handler.LowPriority, equal to workqueue's LOW_PRIORITY (a test holds them equal). */
 const LOW_PRIORITY = -100;
 
-function isPriorityQueue(queue: KeyQueue): queue is PriorityKeyQueue {
-  return typeof (queue as Partial<PriorityKeyQueue>).addWithOpts === "function";
-}
-
 /**
- * controller-runtime's addToQueueCreate: on a priority queue, an add from the initial list (or a late handler's
- * replay of the cache) goes in with low priority, so that live events overtake the startup backlog.
+ * controller-runtime's addToQueueCreate: an add from the initial list (or a late handler's replay of the cache) is
+ * low priority on a priority queue, so that live events overtake the startup backlog.
  */
-function enqueueCreate(queue: KeyQueue, key: string, isInInitialList: boolean): void {
-  if (isPriorityQueue(queue)) queue.addWithOpts({ priority: isInInitialList ? LOW_PRIORITY : 0 }, key);
-  else queue.add(key);
+function createPriority(isInInitialList: boolean): { priority: number } {
+  return { priority: isInInitialList ? LOW_PRIORITY : 0 };
 }
 
 /** controller-runtime's addToQueueUpdate: an update that leaves resourceVersion alone is a resync: low priority. */
-function enqueueUpdate(queue: KeyQueue, key: string, oldObj: KubernetesObject, newObj: KubernetesObject): void {
-  if (!isPriorityQueue(queue)) {
-    queue.add(key);
-    return;
-  }
-  const resync = oldObj.metadata?.resourceVersion === newObj.metadata?.resourceVersion;
-  queue.addWithOpts({ priority: resync ? LOW_PRIORITY : 0 }, key);
+function updatePriority(oldObj: KubernetesObject, newObj: KubernetesObject): { priority: number } {
+  return { priority: oldObj.metadata?.resourceVersion === newObj.metadata?.resourceVersion ? LOW_PRIORITY : 0 };
 }
 
 /**
@@ -54,11 +40,11 @@ export function enqueueRequestForObject<T extends KubernetesObject>(
   return {
     addFunc: (obj, isInInitialList) => {
       if (predicates.every((p) => p.create?.(obj) ?? true))
-        enqueueCreate(queue, metaNamespaceKeyFunc(obj), isInInitialList);
+        queue.add(metaNamespaceKeyFunc(obj), createPriority(isInInitialList));
     },
     updateFunc: (oldObj, newObj) => {
       if (predicates.every((p) => p.update?.(oldObj, newObj) ?? true))
-        enqueueUpdate(queue, metaNamespaceKeyFunc(newObj), oldObj, newObj);
+        queue.add(metaNamespaceKeyFunc(newObj), updatePriority(oldObj, newObj));
     },
     deleteFunc: (obj) => {
       if (predicates.every((p) => p.delete?.(obj) ?? true)) queue.add(metaNamespaceKeyFunc(obj));
@@ -96,21 +82,17 @@ export function enqueueRequestForOwner<T extends KubernetesObject>(
   queue: KeyQueue,
   ownerType: Pick<ResourceDescriptor, "group" | "kind" | "namespaced">,
 ): ResourceEventHandler<T> {
-  const enqueue = (child: KubernetesObject): string | undefined => {
+  const enqueue = (child: KubernetesObject, opts?: { priority: number }): string | undefined => {
     const key = controllerOwnerKey(child, ownerType);
-    if (key !== undefined) queue.add(key);
+    if (key !== undefined) queue.add(key, opts);
     return key;
   };
   return {
-    addFunc: (obj, isInInitialList) => {
-      const key = controllerOwnerKey(obj, ownerType);
-      if (key !== undefined) enqueueCreate(queue, key, isInInitialList);
-    },
+    addFunc: (obj, isInInitialList) => void enqueue(obj, createPriority(isInInitialList)),
     updateFunc: (oldObj, newObj) => {
-      const newKey = controllerOwnerKey(newObj, ownerType);
+      const newKey = enqueue(newObj, updatePriority(oldObj, newObj));
       const oldKey = controllerOwnerKey(oldObj, ownerType);
-      if (newKey !== undefined) enqueueUpdate(queue, newKey, oldObj, newObj);
-      if (oldKey !== undefined && oldKey !== newKey) enqueueUpdate(queue, oldKey, oldObj, newObj);
+      if (oldKey !== undefined && oldKey !== newKey) queue.add(oldKey, updatePriority(oldObj, newObj));
     },
     deleteFunc: (obj) => void enqueue(unwrapDeleted(obj)),
   };
@@ -134,9 +116,11 @@ export function enqueueRequestsFromMapFunc<T extends KubernetesObject>(
   mapToKeys: (obj: T) => string[],
 ): ResourceEventHandler<T> {
   return {
-    addFunc: (obj, isInInitialList) => mapToKeys(obj).forEach((k) => enqueueCreate(queue, k, isInInitialList)),
-    updateFunc: (oldObj, newObj) =>
-      new Set([...mapToKeys(oldObj), ...mapToKeys(newObj)]).forEach((k) => enqueueUpdate(queue, k, oldObj, newObj)),
+    addFunc: (obj, isInInitialList) => mapToKeys(obj).forEach((k) => queue.add(k, createPriority(isInInitialList))),
+    updateFunc: (oldObj, newObj) => {
+      const opts = updatePriority(oldObj, newObj);
+      new Set([...mapToKeys(oldObj), ...mapToKeys(newObj)]).forEach((k) => queue.add(k, opts));
+    },
     deleteFunc: (obj) => mapToKeys(unwrapDeleted(obj)).forEach((k) => queue.add(k)),
   };
 }

@@ -5,7 +5,7 @@ import { realClock, type Clock } from "../clock/clock.js";
 import { BinaryHeap } from "./binary-heap.js";
 import type { GetResult } from "./queue.js";
 import { defaultControllerRateLimiter, type RateLimiter } from "./rate-limiters.js";
-import type { RateLimitingQueue } from "./rate-limiting-queue.js";
+import type { DelayingQueue } from "./delaying-queue.js";
 
 /** controller-runtime handler.LowPriority: what the initial list's add events are queued with. */
 export const LOW_PRIORITY = -100;
@@ -20,7 +20,13 @@ export interface AddOpts {
   rateLimited?: boolean;
 }
 
-export interface PriorityQueue<T> extends RateLimitingQueue<T> {
+/** A RateLimitingQueue with priorities (spelled out here: rate-limiting-queue.ts creates this queue on request). */
+export interface PriorityQueue<T> extends DelayingQueue<T> {
+  addRateLimited(item: T): void;
+  forget(item: T): void;
+  numRequeues(item: T): number;
+  /** add with options: the handlers pass the event's priority this way (other queues take add(item) only). */
+  add(item: T, opts?: AddOpts): void;
   addWithOpts(opts: AddOpts, ...items: T[]): void;
   /** get() with the priority the item was handed out at. */
   getWithPriority(): Promise<GetResult<T> & { priority: number }>;
@@ -100,8 +106,8 @@ class BasicPriorityQueue<T> implements PriorityQueue<T> {
     this.serve();
   }
 
-  add(item: T): void {
-    this.addWithOpts({}, item);
+  add(item: T, opts: AddOpts = {}): void {
+    this.addWithOpts(opts, item);
   }
 
   addAfter(item: T, delayMs: number): void {

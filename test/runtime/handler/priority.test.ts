@@ -5,8 +5,13 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { KubernetesObject } from "@crdgen/runtime";
 import type { ResourceEventHandler } from "@crdgen/runtime/cache";
-import { enqueueRequestForObject, enqueueRequestForOwner, enqueueRequestsFromMapFunc } from "@crdgen/runtime/handler";
-import { LOW_PRIORITY } from "@crdgen/runtime/workqueue";
+import {
+  enqueueRequestForObject,
+  enqueueRequestForOwner,
+  enqueueRequestsFromMapFunc,
+  type KeyQueue,
+} from "@crdgen/runtime/handler";
+import { LOW_PRIORITY, newRateLimitingQueue } from "@crdgen/runtime/workqueue";
 
 const owner = { group: "apps", kind: "ReplicaSet", namespaced: true };
 
@@ -24,25 +29,28 @@ function pod(resourceVersion?: string): KubernetesObject {
   };
 }
 
-const handlers: Array<[string, (q: { add(key: string): void }) => ResourceEventHandler<KubernetesObject>]> = [
+const handlers: Array<[string, (q: KeyQueue) => ResourceEventHandler<KubernetesObject>]> = [
   ["enqueueRequestForObject", (q) => enqueueRequestForObject(q)],
   ["enqueueRequestForOwner", (q) => enqueueRequestForOwner(q, owner)],
   ["enqueueRequestsFromMapFunc", (q) => enqueueRequestsFromMapFunc(q, (o) => [`${o.metadata?.namespace}/my-pod`])],
 ];
 
-/** upstream fakePriorityQueue: records the options and items of addWithOpts; add() must not be called. */
+/** upstream fakePriorityQueue: records the options and items of each add (our AddWithOpts is add(key, opts)). */
 function fakePriorityQueue() {
-  const calls: Array<{ opts: { priority?: number }; keys: string[] }> = [];
-  return {
-    calls,
-    add: (key: string) => assert.fail(`add(${key}) called on a priority queue`),
-    addWithOpts: (opts: { priority?: number }, ...keys: string[]) => void calls.push({ opts, keys }),
-  };
+  const calls: Array<{ opts: { priority?: number } | undefined; keys: string[] }> = [];
+  return { calls, add: (key: string, opts?: { priority?: number }) => void calls.push({ opts, keys: [key] }) };
 }
 
+/** A queue without priorities: newRateLimitingQueue's add(item), which takes the key and nothing else. */
 function plainQueue() {
   const added: string[] = [];
-  return { added, add: (key: string) => void added.push(key) };
+  const queue = newRateLimitingQueue<string>();
+  const add = queue.add.bind(queue);
+  queue.add = (key: string) => {
+    added.push(key);
+    add(key);
+  };
+  return Object.assign(queue, { added });
 }
 
 for (const [name, make] of handlers) {
