@@ -11,6 +11,9 @@
 //   informer-client-node  client-node makeInformer over CustomObjectsApi.listNamespacedCustomObject
 //   list-floor            the same LIST (gzip) as raw HTTPS, bytes drained and not decoded: the API server's share
 //   controller            generated newMySQLClusterController with a no-op counting reconcile; 1 update per object
+//   live-update[-priority]  the same controller (1 worker, BENCH_RECONCILE_MS of simulated work per reconcile): one
+//                         object patched as soon as the cache has synced; time until that patch is reconciled,
+//                         without and with usePriorityQueue. BENCH_SCENARIO=priority-queue runs only these.
 // Results: a table on stdout, and bench/results/<date>.{json,md}.
 import { spawn } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -288,6 +291,97 @@ async function controllerRun(kubeconfigPath) {
   };
 }
 
+/**
+ * Time from a patch made right after the cache syncs until its reconcile, while the initial list's N keys are queued:
+ * with usePriorityQueue the live change goes ahead of them, without it waits behind them (1 worker, each reconcile
+ * BENCH_RECONCILE_MS of simulated work, default 1 ms).
+ */
+async function liveUpdateRun(kubeconfigPath, usePriorityQueue) {
+  const { HttpKubeClient } = await import("@crdgen/runtime/client");
+  const { newMySQLClusterController } = await import(
+    path.join(root, "dist/samples/mysql/generated/example.com/v1/index.js")
+  );
+  const workMs = Number(process.env["BENCH_RECONCILE_MS"] ?? 1);
+  const kube = HttpKubeClient.fromKubeConfig(await loadKubeConfig(kubeconfigPath));
+  const writer = HttpKubeClient.fromKubeConfig(await loadKubeConfig(kubeconfigPath));
+  const target = `${NAMESPACE}/${name(N - 1)}`; // last in the list: without priorities, last to be reconciled
+  let wantGeneration = Infinity;
+  let patchedAt;
+  let reconciledAt = 0;
+  let reconcilesBefore = -1;
+  let reconciles = 0;
+  const hooks = {
+    async reconcile(ctx, obj) {
+      reconciles++;
+      if (reconciledAt === 0 && ctx.key === target && (obj.metadata.generation ?? 0) >= wantGeneration) {
+        reconciledAt = performance.now();
+        reconcilesBefore = reconciles - 1;
+      }
+      if (workMs > 0) await new Promise((r) => setTimeout(r, workMs));
+    },
+  };
+  const controller = newMySQLClusterController(kube, hooks, { namespace: NAMESPACE, workers: 1, usePriorityQueue });
+  const abort = new AbortController();
+  const started = performance.now();
+  const running = controller.run(abort.signal);
+  await until(() => controller.hasSynced(), 300_000, "cache sync");
+  const syncMs = performance.now() - started;
+  patchedAt = performance.now();
+  const patched = await writer.request({
+    method: "PATCH",
+    path: `${collectionPath}/${name(N - 1)}`,
+    body: { spec: { replicas: 3 + Math.floor(Math.random() * 1000) } },
+    contentType: "application/merge-patch+json",
+  });
+  wantGeneration = patched.metadata.generation;
+  await until(() => reconciledAt > 0, 600_000, "the patched object reconciled");
+  const queuedAfter = controller.queue.len();
+  abort.abort();
+  await running;
+  kube.close();
+  writer.close();
+  return {
+    runtime: `crdgen controller${usePriorityQueue ? " (usePriorityQueue)" : ""}`,
+    workMs,
+    syncMs,
+    liveUpdateMs: reconciledAt - patchedAt,
+    reconcilesBefore,
+    queuedAfter,
+  };
+}
+
+async function priorityQueueScenario(kubeconfigPath) {
+  const runs = Number(process.env["BENCH_RUNS"] ?? 3);
+  const out = { plain: [], priority: [] };
+  for (let r = 1; r <= runs; r++) {
+    console.error(`live update, run ${r}/${runs} ...`);
+    out.plain.push(await child("live-update", kubeconfigPath));
+    out.priority.push(await child("live-update-priority", kubeconfigPath));
+  }
+  return out;
+}
+
+function priorityMarkdown(p) {
+  const median = (xs) => [...xs].sort((a, b) => a.liveUpdateMs - b.liveUpdateMs)[Math.floor(xs.length / 2)];
+  const row = (xs) => {
+    const m = median(xs);
+    const each = xs.map((x) => (x.liveUpdateMs / 1000).toFixed(3)).join(", ");
+    return `| ${m.runtime} | ${fmtMs(m.liveUpdateMs)} | ${m.reconcilesBefore.toLocaleString("en-US")} | ${each} |`;
+  };
+  return [
+    "## Controller: a live update right after start",
+    "",
+    "| runtime | time until the update is reconciled (median) | reconciles before it | each run (s) |",
+    "|---|---:|---:|---|",
+    row(p.plain),
+    row(p.priority),
+    "",
+    `One worker, ${p.plain[0].workMs} ms of simulated work per reconcile. The last object of the list is patched as soon as the cache has synced, while the initial list's keys are queued; ` +
+      "time runs from sending the patch until the reconciler sees the patched generation.",
+    "",
+  ].join("\n");
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Parent
 
@@ -363,6 +457,7 @@ function markdown(r) {
     `Initial sync and reconcile of all ${r.objects.toLocaleString("en-US")} objects took ${fmtMs(ctl.initialMs)} (${ctl.initialReconciles.toLocaleString("en-US")} reconciles). ` +
       `Then one merge patch per object (spec.replicas 1 → 2, concurrency ${r.concurrency}) from the same process; time runs from the first patch until the reconciler has seen each object's generation from its patch.`,
     "",
+    priorityMarkdown(r.priorityQueue),
     "## Targets",
     "",
     ...r.targets.map((t) => `- ${t.met ? "✅" : "❌"} ${t.name}: ${t.value}`),
@@ -404,6 +499,11 @@ async function parent() {
     kube.close();
     console.error(`created in ${fmtMs(createMs)}`);
 
+    if (process.env["BENCH_SCENARIO"] === "priority-queue") {
+      const md = priorityMarkdown(await priorityQueueScenario(plane.kubeconfigPath));
+      console.log(md);
+      return;
+    }
     // Informer runs are interleaved and repeated (BENCH_RUNS, default 5); the table shows each runtime's median run.
     const RUNS = Number(process.env["BENCH_RUNS"] ?? 5);
     const variants = [
@@ -433,6 +533,7 @@ async function parent() {
     }
     console.error("controller: crdgen ...");
     const controller = await child("controller", plane.kubeconfigPath);
+    const priorityQueue = await priorityQueueScenario(plane.kubeconfigPath);
 
     const c = informers.crdgen;
     const k = informers.clientNode;
@@ -458,6 +559,7 @@ async function parent() {
       informers,
       ratios: { heapPerObjectCrdgenOverClientNode: heapRatio, syncTimeCrdgenOverClientNode: syncRatio },
       controller,
+      priorityQueue,
       targets: [
         {
           name: "heap per object ≤ 0.5× client-node",
@@ -498,6 +600,8 @@ if (mode) {
     "informer-client-node": () => informerClientNode(kubeconfigPath),
     "list-floor": () => listFloor(kubeconfigPath),
     controller: () => controllerRun(kubeconfigPath),
+    "live-update": () => liveUpdateRun(kubeconfigPath, false),
+    "live-update-priority": () => liveUpdateRun(kubeconfigPath, true),
   }[mode];
   if (!run) throw new Error(`unknown child mode ${mode}`);
   const result = await run();

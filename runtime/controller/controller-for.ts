@@ -58,7 +58,7 @@ export function controllerFor<T extends KubernetesObject, Ctx extends ReconcileC
   // options.namespace narrows a namespaced kind's informer; a cluster-scoped kind has no namespace to narrow to.
   const namespace = resource.namespaced ? options.namespace : undefined;
   const { informer } = informerFactory.forResource<T>(kube, resource, { namespace, logger: options.logger });
-  const queue = newRateLimitingQueue<string>({ name });
+  const queue = newRateLimitingQueue<string>({ name, priorityQueue: options.usePriorityQueue });
 
   // Each event puts the object's namespace/name key on the queue. The queue dedups keys, so a burst of events is one
   // reconcile.

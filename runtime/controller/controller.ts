@@ -66,6 +66,12 @@ export interface ControllerOptions extends PrimaryWatchOptions {
    * Default: none, as controller-runtime's ReconciliationTimeout.
    */
   reconciliationTimeoutMs?: number;
+  /**
+   * controllerFor queues keys on a priority queue: adds from the initial list (and resyncs, updates that keep the
+   * resourceVersion) go in with LOW_PRIORITY, so a change made while the startup backlog drains is reconciled first.
+   * Default false, as controller-runtime's UsePriorityQueue when it came. A Controller built by hand uses its queue.
+   */
+  usePriorityQueue?: boolean;
 }
 
 /** controller-runtime's words when Start is called twice. */

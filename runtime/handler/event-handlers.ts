@@ -9,7 +9,24 @@ import type { Predicate } from "./predicates.js";
 
 /** Something keys can be added to (a workqueue). */
 export interface KeyQueue {
-  add(key: string): void;
+  /** opts.priority: what a priority queue serves first (higher first); other queues ignore it. */
+  add(key: string, opts?: { priority?: number }): void;
+}
+
+/** controller-runtime handler.LowPriority, equal to workqueue's LOW_PRIORITY (a test holds them equal). */
+const LOW_PRIORITY = -100;
+
+/**
+ * controller-runtime's addToQueueCreate: an add from the initial list (or a late handler's replay of the cache) is
+ * low priority on a priority queue, so that live events overtake the startup backlog.
+ */
+function createPriority(isInInitialList: boolean): { priority: number } {
+  return { priority: isInInitialList ? LOW_PRIORITY : 0 };
+}
+
+/** controller-runtime's addToQueueUpdate: an update that leaves resourceVersion alone is a resync: low priority. */
+function updatePriority(oldObj: KubernetesObject, newObj: KubernetesObject): { priority: number } {
+  return { priority: oldObj.metadata?.resourceVersion === newObj.metadata?.resourceVersion ? LOW_PRIORITY : 0 };
 }
 
 /**
@@ -21,11 +38,13 @@ export function enqueueRequestForObject<T extends KubernetesObject>(
   predicates: Predicate<T>[] = [],
 ): ResourceEventHandler<T> {
   return {
-    addFunc: (obj) => {
-      if (predicates.every((p) => p.create?.(obj) ?? true)) queue.add(metaNamespaceKeyFunc(obj));
+    addFunc: (obj, isInInitialList) => {
+      if (predicates.every((p) => p.create?.(obj) ?? true))
+        queue.add(metaNamespaceKeyFunc(obj), createPriority(isInInitialList));
     },
     updateFunc: (oldObj, newObj) => {
-      if (predicates.every((p) => p.update?.(oldObj, newObj) ?? true)) queue.add(metaNamespaceKeyFunc(newObj));
+      if (predicates.every((p) => p.update?.(oldObj, newObj) ?? true))
+        queue.add(metaNamespaceKeyFunc(newObj), updatePriority(oldObj, newObj));
     },
     deleteFunc: (obj) => {
       if (predicates.every((p) => p.delete?.(obj) ?? true)) queue.add(metaNamespaceKeyFunc(obj));
@@ -63,17 +82,17 @@ export function enqueueRequestForOwner<T extends KubernetesObject>(
   queue: KeyQueue,
   ownerType: Pick<ResourceDescriptor, "group" | "kind" | "namespaced">,
 ): ResourceEventHandler<T> {
-  const enqueue = (child: KubernetesObject): string | undefined => {
+  const enqueue = (child: KubernetesObject, opts?: { priority: number }): string | undefined => {
     const key = controllerOwnerKey(child, ownerType);
-    if (key !== undefined) queue.add(key);
+    if (key !== undefined) queue.add(key, opts);
     return key;
   };
   return {
-    addFunc: (obj) => void enqueue(obj),
+    addFunc: (obj, isInInitialList) => void enqueue(obj, createPriority(isInInitialList)),
     updateFunc: (oldObj, newObj) => {
-      const newKey = enqueue(newObj);
+      const newKey = enqueue(newObj, updatePriority(oldObj, newObj));
       const oldKey = controllerOwnerKey(oldObj, ownerType);
-      if (oldKey !== undefined && oldKey !== newKey) queue.add(oldKey);
+      if (oldKey !== undefined && oldKey !== newKey) queue.add(oldKey, updatePriority(oldObj, newObj));
     },
     deleteFunc: (obj) => void enqueue(unwrapDeleted(obj)),
   };
@@ -97,8 +116,11 @@ export function enqueueRequestsFromMapFunc<T extends KubernetesObject>(
   mapToKeys: (obj: T) => string[],
 ): ResourceEventHandler<T> {
   return {
-    addFunc: (obj) => mapToKeys(obj).forEach((k) => queue.add(k)),
-    updateFunc: (oldObj, newObj) => new Set([...mapToKeys(oldObj), ...mapToKeys(newObj)]).forEach((k) => queue.add(k)),
+    addFunc: (obj, isInInitialList) => mapToKeys(obj).forEach((k) => queue.add(k, createPriority(isInInitialList))),
+    updateFunc: (oldObj, newObj) => {
+      const opts = updatePriority(oldObj, newObj);
+      new Set([...mapToKeys(oldObj), ...mapToKeys(newObj)]).forEach((k) => queue.add(k, opts));
+    },
     deleteFunc: (obj) => mapToKeys(unwrapDeleted(obj)).forEach((k) => queue.add(k)),
   };
 }

@@ -2,9 +2,10 @@
 // highest priority first (FIFO within one priority), so live events overtake the initial list's adds (priority -100).
 
 import { realClock, type Clock } from "../clock/clock.js";
+import { BinaryHeap } from "./binary-heap.js";
 import type { GetResult } from "./queue.js";
 import { defaultControllerRateLimiter, type RateLimiter } from "./rate-limiters.js";
-import type { RateLimitingQueue } from "./rate-limiting-queue.js";
+import type { DelayingQueue } from "./delaying-queue.js";
 
 /** controller-runtime handler.LowPriority: what the initial list's add events are queued with. */
 export const LOW_PRIORITY = -100;
@@ -19,7 +20,13 @@ export interface AddOpts {
   rateLimited?: boolean;
 }
 
-export interface PriorityQueue<T> extends RateLimitingQueue<T> {
+/** A RateLimitingQueue with priorities (spelled out here: rate-limiting-queue.ts creates this queue on request). */
+export interface PriorityQueue<T> extends DelayingQueue<T> {
+  addRateLimited(item: T): void;
+  forget(item: T): void;
+  numRequeues(item: T): number;
+  /** add with options: the handlers pass the event's priority this way (other queues take add(item) only). */
+  add(item: T, opts?: AddOpts): void;
   addWithOpts(opts: AddOpts, ...items: T[]): void;
   /** get() with the priority the item was handed out at. */
   getWithPriority(): Promise<GetResult<T> & { priority: number }>;
@@ -30,24 +37,42 @@ export interface PriorityQueueOptions<T> {
   clock?: Clock;
 }
 
-interface Entry {
-  priority: number;
-  readyAt: number;
+interface Entry<T> {
+  readonly item: T;
+  readonly priority: number;
+  readonly readyAt: number;
   /** Insertion order: FIFO within one priority. */
-  seq: number;
-  timer?: unknown;
+  readonly seq: number;
+  /** Waiting for readyAt, ready to hand out, or parked while the item is being processed. */
+  state: "waiting" | "ready" | "parked";
 }
+
+/** Ready items: highest priority first, then oldest. */
+const readyFirst = <T>(a: Entry<T>, b: Entry<T>): boolean =>
+  a.priority !== b.priority ? a.priority > b.priority : a.seq < b.seq;
+/** Waiting items: earliest ready time first. */
+const dueFirst = <T>(a: Entry<T>, b: Entry<T>): boolean =>
+  a.readyAt !== b.readyAt ? a.readyAt < b.readyAt : a.seq < b.seq;
 
 class BasicPriorityQueue<T> implements PriorityQueue<T> {
   private readonly clock: Clock;
   private readonly rateLimiter: RateLimiter<T>;
-  /** Queued items (ready or waiting); an item being processed is here only if added again meanwhile. */
-  private readonly entries = new Map<T, Entry>();
+  /**
+   * The live entry of every queued item (waiting, ready or parked). An entry's keys never change: a re-add that
+   * raises the priority or moves the ready time earlier replaces it, and the heaps skip entries no longer live here.
+   */
+  private readonly entries = new Map<T, Entry<T>>();
+  private readonly ready = new BinaryHeap<Entry<T>>(readyFirst);
+  private readonly waiting = new BinaryHeap<Entry<T>>(dueFirst);
+  /** Live entries in `ready` (the heap also holds stale ones). */
+  private readyCount = 0;
   private readonly processing = new Set<T>();
   private readonly getters: Array<(r: GetResult<T> & { priority: number }) => void> = [];
   private drainWaiters: Array<() => void> = [];
   private seq = 0;
   private shutting = false;
+  /** One timer, for the earliest waiting entry. */
+  private timer: { handle: unknown; at: number } | undefined;
 
   constructor(options: PriorityQueueOptions<T>) {
     this.clock = options.clock ?? realClock;
@@ -61,27 +86,28 @@ class BasicPriorityQueue<T> implements PriorityQueue<T> {
       let delay = Math.max(0, opts.afterMs ?? 0);
       if (opts.rateLimited) delay = Math.max(delay, this.rateLimiter.when(item));
       const readyAt = this.clock.now() + delay;
-      const entry = this.entries.get(item);
-      if (entry === undefined) {
-        this.entries.set(item, { priority, readyAt, seq: this.seq++ });
-        this.schedule(item);
+      const existing = this.entries.get(item);
+      if (existing === undefined) {
+        this.place({ item, priority, readyAt, seq: this.seq++, state: "parked" });
         continue;
       }
-      if (priority > entry.priority) {
+      const raised = priority > existing.priority;
+      if (!raised && readyAt >= existing.readyAt) continue;
+      if (existing.state === "ready") this.readyCount--;
+      this.place({
+        item,
+        priority: Math.max(priority, existing.priority),
+        readyAt: Math.min(readyAt, existing.readyAt),
         // A raised priority queues the item behind those already at that priority (FIFO), as controller-runtime.
-        this.entries.delete(item);
-        this.entries.set(item, { ...entry, priority, seq: this.seq++ });
-      }
-      if (readyAt < entry.readyAt) {
-        this.entries.get(item)!.readyAt = readyAt;
-        this.schedule(item);
-      }
+        seq: raised ? this.seq++ : existing.seq,
+        state: "parked",
+      });
     }
     this.serve();
   }
 
-  add(item: T): void {
-    this.addWithOpts({}, item);
+  add(item: T, opts: AddOpts = {}): void {
+    this.addWithOpts(opts, item);
   }
 
   addAfter(item: T, delayMs: number): void {
@@ -102,10 +128,8 @@ class BasicPriorityQueue<T> implements PriorityQueue<T> {
 
   /** Ready items not being processed (controller-runtime's Len). */
   len(): number {
-    let n = 0;
-    const now = this.clock.now();
-    for (const [item, e] of this.entries) if (e.readyAt <= now && !this.processing.has(item)) n++;
-    return n;
+    this.promoteDue();
+    return this.readyCount;
   }
 
   async get(): Promise<GetResult<T>> {
@@ -123,13 +147,17 @@ class BasicPriorityQueue<T> implements PriorityQueue<T> {
 
   done(item: T): void {
     this.processing.delete(item);
+    // An item added again while it was processed waited, parked; now it may be handed out.
+    const parked = this.entries.get(item);
+    if (parked !== undefined) this.place(parked);
     if (this.processing.size === 0) for (const wake of this.drainWaiters.splice(0)) wake();
     this.serve();
   }
 
   shutDown(): void {
     this.shutting = true;
-    for (const e of this.entries.values()) this.clock.clearTimeout(e.timer);
+    this.clock.clearTimeout(this.timer?.handle);
+    this.timer = undefined;
     for (const wake of this.drainWaiters.splice(0)) wake();
     for (const resolve of this.getters.splice(0)) resolve({ item: undefined, shutdown: true, priority: 0 });
   }
@@ -144,39 +172,75 @@ class BasicPriorityQueue<T> implements PriorityQueue<T> {
     return this.shutting;
   }
 
-  /** The ready item to hand out: highest priority, then oldest; never one already being processed. */
-  private takeNext(): { item: T; priority: number } | undefined {
-    const now = this.clock.now();
-    let best: T | undefined;
-    let bestEntry: Entry | undefined;
-    for (const [item, e] of this.entries) {
-      if (e.readyAt > now || this.processing.has(item)) continue;
-      if (bestEntry === undefined || e.priority > bestEntry.priority) {
-        best = item;
-        bestEntry = e;
-      }
+  /** Makes entry the item's live entry, in the heap its ready time and the item's processing call for. */
+  private place(entry: Entry<T>): void {
+    this.entries.set(entry.item, entry);
+    if (this.processing.has(entry.item)) {
+      entry.state = "parked";
+    } else if (entry.readyAt <= this.clock.now()) {
+      entry.state = "ready";
+      this.ready.push(entry);
+      this.readyCount++;
+    } else {
+      entry.state = "waiting";
+      this.waiting.push(entry);
     }
-    if (bestEntry === undefined) return undefined;
-    this.entries.delete(best as T);
-    this.processing.add(best as T);
-    return { item: best as T, priority: bestEntry.priority };
+  }
+
+  private isLive(entry: Entry<T>, state: Entry<T>["state"]): boolean {
+    return entry.state === state && this.entries.get(entry.item) === entry;
+  }
+
+  /** Moves waiting entries whose time has come to the ready heap; drops stale ones on the way. */
+  private promoteDue(): void {
+    const now = this.clock.now();
+    for (let top = this.waiting.peek(); top !== undefined; top = this.waiting.peek()) {
+      if (this.isLive(top, "waiting")) {
+        if (top.readyAt > now) return;
+        this.place(top);
+      }
+      this.waiting.pop();
+    }
+  }
+
+  /** The ready item to hand out: highest priority, then oldest; never one already being processed. */
+  private takeNext(): Entry<T> | undefined {
+    this.promoteDue();
+    for (let top = this.ready.pop(); top !== undefined; top = this.ready.pop()) {
+      if (!this.isLive(top, "ready")) continue;
+      this.entries.delete(top.item);
+      this.readyCount--;
+      this.processing.add(top.item);
+      return top;
+    }
+    return undefined;
   }
 
   private serve(): void {
+    this.promoteDue();
     while (this.getters.length > 0) {
       const next = this.takeNext();
-      if (next === undefined) return;
+      if (next === undefined) break;
       this.getters.shift()!({ item: next.item, shutdown: false, priority: next.priority });
     }
+    this.armTimer();
   }
 
-  /** Wakes the getters when a waiting item becomes ready. */
-  private schedule(item: T): void {
-    const entry = this.entries.get(item)!;
-    this.clock.clearTimeout(entry.timer);
-    entry.timer = undefined;
-    const wait = entry.readyAt - this.clock.now();
-    if (wait > 0) entry.timer = this.clock.setTimeout(() => this.serve(), wait);
+  /** Keeps one timer set for the earliest waiting entry, to hand it out when it becomes ready. */
+  private armTimer(): void {
+    if (this.shutting) return;
+    // Only stale entries are dropped here: one that fell due meanwhile gets a timer of 0, so serve() hands it out.
+    while (this.waiting.size > 0 && !this.isLive(this.waiting.peek()!, "waiting")) this.waiting.pop();
+    const next = this.waiting.peek();
+    if (next?.readyAt === this.timer?.at) return;
+    this.clock.clearTimeout(this.timer?.handle);
+    this.timer = undefined;
+    if (next === undefined) return;
+    const handle = this.clock.setTimeout(() => {
+      this.timer = undefined;
+      this.serve();
+    }, next.readyAt - this.clock.now());
+    this.timer = { handle, at: next.readyAt };
   }
 }
 

@@ -4,6 +4,7 @@
 import type { Clock } from "../clock/clock.js";
 import { BasicDelayingQueue, type DelayingQueue } from "./delaying-queue.js";
 import type { MetricsProvider } from "../metrics/provider.js";
+import { newPriorityQueue } from "./priority-queue.js";
 import { defaultControllerRateLimiter, type RateLimiter } from "./rate-limiters.js";
 
 export interface RateLimitingQueue<T> extends DelayingQueue<T> {
@@ -23,6 +24,11 @@ export interface RateLimitingQueueOptions<T> {
   /** Defaults to defaultControllerRateLimiter on the same clock. */
   rateLimiter?: RateLimiter<T>;
   clock?: Clock;
+  /**
+   * controller-runtime's UsePriorityQueue: a priority queue (newPriorityQueue) instead, which serves the keys that
+   * handlers add with a higher priority first; it records no workqueue metrics yet.
+   */
+  priorityQueue?: boolean;
 }
 
 class BasicRateLimitingQueue<T> extends BasicDelayingQueue<T> implements RateLimitingQueue<T> {
@@ -48,5 +54,6 @@ class BasicRateLimitingQueue<T> extends BasicDelayingQueue<T> implements RateLim
 
 /** A rate-limited work queue (client-go workqueue.NewRateLimitingQueueWithConfig). */
 export function newRateLimitingQueue<T>(options: RateLimitingQueueOptions<T> = {}): RateLimitingQueue<T> {
-  return new BasicRateLimitingQueue<T>(options);
+  if (!options.priorityQueue) return new BasicRateLimitingQueue<T>(options);
+  return newPriorityQueue<T>({ rateLimiter: options.rateLimiter, clock: options.clock });
 }

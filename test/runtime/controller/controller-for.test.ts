@@ -108,3 +108,48 @@ test("controllerFor merges the hooks' owns and watches with the options' (one in
   existing("v1", "configmaps", { namespace: "ns", labelSelector: "app=db" });
   existing("example.com/v1", "things", { namespace: "ns" });
 });
+
+/**
+ * Ten objects exist before start; the first reconcile (t0) holds the only worker until t9 has been changed, then the
+ * order of the remaining reconciles shows whether the live update overtook the initial list's keys.
+ */
+async function orderAfterLiveUpdate(usePriorityQueue: boolean): Promise<string[]> {
+  const names = Array.from({ length: 10 }, (_, i) => `t${i}`);
+  const seen: string[] = [];
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const { cluster, controller, run, stop } = setup(
+    {
+      reconcile: async (ctx) => {
+        seen.push(ctx.name);
+        if (seen.length === 1) await gate;
+      },
+    },
+    { usePriorityQueue, workers: 1 },
+  );
+  for (const name of names) cluster.create(things, "ns", thing(name));
+  // Count the keys the informer's handler puts on the queue.
+  let queued = 0;
+  const add = controller.queue.add.bind(controller.queue);
+  controller.queue.add = (...args: Parameters<typeof add>) => {
+    queued++;
+    add(...args);
+  };
+  const running = run();
+  await until(() => seen.length === 1 && queued === names.length, "the initial list queued, t0 being reconciled");
+  cluster.update(things, "ns", { ...cluster.get(things, "ns", "t9"), spec: { n: 1 } } as Obj);
+  await until(() => queued === names.length + 1, "the update of t9 queued");
+  release();
+  await until(() => seen.length === names.length, "every key reconciled");
+  stop.abort();
+  await running;
+  return seen;
+}
+
+test("usePriorityQueue: an update arriving while initial-list keys are still queued is reconciled before them", async () => {
+  assert.deepEqual(await orderAfterLiveUpdate(true), ["t0", "t9", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8"]);
+});
+
+test("without usePriorityQueue the same update waits behind the initial list's keys", async () => {
+  assert.deepEqual(await orderAfterLiveUpdate(false), ["t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9"]);
+});

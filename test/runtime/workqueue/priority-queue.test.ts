@@ -3,7 +3,7 @@
 // records no workqueue metrics yet).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { newPriorityQueue, ItemExponentialFailureRateLimiter } from "@crdgen/runtime/workqueue";
+import { newPriorityQueue, ItemExponentialFailureRateLimiter, LOW_PRIORITY } from "@crdgen/runtime/workqueue";
 import { FakeClock } from "@crdgen/runtime/testing";
 
 const HOUR = 3_600_000;
@@ -140,4 +140,38 @@ test("priorityqueue: rate-limited adds wait as long as the rate limiter says", a
   clock.step(1);
   assert.equal(q.len(), 1);
   assert.equal(q.numRequeues("foo"), 2);
+});
+
+// Not an upstream case: the heap against a plain sort, with 10,000 items of mixed priorities, delays and re-adds.
+test("priorityqueue: 10,000 items come out by priority, then insertion order, once each", async () => {
+  const clock = new FakeClock();
+  const q = newQueue(clock);
+  const expected = new Map<string, { priority: number; seq: number }>();
+  let seq = 0;
+  for (let i = 0; i < 10_000; i++) {
+    const item = `item-${i % 7_000}`;
+    const priority = (i * 7919) % 11 === 0 ? LOW_PRIORITY : ((i * 31) % 5) - 2;
+    const known = expected.get(item);
+    // A re-add keeps the higher priority and, when it raises it, goes behind that priority's queue.
+    if (known === undefined || priority > known.priority) expected.set(item, { priority, seq: seq++ });
+    q.addWithOpts({ priority, afterMs: i % 3 === 0 ? 1_000 : 0 }, item);
+  }
+  clock.step(1_000);
+  assert.equal(q.len(), expected.size);
+  const order = [...expected].sort(([, a], [, b]) => b.priority - a.priority || a.seq - b.seq);
+  for (const [item, { priority }] of order) {
+    assert.deepEqual(await q.getWithPriority(), { item, priority, shutdown: false });
+    q.done(item);
+  }
+  assert.equal(q.len(), 0);
+});
+
+test("priorityqueue: a waiting item is handed to a blocked get() when its time comes (real clock)", async () => {
+  const q = newPriorityQueue<string>();
+  const got = q.get();
+  q.addWithOpts({ afterMs: HOUR, priority: 1 }, "later");
+  q.addWithOpts({ afterMs: 5 }, "sooner");
+  assert.deepEqual(await got, { item: "sooner", shutdown: false });
+  assert.equal(q.len(), 0, "the other item still waits");
+  q.shutDown();
 });
