@@ -153,9 +153,11 @@ export abstract class QueueControllerLinker extends WorkerLinker {
     const ctor = this.queueCalls.get(queueId);
     if (!ctor) return undefined;
     for (const fnId of this.fnsAt(ctor.callee)) {
-      // The constructor's result: the own queue type whose value it returns.
-      for (const v of this.pts.valuesOf(`${fnId}#ret`))
-        if (v.startsWith("o|") && this.queueTypes.has(v.slice(2))) return this.queueTypes.get(v.slice(2));
+      // The constructor's result: the own queue type whose value it returns, unless it may also return an object of
+      // another type (a library-style constructor with an optional variant is described by its own name).
+      const objects = [...this.pts.valuesOf(`${fnId}#ret`)].filter((v) => v.startsWith("o|"));
+      const own = objects.filter((v) => this.queueTypes.has(v.slice(2)));
+      if (own.length > 0 && own.length === objects.length) return this.queueTypes.get(own[0]!.slice(2));
     }
     for (const v of this.pts.valuesOf(ctor.callee))
       if (v.startsWith("c|") && this.queueTypes.has(v.slice(2))) return this.queueTypes.get(v.slice(2));
