@@ -326,11 +326,13 @@ async function liveUpdateRun(kubeconfigPath, usePriorityQueue) {
   const running = controller.run(abort.signal);
   await until(() => controller.hasSynced(), 300_000, "cache sync");
   const syncMs = performance.now() - started;
+  // A replicas value other than the current one (the CRD allows 0-9), so every run makes a new generation.
+  const current = await writer.request({ method: "GET", path: `${collectionPath}/${name(N - 1)}` });
   patchedAt = performance.now();
   const patched = await writer.request({
     method: "PATCH",
     path: `${collectionPath}/${name(N - 1)}`,
-    body: { spec: { replicas: 3 + Math.floor(Math.random() * 1000) } },
+    body: { spec: { replicas: current.spec.replicas === 5 ? 6 : 5 } },
     contentType: "application/merge-patch+json",
   });
   wantGeneration = patched.metadata.generation;
