@@ -6,28 +6,7 @@ import type { ResourceEventHandler } from "../cache/informer.js";
 import { metaNamespaceKeyFunc, objectKey, unwrapDeleted } from "../cache/keys.js";
 import { controllerOf } from "../meta/owner-references.js";
 import type { Predicate } from "./predicates.js";
-
-/** Something keys can be added to (a workqueue). */
-export interface KeyQueue {
-  /** opts.priority: what a priority queue serves first (higher first); other queues ignore it. */
-  add(key: string, opts?: { priority?: number }): void;
-}
-
-/** controller-runtime handler.LowPriority, equal to workqueue's LOW_PRIORITY (a test holds them equal). */
-const LOW_PRIORITY = -100;
-
-/**
- * controller-runtime's addToQueueCreate: an add from the initial list (or a late handler's replay of the cache) is
- * low priority on a priority queue, so that live events overtake the startup backlog.
- */
-function createPriority(isInInitialList: boolean): { priority: number } {
-  return { priority: isInInitialList ? LOW_PRIORITY : 0 };
-}
-
-/** controller-runtime's addToQueueUpdate: an update that leaves resourceVersion alone is a resync: low priority. */
-function updatePriority(oldObj: KubernetesObject, newObj: KubernetesObject): { priority: number } {
-  return { priority: oldObj.metadata?.resourceVersion === newObj.metadata?.resourceVersion ? LOW_PRIORITY : 0 };
-}
+import { createPriority, updatePriority, withDefaultPriority, type KeyQueue } from "./queue-priority.js";
 
 /**
  * controller-runtime's EnqueueRequestForObject: each event that passes `predicates` puts the object's namespace/name
@@ -40,11 +19,11 @@ export function enqueueRequestForObject<T extends KubernetesObject>(
   return {
     addFunc: (obj, isInInitialList) => {
       if (predicates.every((p) => p.create?.(obj) ?? true))
-        queue.add(metaNamespaceKeyFunc(obj), createPriority(isInInitialList));
+        withDefaultPriority(queue, createPriority(isInInitialList)).add(metaNamespaceKeyFunc(obj));
     },
     updateFunc: (oldObj, newObj) => {
       if (predicates.every((p) => p.update?.(oldObj, newObj) ?? true))
-        queue.add(metaNamespaceKeyFunc(newObj), updatePriority(oldObj, newObj));
+        withDefaultPriority(queue, updatePriority(oldObj, newObj)).add(metaNamespaceKeyFunc(newObj));
     },
     deleteFunc: (obj) => {
       if (predicates.every((p) => p.delete?.(obj) ?? true)) queue.add(metaNamespaceKeyFunc(obj));
@@ -82,19 +61,15 @@ export function enqueueRequestForOwner<T extends KubernetesObject>(
   queue: KeyQueue,
   ownerType: Pick<ResourceDescriptor, "group" | "kind" | "namespaced">,
 ): ResourceEventHandler<T> {
-  const enqueue = (child: KubernetesObject, opts?: { priority: number }): string | undefined => {
-    const key = controllerOwnerKey(child, ownerType);
-    if (key !== undefined) queue.add(key, opts);
-    return key;
+  const enqueue = (to: KeyQueue, children: KubernetesObject[]): void => {
+    const keys = children.map((child) => controllerOwnerKey(child, ownerType)).filter((k) => k !== undefined);
+    new Set(keys).forEach((key) => to.add(key));
   };
   return {
-    addFunc: (obj, isInInitialList) => void enqueue(obj, createPriority(isInInitialList)),
-    updateFunc: (oldObj, newObj) => {
-      const newKey = enqueue(newObj, updatePriority(oldObj, newObj));
-      const oldKey = controllerOwnerKey(oldObj, ownerType);
-      if (oldKey !== undefined && oldKey !== newKey) queue.add(oldKey, updatePriority(oldObj, newObj));
-    },
-    deleteFunc: (obj) => void enqueue(unwrapDeleted(obj)),
+    addFunc: (obj, isInInitialList) => enqueue(withDefaultPriority(queue, createPriority(isInInitialList)), [obj]),
+    updateFunc: (oldObj, newObj) =>
+      enqueue(withDefaultPriority(queue, updatePriority(oldObj, newObj)), [newObj, oldObj]),
+    deleteFunc: (obj) => enqueue(queue, [unwrapDeleted(obj)]),
   };
 }
 
@@ -116,10 +91,13 @@ export function enqueueRequestsFromMapFunc<T extends KubernetesObject>(
   mapToKeys: (obj: T) => string[],
 ): ResourceEventHandler<T> {
   return {
-    addFunc: (obj, isInInitialList) => mapToKeys(obj).forEach((k) => queue.add(k, createPriority(isInInitialList))),
+    addFunc: (obj, isInInitialList) => {
+      const to = withDefaultPriority(queue, createPriority(isInInitialList));
+      mapToKeys(obj).forEach((k) => to.add(k));
+    },
     updateFunc: (oldObj, newObj) => {
-      const opts = updatePriority(oldObj, newObj);
-      new Set([...mapToKeys(oldObj), ...mapToKeys(newObj)]).forEach((k) => queue.add(k, opts));
+      const to = withDefaultPriority(queue, updatePriority(oldObj, newObj));
+      new Set([...mapToKeys(oldObj), ...mapToKeys(newObj)]).forEach((k) => to.add(k));
     },
     deleteFunc: (obj) => mapToKeys(unwrapDeleted(obj)).forEach((k) => queue.add(k)),
   };

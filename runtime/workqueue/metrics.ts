@@ -4,6 +4,7 @@
 import { realClock, type Clock } from "../clock/clock.js";
 import {
   defaultMetricsProvider,
+  type DepthMetricWithPriority,
   noopMetricsProvider,
   type CounterMetric,
   type GaugeMetric,
@@ -17,7 +18,7 @@ export const UNFINISHED_WORK_UPDATE_PERIOD_MS = 500;
 
 /** The queue's side of the metrics: timestamps per item (client-go defaultQueueMetrics). */
 export class QueueMetrics<T> {
-  private readonly depth: GaugeMetric;
+  private readonly depth: DepthMetricWithPriority;
   private readonly adds: CounterMetric;
   private readonly latency: HistogramMetric;
   private readonly workDuration: HistogramMetric;
@@ -29,8 +30,11 @@ export class QueueMetrics<T> {
   private readonly now: () => number;
   private ticker: ReturnType<typeof setInterval> | undefined;
 
-  constructor(name: string, provider: MetricsProvider, clock: Clock = realClock) {
-    this.depth = provider.newDepthMetric(name);
+  /** withPriority: the depth gauge is labelled by priority (a priority queue), when the provider can do so. */
+  constructor(name: string, provider: MetricsProvider, clock: Clock = realClock, withPriority = false) {
+    this.depth =
+      (withPriority ? provider.newDepthMetricWithPriority?.(name) : undefined) ??
+      ignorePriority(provider.newDepthMetric(name));
     this.adds = provider.newAddsMetric(name);
     this.latency = provider.newLatencyMetric(name);
     this.workDuration = provider.newWorkDurationMetric(name);
@@ -41,15 +45,15 @@ export class QueueMetrics<T> {
     this.now = clock === realClock ? () => performance.now() : () => clock.now();
   }
 
-  add(item: T): void {
+  add(item: T, priority = 0): void {
     this.adds.inc();
-    this.depth.inc();
+    this.depth.inc(priority);
     if (!this.addTimes.has(item)) this.addTimes.set(item, this.now());
   }
 
-  get(item: T): void {
+  get(item: T, priority = 0): void {
     const now = this.now();
-    this.depth.dec();
+    this.depth.dec(priority);
     const added = this.addTimes.get(item);
     if (added !== undefined) {
       this.latency.observe((now - added) / 1000);
@@ -67,6 +71,12 @@ export class QueueMetrics<T> {
     }
     this.updateUnfinishedWork();
     if (this.processingStartTimes.size === 0) this.stopTicker();
+  }
+
+  /** A queued item's priority was raised (controller-runtime's updateDepthWithPriorityMetric). */
+  updateDepthWithPriority(oldPriority: number, newPriority: number): void {
+    this.depth.dec(oldPriority);
+    this.depth.inc(newPriority);
   }
 
   retry(): void {
@@ -105,14 +115,23 @@ export class QueueMetrics<T> {
   }
 }
 
-/** Queue metrics for `name` from `provider` (default: the global provider); undefined (no metrics) for an unnamed queue, as client-go. */
+/** A depth gauge without priorities, as one with them (controller-runtime wraps a plain provider's gauge this way). */
+function ignorePriority(depth: GaugeMetric): DepthMetricWithPriority {
+  return { inc: () => depth.inc(), dec: () => depth.dec() };
+}
+
+/**
+ * Queue metrics for `name` from `provider` (default: the global provider); undefined (no metrics) for an unnamed
+ * queue, as client-go. withPriority: for a priority queue (depth per priority).
+ */
 export function queueMetricsFor<T>(
   name: string | undefined,
   provider: MetricsProvider | undefined,
   clock?: Clock,
+  withPriority = false,
 ): QueueMetrics<T> | undefined {
   if (!name) return undefined;
   const p = provider ?? defaultMetricsProvider();
   if (p === noopMetricsProvider) return undefined;
-  return new QueueMetrics<T>(name, p, clock);
+  return new QueueMetrics<T>(name, p, clock, withPriority);
 }

@@ -2,10 +2,12 @@
 // highest priority first (FIFO within one priority), so live events overtake the initial list's adds (priority -100).
 
 import { realClock, type Clock } from "../clock/clock.js";
-import { BinaryHeap } from "./binary-heap.js";
+import { Heap } from "heap-js";
 import type { GetResult } from "./queue.js";
 import { defaultControllerRateLimiter, type RateLimiter } from "./rate-limiters.js";
 import type { DelayingQueue } from "./delaying-queue.js";
+import type { MetricsProvider } from "../metrics/provider.js";
+import { queueMetricsFor, type QueueMetrics } from "./metrics.js";
 
 /** controller-runtime handler.LowPriority: what the initial list's add events are queued with. */
 export const LOW_PRIORITY = -100;
@@ -16,7 +18,7 @@ export interface AddOpts {
   priority?: number;
   /** Delay before the item is ready; a queued item only ever moves earlier. */
   afterMs?: number;
-  /** Delay by the rate limiter (after takes precedence when longer, as controller-runtime takes the max). */
+  /** Delay by the rate limiter; with afterMs too, the shorter of the two (as controller-runtime). */
   rateLimited?: boolean;
 }
 
@@ -33,6 +35,10 @@ export interface PriorityQueue<T> extends DelayingQueue<T> {
 }
 
 export interface PriorityQueueOptions<T> {
+  /** Names the queue's metrics (label `name`); an unnamed queue records none, as client-go. */
+  name?: string;
+  /** Where metrics go; default: the provider set by setDefaultMetricsProvider. Depth is labelled by priority. */
+  metricsProvider?: MetricsProvider;
   rateLimiter?: RateLimiter<T>;
   clock?: Clock;
 }
@@ -45,25 +51,26 @@ interface Entry<T> {
   readonly seq: number;
   /** Waiting for readyAt, ready to hand out, or parked while the item is being processed. */
   state: "waiting" | "ready" | "parked";
+  /** Counted in the depth and adds metrics: it was added without delay, or its delay has passed. */
+  counted: boolean;
 }
 
 /** Ready items: highest priority first, then oldest. */
-const readyFirst = <T>(a: Entry<T>, b: Entry<T>): boolean =>
-  a.priority !== b.priority ? a.priority > b.priority : a.seq < b.seq;
+const readyFirst = <T>(a: Entry<T>, b: Entry<T>): number => b.priority - a.priority || a.seq - b.seq;
 /** Waiting items: earliest ready time first. */
-const dueFirst = <T>(a: Entry<T>, b: Entry<T>): boolean =>
-  a.readyAt !== b.readyAt ? a.readyAt < b.readyAt : a.seq < b.seq;
+const dueFirst = <T>(a: Entry<T>, b: Entry<T>): number => a.readyAt - b.readyAt || a.seq - b.seq;
 
 class BasicPriorityQueue<T> implements PriorityQueue<T> {
   private readonly clock: Clock;
   private readonly rateLimiter: RateLimiter<T>;
+  private readonly metrics: QueueMetrics<T> | undefined;
   /**
    * The live entry of every queued item (waiting, ready or parked). An entry's keys never change: a re-add that
    * raises the priority or moves the ready time earlier replaces it, and the heaps skip entries no longer live here.
    */
   private readonly entries = new Map<T, Entry<T>>();
-  private readonly ready = new BinaryHeap<Entry<T>>(readyFirst);
-  private readonly waiting = new BinaryHeap<Entry<T>>(dueFirst);
+  private readonly ready = new Heap<Entry<T>>(readyFirst);
+  private readonly waiting = new Heap<Entry<T>>(dueFirst);
   /** Live entries in `ready` (the heap also holds stale ones). */
   private readyCount = 0;
   private readonly processing = new Set<T>();
@@ -77,23 +84,29 @@ class BasicPriorityQueue<T> implements PriorityQueue<T> {
   constructor(options: PriorityQueueOptions<T>) {
     this.clock = options.clock ?? realClock;
     this.rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter<T>(this.clock);
+    this.metrics = queueMetricsFor<T>(options.name, options.metricsProvider, options.clock, true);
   }
 
   addWithOpts(opts: AddOpts, ...items: T[]): void {
     if (this.shutting) return;
     const priority = opts.priority ?? 0;
     for (const item of items) {
-      let delay = Math.max(0, opts.afterMs ?? 0);
-      if (opts.rateLimited) delay = Math.max(delay, this.rateLimiter.when(item));
-      const readyAt = this.clock.now() + delay;
+      let delay = opts.afterMs ?? 0;
+      if (opts.rateLimited) {
+        const limited = this.rateLimiter.when(item);
+        if (delay === 0 || limited < delay) delay = limited;
+      }
+      if (delay > 0) this.metrics?.retry();
+      const readyAt = this.clock.now() + Math.max(0, delay);
       const existing = this.entries.get(item);
       if (existing === undefined) {
-        this.place({ item, priority, readyAt, seq: this.seq++, state: "parked" });
+        this.place({ item, priority, readyAt, seq: this.seq++, state: "parked", counted: false });
         continue;
       }
       const raised = priority > existing.priority;
       if (!raised && readyAt >= existing.readyAt) continue;
       if (existing.state === "ready") this.readyCount--;
+      if (raised && existing.counted) this.metrics?.updateDepthWithPriority(existing.priority, priority);
       this.place({
         item,
         priority: Math.max(priority, existing.priority),
@@ -101,6 +114,7 @@ class BasicPriorityQueue<T> implements PriorityQueue<T> {
         // A raised priority queues the item behind those already at that priority (FIFO), as controller-runtime.
         seq: raised ? this.seq++ : existing.seq,
         state: "parked",
+        counted: existing.counted,
       });
     }
     this.serve();
@@ -146,6 +160,7 @@ class BasicPriorityQueue<T> implements PriorityQueue<T> {
   }
 
   done(item: T): void {
+    this.metrics?.done(item);
     this.processing.delete(item);
     // An item added again while it was processed waited, parked; now it may be handed out.
     const parked = this.entries.get(item);
@@ -156,6 +171,7 @@ class BasicPriorityQueue<T> implements PriorityQueue<T> {
 
   shutDown(): void {
     this.shutting = true;
+    this.metrics?.shutDown();
     this.clock.clearTimeout(this.timer?.handle);
     this.timer = undefined;
     for (const wake of this.drainWaiters.splice(0)) wake();
@@ -175,6 +191,10 @@ class BasicPriorityQueue<T> implements PriorityQueue<T> {
   /** Makes entry the item's live entry, in the heap its ready time and the item's processing call for. */
   private place(entry: Entry<T>): void {
     this.entries.set(entry.item, entry);
+    if (!entry.counted && entry.readyAt <= this.clock.now()) {
+      entry.counted = true;
+      this.metrics?.add(entry.item, entry.priority);
+    }
     if (this.processing.has(entry.item)) {
       entry.state = "parked";
     } else if (entry.readyAt <= this.clock.now()) {
@@ -211,6 +231,7 @@ class BasicPriorityQueue<T> implements PriorityQueue<T> {
       this.entries.delete(top.item);
       this.readyCount--;
       this.processing.add(top.item);
+      this.metrics?.get(top.item, top.priority);
       return top;
     }
     return undefined;
@@ -230,7 +251,7 @@ class BasicPriorityQueue<T> implements PriorityQueue<T> {
   private armTimer(): void {
     if (this.shutting) return;
     // Only stale entries are dropped here: one that fell due meanwhile gets a timer of 0, so serve() hands it out.
-    while (this.waiting.size > 0 && !this.isLive(this.waiting.peek()!, "waiting")) this.waiting.pop();
+    while (this.waiting.length > 0 && !this.isLive(this.waiting.peek()!, "waiting")) this.waiting.pop();
     const next = this.waiting.peek();
     if (next?.readyAt === this.timer?.at) return;
     this.clock.clearTimeout(this.timer?.handle);
@@ -244,7 +265,7 @@ class BasicPriorityQueue<T> implements PriorityQueue<T> {
   }
 }
 
-/** controller-runtime priorityqueue.New: a RateLimitingQueue with priorities (no workqueue metrics yet). */
+/** controller-runtime priorityqueue.New: a RateLimitingQueue with priorities. */
 export function newPriorityQueue<T>(options: PriorityQueueOptions<T> = {}): PriorityQueue<T> {
   return new BasicPriorityQueue<T>(options);
 }

@@ -26,7 +26,7 @@ export interface RateLimitingQueueOptions<T> {
   clock?: Clock;
   /**
    * controller-runtime's UsePriorityQueue: a priority queue (newPriorityQueue) instead, which serves the keys that
-   * handlers add with a higher priority first; it records no workqueue metrics yet.
+   * handlers add with a higher priority first; its depth metric is labelled by priority.
    */
   priorityQueue?: boolean;
 }
@@ -55,5 +55,5 @@ class BasicRateLimitingQueue<T> extends BasicDelayingQueue<T> implements RateLim
 /** A rate-limited work queue (client-go workqueue.NewRateLimitingQueueWithConfig). */
 export function newRateLimitingQueue<T>(options: RateLimitingQueueOptions<T> = {}): RateLimitingQueue<T> {
   if (!options.priorityQueue) return new BasicRateLimitingQueue<T>(options);
-  return newPriorityQueue<T>({ rateLimiter: options.rateLimiter, clock: options.clock });
+  return newPriorityQueue<T>(options);
 }

@@ -436,6 +436,58 @@ test("client-go TestListenerResyncPeriods: each handler is resynced on its own p
   await t.stop();
 });
 
+// Port of shared_informer_test.go TestSharedInformerWatchDisruption: changes made while the watch was down (pod3
+// added, pod2 bumped) reach both handlers once the watch is back; the handler due for a resync also gets pod1. The
+// fake controller source replays changes after the watch's resourceVersion, which a re-watch does here ("replay");
+// the second variant has the re-watch answered with 410 Gone (the "too-old-watch" of the upstream comment), so the
+// changes come from a relist, whose unchanged pod1 is a sync that only the resyncing handler may see.
+for (const disruption of ["replay", "relist after 410 Gone"] as const) {
+  test(`client-go TestSharedInformerWatchDisruption (${disruption}): handlers with and without resync see the expected state`, async () => {
+    const pod1 = obj("pod1", "1");
+    const pod2 = obj("pod2", "2");
+    const lw = new FakeListerWatcher().queueList(list([pod1, pod2], "2"));
+    // create the shared informer and resync every 1s
+    const t = makeInformer(lw, { resyncPeriodMs: 1000 });
+    const listenerNoResync = testListener("listenerNoResync", 0, "pod1", "pod2");
+    const listenerResync = testListener("listenerResync", 1000, "pod1", "pod2");
+    const listeners = [listenerNoResync, listenerResync];
+    for (const l of listeners) t.informer.addEventHandlerWithResyncPeriod(l.handler, l.resyncPeriodMs);
+    void t.start();
+    await until(() => listeners.every((l) => l.ok()) && lw.watches.length === 1, "initial list delivered");
+
+    // Add pod3, bump pod2 but don't broadcast it, so that the change will be seen only after the watch is back
+    const pod3 = obj("pod3", "3");
+    const pod2v4 = obj("pod2", "4");
+    if (disruption === "relist after 410 Gone") lw.queueList(list([pod1, pod2v4, pod3], "4"));
+    await flush();
+    // Ensure that nobody saw any changes
+    for (const l of listeners)
+      assert.ok(l.ok(), `${l.name}: expected ${[...l.expected].join()}, got ${l.received.join()}`);
+    for (const l of listeners) l.received = [];
+    listenerNoResync.expected = new Set(["pod2", "pod3"]);
+    listenerResync.expected = new Set(["pod1", "pod2", "pod3"]);
+
+    // This decides which handlers are due for a resync: listenerResync only
+    t.clock.advance(1000);
+    // Simulate a connection loss (or even just a too-old-watch)
+    lw.watches[0]!.close();
+    await until(() => lw.watches.length === 2, "a new watch");
+    if (disruption === "replay") {
+      lw.watches[1]!.push({ type: "ADDED", object: pod3 }, { type: "MODIFIED", object: pod2v4 });
+    } else {
+      lw.watches[1]!.push({
+        type: "ERROR",
+        object: { kind: "Status", code: 410, reason: "Expired", message: "too old resource version: 2 (4)" },
+      });
+    }
+    await until(() => listeners.every((l) => l.ok()), "the changes delivered").catch(() => undefined);
+    await flush();
+    for (const l of listeners)
+      assert.ok(l.ok(), `${l.name}: expected ${[...l.expected].join()}, got ${l.received.join()}`);
+    await t.stop();
+  });
+}
+
 // Port of shared_informer_test.go TestResyncCheckPeriod.
 test("client-go TestResyncCheckPeriod: before start, a shorter handler period lowers the informer's check period", () => {
   // create the shared informer and resync every 12 hours

@@ -128,13 +128,19 @@ async function orderAfterLiveUpdate(usePriorityQueue: boolean): Promise<string[]
     { usePriorityQueue, workers: 1 },
   );
   for (const name of names) cluster.create(things, "ns", thing(name));
-  // Count the keys the informer's handler puts on the queue.
+  // Count the keys the informer's handler puts on the queue (through addWithOpts on a priority queue).
   let queued = 0;
-  const add = controller.queue.add.bind(controller.queue);
-  controller.queue.add = (...args: Parameters<typeof add>) => {
-    queued++;
-    add(...args);
+  const queue = controller.queue as typeof controller.queue & {
+    addWithOpts?: (opts: object, ...keys: string[]) => void;
   };
+  const method = queue.addWithOpts ? "addWithOpts" : "add";
+  const add = (queue[method] as (...args: unknown[]) => void).bind(queue);
+  Object.assign(queue, {
+    [method]: (...args: unknown[]) => {
+      queued++;
+      add(...args);
+    },
+  });
   const running = run();
   await until(() => seen.length === 1 && queued === names.length, "the initial list queued, t0 being reconciled");
   cluster.update(things, "ns", { ...cluster.get(things, "ns", "t9"), spec: { n: 1 } } as Obj);

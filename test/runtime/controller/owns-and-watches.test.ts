@@ -317,7 +317,8 @@ test("by default every update enqueues, and generationChangedPredicate alone pas
   assert.equal(generationChangedPredicate.update!(a, b), false);
   assert.equal(generationChangedPredicate.update!(a, c), true);
   const keys: string[] = [];
-  const handler = enqueueRequestForObject({ add: (k) => void keys.push(k) });
+  const add = (k: string) => void keys.push(k);
+  const handler = enqueueRequestForObject({ add, addAfter: add, addRateLimited: add });
   void handler.updateFunc!(a, b);
   assert.deepEqual(keys, ["ns/a"]);
 });

@@ -1,24 +1,71 @@
-// Ports of controller-runtime pkg/controller/priorityqueue/priorityqueue_test.go ("Controllerworkqueue" cases and
-// TestHighPriorityItemsAreReturnedBeforeLowPriorityItemMultipleTimes); the metrics assertions are left out (this queue
-// records no workqueue metrics yet).
+// Ports of controller-runtime pkg/controller/priorityqueue/priorityqueue_test.go ("Controllerworkqueue" cases,
+// TestItemIsOnlyReturnedAfterAfterHasPassed, TestHighPriorityItemThatBecameReadyIsReturnedBeforeLowPriorityItem,
+// TestMultipleItemsWithAfterAreReturnedInCorrectOrder, TestHighPriorityItemsAreReturnedBeforeLowPriorityItemMultipleTimes)
+// with their metrics assertions: upstream's fakeMetricsProvider records depth per priority, adds and retries.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { newPriorityQueue, ItemExponentialFailureRateLimiter, LOW_PRIORITY } from "@crdgen/runtime/workqueue";
+import type { MetricsProvider } from "@crdgen/runtime/metrics";
 import { FakeClock } from "@crdgen/runtime/testing";
 
 const HOUR = 3_600_000;
-const newQueue = (clock = new FakeClock()) => newPriorityQueue<string>({ clock });
+
+/** upstream fakeMetricsProvider for the queue "test": depth by priority (only priorities touched), adds, retries. */
+function fakeMetricsProvider() {
+  const recorded = { depth: {} as Record<number, number>, adds: 0, retries: 0 };
+  const noop = { inc() {}, dec() {}, set() {}, observe() {} };
+  const step = (by: number) => (priority: number) =>
+    void (recorded.depth[priority] = (recorded.depth[priority] ?? 0) + by);
+  const provider: MetricsProvider = {
+    newDepthMetric: () => assert.fail("a priority queue asks for the depth metric with priority"),
+    newDepthMetricWithPriority: () => ({ inc: step(1), dec: step(-1) }),
+    newAddsMetric: () => ({ inc: () => recorded.adds++ }),
+    newRetriesMetric: () => ({ inc: () => recorded.retries++ }),
+    newLatencyMetric: () => noop,
+    newWorkDurationMetric: () => noop,
+    newUnfinishedWorkSecondsMetric: () => noop,
+    newLongestRunningProcessorSecondsMetric: () => noop,
+  };
+  return { provider, recorded };
+}
+
+/** upstream newQueue(): a queue named "test" and its metrics. */
+function newQueueWithMetrics(clock = new FakeClock()) {
+  const { provider, recorded } = fakeMetricsProvider();
+  return { q: newPriorityQueue<string>({ name: "test", metricsProvider: provider, clock }), metrics: recorded };
+}
+const newQueue = (clock = new FakeClock()) => newQueueWithMetrics(clock).q;
+
+test("priorityqueue: returns an item", async () => {
+  const { q, metrics } = newQueueWithMetrics();
+  q.addWithOpts({}, "foo");
+  assert.equal((await q.getWithPriority()).item, "foo");
+  assert.deepEqual(metrics, { depth: { 0: 0 }, adds: 1, retries: 0 });
+});
 
 test("priorityqueue: returns items in order", async () => {
-  const q = newQueue();
+  const { q, metrics } = newQueueWithMetrics();
   q.addWithOpts({}, "foo");
   q.addWithOpts({}, "bar");
   assert.equal((await q.getWithPriority()).item, "foo");
   assert.equal((await q.getWithPriority()).item, "bar");
+  assert.deepEqual(metrics.depth, { 0: 0 });
+  assert.equal(metrics.adds, 2);
 });
 
-test("priorityqueue: doesn't return an item that is currently locked; returns it as soon as it is unlocked", async () => {
-  const q = newQueue();
+test("priorityqueue: doesn't return an item that is currently locked", async () => {
+  const { q, metrics } = newQueueWithMetrics();
+  q.addWithOpts({}, "foo");
+  assert.equal((await q.getWithPriority()).item, "foo");
+  q.addWithOpts({}, "foo");
+  q.addWithOpts({}, "bar");
+  assert.equal((await q.getWithPriority()).item, "bar");
+  assert.deepEqual(metrics.depth, { 0: 1 });
+  assert.equal(metrics.adds, 3);
+});
+
+test("priorityqueue: returns an item as soon as its unlocked", async () => {
+  const { q, metrics } = newQueueWithMetrics();
   q.addWithOpts({}, "foo");
   assert.equal((await q.getWithPriority()).item, "foo");
   q.addWithOpts({}, "foo");
@@ -27,13 +74,17 @@ test("priorityqueue: doesn't return an item that is currently locked; returns it
   q.addWithOpts({}, "baz");
   q.done("foo");
   assert.equal((await q.getWithPriority()).item, "foo");
+  assert.deepEqual(metrics.depth, { 0: 1 });
+  assert.equal(metrics.adds, 4);
 });
 
 test("priorityqueue: de-duplicates items", () => {
-  const q = newQueue();
+  const { q, metrics } = newQueueWithMetrics();
   q.addWithOpts({}, "foo");
   q.addWithOpts({}, "foo");
   assert.equal(q.len(), 1);
+  assert.deepEqual(metrics.depth, { 0: 1 });
+  assert.equal(metrics.adds, 1);
 });
 
 test("priorityqueue: enqueues a locked item", async () => {
@@ -48,43 +99,104 @@ test("priorityqueue: enqueues a locked item", async () => {
 });
 
 test("priorityqueue: retains the highest priority; will not decrease it", async () => {
-  for (const [first, second] of [
-    [1, 2],
-    [2, 1],
+  for (const [first, second, depth] of [
+    [1, 2, { 1: 0, 2: 0 }],
+    [2, 1, { 2: 0 }],
   ] as const) {
-    const q = newQueue();
+    const { q, metrics } = newQueueWithMetrics();
     q.addWithOpts({ priority: first }, "foo");
     q.addWithOpts({ priority: second }, "foo");
     assert.deepEqual(await q.getWithPriority(), { item: "foo", priority: 2, shutdown: false });
     assert.equal(q.len(), 0);
+    assert.deepEqual(metrics.depth, depth);
+    assert.equal(metrics.adds, 1);
   }
 });
 
 test("priorityqueue: gets pushed to the front if the priority increases", async () => {
-  const q = newQueue();
+  const { q, metrics } = newQueueWithMetrics();
   q.addWithOpts({}, "foo");
   q.addWithOpts({}, "bar");
   q.addWithOpts({}, "baz");
   q.addWithOpts({ priority: 1 }, "baz");
   assert.deepEqual(await q.getWithPriority(), { item: "baz", priority: 1, shutdown: false });
   assert.equal(q.len(), 2);
+  assert.deepEqual(metrics.depth, { 0: 2, 1: 0 });
+  assert.equal(metrics.adds, 3);
 });
 
 test("priorityqueue: retains the lowest after duration", async () => {
-  const q = newQueue();
+  const { q, metrics } = newQueueWithMetrics();
   q.addWithOpts({ afterMs: 0 }, "foo");
   q.addWithOpts({ afterMs: HOUR }, "foo");
   assert.deepEqual(await q.getWithPriority(), { item: "foo", priority: 0, shutdown: false });
   assert.equal(q.len(), 0);
+  assert.deepEqual(metrics.depth, { 0: 0 });
+  assert.equal(metrics.adds, 1);
 });
 
 test("priorityqueue: doesn't include non-ready items in len()", () => {
-  const q = newQueue();
+  const { q, metrics } = newQueueWithMetrics();
   q.addWithOpts({ afterMs: 60_000 }, "foo");
   q.addWithOpts({}, "baz");
   q.addWithOpts({ afterMs: 60_000 }, "bar");
   q.addWithOpts({}, "bal");
   assert.equal(q.len(), 2);
+  assert.deepEqual(metrics.depth, { 0: 2 });
+});
+
+test("priorityqueue: updates metrics correctly for an item that gets initially added with after and then without", async () => {
+  const { q, metrics } = newQueueWithMetrics();
+  q.addWithOpts({ afterMs: HOUR }, "foo");
+  assert.equal(q.len(), 0);
+  assert.deepEqual(metrics.depth, {});
+  q.addWithOpts({}, "foo");
+  assert.equal(q.len(), 1);
+  assert.deepEqual(metrics.depth, { 0: 1 });
+  assert.equal((await q.get()).item, "foo");
+  assert.equal(q.len(), 0);
+  assert.deepEqual(metrics.depth, { 0: 0 });
+});
+
+test("TestItemIsOnlyReturnedAfterAfterHasPassed", async () => {
+  const clock = new FakeClock();
+  const { q, metrics } = newQueueWithMetrics(clock);
+  let retrieved = false;
+  const got = q.getWithPriority().then(() => (retrieved = true));
+  q.addWithOpts({ afterMs: 1_000 }, "foo");
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(retrieved, false);
+  clock.step(1_000);
+  await got;
+  assert.deepEqual(metrics, { depth: { 0: 0 }, adds: 1, retries: 1 });
+});
+
+test("TestHighPriorityItemThatBecameReadyIsReturnedBeforeLowPriorityItem", async () => {
+  const clock = new FakeClock();
+  const { q, metrics } = newQueueWithMetrics(clock);
+  q.addWithOpts({ afterMs: 0, priority: LOW_PRIORITY }, "foo");
+  q.addWithOpts({ afterMs: 1_000, priority: 0 }, "prio");
+  clock.step(1_000);
+  assert.deepEqual(await q.getWithPriority(), { item: "prio", priority: 0, shutdown: false });
+  assert.deepEqual(metrics, { depth: { [LOW_PRIORITY]: 1, 0: 0 }, adds: 2, retries: 1 });
+});
+
+test("TestMultipleItemsWithAfterAreReturnedInCorrectOrder", async () => {
+  const clock = new FakeClock();
+  const { q, metrics } = newQueueWithMetrics(clock);
+  const order: string[] = [];
+  const gets = (async () => {
+    for (let i = 0; i < 2; i++) order.push((await q.getWithPriority()).item!);
+  })();
+  q.addWithOpts({ afterMs: 1_000 }, "foo");
+  q.addWithOpts({ afterMs: 200 }, "bar");
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(order, []);
+  clock.step(1_000);
+  await gets;
+  assert.deepEqual(order, ["bar", "foo"]);
+  assert.deepEqual(metrics.depth, { 0: 0 });
+  assert.equal(metrics.adds, 2);
 });
 
 test("priorityqueue: get after shutdown reports the shutdown, even with items queued", async () => {

@@ -86,23 +86,26 @@ test("default controller limiter is max(5 ms * 2^n up to 1000 s, 10 qps burst 10
   assert.equal(limiter.when("ns/b"), 100);
 });
 
-// Port of client-go util/workqueue/default_rate_limiters_test.go TestItemFastSlowRateLimiter.
-test("fast-slow limiter: 3 fast retries at 5 ms, then 10 s; items counted apart; forget resets", () => {
-  const limiter = new ItemFastSlowRateLimiter<string>(5, 10_000, 3);
-  assert.equal(limiter.when("one"), 5);
-  assert.equal(limiter.when("one"), 5);
-  assert.equal(limiter.when("one"), 5);
-  assert.equal(limiter.when("one"), 10_000);
-  assert.equal(limiter.when("one"), 10_000);
+/**
+ * The steps of client-go's TestItemFastSlowRateLimiter and TestMaxOfRateLimiter (the same sequence, slow delay apart):
+ * 3 fast retries, then slow; items counted apart; forget resets one.
+ */
+function assertFastThenSlow(limiter: RateLimiter<string>, slowMs: number): void {
+  assert.deepEqual(
+    Array.from({ length: 5 }, () => limiter.when("one")),
+    [5, 5, 5, slowMs, slowMs],
+  );
   assert.equal(limiter.numRequeues("one"), 5);
-
-  assert.equal(limiter.when("two"), 5);
-  assert.equal(limiter.when("two"), 5);
+  assert.deepEqual([limiter.when("two"), limiter.when("two")], [5, 5]);
   assert.equal(limiter.numRequeues("two"), 2);
-
   limiter.forget("one");
   assert.equal(limiter.numRequeues("one"), 0);
   assert.equal(limiter.when("one"), 5);
+}
+
+// Port of client-go util/workqueue/default_rate_limiters_test.go TestItemFastSlowRateLimiter.
+test("fast-slow limiter: 3 fast retries at 5 ms, then 10 s; items counted apart; forget resets", () => {
+  assertFastThenSlow(new ItemFastSlowRateLimiter<string>(5, 10_000, 3), 10_000);
 });
 
 // Port of client-go default_rate_limiters_test.go TestMaxOfRateLimiter (fast-slow combined with exponential).
@@ -111,20 +114,7 @@ test("max-of a fast-slow and an exponential limiter", () => {
     new ItemFastSlowRateLimiter<string>(5, 3000, 3),
     new ItemExponentialFailureRateLimiter<string>(1, 1000),
   );
-  assert.equal(limiter.when("one"), 5);
-  assert.equal(limiter.when("one"), 5);
-  assert.equal(limiter.when("one"), 5);
-  assert.equal(limiter.when("one"), 3000);
-  assert.equal(limiter.when("one"), 3000);
-  assert.equal(limiter.numRequeues("one"), 5);
-
-  assert.equal(limiter.when("two"), 5);
-  assert.equal(limiter.when("two"), 5);
-  assert.equal(limiter.numRequeues("two"), 2);
-
-  limiter.forget("one");
-  assert.equal(limiter.numRequeues("one"), 0);
-  assert.equal(limiter.when("one"), 5);
+  assertFastThenSlow(limiter, 3000);
 });
 
 /** The upstream test's StepRateLimiter: baseDelayMs for the first `threshold` calls (any item), maxDelayMs after. */
