@@ -2,6 +2,7 @@
 import AjvModule, { _ } from "ajv";
 import standaloneModule from "ajv/dist/standalone/index.js";
 import { formatsModuleId, patternModuleId, re2Pattern, validatorFormats } from "@crdgen/runtime/validation";
+import { escapeInvisible } from "../ts-literal.js";
 
 // ajv is CommonJS: under NodeNext its default export is the module object.
 const Ajv = AjvModule.default;
@@ -44,7 +45,9 @@ export function schemaProblems(schema: Record<string, unknown>): SchemaProblem[]
  */
 export function compileSchemaValidator(schema: Record<string, unknown>): string {
   const ajv = newAjv();
-  return standaloneCode(ajv, ajv.compile(schema));
+  // Property names, enums and patterns from the CRD sit in ajv's string literals: invisible characters are escaped
+  // there as everywhere else, so the module reads as what it does (an escape in a string keeps the string's value).
+  return escapeInvisible(standaloneCode(ajv, ajv.compile(schema)));
 }
 
 function newAjv(): InstanceType<typeof Ajv> {

@@ -13,19 +13,21 @@ import { createPriority, updatePriority, withDefaultPriority, type KeyQueue } fr
  * key on the queue. The queue dedups keys, so a burst of events is one reconcile.
  */
 export function enqueueRequestForObject<T extends KubernetesObject>(
-  queue: KeyQueue,
+  workqueue: KeyQueue,
   predicates: Predicate<T>[] = [],
 ): ResourceEventHandler<T> {
+  // Each event sees the queue at its priority: low for the initial list and resyncs, the default otherwise.
   return {
     addFunc: (obj, isInInitialList) => {
-      if (predicates.every((p) => p.create?.(obj) ?? true))
-        withDefaultPriority(queue, createPriority(isInInitialList)).add(metaNamespaceKeyFunc(obj));
+      const queue = withDefaultPriority(workqueue, createPriority(isInInitialList));
+      if (predicates.every((p) => p.create?.(obj) ?? true)) queue.add(metaNamespaceKeyFunc(obj));
     },
     updateFunc: (oldObj, newObj) => {
-      if (predicates.every((p) => p.update?.(oldObj, newObj) ?? true))
-        withDefaultPriority(queue, updatePriority(oldObj, newObj)).add(metaNamespaceKeyFunc(newObj));
+      const queue = withDefaultPriority(workqueue, updatePriority(oldObj, newObj));
+      if (predicates.every((p) => p.update?.(oldObj, newObj) ?? true)) queue.add(metaNamespaceKeyFunc(newObj));
     },
     deleteFunc: (obj) => {
+      const queue = withDefaultPriority(workqueue, undefined);
       if (predicates.every((p) => p.delete?.(obj) ?? true)) queue.add(metaNamespaceKeyFunc(obj));
     },
   };

@@ -106,6 +106,21 @@ test("a keyword ajv would only log and ignore (an unknown format) fails the comp
   assert.match(compileSchemaValidator({ type: "string", format: "uuid" }), /module\.exports/);
 });
 
+test("CRD strings in the validator's code show their invisible characters as escapes, with the same meaning", () => {
+  const rlo = "\u202e";
+  const name = `evil${rlo}gnp.exe`;
+  const schema = { type: "object", required: [name], properties: { [name]: { type: "string", enum: [`a${rlo}b`] } } };
+  const code = compileSchemaValidator(schema);
+  assert.equal(code.includes(rlo), false, "no raw right-to-left override in the module");
+  assert.match(code, /\\u202e/);
+  const module: { exports: unknown } = { exports: {} };
+  new Function("require", "module", code)(validatorRequire, module);
+  const validate = module.exports as (data: unknown) => boolean;
+  assert.equal(validate({ [name]: `a${rlo}b` }), true);
+  assert.equal(validate({ [name]: "ab" }), false, "the enum still holds the invisible character");
+  assert.equal(validate({ "evilgnp.exe": `a${rlo}b` }), false, "the required name still holds it");
+});
+
 /** The validator and structure the generated modules would hold for this openAPIV3Schema. */
 function versionOf(raw: Record<string, unknown>) {
   const { schema, dropped } = toAjvSchema(raw);
