@@ -114,7 +114,11 @@ test("CRD strings in the validator's code show their invisible characters as esc
   assert.equal(code.includes(rlo), false, "no raw right-to-left override in the module");
   assert.match(code, /\\u202e/);
   const module: { exports: unknown } = { exports: {} };
-  new Function("require", "module", code)(validatorRequire, module);
+  const run = vm.runInThisContext(`(function (require, module) {\n${code}\n})`) as (
+    require: typeof validatorRequire,
+    m: typeof module,
+  ) => void;
+  run(validatorRequire, module);
   const validate = module.exports as (data: unknown) => boolean;
   assert.equal(validate({ [name]: `a${rlo}b` }), true);
   assert.equal(validate({ [name]: "ab" }), false, "the enum still holds the invisible character");
