@@ -1,22 +1,25 @@
 // Explore benchmark: `crdgen explore` on a generated 5,000-file Go tree (the issue's goal: under a minute on this
-// machine).
+// machine), and the size of what it prints.
 //
 //   npm run bench:explore                   (builds first; BENCH_GO_FILES=1000 for a quick run, BENCH_RUNS=3)
 //
 // The tree is one Go module written to a temporary folder: BENCH_GO_FILES / 20 packages, each a client-go style
 // controller (an informer per kind, handlers through a helper, a rate-limited queue, a worker loop) spread over 3
-// files,
-// plus 17 files of ordinary code (types, helpers, loops, calls between them) so most of the tree is not controller
-// code,
-// as in a real operator. Each run is a fresh `node bin/crdgen.js explore <tree> --json` process; the run must find
-// every
-// controller. Results: a table on stdout and bench/results/explore-<date>.{json,md}.
+// files, plus 17 files of ordinary code (types, helpers, loops, calls between them) so most of the tree is not
+// controller code, as in a real operator. Each run is a fresh `node bin/crdgen.js explore <tree> --json` process
+// (wall time, CPU time, peak RSS); the run must find every controller.
+//
+// Output size: the text report, the flows and the mermaid/dot nodes of the result, on the full tree and on a tree a
+// fifth of its size. Bytes, lines and nodes per flow must stay the same between the two (a cross product of
+// registrations and controllers would make them grow with the tree): the benchmark fails when they grow by more than
+// a quarter. Results: a table on stdout and bench/results/explore-<date>.{json,md}.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { flowKeys, graphSize, textReport } from "@crdgen/explore";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "..");
@@ -24,6 +27,10 @@ const FILES = Number(process.env["BENCH_GO_FILES"] ?? 5000);
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 3);
 const PER_PACKAGE = 20;
 const packages = Math.ceil(FILES / PER_PACKAGE);
+/** The smaller tree the output size is compared with. */
+const SMALL_FILES = Math.max(2 * PER_PACKAGE, Math.round(FILES / 5 / PER_PACKAGE) * PER_PACKAGE);
+/** How much more output per flow the larger tree may print before the benchmark calls it superlinear. */
+const MAX_GROWTH = 1.25;
 
 const kindOf = (i) => `Widget${String(i).padStart(4, "0")}`;
 
@@ -247,10 +254,10 @@ func apply(ctx context.Context, obj interface{}) error {
 `;
 }
 
-function writeTree(dir) {
+function writeTree(dir, wanted) {
   writeFileSync(path.join(dir, "go.mod"), "module example.com/bench\n\ngo 1.24\n");
   let files = 0;
-  for (let i = 0; i < packages && files < FILES; i++) {
+  for (let i = 0; i < Math.ceil(wanted / PER_PACKAGE) && files < wanted; i++) {
     const pkg = `c${String(i).padStart(4, "0")}`;
     const kind = kindOf(i);
     const pdir = path.join(dir, "pkg", pkg);
@@ -263,7 +270,7 @@ function writeTree(dir) {
     ];
     for (let n = 0; sources.length < PER_PACKAGE; n++) sources.push([`part${n}.go`, fillerGo(pkg, kind, n)]);
     for (const [name, text] of sources) {
-      if (files >= FILES) break;
+      if (files >= wanted) break;
       writeFileSync(path.join(pdir, name), text);
       files++;
     }
@@ -273,82 +280,161 @@ function writeTree(dir) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-const dir = mkdtempSync(path.join(os.tmpdir(), "crdgen-bench-explore-"));
-try {
-  const files = writeTree(dir);
+// The CLI itself, in a child that also reports its own CPU time and peak RSS on exit: on a shared 2-CPU machine the
+// wall time swings with the neighbours' load, the CPU time much less.
+const bin = path.join(root, "bin", "crdgen.js");
+const child = `process.on("exit", () => { const u = process.cpuUsage(); process.stderr.write("\\nCPU_MS " + (u.user + u.system) / 1000 + " MAX_RSS_KB " + process.resourceUsage().maxRSS + "\\n"); });
+process.argv.splice(1, 0, ${JSON.stringify(bin)});
+await import(${JSON.stringify(pathToFileURL(bin).href)});`;
+
+/** One fresh `crdgen explore <tree> --json`, checked to find every controller of a tree of `files` files. */
+function exploreOnce(dir, files) {
+  const expected = Math.ceil(files / PER_PACKAGE);
+  const load = os.loadavg()[0];
+  const started = process.hrtime.bigint();
+  const run = spawnSync(process.execPath, ["--input-type=module", "-e", child, "explore", dir, "--json"], {
+    encoding: "utf8",
+    maxBuffer: 1 << 30,
+  });
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (run.status !== 0) throw new Error(`crdgen explore failed (${run.status}): ${run.stderr}`);
+  const cpuMs = Number(/CPU_MS ([\d.]+)/.exec(run.stderr)?.[1]);
+  const rssMb = Number(/MAX_RSS_KB (\d+)/.exec(run.stderr)?.[1]) / 1024;
+  const result = JSON.parse(run.stdout);
+  const controllers = result.controllers.length;
+  const sources = result.controllers.reduce((n, c) => n + c.sources.length, 0);
+  const complete = result.controllers.filter(
+    (c) => c.sources.length === 2 && c.workers.length === 1 && c.workers[0].process,
+  ).length;
+  if (result.files.go !== files || controllers !== expected || complete !== expected || result.unlinked.length) {
+    throw new Error(
+      `explore found ${controllers} controllers (${complete} complete) in ${result.files.go} files; expected ${expected} in ${files}; unlinked: ${result.unlinked.slice(0, 5).join("; ")}`,
+    );
+  }
+  return { ms, cpuMs, rssMb, load, controllers, sources, result };
+}
+
+/** What the user gets to read: the text report (bytes, lines), the flows, the nodes of the mermaid/dot picture. */
+function outputSize(files, result) {
+  const text = textReport(result);
+  const flows = flowKeys(result).length;
+  const size = { files, controllers: result.controllers.length, flows, bytes: Buffer.byteLength(text) };
+  Object.assign(size, { lines: text.split("\n").length - 1, graphNodes: graphSize(result).nodes });
+  return {
+    ...size,
+    bytesPerFlow: size.bytes / flows,
+    linesPerFlow: size.lines / flows,
+    nodesPerFlow: size.graphNodes / flows,
+  };
+}
+
+function treeOf(files) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "crdgen-bench-explore-"));
+  const written = writeTree(dir, files);
   const lines = spawnSync("sh", ["-c", `cat $(find "${dir}" -name '*.go') | wc -l`], {
     encoding: "utf8",
   }).stdout.trim();
+  return { dir, files: written, lines: Number(lines) };
+}
+
+const trees = [];
+try {
+  const tree = treeOf(FILES);
+  trees.push(tree);
+  const { files, lines } = tree;
   console.log(`generated ${files} Go files (${lines} lines, ${packages} packages) in a temporary folder`);
   const runs = [];
-  // The CLI itself, in a child that also reports its own CPU time on exit: on a shared 2-CPU machine the wall time
-  // swings with the neighbours' load, the CPU time much less.
-  const bin = path.join(root, "bin", "crdgen.js");
-  const child = `process.on("exit", () => { const u = process.cpuUsage(); process.stderr.write("\\nCPU_MS " + (u.user + u.system) / 1000 + "\\n"); });
-process.argv.splice(1, 0, ${JSON.stringify(bin)});
-await import(${JSON.stringify(pathToFileURL(bin).href)});`;
   for (let r = 0; r < RUNS; r++) {
-    const load = os.loadavg()[0];
-    const started = process.hrtime.bigint();
-    const run = spawnSync(process.execPath, ["--input-type=module", "-e", child, "explore", dir, "--json"], {
-      encoding: "utf8",
-      maxBuffer: 1 << 30,
-    });
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    if (run.status !== 0) throw new Error(`crdgen explore failed (${run.status}): ${run.stderr}`);
-    const cpuMs = Number(/CPU_MS ([\d.]+)/.exec(run.stderr)?.[1]);
-    const result = JSON.parse(run.stdout);
-    const controllers = result.controllers.length;
-    const sources = result.controllers.reduce((n, c) => n + c.sources.length, 0);
-    const complete = result.controllers.filter(
-      (c) => c.sources.length === 2 && c.workers.length === 1 && c.workers[0].process,
-    ).length;
-    if (result.files.go !== files || controllers !== packages || complete !== packages || result.unlinked.length) {
-      throw new Error(
-        `explore found ${controllers} controllers (${complete} complete) in ${result.files.go} files; expected ${packages} in ${files}; unlinked: ${result.unlinked.slice(0, 5).join("; ")}`,
-      );
-    }
-    runs.push({ ms, cpuMs, load, controllers, sources });
+    const run = exploreOnce(tree.dir, files);
+    runs.push(run);
     console.log(
-      `run ${r + 1}: ${(ms / 1000).toFixed(2)} s wall, ${(cpuMs / 1000).toFixed(2)} s CPU (load average ${load.toFixed(2)} before), ${controllers} controllers, ${sources} watched kinds, every flow complete`,
+      `run ${r + 1}: ${(run.ms / 1000).toFixed(2)} s wall, ${(run.cpuMs / 1000).toFixed(2)} s CPU, peak RSS ${run.rssMb.toFixed(0)} MB (load average ${run.load.toFixed(2)} before), ${run.controllers} controllers, ${run.sources} watched kinds, every flow complete`,
     );
   }
+  const large = outputSize(files, runs.at(-1).result);
+  const smallTree = treeOf(SMALL_FILES);
+  trees.push(smallTree);
+  const smallRun = exploreOnce(smallTree.dir, smallTree.files);
+  const small = outputSize(smallTree.files, smallRun.result);
+  console.log(
+    `run on ${smallTree.files} files: ${(smallRun.ms / 1000).toFixed(2)} s wall, ${(smallRun.cpuMs / 1000).toFixed(2)} s CPU, peak RSS ${smallRun.rssMb.toFixed(0)} MB`,
+  );
+  const growth = {
+    bytesPerFlow: large.bytesPerFlow / small.bytesPerFlow,
+    linesPerFlow: large.linesPerFlow / small.linesPerFlow,
+    nodesPerFlow: large.nodesPerFlow / small.nodesPerFlow,
+    flowsPerController: large.flows / large.controllers / (small.flows / small.controllers),
+  };
+  const superlinear = Object.entries(growth).filter(([, g]) => g > MAX_GROWTH);
+
   const date = new Date().toISOString().slice(0, 10);
   const ms = median(runs.map((r) => r.ms));
   const cpu = median(runs.map((r) => r.cpuMs));
+  const rss = median(runs.map((r) => r.rssMb));
   const env = { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model.trim() ?? "?" };
+  const round = (x, digits = 2) => Number(x.toFixed(digits));
   const summary = {
     date,
     goFiles: files,
-    goLines: Number(lines),
+    goLines: lines,
     packages,
     runs: runs.map((r) => ({
       wallMs: Math.round(r.ms),
       cpuMs: Math.round(r.cpuMs),
-      loadAverage: Number(r.load.toFixed(2)),
+      peakRssMb: Math.round(r.rssMb),
+      loadAverage: round(r.load),
     })),
     medianMs: Math.round(ms),
     medianCpuMs: Math.round(cpu),
+    medianPeakRssMb: Math.round(rss),
     goalMs: 60_000,
+    outputSize: [small, large].map((o) => ({
+      ...o,
+      bytesPerFlow: round(o.bytesPerFlow, 1),
+      linesPerFlow: round(o.linesPerFlow),
+      nodesPerFlow: round(o.nodesPerFlow),
+    })),
+    growthPerFlow: Object.fromEntries(Object.entries(growth).map(([k, g]) => [k, round(g, 3)])),
+    maxGrowth: MAX_GROWTH,
     env,
   };
+  const sizeRow = (o) =>
+    `| ${o.files.toLocaleString("en")} | ${o.controllers} | ${o.flows} | ${o.bytes.toLocaleString("en")} | ${o.lines.toLocaleString("en")} | ${o.graphNodes.toLocaleString("en")} | ${o.bytesPerFlow.toFixed(1)} | ${o.linesPerFlow.toFixed(2)} | ${o.nodesPerFlow.toFixed(2)} |`;
   const md = `# crdgen explore benchmark — ${date}
 
-A generated Go module of ${files.toLocaleString("en")} files (${Number(lines).toLocaleString("en")} lines) in ${packages} packages: each package one client-go style
+A generated Go module of ${files.toLocaleString("en")} files (${lines.toLocaleString("en")} lines) in ${packages} packages: each package one client-go style
 controller (two informers, handlers through a helper, a rate-limited queue, a worker loop) in 3 files plus ${PER_PACKAGE - 3} files of
 ordinary code. \`node bin/crdgen.js explore <tree> --json\` in a fresh process, ${RUNS} runs; node ${env.node}, ${env.cpus} CPUs (${env.cpuModel}).
 Every run found all ${packages} controllers with both watched kinds, the worker loop and the processing function.
 The machine is shared (2 CPUs, other work running): the wall time moves with the load average, the CPU time (user + system of
 the explore process) much less.
 
-| Go files | wall per run (s) | CPU per run (s) | load average before | median wall | median CPU | goal |
-|---:|---|---|---|---:|---:|---:|
-| ${files.toLocaleString("en")} | ${runs.map((r) => (r.ms / 1000).toFixed(2)).join(", ")} | ${runs.map((r) => (r.cpuMs / 1000).toFixed(2)).join(", ")} | ${runs.map((r) => r.load.toFixed(2)).join(", ")} | **${(ms / 1000).toFixed(2)} s** | **${(cpu / 1000).toFixed(2)} s** | < 60 s |
+| Go files | wall per run (s) | CPU per run (s) | peak RSS per run (MB) | load average before | median wall | median CPU | median peak RSS | goal |
+|---:|---|---|---|---|---:|---:|---:|---:|
+| ${files.toLocaleString("en")} | ${runs.map((r) => (r.ms / 1000).toFixed(2)).join(", ")} | ${runs.map((r) => (r.cpuMs / 1000).toFixed(2)).join(", ")} | ${runs.map((r) => r.rssMb.toFixed(0)).join(", ")} | ${runs.map((r) => r.load.toFixed(2)).join(", ")} | **${(ms / 1000).toFixed(2)} s** | **${(cpu / 1000).toFixed(2)} s** | **${rss.toFixed(0)} MB** | < 60 s |
+
+## Output size
+
+The text report (bytes, lines), the flows (kind, handler, queue, worker loop, processing function) and the nodes of the
+mermaid/dot picture, on this tree and on one of ${smallTree.files.toLocaleString("en")} files (${(smallRun.ms / 1000).toFixed(2)} s wall, ${(smallRun.cpuMs / 1000).toFixed(2)} s CPU, peak RSS ${smallRun.rssMb.toFixed(0)} MB).
+Per flow the output must stay the same size as the tree grows (no cross product of registrations and controllers):
+from the smaller tree to the larger, bytes per flow grew ×${growth.bytesPerFlow.toFixed(3)}, lines per flow ×${growth.linesPerFlow.toFixed(3)},
+nodes per flow ×${growth.nodesPerFlow.toFixed(3)}, flows per controller ×${growth.flowsPerController.toFixed(3)} (the benchmark fails above ×${MAX_GROWTH}).
+
+| Go files | controllers | flows | text bytes | text lines | graph nodes | bytes per flow | lines per flow | nodes per flow |
+|---:|---:|---:|---:|---:|---:|---:|---:|---:|
+${sizeRow(small)}
+${sizeRow(large)}
 `;
   await mkdir(path.join(here, "results"), { recursive: true });
   await writeFile(path.join(here, "results", `explore-${date}.json`), `${JSON.stringify(summary, null, 2)}\n`);
   await writeFile(path.join(here, "results", `explore-${date}.md`), md);
   console.log(`\n${md}`);
+  if (superlinear.length) {
+    throw new Error(
+      `output grows faster than the flows: ${superlinear.map(([k, g]) => `${k} ×${g.toFixed(3)}`).join(", ")} from ${small.files} to ${large.files} files (limit ×${MAX_GROWTH})`,
+    );
+  }
 } finally {
-  rmSync(dir, { recursive: true, force: true });
+  for (const t of trees) rmSync(t.dir, { recursive: true, force: true });
 }

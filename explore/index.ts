@@ -16,4 +16,5 @@ export {
 export { PointsTo, fieldSlot } from "./points-to.js";
 export { textReport } from "./report-text.js";
 export { jsonReport } from "./report-json.js";
-export { dotReport, mermaidReport } from "./report-graph.js";
+export { dotReport, graphSize, graphSizeNote, mermaidReport, readableNodes } from "./report-graph.js";
+export { filterByKind, kindsOf } from "./by-kind.js";

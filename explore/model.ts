@@ -89,6 +89,8 @@ export interface ExploreResult {
    * (over the size cap, binary, nested too deeply, symbolic links), each with the reason.
    */
   warnings: string[];
+  /** Set when the result was narrowed to one watched kind (`--kind`): that kind and how many kinds were found. */
+  onlyKind?: { kind: string; kindsFound: number };
 }
 
 /** One flow per (watched kind, handler, worker): what precision and recall are counted on. */

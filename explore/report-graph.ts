@@ -1,7 +1,12 @@
 // Pictures of the flows: Mermaid (renders in GitHub markdown) and Graphviz dot. One chain per controller:
-// watched kind → handler → queue → worker loop → processing function.
+// watched kind → handler → queue → worker loop → processing function. An informer and its handlers are drawn once
+// however many controllers' queues they feed.
 import { at } from "./loc.js";
 import type { ExploreResult } from "./model.js";
+import { workerName } from "./report-names.js";
+
+/** Past this many nodes a picture is too large to read: the output says so and suggests `--kind`. */
+export const readableNodes = 300;
 
 interface Graph {
   nodes: { id: string; label: string[]; shape: "box" | "queue" | "kind" }[];
@@ -30,16 +35,24 @@ function graphOf(result: ExploreResult): Graph {
   result.controllers.forEach((c, ci) => {
     const q = node(`q${ci}`, [`queue ${c.queue.name ?? c.queue.ref ?? c.name}`, at(c.queue.loc)], "queue");
     for (const s of c.sources) {
-      const k = node(`k${ci}:${s.kind}:${at(s.loc)}`, [s.kind, s.via, at(s.loc)], "kind");
+      // The same kind watched from the same line is one shared informer; a kind known only at run time is not
+      // known to be the same, so it stays with its controller.
+      const shared = !s.kind.startsWith("(");
+      const kindKey = `k${shared ? "" : ci}:${s.kind}:${s.via}:${at(s.loc)}`;
+      const k = node(kindKey, [s.kind, s.via, at(s.loc)], "kind");
       for (const h of s.handlers) {
-        const hn = node(`h${ci}:${h.fn.name}:${at(h.fn.loc)}`, [h.fn.name, h.events.join(","), at(h.fn.loc)], "box");
+        const hn = node(
+          `h:${kindKey}:${h.fn.name}:${at(h.fn.loc)}:${h.events.join(",")}`,
+          [h.fn.name, h.events.join(","), at(h.fn.loc)],
+          "box",
+        );
         edge(k, hn);
         if (h.producers.length === 0) edge(hn, q);
         for (const p of h.producers) edge(hn, q, `${p.method} ${at(p.loc)}`);
       }
     }
     for (const w of c.workers) {
-      const wn = node(`w${ci}:${w.loop.name}:${at(w.loop.loc)}`, [`worker ${w.loop.name}`, at(w.loop.loc)], "box");
+      const wn = node(`w${ci}:${w.loop.name}:${at(w.loop.loc)}`, [`worker ${workerName(w)}`, at(w.loop.loc)], "box");
       edge(q, wn, w.get ? `get ${at(w.get)}` : "get");
       for (const alt of w.processAlso ?? [])
         edge(wn, node(`p${ci}:${alt.name}:${at(alt.loc)}`, [`process ${alt.name}`, at(alt.loc)], "box"));
@@ -64,11 +77,25 @@ function graphOf(result: ExploreResult): Graph {
   return g;
 }
 
+/** How many nodes and edges the pictures of `result` have. */
+export function graphSize(result: ExploreResult): { nodes: number; edges: number } {
+  const g = graphOf(result);
+  return { nodes: g.nodes.length, edges: g.edges.length };
+}
+
+/** The note a picture over `readableNodes` nodes carries (and the CLI prints), or undefined. */
+export function graphSizeNote(nodes: number): string | undefined {
+  if (nodes <= readableNodes) return undefined;
+  return `${nodes} nodes: more than ${readableNodes} is hard to read; crdgen explore --kind <Kind> draws one kind's flows`;
+}
+
 const mermaidText = (s: string) => s.replace(/"/g, "#quot;").replace(/</g, "#lt;").replace(/>/g, "#gt;");
 
 export function mermaidReport(result: ExploreResult): string {
   const g = graphOf(result);
   const lines = ["flowchart LR"];
+  const note = graphSizeNote(g.nodes.length);
+  if (note) lines.push(`  %% ${note}`);
   for (const n of g.nodes) {
     const label = `"${n.label.map(mermaidText).join("<br/>")}"`;
     lines.push(`  ${n.id}${n.shape === "queue" ? `[[${label}]]` : n.shape === "kind" ? `([${label}])` : `[${label}]`}`);
@@ -83,6 +110,8 @@ const dotText = (s: string) => s.replace(/\\/g, "\\\\").replace(/"/g, '\\"');
 export function dotReport(result: ExploreResult): string {
   const g = graphOf(result);
   const lines = ["digraph flows {", "  rankdir=LR;", '  node [fontname="monospace", fontsize=10];'];
+  const note = graphSizeNote(g.nodes.length);
+  if (note) lines.splice(1, 0, `  // ${note}`);
   for (const n of g.nodes) {
     const shape = n.shape === "queue" ? "box3d" : n.shape === "kind" ? "ellipse" : "box";
     lines.push(`  ${n.id} [shape=${shape}, label="${n.label.map(dotText).join("\\n")}"];`);

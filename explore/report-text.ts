@@ -1,6 +1,8 @@
-// The default report: one block per controller, in the order an event travels (watch → handler → queue → worker).
+// The default report: one line per watched kind, then one block per controller, in the order an event travels
+// (watch → handler → queue → worker).
 import type { Loc } from "./facts.js";
 import type { Controller, ExploreResult, Place } from "./model.js";
+import { kindSummary } from "./report-kind-summary.js";
 
 const at = (l?: Loc) => (l ? `${l.file}:${l.line}` : "(library)");
 const place = (p: Place) => `${p.name}  ${at(p.loc)}`;
@@ -21,6 +23,13 @@ export function textReport(result: ExploreResult): string {
       `${result.controllers.length} controller(s), ${kinds.size} watched kind(s), ${handlers} handler(s), ${workers} worker(s)`,
     );
   }
+  if (result.onlyKind) {
+    const { kind, kindsFound } = result.onlyKind;
+    lines.push(`only the flows of ${kind} (--kind), one of ${kindsFound} watched kind(s)`);
+  }
+  if (result.controllers.length)
+    lines.push("", "By kind (handler → queue (how keys are added) → processing function):");
+  lines.push(...kindSummary(result));
   for (const c of result.controllers) lines.push("", ...controllerBlock(c));
   if (result.unlinked.length) {
     lines.push("", "Not linked:");

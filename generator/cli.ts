@@ -193,6 +193,10 @@ program
   .addOption(
     new Option("--format <format>", "output format").choices(["text", "json", "mermaid", "dot"]).default("text"),
   )
+  .option(
+    "--kind <Kind>",
+    "only the flows of this watched kind, in every format (an unknown kind is an error that lists the kinds found)",
+  )
   .option("--include-vendor", "also read vendor/ and node_modules/")
   .option("--include-tests", "also read tests (*_test.go, *.test.ts, *.spec.ts, test/, tests/, testdata/, e2e/)")
   .action(
@@ -201,21 +205,34 @@ program
       opts: {
         json?: boolean;
         format: "text" | "json" | "mermaid" | "dot";
+        kind?: string;
         includeVendor?: boolean;
         includeTests?: boolean;
       },
     ) => {
-      const { explore, ExploreInputError, textReport, jsonReport, mermaidReport, dotReport } = await loadExplore();
-      const result = await explore(dirs, {
+      const explorePackage = await loadExplore();
+      const { explore, ExploreInputError, filterByKind, graphSize, graphSizeNote } = explorePackage;
+      const { textReport, jsonReport, mermaidReport, dotReport } = explorePackage;
+      // A folder that cannot be read or an unknown --kind is the user's to fix: said in one line, like the other
+      // commands' input errors.
+      const userError = (error: unknown) => (error instanceof ExploreInputError ? new UserError(error.message) : error);
+      const found = await explore(dirs, {
         includeVendor: opts.includeVendor ?? false,
         includeTests: opts.includeTests ?? false,
       }).catch((error: unknown) => {
-        // A folder that cannot be read is the user's to fix: said in one line, like the other commands' input errors.
-        throw error instanceof ExploreInputError ? new UserError(error.message) : error;
+        throw userError(error);
       });
+      let result = found;
+      try {
+        if (opts.kind !== undefined) result = filterByKind(found, opts.kind);
+      } catch (error) {
+        throw userError(error);
+      }
       const format = opts.json ? "json" : opts.format;
       const render = { text: textReport, json: jsonReport, mermaid: mermaidReport, dot: dotReport }[format];
       process.stdout.write(render(result));
+      const note = format === "mermaid" || format === "dot" ? graphSizeNote(graphSize(result).nodes) : undefined;
+      if (note) process.stderr.write(`crdgen explore: ${note}\n`);
       if (format !== "text" && result.controllers.length === 0)
         process.stderr.write("crdgen explore: no controller found\n");
     },
