@@ -205,7 +205,8 @@ program
         includeTests?: boolean;
       },
     ) => {
-      const { explore, ExploreInputError, textReport, jsonReport, mermaidReport, dotReport } = await loadExplore();
+      const { explore, ExploreInputError, textReport, jsonReport, mermaidReport, dotReport, unsupportedLanguages } =
+        await loadExplore();
       const result = await explore(dirs, {
         includeVendor: opts.includeVendor ?? false,
         includeTests: opts.includeTests ?? false,
@@ -213,6 +214,9 @@ program
         // A folder that cannot be read is the user's to fix: said in one line, like the other commands' input errors.
         throw error instanceof ExploreInputError ? new UserError(error.message) : error;
       });
+      // A tree in other languages only is not an operator explore can map: a report of nothing would mislead.
+      const unsupported = unsupportedLanguages(result);
+      if (unsupported) throw new UserError(unsupported);
       const format = opts.json ? "json" : opts.format;
       const render = { text: textReport, json: jsonReport, mermaid: mermaidReport, dot: dotReport }[format];
       process.stdout.write(render(result));
