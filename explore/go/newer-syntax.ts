@@ -31,8 +31,8 @@ export function reparseNewWithExpression(parser: Parser, text: string, tree: Tre
   // Each call's range (start, end), read before the tree is freed.
   const calls = new Map<number, [number, number]>();
   for (const call of asCalls.rootNode.descendantsOfType("call_expression")) {
-    const fn = call?.childForFieldName("function");
-    if (call && fn?.type === "identifier" && starts.includes(fn.startIndex))
+    const fn = call.childForFieldName("function");
+    if (fn?.type === "identifier" && starts.includes(fn.startIndex))
       calls.set(fn.startIndex, [call.startIndex, call.endIndex]);
   }
   asCalls.delete();
@@ -90,7 +90,7 @@ function errorRanges(root: Node): [number, number][] {
   const visit = (n: Node) => {
     if (!n.hasError && !n.isMissing) return;
     if (n.isError || n.isMissing) out.push([n.startIndex, Math.max(n.endIndex, n.startIndex + 1)]);
-    for (const c of n.children) if (c) visit(c);
+    for (const c of n.children) visit(c);
   };
   visit(root);
   return out;
