@@ -184,7 +184,7 @@ function checkGolden(file: string, actual: string): void {
   );
 }
 
-test("there are explore fixtures for the five styles the issue names, plus shared base controllers (Go embedding, a TypeScript base class), a client-node operator and crdgen's controllerFor with two kinds", () => {
+test("there are explore fixtures for the five styles the issue names, plus shared base controllers (Go embedding, a TypeScript base class), a client-node operator, crdgen's controllerFor with two kinds, TypeScript task queues (async, fastq, p-queue) fed by raw watches and ListWatch, and a Pepr module", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
     "controller-runtime",
@@ -194,6 +194,8 @@ test("there are explore fixtures for the five styles the issue names, plus share
     "ts-client-node",
     "ts-controller-for",
     "ts-generated",
+    "ts-pepr",
+    "ts-task-queues",
     "two-informers",
   ]);
 });
