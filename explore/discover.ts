@@ -27,6 +27,8 @@ export interface Discovered {
   tsPackages: TsPackage[];
   /** Links not followed and folders that could not be read, one sentence each. */
   warnings: string[];
+  /** Source files of languages explore does not read, counted by extension (".java" → 12). */
+  otherLanguages: Map<string, number>;
 }
 
 /** Input that cannot be read: the message names the path (a command line prints it alone, without a stack). */
@@ -34,6 +36,12 @@ export class ExploreInputError extends Error {}
 
 const TEST_DIRS = new Set(["test", "tests", "testdata", "__tests__", "e2e"]);
 const VENDOR_DIRS = new Set(["vendor", "node_modules"]);
+/** Source files of other languages an operator may be written in: counted, so a report can say what it did not read. */
+const OTHER_LANGUAGES = new Set(
+  ".java .kt .kts .scala .groovy .clj .py .rs .cs .fs .vb .rb .php .js .mjs .cjs .jsx .ex .exs .erl .hs .swift .c .cc .cpp .cxx .zig .lua .dart .cr .nim".split(
+    " ",
+  ),
+);
 
 export function discover(dirs: string[], options: DiscoverOptions = {}): Discovered {
   const absDirs = dirs.map((d) => path.resolve(d));
@@ -49,7 +57,15 @@ export function discover(dirs: string[], options: DiscoverOptions = {}): Discove
     if (!stat.isDirectory()) throw new ExploreInputError(`cannot explore ${dirs[i]}: not a folder`);
   }
   const root = commonAncestor(absDirs);
-  const found: Discovered = { root, go: [], ts: [], goModules: [], tsPackages: [], warnings: [] };
+  const found: Discovered = {
+    root,
+    go: [],
+    ts: [],
+    goModules: [],
+    tsPackages: [],
+    warnings: [],
+    otherLanguages: new Map(),
+  };
   const seen = new Set<string>();
   const rel = (abs: string) => path.relative(root, abs).split(path.sep).join("/");
   const walk = (dir: string) => {
@@ -92,12 +108,23 @@ export function discover(dirs: string[], options: DiscoverOptions = {}): Discove
         } else if (/\.(ts|tsx|mts|cts)$/.test(e.name) && !/\.d\.(m|c)?ts$/.test(e.name)) {
           if (/\.(test|spec)\.(ts|tsx|mts|cts)$/.test(e.name) && !options.includeTests) continue;
           found.ts.push({ file, abs });
+        } else {
+          const ext = path.extname(e.name).toLowerCase();
+          if (!OTHER_LANGUAGES.has(ext) || isTestName(e.name, ext, options)) continue;
+          found.otherLanguages.set(ext, (found.otherLanguages.get(ext) ?? 0) + 1);
         }
       }
     }
   };
   for (const d of absDirs) walk(d);
   return found;
+}
+
+/** A test file by its name (tests are skipped in every language unless asked for). */
+function isTestName(name: string, ext: string, options: DiscoverOptions): boolean {
+  if (options.includeTests) return false;
+  const stem = name.slice(0, -ext.length);
+  return /(^test_|_test$|[._-](test|spec)$|Tests?$)/.test(stem);
 }
 
 export function commonAncestor(dirs: string[]): string {

@@ -25,7 +25,17 @@ export async function explore(dirs: string[], options: DiscoverOptions = {}): Pr
     mergeFacts(facts, tsFacts);
   }
   const { controllers, unlinked } = link(facts);
-  return { roots: dirs, files: { go: go.length, ts: ts.length }, controllers, unlinked, warnings };
+  const notRead = [...found.otherLanguages]
+    .map(([extension, files]) => ({ extension, files }))
+    .sort((a, b) => b.files - a.files || a.extension.localeCompare(b.extension));
+  return {
+    roots: dirs,
+    files: { go: go.length, ts: ts.length },
+    ...(notRead.length ? { notRead } : {}),
+    controllers,
+    unlinked,
+    warnings,
+  };
 }
 
 /** The files fit to parse; each one skipped adds its warning. */

@@ -154,18 +154,40 @@ export interface BuilderFact {
   reconcilers: Slot[];
 }
 
+/**
+ * A framework's own binding of a callback to a kind, where the watch (and the queue, if any) live in the framework:
+ * Pepr's `When(a.Pod).IsCreatedOrUpdated().Reconcile(fn)` (also Watch, Mutate, Validate, Finalize).
+ */
+export interface BindingFact {
+  id: string;
+  loc: Loc;
+  fn: string;
+  framework: string;
+  /** Where the kind is named (`When(a.Pod)`); `loc` is where the action is. */
+  watchLoc: Loc;
+  /** Reconcile, Watch, Mutate, Validate or Finalize. */
+  action: string;
+  kind: string;
+  /** add, update, delete for watches; create, update, delete for admission. */
+  events: string[];
+  /** The binding as written before the action (`When(a.ConfigMap).IsCreatedOrUpdated()`), on one line. */
+  text: string;
+  callback: Slot;
+}
+
 export interface Facts {
   fns: FnFact[];
   calls: CallFact[];
   types: TypeFact[];
   builders: BuilderFact[];
+  bindings: BindingFact[];
   constraints: Constraint[];
   /** Files the parser could only partly read, or had to give up (too deeply nested for the call stack). */
   warnings: string[];
 }
 
 export function emptyFacts(): Facts {
-  return { fns: [], calls: [], types: [], builders: [], constraints: [], warnings: [] };
+  return { fns: [], calls: [], types: [], builders: [], bindings: [], constraints: [], warnings: [] };
 }
 
 export function mergeFacts(into: Facts, from: Facts): void {
@@ -173,6 +195,7 @@ export function mergeFacts(into: Facts, from: Facts): void {
   for (const c of from.calls) into.calls.push(c);
   for (const t of from.types) into.types.push(t);
   for (const b of from.builders) into.builders.push(b);
+  for (const b of from.bindings) into.bindings.push(b);
   for (const c of from.constraints) into.constraints.push(c);
   for (const w of from.warnings) into.warnings.push(w);
 }

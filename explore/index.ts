@@ -4,6 +4,8 @@ export { commonAncestor, ExploreInputError, type DiscoverOptions } from "./disco
 export type { Constraint, Loc, Slot, Value } from "./facts.js";
 export {
   flowKeys,
+  notReadSummary,
+  unsupportedLanguages,
   type Controller,
   type ExploreResult,
   type Handler,

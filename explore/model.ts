@@ -81,6 +81,8 @@ export interface ExploreResult {
   /** The explored folders as given. */
   roots: string[];
   files: { go: number; ts: number };
+  /** Source files found in languages explore does not read (`.java`, `.py`, ...), by extension, most first. */
+  notRead?: { extension: string; files: number }[];
   controllers: Controller[];
   /** What was found but could not be linked into a flow, one sentence each. */
   unlinked: string[];
@@ -110,4 +112,16 @@ export function flowKeys(result: ExploreResult): string[] {
     }
   }
   return [...new Set(keys)].sort();
+}
+
+/** "12 .java files and 3 .py files": what was found but not read. */
+export function notReadSummary(notRead: { extension: string; files: number }[]): string {
+  const parts = notRead.map((n) => `${n.files} ${n.extension} file${n.files === 1 ? "" : "s"}`);
+  return parts.length > 1 ? `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)!}` : (parts[0] ?? "");
+}
+
+/** When no Go or TypeScript file was read but files of other languages were found: the sentence that says so. */
+export function unsupportedLanguages(result: ExploreResult): string | undefined {
+  if (result.files.go + result.files.ts > 0 || !result.notRead?.length) return undefined;
+  return `found ${notReadSummary(result.notRead)}: explore reads Go and TypeScript`;
 }

@@ -1,7 +1,7 @@
 // The default report: one line per watched kind, then one block per controller, in the order an event travels
 // (watch → handler → queue → worker).
 import type { Loc } from "./facts.js";
-import type { Controller, ExploreResult, Place } from "./model.js";
+import { type Controller, type ExploreResult, type Place, notReadSummary, unsupportedLanguages } from "./model.js";
 import { kindSummary } from "./report-kind-summary.js";
 
 const at = (l?: Loc) => (l ? `${l.file}:${l.line}` : "(library)");
@@ -13,8 +13,11 @@ export function textReport(result: ExploreResult): string {
   const handlers = result.controllers.reduce((n, c) => n + c.sources.reduce((m, s) => m + s.handlers.length, 0), 0);
   const workers = result.controllers.reduce((n, c) => n + c.workers.length, 0);
   const kinds = new Set(result.controllers.flatMap((c) => c.sources.map((s) => s.kind)));
-  lines.push(`crdgen explore ${result.roots.join(" ")}: ${go} Go file(s), ${ts} TypeScript file(s)`);
-  if (result.controllers.length === 0) {
+  const notRead = result.notRead?.length ? `; not read: ${notReadSummary(result.notRead)}` : "";
+  lines.push(`crdgen explore ${result.roots.join(" ")}: ${go} Go file(s), ${ts} TypeScript file(s)${notRead}`);
+  const unsupported = unsupportedLanguages(result);
+  if (unsupported) lines.push(`Nothing read: ${unsupported}.`);
+  else if (result.controllers.length === 0) {
     lines.push(
       "No controller found: no workqueue, informer event handler or controller-runtime builder in these sources.",
     );

@@ -211,7 +211,7 @@ program
       },
     ) => {
       const explorePackage = await loadExplore();
-      const { explore, ExploreInputError, filterByKind, graphSize, graphSizeNote } = explorePackage;
+      const { explore, ExploreInputError, filterByKind, graphSize, graphSizeNote, unsupportedLanguages } = explorePackage;
       const { textReport, jsonReport, mermaidReport, dotReport } = explorePackage;
       // A folder that cannot be read or an unknown --kind is the user's to fix: said in one line, like the other
       // commands' input errors.
@@ -222,6 +222,9 @@ program
       }).catch((error: unknown) => {
         throw userError(error);
       });
+      // A tree in other languages only is not an operator explore can map: a report of nothing would mislead.
+      const unsupported = unsupportedLanguages(found);
+      if (unsupported) throw new UserError(unsupported);
       let result = found;
       try {
         if (opts.kind !== undefined) result = filterByKind(found, opts.kind);

@@ -8,8 +8,10 @@ import { createRequire } from "node:module";
 import { Language, Parser } from "web-tree-sitter";
 import { type Facts, type TypeFact, emptyFacts, mergeFacts } from "../facts.js";
 import { isStackOverflow } from "../screen.js";
+import { oneLine } from "../syntax.js";
 import { GoFileReader } from "./declarations.js";
 import type { GoModule, GoSource } from "./modules.js";
+import { reparseNewWithExpression } from "./newer-syntax.js";
 
 const require = createRequire(import.meta.url);
 let parserPromise: Promise<Parser> | undefined;
@@ -33,13 +35,24 @@ export async function readGo(sources: GoSource[], modules: GoModule[]): Promise<
   const types = new Map<string, TypeFact>();
   const methods = new Map<string, string[]>();
   for (const source of sources) {
-    const tree = parser.parse(source.text);
-    if (!tree) throw new Error(`${source.file}: the Go parser returned no tree`);
+    const parsed = parser.parse(source.text);
+    if (!parsed) throw new Error(`${source.file}: the Go parser returned no tree`);
+    // Syntax newer than the grammar is named as such, and read as far as its meaning is known.
+    const newer = parsed.rootNode.hasError
+      ? reparseNewWithExpression(parser, source.text, parsed)
+      : { tree: parsed, sites: [] };
+    if (newer.tree !== parsed) parsed.delete();
+    const tree = newer.tree;
     // A file's facts join the others only once it is read through: a file abandoned half-way leaves nothing behind.
     const fileFacts = emptyFacts();
     const fileTypes = new Map<string, TypeFact>();
     const fileMethods = new Map<string, string[]>();
     try {
+      const [first, ...more] = newer.sites;
+      if (first)
+        fileFacts.warnings.push(
+          `${source.file}:${first.line}: parser does not support new(expression) (Go 1.26): \`${oneLine(first.text)}\`${more.length ? `, also at line ${more.map((s) => s.line).join(", ")}` : ""}; read as a pointer to that value`,
+        );
       if (tree.rootNode.hasError) {
         const bad = tree.rootNode.descendantsOfType("ERROR")[0];
         fileFacts.warnings.push(

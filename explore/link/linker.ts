@@ -1,12 +1,12 @@
 // The linker: finds queues, informers, handlers, producers and consumers in the facts, solves points-to so references
 // through fields, parameters and helpers meet, and assembles one controller per queue.
 // The linker is one class in layers, a file each: graph → registrations → workers → queue-controllers →
-// builder-controllers → controller-for → linker (which finds the queues and solves).
+// builder-controllers → controller-for → ts-operators → linker (which finds the queues and solves).
 import type { CallFact, Constraint, Facts } from "../facts.js";
 import { locOrder } from "../loc.js";
 import type { Controller } from "../model.js";
 import { PointsTo } from "../points-to.js";
-import { ControllerForLinker } from "./controller-for.js";
+import { TsOperatorLinker } from "./ts-operators.js";
 import { OWN_ADD, OWN_GET } from "./vocabulary.js";
 
 export interface LinkResult {
@@ -18,7 +18,7 @@ export function link(facts: Facts): LinkResult {
   return new Linker(facts).run();
 }
 
-class Linker extends ControllerForLinker {
+class Linker extends TsOperatorLinker {
   run(): { controllers: Controller[]; unlinked: string[] } {
     this.findQueueTypes();
     this.findInternal();
@@ -55,7 +55,11 @@ class Linker extends ControllerForLinker {
       }
     }
     if (more) this.pts = new PointsTo(constraints);
-    const controllers = [...this.controllerForControllers(this.queueControllers()), ...this.builderControllers()];
+    const controllers = [
+      ...this.controllerForControllers(this.queueControllers()),
+      ...this.builderControllers(),
+      ...this.bindingControllers(),
+    ];
     controllers.sort((a, b) => locOrder(a.loc, b.loc) || a.name.localeCompare(b.name));
     return { controllers, unlinked: this.unlinked };
   }
@@ -119,7 +123,7 @@ class Linker extends ControllerForLinker {
 
   private isQueueConstructor(call: CallFact): boolean {
     if (call.qualifier?.endsWith("/util/workqueue")) return /^New/.test(call.method) && !/Limiter$/.test(call.method);
-    if (/^new\w*queue$/i.test(call.method)) return true;
+    if (/^new\w*queue$/i.test(call.method) || this.taskQueue(call)) return true;
     const cls = /^new (\w+)$/.exec(call.method)?.[1];
     if (cls) return [...this.queueTypes.values()].some((t) => t.name === cls);
     return false;

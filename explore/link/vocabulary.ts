@@ -1,7 +1,19 @@
 // The method and field names the linker reads as queue operations, handler registrations and handler functions.
 
 /** Workqueue methods (client-go and @crdgen/runtime) that put a key in, take one out, and finish with it. */
-export const ADD_METHODS = new Set(["Add", "AddAfter", "AddRateLimited", "add", "addAfter", "addRateLimited"]);
+export const ADD_METHODS = new Set([
+  "Add",
+  "AddAfter",
+  "AddRateLimited",
+  "add",
+  "addAfter",
+  "addRateLimited",
+  // async.queue, fastq: the libraries' own names for adding a task
+  "push",
+  "unshift",
+  "pushAsync",
+  "unshiftAsync",
+]);
 export const GET_METHODS = new Set(["Get", "get"]);
 export const DONE_METHODS = new Set(["Done", "done"]);
 export const FORGET_METHODS = new Set(["Forget", "forget"]);

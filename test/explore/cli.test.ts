@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -82,6 +82,31 @@ test("a Go file with a syntax error is read as far as it parses and named in a w
     const run = crdgen(dir);
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stdout, /Warnings:\n {2}- broken\.go:\d+: Go syntax error/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a tree with only Java (or other languages explore does not read): exit 1 and a message counting the files", () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "crdgen-explore-java-"));
+  try {
+    mkdirSync(path.join(dir, "src", "main", "java"), { recursive: true });
+    for (const name of ["Operator", "Reconciler", "Queue"])
+      writeFileSync(path.join(dir, "src", "main", "java", `${name}.java`), `public class ${name} {}\n`);
+    writeFileSync(path.join(dir, "README.md"), "# an operator in Java\n");
+    const run = crdgen(dir);
+    assert.equal(run.status, 1, run.stdout);
+    assert.equal(run.stderr, "crdgen: found 3 .java files: explore reads Go and TypeScript\n");
+    assert.equal(run.stdout, "");
+    writeFileSync(path.join(dir, "hack.py"), "print(1)\n");
+    const two = crdgen(dir, "--json");
+    assert.equal(two.status, 1);
+    assert.equal(two.stderr, "crdgen: found 3 .java files and 1 .py file: explore reads Go and TypeScript\n");
+    // With Go or TypeScript next to them, the report runs and names what it did not read.
+    writeFileSync(path.join(dir, "util.go"), "package util\n");
+    const mixed = crdgen(dir);
+    assert.equal(mixed.status, 0, mixed.stderr);
+    assert.match(mixed.stdout, /: 1 Go file\(s\), 0 TypeScript file\(s\); not read: 3 \.java files and 1 \.py file\n/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -184,7 +184,7 @@ function checkGolden(file: string, actual: string): void {
   );
 }
 
-test("there are explore fixtures for the five styles the issue names, plus shared base controllers (Go embedding, a TypeScript base class), a client-node operator, crdgen's controllerFor with two kinds and one informer feeding two queues", () => {
+test("there are explore fixtures for the five styles the issue names, plus shared base controllers (Go embedding, a TypeScript base class), a client-node operator, crdgen's controllerFor with two kinds, one informer feeding two queues, TypeScript task queues (async, fastq, p-queue) fed by raw watches and ListWatch, and a Pepr module", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
     "controller-runtime",
@@ -195,6 +195,8 @@ test("there are explore fixtures for the five styles the issue names, plus share
     "ts-client-node",
     "ts-controller-for",
     "ts-generated",
+    "ts-pepr",
+    "ts-task-queues",
     "two-informers",
   ]);
 });

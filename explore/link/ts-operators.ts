@@ -1,0 +1,182 @@
+// TypeScript operator libraries: task queues that run a worker function themselves (`async.queue(worker)`,
+// `fastq(worker)`, p-queue's `queue.add(task)`), raw watches whose callback is the handler (client-node's
+// `watch.watch(path, query, callback)`, kubernetes-fluent-client's `K8s(Kind).Watch(callback)`), and Pepr's bindings
+// (`When(Kind).IsCreatedOrUpdated().Reconcile(callback)`), whose watch and queue live in Pepr.
+import type { BindingFact, CallFact } from "../facts.js";
+import { at, locOrder } from "../loc.js";
+import type { Controller, Place, Worker } from "../model.js";
+import { ControllerForLinker } from "./controller-for.js";
+import type { Registration } from "./registrations.js";
+
+/** A queue library that runs the work itself: how the report names it and which argument is the worker function. */
+export interface TaskQueue {
+  type: string;
+  /** The constructor's argument holding the worker; none for p-queue, whose tasks are the functions added. */
+  workerArg?: number;
+}
+
+export abstract class TsOperatorLinker extends ControllerForLinker {
+  /** async.queue / fastq / p-queue constructors: their keys are taken by the library, which calls the worker. */
+  protected taskQueue(call: CallFact): TaskQueue | undefined {
+    const from = call.qualifier ?? "";
+    if (/^async(-es)?(\/queue|\/priorityQueue)?$/.test(from) && /^(queue|priorityQueue)$/.test(call.method))
+      return { type: `async.${call.method}`, workerArg: 0 };
+    // fastq(worker, n), fastq(context, worker, n), fastq.promise(...) likewise.
+    if (from === "fastq" && !call.method.startsWith("new "))
+      return { type: call.method === "promise" ? "fastq.promise" : "fastq", workerArg: call.args.length >= 3 ? 1 : 0 };
+    if (from === "p-queue" && call.method.startsWith("new ")) return { type: "p-queue" };
+    return undefined;
+  }
+
+  private registrationMemo: Registration[] | undefined;
+  /** The base's registrations and the raw watches' callbacks; computed once (finding them notes what is unlinked). */
+  protected override registrations(): Registration[] {
+    this.registrationMemo ??= [...super.registrations(), ...this.watchCallbacks()];
+    return this.registrationMemo;
+  }
+
+  /** `watch.watch(path, query, callback, done)` and `K8s(Kind).Watch(callback)`: the callback is the handler. */
+  private watchCallbacks(): Registration[] {
+    const out: Registration[] = [];
+    for (const call of this.informerCalls.values()) {
+      const via = call.informer!.via;
+      const callback = via === "Watch.watch" ? call.args[2] : via === "K8s().Watch" ? call.args[0] : undefined;
+      if (callback === undefined) continue;
+      const fns = this.fnsAt(callback);
+      if (fns.length === 0) {
+        this.unlinked.push(`${call.text} at ${at(call.loc)}: its callback is not in the explored sources`);
+        continue;
+      }
+      out.push({
+        kind: call.informer!.kind,
+        via,
+        loc: call.loc,
+        handlers: fns.map((fn) => ({ fn, events: ["watch"] })),
+      });
+    }
+    return out;
+  }
+
+  /** The base's controllers, with each task queue's worker being the function the library runs. */
+  protected override queueControllers(): Controller[] {
+    const controllers = super.queueControllers();
+    const tasks = new Map<string, { call: CallFact; queue: TaskQueue }>();
+    for (const call of this.queueCalls.values()) {
+      const queue = this.taskQueue(call);
+      if (queue) tasks.set(at(call.loc), { call, queue });
+    }
+    if (tasks.size === 0) return controllers;
+    return controllers.map((c) => {
+      const task = tasks.get(at(c.queue.loc));
+      if (!task) return c;
+      const { call, queue } = task;
+      // No Get: the library's own loop takes the items, so the base's "no worker" note does not apply.
+      this.dropUnlinked(`created at ${at(call.loc)}: no worker found`);
+      const worker = this.taskWorker(call, queue);
+      for (const r of worker.requeues) this.dropUnlinked(`at ${at(r.loc)}: not reached from any event handler`);
+      return { ...c, queue: { ...c.queue, type: queue.type, rateLimiter: "none" }, workers: [worker] };
+    });
+  }
+
+  /** The function each item is handed to: the worker given at construction (p-queue: the tasks added). */
+  private taskWorker(ctor: CallFact, queue: TaskQueue): Worker {
+    const adds = this.facts.calls.filter(
+      (c) =>
+        c.recv &&
+        !this.isInternal(c.fn) &&
+        this.queuesAt(c.recv).includes(ctor.id) &&
+        /^(add|push|unshift)/.test(c.method),
+    );
+    const given =
+      queue.workerArg !== undefined
+        ? this.fnsAt(ctor.args[queue.workerArg])
+        : adds.flatMap((c) => this.fnsAt(c.args[0]));
+    const processes = [...new Set(given.map((fn) => this.handedTo(fn)))].sort((a, b) =>
+      locOrder(this.fns.get(a)!.loc, this.fns.get(b)!.loc),
+    );
+    // An add made while the worker runs (a retry) is a requeue.
+    const working = new Set([...given, ...processes].flatMap((fn) => [...this.reach(fn).keys()]));
+    const [process, ...also] = processes;
+    return {
+      loop: { name: `${queue.type} worker (in the library)` },
+      ...(process ? { process: this.place(process) } : {}),
+      ...(also.length ? { processAlso: also.map((fn) => this.place(fn)) } : {}),
+      then: [],
+      done: [],
+      forget: [],
+      requeues: adds.filter((c) => working.has(c.fn)).map((c) => ({ method: c.method, loc: c.loc })),
+    };
+  }
+
+  /** A lambda that only hands its item on (`async (key) => sync(kc, key)`) stands for the function it calls. */
+  private handedTo(fn: string): string {
+    const f = this.fns.get(fn)!;
+    if (!isLambda(f.name)) return fn;
+    // Only a lambda whose one known call is its tail (returned or awaited as the statement) hands over; one that
+    // does the work itself, calling helpers on the way, is the processing function.
+    const region = this.region(fn);
+    const known = this.callsIn(region).filter((c) => this.callees(c).some((id) => !region.includes(id)));
+    const [only] = known;
+    if (known.length !== 1 || !only!.tail) return fn;
+    const targets = this.callees(only!).filter((id) => !region.includes(id));
+    return targets.length === 1 ? targets[0]! : fn;
+  }
+
+  private dropUnlinked(fragment: string): void {
+    for (let i = this.unlinked.length - 1; i >= 0; i--)
+      if (this.unlinked[i]!.includes(fragment)) this.unlinked.splice(i, 1);
+  }
+
+  /** Pepr's bindings, one controller each: the watch (and for Reconcile the queue) are Pepr's, the callback is ours. */
+  protected bindingControllers(): Controller[] {
+    return this.facts.bindings.filter((b) => !this.isInternal(b.fn)).map((b) => this.bindingController(b));
+  }
+
+  private bindingController(b: BindingFact): Controller {
+    const callbacks = this.fnsAt(b.callback);
+    if (callbacks.length === 0)
+      this.unlinked.push(
+        `${b.framework} ${b.text}.${b.action} at ${at(b.loc)}: its callback is not in the explored sources`,
+      );
+    const processes = [...new Set(callbacks.map((fn) => this.handedTo(fn)))];
+    const admission = b.action === "Mutate" || b.action === "Validate";
+    const [process, ...also] = processes;
+    const handler: Place = {
+      name: admission ? `${b.framework} admission webhook (library)` : `${b.framework} watch (library)`,
+    };
+    return {
+      name: `${b.action} ${b.kind} (${b.framework})`,
+      loc: b.loc,
+      queue: {
+        type:
+          b.action === "Reconcile"
+            ? `${b.framework}'s reconcile queue (in the library)`
+            : admission
+              ? `none: the API server calls ${b.framework}'s admission webhook`
+              : b.action === "Finalize"
+                ? `none: ${b.framework} calls the callback when the object is being deleted (its finalizer)`
+                : `none: ${b.framework} calls the callback for each event`,
+        rateLimiter: "none",
+        loc: b.loc,
+      },
+      sources: [
+        { kind: b.kind, via: b.text, loc: b.watchLoc, handlers: [{ events: b.events, fn: handler, producers: [] }] },
+      ],
+      workers: [
+        {
+          loop: { name: `${b.framework} ${b.action} (in the library)` },
+          ...(process ? { process: this.place(process) } : {}),
+          ...(also.length ? { processAlso: also.map((fn) => this.place(fn)) } : {}),
+          then: [],
+          done: [],
+          forget: [],
+          requeues: [],
+        },
+      ],
+    };
+  }
+}
+
+function isLambda(name: string): boolean {
+  return name === "arrow function" || name.endsWith(" (arrow)") || name.startsWith("arrow function in");
+}
