@@ -184,11 +184,13 @@ function checkGolden(file: string, actual: string): void {
   );
 }
 
-test("there are explore fixtures for the five styles the issue names, plus shared base controllers (Go embedding, a TypeScript base class), a client-node operator and crdgen's controllerFor with two kinds", () => {
+test("there are explore fixtures for the five styles the issue names, plus shared base controllers (Go embedding, a TypeScript base class), a client-node operator, crdgen's controllerFor with two kinds, controller-runtime builders as real operators write them and informer kinds told by types", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
     "controller-runtime",
+    "controller-runtime-builders",
     "embedded-base",
+    "informer-kinds",
     "sample-controller",
     "ts-base-class",
     "ts-client-node",
