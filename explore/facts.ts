@@ -146,6 +146,8 @@ export interface BuilderOp {
   handlerName?: string;
   /** Complete(r) / Build(r): the reconciler, and what it wraps (reconcile.AsReconciler(client, r), reconcile.Func(f)). */
   reconcilers?: Slot[];
+  /** What a wrapper of the explored tree around the reconciler was given: tells its inner Reconcile apart per caller. */
+  reconcilerHints?: Slot[];
   name?: string;
 }
 
@@ -179,6 +181,8 @@ export interface BuilderFact {
   }[];
   /** Slots holding the reconciler (a type with a Reconcile method, or a function). */
   reconcilers: Slot[];
+  /** What a wrapper of the explored tree around the reconciler was given (see BuilderOp). */
+  reconcilerHints?: Slot[];
   /** The slot the builder (or controller) is returned in: the linker follows it to the BuilderOp calls made on it. */
   ret?: Slot;
 }

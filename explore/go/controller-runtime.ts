@@ -54,6 +54,7 @@ export abstract class GoControllerRuntimeReader extends GoInformerReader {
       const held = this.temp();
       if (fact.args[2]) this.facts.constraints.push({ c: "load", dst: held, base: fact.args[2], field: "Reconciler" });
       builder.reconcilers = [held, ...this.reconcilerSlots(value, undefined)];
+      builder.reconcilerHints = this.wrappedSlots(value);
     }
     this.facts.builders.push(builder);
   }
@@ -65,16 +66,18 @@ export abstract class GoControllerRuntimeReader extends GoInformerReader {
     const builderOp: BuilderOp = { op, loc: this.loc(fnNode.childForFieldName("field")!) };
     if (op === "For" || op === "Owns") builderOp.object = fact.args[0];
     else if (op === "Named" && fact.strings[0]) builderOp.name = fact.strings[0];
-    else if (op === "Complete") builderOp.reconcilers = this.reconcilerSlots(argNodes[0], fact.args[0]);
-    else if (op === "Watches" || op === "Watch") {
+    else if (op === "Complete") {
+      builderOp.reconcilers = this.reconcilerSlots(argNodes[0], fact.args[0]);
+      builderOp.reconcilerHints = this.wrappedSlots(argNodes[0]);
+    } else if (op === "Watches" || op === "Watch") {
       // Watches(&T{}, handler) / WatchesRawSource(source.Kind(cache, &T{}, handler)) / Watch(source.Kind(...)).
       const kindCall = argNodes[0] ? this.sourceKindCall(argNodes[0]) : undefined;
-      let objectSlot = kindCall ? kindCall.args[1] : fact.method === "Watches" ? fact.args[0] : undefined;
-      if (!kindCall && fact.method === "Watch" && fact.args[0] && argNodes.length >= 2) {
-        // controller-runtime before 0.15: c.Watch(&source.Kind{Type: &T{}}, handler).
-        objectSlot = this.temp();
-        this.facts.constraints.push({ c: "load", dst: objectSlot, base: fact.args[0], field: "Type" });
-      }
+      // controller-runtime before 0.15: c.Watch(&source.Kind{Type: &T{}}, handler), its kind read from Type.
+      const objectSlot = kindCall
+        ? kindCall.args[1]
+        : fact.method !== "Watch" || argNodes.length >= 2
+          ? fact.args[0]
+          : undefined;
       const handlerIndex = kindCall ? 2 : fact.method === "Watches" || argNodes.length >= 2 ? 1 : -1;
       const handlerNode = kindCall ? this.sourceKindArgs(argNodes[0]!)[2] : argNodes[handlerIndex];
       const handlerSlot = kindCall ? kindCall.args[2] : fact.args[handlerIndex];
@@ -141,6 +144,17 @@ export abstract class GoControllerRuntimeReader extends GoInformerReader {
       value = value.type === "type_conversion_expression" ? undefined : args.filter((a) => a.type !== "comment").at(-1);
     }
     return slots;
+  }
+
+  /**
+   * What a wrapper of the explored tree was given (`leaderAware(mgr, r)`): the wrapper's object is one for all its
+   * callers, so its inner Reconcile is told apart by what this caller passed.
+   */
+  private wrappedSlots(arg: Node | undefined): Slot[] {
+    let value = arg?.type === "identifier" ? this.initOf(arg.text) : arg;
+    if (value?.type === "unary_expression") value = value.namedChildren[0];
+    const call = value ? this.callsByNode.get(nodeKey(value)) : undefined;
+    return call && !this.isLibraryCall(call) ? call.args : [];
   }
 
   /** A call of a package outside the explored tree (`reconcile.AsReconciler`, `reconcile.Func`). */

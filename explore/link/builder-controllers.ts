@@ -19,8 +19,29 @@ const CR_HANDLER_MEMBERS: [string, string][] = [
   ["GenericFunc", "generic"],
 ];
 
+/** Builder methods that return the builder (Complete, Build and a controller's Watch end the chain). */
+const CHAINING = new Set([
+  "For",
+  "Owns",
+  "Watches",
+  "WatchesRawSource",
+  "WatchesMetadata",
+  "Named",
+  "WithOptions",
+  "WithEventFilter",
+  "WithLogConstructor",
+]);
+
 /** How many helper calls deep a builder, an object or a handler passed as a parameter is followed to its call sites. */
 const MAX_HELPER_DEPTH = 3;
+
+/** What the calls on one builder added to it. */
+interface Found {
+  sources: Source[];
+  reconcilers: Slot[];
+  hints: Slot[];
+  name?: string;
+}
 
 /** The slots a builder call reads, as seen from one chain of call sites of the helpers it sits in. */
 interface Frame {
@@ -39,8 +60,12 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
   protected builderConstraints(): Constraint[] {
     const out: Constraint[] = [];
     for (const b of this.facts.builders) if (b.ret) out.push({ c: "alloc", dst: b.ret, v: `b|${b.id}` });
+    // A method of the same name on a type of the explored tree returns what it returns, not its receiver.
+    const declared = new Set<string>();
+    for (const f of this.fns.values()) if (f.owner && !f.library) declared.add(f.name.replace(/^.*\./, ""));
     for (const call of this.facts.calls) {
-      if (call.builderOp && call.recv) out.push({ c: "copy", dst: call.ret, src: call.recv });
+      if (call.builderOp && call.recv && CHAINING.has(call.method) && !declared.has(call.method))
+        out.push({ c: "copy", dst: call.ret, src: call.recv });
       if (/EnqueueRequestsFromMapFunc$/.test(call.method) && call.args[0])
         out.push({ c: "copy", dst: call.ret, src: call.args[0] });
     }
@@ -49,10 +74,10 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
 
   protected builderControllers(): Controller[] {
     const builders = new Map(this.facts.builders.map((b) => [b.id, b]));
-    const added = new Map<string, { sources: Source[]; reconcilers: Slot[]; name?: string }>();
+    const added = new Map<string, Found>();
     const of = (id: string) => {
       let entry = added.get(id);
-      if (!entry) added.set(id, (entry = { sources: [], reconcilers: [] }));
+      if (!entry) added.set(id, (entry = { sources: [], reconcilers: [], hints: [] }));
       return entry;
     };
     const opByRet = new Map<Slot, CallFact>();
@@ -68,7 +93,10 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
         for (const id of this.buildersAt(frame.recv, builders)) {
           const entry = of(id);
           if (op.op === "Named" && op.name) entry.name = op.name;
-          if (op.op === "Complete") entry.reconcilers.push(...(op.reconcilers ?? []));
+          if (op.op === "Complete") {
+            entry.reconcilers.push(...(op.reconcilers ?? []));
+            entry.hints.push(...(op.reconcilerHints ?? []));
+          }
           if (op.op === "For" || op.op === "Owns" || op.op === "Watches" || op.op === "Watch") {
             const kinds = this.kindsAt(frame.object);
             for (const kind of kinds.length ? kinds : ["?"]) {
@@ -83,19 +111,21 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
     return this.facts.builders.map((b) => this.builderController(b, added.get(b.id)));
   }
 
-  private builderController(
-    b: BuilderFact,
-    found: { sources: Source[]; reconcilers: Slot[]; name?: string } | undefined,
-  ): Controller {
+  private builderController(b: BuilderFact, found: Found | undefined): Controller {
     const name = found?.name ?? b.name;
     const values = [...b.reconcilers, ...(found?.reconcilers ?? [])].flatMap((slot) => [...this.pts.valuesOf(slot)]);
-    const reconcilerTypes = [...new Set(values.filter((v) => v.startsWith("o|")).map((v) => v.slice(2)))].filter(
-      (t) => this.fnsAt(`${t}.Reconcile`).length > 0,
+    const reconcilerTypes = this.reconcileTypes(values);
+    const hinted = new Set(
+      this.reconcileTypes(
+        [...(b.reconcilerHints ?? []), ...(found?.hints ?? [])].flatMap((s) => [...this.pts.valuesOf(s)]),
+      ).flatMap((t) => this.fnsAt(`${t}.Reconcile`)),
     );
     // A type's Reconcile method (unwrapped when it only hands over to another's), else a function given as the
     // reconciler (reconcile.Func(func(ctx, req) ...)).
     const reconcile =
-      reconcilerTypes.flatMap((t) => this.fnsAt(`${t}.Reconcile`).map((fn) => this.unwrapReconcile(fn, 0)))[0] ??
+      reconcilerTypes.flatMap((t) =>
+        this.fnsAt(`${t}.Reconcile`).map((fn) => this.unwrapReconcile(fn, hinted, 0)),
+      )[0] ??
       values
         .filter((v) => v.startsWith("f|"))
         .map((v) => v.slice(2))
@@ -184,11 +214,15 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
     return local.length ? local : ids;
   }
 
+  /** The kinds of the objects a slot holds; controller-runtime before 0.15 wrapped them: `&source.Kind{Type: &T{}}`. */
   private kindsAt(slot: Slot | undefined): string[] {
-    return [...this.pts.valuesOf(slot)]
-      .filter((v) => v.startsWith("k|"))
-      .map((v) => v.slice(2))
-      .sort();
+    const kinds = new Set<string>();
+    for (const v of this.pts.valuesOf(slot)) {
+      if (v.startsWith("k|") && v !== "k|Kind") kinds.add(v.slice(2));
+      for (const inner of this.pts.valuesOf(fieldSlot(v, "Type")))
+        if (inner.startsWith("k|")) kinds.add(inner.slice(2));
+    }
+    return [...kinds].sort();
   }
 
   /** For and Owns use controller-runtime's own handlers; Watches' handler is followed into the explored sources. */
@@ -220,14 +254,22 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
    * A Reconcile that hands the request to another Reconcile of the explored sources (a leader-aware or logging
    * wrapper): the inner one does the work.
    */
-  private unwrapReconcile(fn: string, depth: number): string {
+  private unwrapReconcile(fn: string, hinted: Set<string>, depth: number): string {
     if (depth >= 3) return fn;
     for (const call of this.callsIn(this.region(fn))) {
       if (call.method !== "Reconcile") continue;
-      const inner = this.callees(call).find((id) => id !== fn && /\.Reconcile$/.test(this.fns.get(id)?.name ?? ""));
-      if (inner) return this.unwrapReconcile(inner, depth + 1);
+      const inner = this.callees(call).filter((id) => id !== fn && /\.Reconcile$/.test(this.fns.get(id)?.name ?? ""));
+      const chosen = inner.find((id) => hinted.has(id)) ?? inner[0];
+      if (chosen) return this.unwrapReconcile(chosen, hinted, depth + 1);
     }
     return fn;
+  }
+
+  /** The types among values that have a Reconcile method. */
+  private reconcileTypes(values: string[]): string[] {
+    return [...new Set(values.filter((v) => v.startsWith("o|")).map((v) => v.slice(2)))].filter(
+      (t) => this.fnsAt(`${t}.Reconcile`).length > 0,
+    );
   }
 }
 
