@@ -73,6 +73,7 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
   }
 
   protected builderControllers(): Controller[] {
+    if (this.facts.builders.length === 0) return [];
     const builders = new Map(this.facts.builders.map((b) => [b.id, b]));
     const added = new Map<string, Found>();
     const of = (id: string) => {
@@ -88,6 +89,8 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
       // b.For(x).Owns(y): the receiver of Owns is what For was called on.
       let recv: Slot = call.recv;
       for (let hops = 0; opByRet.has(recv) && hops < 32; hops++) recv = opByRet.get(recv)!.recv!;
+      // Points-to merges every caller's values: no builder here means none in any caller (client-go's Watch calls).
+      if (![...this.pts.valuesOf(recv)].some((v) => v.startsWith("b|"))) continue;
       const start: Frame = { recv, object: op.object, handler: op.handler, loc: op.loc };
       for (const frame of this.framesOf(start, 0)) {
         for (const id of this.buildersAt(frame.recv, builders)) {
@@ -108,7 +111,10 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
         }
       }
     }
-    return this.facts.builders.map((b) => this.builderController(b, added.get(b.id)));
+    // A builder inside library code (a vendored controller-runtime's own examples and helpers) is not the operator's.
+    return this.facts.builders
+      .filter((b) => !this.isInternal(b.fn))
+      .map((b) => this.builderController(b, added.get(b.id)));
   }
 
   private builderController(b: BuilderFact, found: Found | undefined): Controller {
@@ -234,6 +240,8 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
     if (op === "Owns") return library("handler.EnqueueRequestForOwner");
     const byFn = new Map<string, string[]>();
     const addFn = (fn: string, event: string) => {
+      // controller-runtime's own handlers read from a vendored copy stay "(controller-runtime)".
+      if (this.fns.get(fn)?.library) return;
       const events = byFn.get(fn) ?? [];
       if (!events.includes(event)) events.push(event);
       byFn.set(fn, events);
