@@ -9,11 +9,26 @@ export abstract class GoInformerReader extends GoReaderBase {
   protected recogniseInformer(fact: CallFact, fnNode: Node, argNodes: Node[], qualifier: string | undefined): void {
     const scope = this.scope!;
     if (qualifier?.endsWith("/tools/cache")) {
-      const informerCtor = /^New(Shared|SharedIndex|Indexer)?Informer(WithOptions)?$/.test(fact.method);
+      const informerCtor = /^New((Shared|SharedIndex|Indexer)?Informer|SharedIndexInformerWithOptions)$/.test(
+        fact.method,
+      );
       if (informerCtor) {
         const kind = this.kindOfObjectArg(argNodes[1]) ?? "?";
         fact.informer = { kind, via: `cache.${fact.method}` };
         if (fact.method === "NewInformer" || fact.method === "NewIndexerInformer") fact.handlerArg = 3;
+      } else if (fact.method === "NewInformerWithOptions" && fact.args[0]) {
+        // cache.NewInformerWithOptions(cache.InformerOptions{ObjectType: &T{}, Handler: h, ...}): the handler is the
+        // options' Handler, handed to the linker as one more argument.
+        const options = argNodes[0]?.type === "unary_expression" ? argNodes[0].namedChildren[0] : argNodes[0];
+        const objectType = options
+          ?.descendantsOfType("keyed_element")
+          .find((el) => (el.namedChildren[0]?.namedChildren[0] ?? el.namedChildren[0])?.text === "ObjectType");
+        const value = objectType?.namedChildren[1]?.namedChildren[0] ?? objectType?.namedChildren[1];
+        fact.informer = { kind: this.kindOfObjectArg(value ?? undefined) ?? "?", via: "cache.NewInformerWithOptions" };
+        const handler = this.temp();
+        this.facts.constraints.push({ c: "load", dst: handler, base: fact.args[0], field: "Handler" });
+        fact.handlerArg = fact.args.length;
+        fact.args.push(handler);
       }
       return;
     }

@@ -66,7 +66,8 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
     for (const call of this.facts.calls) {
       if (call.builderOp && call.recv && CHAINING.has(call.method) && !declared.has(call.method))
         out.push({ c: "copy", dst: call.ret, src: call.recv });
-      if (/EnqueueRequestsFromMapFunc$/.test(call.method) && call.args[0])
+      // handler.WithLowPriorityWhenUnchanged(h) hands its events to h.
+      if (/EnqueueRequestsFromMapFunc$|^(Typed)?WithLowPriorityWhenUnchanged$/.test(call.method) && call.args[0])
         out.push({ c: "copy", dst: call.ret, src: call.args[0] });
     }
     return out;
