@@ -82,6 +82,14 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
       if (!entry) added.set(id, (entry = { sources: [], reconcilers: [], hints: [] }));
       return entry;
     };
+    // A builder made in a factory several controllers call (`return ctrl.NewControllerManagedBy(mgr).WithOptions(o)`)
+    // is one value to points-to: each call of the factory is its own builder here.
+    const sitesOf = new Map<string, CallFact[]>();
+    for (const b of this.facts.builders) {
+      if (!this.pts.valuesOf(`${b.fn}#ret`).has(`b|${b.id}`)) continue;
+      const sites = this.sitesCalling(b.fn);
+      if (sites.length > 1) sitesOf.set(b.id, sites);
+    }
     const opByRet = new Map<Slot, CallFact>();
     for (const call of this.facts.calls) if (call.builderOp) opByRet.set(call.ret, call);
     for (const call of this.facts.calls) {
@@ -94,7 +102,9 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
       if (![...this.pts.valuesOf(recv)].some((v) => v.startsWith("b|"))) continue;
       const start: Frame = { recv, object: op.object, handler: op.handler, loc: op.loc };
       for (const frame of this.framesOf(start, 0)) {
-        for (const id of this.buildersAt(frame.recv, builders)) {
+        for (const id of this.buildersAt(frame.recv, builders).flatMap((b) =>
+          this.instancesOf(b, frame.recv, sitesOf),
+        )) {
           const entry = of(id);
           if (op.op === "Named" && op.name) entry.name = op.name;
           if (op.op === "Complete") {
@@ -115,10 +125,42 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
     // A builder inside library code (a vendored controller-runtime's own examples and helpers) is not the operator's.
     return this.facts.builders
       .filter((b) => !this.isInternal(b.fn))
-      .map((b) => this.builderController(b, added.get(b.id)));
+      .flatMap((b) =>
+        sitesOf.has(b.id)
+          ? sitesOf.get(b.id)!.map((site) => this.builderController(b, added.get(`${b.id}@${site.ret}`), site.loc))
+          : [this.builderController(b, added.get(b.id), b.loc)],
+      );
   }
 
-  private builderController(b: BuilderFact, found: Found | undefined): Controller {
+  /**
+   * The builders (one per factory call for a builder made in a factory) a receiver in some function may be: the
+   * factory calls made in that function (or one it is written in); all of them for a call inside the factory itself.
+   */
+  private instancesOf(id: string, recv: Slot | undefined, sitesOf: Map<string, CallFact[]>): string[] {
+    const sites = sitesOf.get(id);
+    if (!sites) return [id];
+    const enclosing = this.enclosingFns(recv);
+    const mine = sites.filter((s) => enclosing.has(s.fn));
+    return (mine.length ? mine : sites).map((s) => `${id}@${s.ret}`);
+  }
+
+  /**
+   * The calls of a function outside library code. (callersOf may also list the calls chained on such a call: they
+   * share its id, so the callee is checked here.)
+   */
+  private sitesCalling(fn: string): CallFact[] {
+    return this.callersOf(fn).filter((c) => !this.isInternal(c.fn) && this.fnsAt(c.callee).includes(fn));
+  }
+
+  /** The function a slot belongs to and the ones it is written in. */
+  private enclosingFns(slot: Slot | undefined): Set<string> {
+    const out = new Set<string>();
+    for (let f = this.fns.get(slot ? (fnOfSlot(slot) ?? "") : ""); f; f = f.parent ? this.fns.get(f.parent) : undefined)
+      out.add(f.id);
+    return out;
+  }
+
+  private builderController(b: BuilderFact, found: Found | undefined, loc: Loc): Controller {
     const name = found?.name ?? b.name;
     const values = [...b.reconcilers, ...(found?.reconcilers ?? [])].flatMap((slot) => [...this.pts.valuesOf(slot)]);
     const reconcilerTypes = this.reconcileTypes(values);
@@ -141,18 +183,18 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
       ? (this.types.get(reconcilerTypes[0])?.name ?? reconcilerTypes[0].split(".").at(-1)!)
       : undefined;
     if (!reconcile)
-      this.unlinked.push(`controller-runtime builder at ${at(b.loc)}: no Reconcile method found for its reconciler`);
+      this.unlinked.push(`controller-runtime builder at ${at(loc)}: no Reconcile method found for its reconciler`);
     const sources = [...b.sources.map((s) => this.libraryHandled(s)), ...(found?.sources ?? [])].sort((x, y) =>
       locOrder(x.loc, y.loc),
     );
     return {
       name: name ?? typeName ?? this.place(b.fn).name,
-      loc: b.loc,
+      loc,
       queue: {
         name,
         type: "controller-runtime workqueue (created by the controller)",
         rateLimiter: "default (workqueue.DefaultTypedControllerRateLimiter)",
-        loc: b.loc,
+        loc,
       },
       sources,
       workers: [
@@ -188,7 +230,7 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
   private framesOf(frame: Frame, depth: number): Frame[] {
     const helper = [frame.recv, frame.object, frame.handler].map(paramOf).find((p) => p !== undefined)?.fn;
     if (!helper || depth >= MAX_HELPER_DEPTH) return [frame];
-    const sites = this.callersOf(helper);
+    const sites = this.sitesCalling(helper);
     if (sites.length === 0) return [frame];
     const inSite = (slot: Slot | undefined, site: CallFact): Slot | undefined => {
       const p = paramOf(slot);
@@ -214,9 +256,7 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
   private buildersAt(recv: Slot | undefined, builders: Map<string, BuilderFact>): string[] {
     const ids = [...this.pts.valuesOf(recv)].filter((v) => v.startsWith("b|")).map((v) => v.slice(2));
     if (ids.length <= 1 || !recv) return ids;
-    const enclosing = new Set<string>();
-    for (let f = this.fns.get(fnOfSlot(recv) ?? ""); f; f = f.parent ? this.fns.get(f.parent) : undefined)
-      enclosing.add(f.id);
+    const enclosing = this.enclosingFns(recv);
     const local = ids.filter((id) => enclosing.has(builders.get(id)?.fn ?? ""));
     return local.length ? local : ids;
   }
