@@ -14,7 +14,8 @@ export type Lang = "go" | "ts";
  * `f|<fnId>` a function, `o|<typeKey>` an instance of a named type, `l|<litId>` an object or composite literal,
  * `c|<typeKey>` a class (TypeScript, for `new`), `m|<moduleKey>` a package or namespace import,
  * `q|<callId>` a queue created at a call, `i|<callId>` an informer (or watch) created at a call, `s|<text>` a string
- * (a TypeScript object literal's `kind: "..."`, which names the kind of a resource descriptor).
+ * (a TypeScript object literal's `kind: "..."`, which names the kind of a resource descriptor), `k|<Kind>` the kind of
+ * a Go object written as `&pkg.Kind{}`, `b|<builderId>` a controller-runtime builder or controller (BuilderFact).
  */
 export type Value = string;
 
@@ -118,10 +119,36 @@ export interface CallFact {
   recvParam?: { fn: string; index: number; path: string[] };
   /** The call's result is returned, awaited as a statement or dropped: the caller hands over to it. */
   tail: boolean;
-  /** The reader recognised an informer or a watch created here. */
-  informer?: { kind: string; via: string };
+  /**
+   * The reader recognised an informer or a watch created here. `field`: the informer is a field's (`c.pInformer`), whose
+   * declared type names the kind once every file's types are read (`type`: the struct, when the reader knew it).
+   */
+  informer?: { kind: string; via: string; field?: { name: string; type?: string } };
   /** The reader recognised a handler object passed here directly (client-go's NewInformer(lw, obj, resync, handlers)). */
   handlerArg?: number;
+  /** A method of a controller-runtime builder or controller, if the receiver turns out to be one. */
+  builderOp?: BuilderOp;
+}
+
+/**
+ * `For`, `Owns`, `Watches`, `Watch`, `Named`, `Complete`, or `chain` (WithOptions, WithEventFilter, ...: returns the
+ * builder) called on some receiver; the linker finds through points-to which builder (if any) the receiver holds, so a
+ * builder kept in a variable, passed to helpers or extended in a loop is followed.
+ */
+export interface BuilderOp {
+  op: "For" | "Owns" | "Watches" | "Watch" | "Named" | "Complete" | "chain";
+  /** Where the method name is written (every call of a chain starts on the chain's first line). */
+  loc: Loc;
+  /** The watched object (its `k|` values name the kind): `&corev1.Secret{}`, a local, a parameter, a range variable. */
+  object?: Slot;
+  handler?: Slot;
+  /** The handler as written, naming controller-runtime's own (`handler.EnqueueRequestForOwner`). */
+  handlerName?: string;
+  /** Complete(r) / Build(r): the reconciler, and what it wraps (reconcile.AsReconciler(client, r), reconcile.Func(f)). */
+  reconcilers?: Slot[];
+  /** What a wrapper of the explored tree around the reconciler was given: tells its inner Reconcile apart per caller. */
+  reconcilerHints?: Slot[];
+  name?: string;
 }
 
 export interface TypeFact {
@@ -135,6 +162,8 @@ export interface TypeFact {
   fields?: string[];
   /** Types whose fields and methods this one takes over: Go embedded structs, a TypeScript base class. */
   embeds?: string[];
+  /** A field's declared type name, when it is a named type (`PodInformer` for `pInformer coreinformers.PodInformer`). */
+  fieldTypes?: Record<string, string>;
 }
 
 /** controller-runtime's builder (`NewControllerManagedBy(mgr).For(..).Owns(..).Complete(r)`) or controller.New + Watch: the queue and workers live in the library. */
@@ -152,6 +181,10 @@ export interface BuilderFact {
   }[];
   /** Slots holding the reconciler (a type with a Reconcile method, or a function). */
   reconcilers: Slot[];
+  /** What a wrapper of the explored tree around the reconciler was given (see BuilderOp). */
+  reconcilerHints?: Slot[];
+  /** The slot the builder (or controller) is returned in: the linker follows it to the BuilderOp calls made on it. */
+  ret?: Slot;
 }
 
 /**

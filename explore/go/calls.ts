@@ -3,7 +3,7 @@ import type { Node } from "web-tree-sitter";
 import type { CallFact, Slot } from "../facts.js";
 import { oneLine } from "../syntax.js";
 import { GoControllerRuntimeReader } from "./controller-runtime.js";
-import { goIsTail, goKeyedIn, isExpression } from "./syntax.js";
+import { goIsTail, goKeyedIn, isExpression, nodeKey } from "./syntax.js";
 
 export abstract class GoCallReader extends GoControllerRuntimeReader {
   protected call(node: Node): Slot {
@@ -101,8 +101,9 @@ export abstract class GoCallReader extends GoControllerRuntimeReader {
     this.recogniseInformer(fact, fnNode, argNodes, qualifier);
     this.facts.calls.push(fact);
     if (callee) this.facts.constraints.push({ c: "call", callee, args, ret });
-    this.recogniseBuilder(node, fact);
-    this.recogniseControllerNew(node, fact, argNodes);
+    this.callsByNode.set(nodeKey(node), fact);
+    this.recogniseBuilderStart(fact, argNodes);
+    this.recogniseBuilderOp(fact, fnNode, argNodes);
     this.lastCallId = id;
     return ret;
   }

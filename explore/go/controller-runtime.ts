@@ -1,160 +1,164 @@
-// controller-runtime controllers the Go reader recognises: the builder chain (For/Owns/Watches/Complete) and
-// controller.New + Watch.
+// controller-runtime controllers the Go reader recognises: where a builder or controller is made
+// (`NewControllerManagedBy(mgr)`, `controller.New(...)`) and the calls that may act on one (For, Owns, Watches, Watch,
+// Named, Complete). Which builder a call acts on is left to the linker's points-to, so builders kept in variables,
+// reassigned (`b = setup(b, c)`), passed to helpers or extended in loops are followed like any other value.
 import type { Node } from "web-tree-sitter";
-import type { BuilderFact, CallFact, Slot } from "../facts.js";
+import type { BuilderFact, BuilderOp, CallFact, Slot } from "../facts.js";
 import { oneLine } from "../syntax.js";
 import { GoInformerReader } from "./informers.js";
 import { nodeKey } from "./syntax.js";
 
+/** Builder and controller methods, by what they do; the rest of the builder's methods return it unchanged. */
+const BUILDER_OPS: Record<string, BuilderOp["op"]> = {
+  For: "For",
+  Owns: "Owns",
+  Watches: "Watches",
+  WatchesRawSource: "Watches",
+  WatchesMetadata: "Watches",
+  Watch: "Watch",
+  Named: "Named",
+  Complete: "Complete",
+  Build: "Complete",
+  WithOptions: "chain",
+  WithEventFilter: "chain",
+  WithLogConstructor: "chain",
+};
+
 export abstract class GoControllerRuntimeReader extends GoInformerReader {
-  /**
-   * controller-runtime's builder: `NewControllerManagedBy(mgr).For(&T{}).Owns(&U{}).Watches(..).Complete(r)`, also
-   * `TypedControllerManagedBy[req](mgr)` and a chain split over a variable (`b := ...; b.Complete(r)`).
-   */
-  protected recogniseBuilder(node: Node, fact: CallFact): void {
-    if (fact.method !== "Complete" && fact.method !== "Build") return;
-    const chain: { method: string; node: Node; args: Node[] }[] = [];
-    let cur: Node | null | undefined = node;
-    const visited = new Set<string>([nodeKey(node)]);
-    for (
-      let hops = 0;
-      (cur?.type === "call_expression" || cur?.type === "type_conversion_expression") && hops < 32;
-      hops++
-    ) {
-      if (cur.type === "type_conversion_expression") {
-        // builder.TypedControllerManagedBy[req](mgr): the generic call the chain starts with.
-        const name = cur.childForFieldName("type")?.descendantsOfType("type_identifier")[0]?.text ?? "";
-        chain.push({
-          method: name,
-          node: cur,
-          args: cur.childForFieldName("operand") ? [cur.childForFieldName("operand")!] : [],
-        });
-        break;
-      }
-      let f: Node | null = cur.childForFieldName("function");
-      while (f && (f.type === "index_expression" || f.type === "generic_type"))
-        f = f.childForFieldName("operand") ?? f.childForFieldName("type");
-      const args: Node[] = cur.childForFieldName("arguments")?.namedChildren ?? [];
-      if (f?.type !== "selector_expression") {
-        if (f) chain.push({ method: f.text, node: cur, args });
-        break;
-      }
-      chain.push({ method: f.childForFieldName("field")!.text, node: cur, args });
-      cur = f.childForFieldName("operand");
-      // b := builder.ControllerManagedBy(mgr).For(..); b.Complete(r): go on from what b was set to.
-      if (cur?.type === "identifier" && !this.imports.has(cur.text)) {
-        // The latest value not walked yet: b = b.WatchesRawSource(..) leads back to b := builder...(mgr).
-        const name: string = cur.text;
-        cur = [...this.initsOf(name)].reverse().find((n) => !visited.has(nodeKey(n)));
-      }
-      if (cur) visited.add(nodeKey(cur));
-    }
-    const start = chain.find((c) => /ControllerManagedBy$/.test(c.method));
-    if (!start) return;
+  /** The call facts of this file by their call node, to read the arguments of `source.Kind(...)` or a wrapper. */
+  protected readonly callsByNode = new Map<string, CallFact>();
+
+  /** `ctrl.NewControllerManagedBy(mgr)`, `builder.TypedControllerManagedBy[req](mgr)`, `controller.New(...)`. */
+  protected recogniseBuilderStart(fact: CallFact, argNodes: Node[]): void {
+    if (!fact.qualifier) return;
+    const managedBy = /ControllerManagedBy$/.test(fact.method);
+    const controllerNew =
+      fact.qualifier.endsWith("controller-runtime/pkg/controller") && /^New(Typed)?(Unmanaged)?$/.test(fact.method);
+    if (!managedBy && !controllerNew) return;
     const builder: BuilderFact = {
       id: fact.id,
-      loc: this.loc(start.node),
+      loc: fact.loc,
       fn: this.scope!.fn.id,
       sources: [],
       reconcilers: [],
+      ret: fact.ret,
     };
-    const complete = chain[0]!;
-    builder.reconcilers = this.reconcilerSlots(complete.args[0]);
-    for (const link of [...chain].reverse()) {
-      let f = link.node.childForFieldName("function");
-      while (f && (f.type === "index_expression" || f.type === "generic_type"))
-        f = f.childForFieldName("operand") ?? f.childForFieldName("type");
-      const loc = this.loc(f?.childForFieldName("field") ?? link.node);
-      if (link.method === "Named" && link.args[0]?.type === "interpreted_string_literal")
-        builder.name = link.args[0].text.slice(1, -1);
-      if (link.method === "For" || link.method === "Owns") {
-        builder.sources.push({ via: link.method, kind: this.kindOfObjectArg(link.args[0]) ?? "?", loc });
-      } else if (link.method === "Watches" || link.method === "WatchesRawSource") {
-        builder.sources.push({ ...this.crSource(link.args, link.method === "Watches" ? 1 : -1), via: "Watches", loc });
-      }
-    }
-    this.facts.builders.push(builder);
-  }
-
-  /** A reconciler value, and the function inside a conversion such as reconcile.Func(func(...) {...}). */
-  protected reconcilerSlots(arg: Node | undefined): Slot[] {
-    if (!arg) return [];
-    const slots = [this.expr(arg)];
-    // r := reconcile.TypedFunc[req](func(...) {...}); ...Complete(r): look at what r was set to.
-    const value = arg.type === "identifier" ? (this.initOf(arg.text) ?? arg) : arg;
-    const inner =
-      value.type === "call_expression"
-        ? value.childForFieldName("arguments")?.namedChildren[0]
-        : value.type === "type_conversion_expression"
-          ? value.childForFieldName("operand")
-          : undefined;
-    if (inner) slots.push(this.expr(inner));
-    return slots.filter((x): x is Slot => !!x);
-  }
-
-  /**
-   * The watched kind and handler of Watches(&T{}, handler) or of a source.Kind(cache, &T{}, handler): the handler is a
-   * map function (EnqueueRequestsFromMapFunc(fn)) or one of controller-runtime's own, named.
-   */
-  protected crSource(args: Node[], handlerIndex: number): { kind: string; handler?: Slot; handlerName?: string } {
-    let objectArg = args[0];
-    let handlerArg = handlerIndex >= 0 ? args[handlerIndex] : undefined;
-    const first = args[0];
-    if (first?.type === "call_expression" && /Kind$/.test(first.childForFieldName("function")?.text ?? "")) {
-      const inner = first.childForFieldName("arguments")?.namedChildren ?? [];
-      objectArg = inner[1];
-      handlerArg = inner[2] ?? handlerArg;
-    }
-    const kind = this.kindOfObjectArg(objectArg) ?? "?";
-    if (!handlerArg) return { kind };
-    const target = handlerArg.type === "unary_expression" ? handlerArg.namedChildren[0] : handlerArg;
-    if (target?.type === "composite_literal") {
-      return {
-        kind,
-        handlerName: oneLine(target.childForFieldName("type")?.text ?? target.text).replace(/\[.*\]$/, ""),
-      };
-    }
-    const callee = target?.type === "call_expression" ? target.childForFieldName("function") : undefined;
-    const name = oneLine(callee?.text ?? target?.text ?? "handler").replace(/\[.*\]$/, "");
-    const inner =
-      target?.type === "call_expression" && /MapFunc$/.test(name)
-        ? target.childForFieldName("arguments")?.namedChildren[0]
-        : undefined;
-    const slot = inner ? this.expr(inner) : undefined;
-    return { kind, handlerName: name, handler: slot };
-  }
-
-  /** controller-runtime without the builder: `c, err := controller.New(name, mgr, controller.Options{Reconciler: r})`, then `c.Watch(source.Kind(...))`. */
-  protected readonly crControllers = new Map<string, BuilderFact>();
-
-  protected recogniseControllerNew(node: Node, fact: CallFact, argNodes: Node[]): void {
-    if (
-      fact.qualifier?.endsWith("controller-runtime/pkg/controller") &&
-      /^New(Typed)?(Unmanaged)?$/.test(fact.method)
-    ) {
+    if (controllerNew) {
+      if (fact.strings[0]) builder.name = fact.strings[0];
       const options = argNodes[2]?.type === "composite_literal" ? argNodes[2] : undefined;
       const reconciler = options
         ?.descendantsOfType("keyed_element")
         .find((el) => (el.namedChildren[0]?.namedChildren[0] ?? el.namedChildren[0])?.text === "Reconciler");
       const value = reconciler?.namedChildren[1]?.namedChildren[0] ?? reconciler?.namedChildren[1];
-      const builder: BuilderFact = {
-        id: fact.id,
-        loc: fact.loc,
-        fn: this.scope!.fn.id,
-        sources: [],
-        reconcilers: this.reconcilerSlots(value),
-        ...(fact.strings[0] ? { name: fact.strings[0] } : {}),
-      };
-      this.crControllers.set(nodeKey(node), builder);
-      this.facts.builders.push(builder);
-      return;
+      // Options{Reconciler: r}: what the options literal holds in Reconciler, and what a wrapper there was given.
+      const held = this.temp();
+      if (fact.args[2]) this.facts.constraints.push({ c: "load", dst: held, base: fact.args[2], field: "Reconciler" });
+      builder.reconcilers = [held, ...this.reconcilerSlots(value, undefined)];
+      builder.reconcilerHints = this.wrappedSlots(value);
     }
-    if (fact.method !== "Watch") return;
-    const fnNode = node.childForFieldName("function");
-    const operand = fnNode?.type === "selector_expression" ? fnNode.childForFieldName("operand") : undefined;
-    const init = operand?.type === "identifier" ? this.initOf(operand.text) : undefined;
-    const builder = init ? this.crControllers.get(nodeKey(init)) : undefined;
-    if (!builder) return;
-    builder.sources.push({ ...this.crSource(argNodes, 1), via: "Watch", loc: fact.loc });
+    this.facts.builders.push(builder);
+  }
+
+  /** A builder or controller method called on a value (not a package): what it adds, should the value be a builder. */
+  protected recogniseBuilderOp(fact: CallFact, fnNode: Node, argNodes: Node[]): void {
+    const op = BUILDER_OPS[fact.method];
+    if (!op || !fact.recv || fnNode.type !== "selector_expression") return;
+    const builderOp: BuilderOp = { op, loc: this.loc(fnNode.childForFieldName("field")!) };
+    if (op === "For" || op === "Owns") builderOp.object = fact.args[0];
+    else if (op === "Named" && fact.strings[0]) builderOp.name = fact.strings[0];
+    else if (op === "Complete") {
+      builderOp.reconcilers = this.reconcilerSlots(argNodes[0], fact.args[0]);
+      builderOp.reconcilerHints = this.wrappedSlots(argNodes[0]);
+    } else if (op === "Watches" || op === "Watch") {
+      // Watches(&T{}, handler) / WatchesRawSource(source.Kind(cache, &T{}, handler)) / Watch(source.Kind(...)).
+      const kindCall = argNodes[0] ? this.sourceKindCall(argNodes[0]) : undefined;
+      // controller-runtime before 0.15: c.Watch(&source.Kind{Type: &T{}}, handler), its kind read from Type.
+      const objectSlot = kindCall
+        ? kindCall.args[1]
+        : fact.method !== "Watch" || argNodes.length >= 2
+          ? fact.args[0]
+          : undefined;
+      const handlerIndex = kindCall ? 2 : fact.method === "Watches" || argNodes.length >= 2 ? 1 : -1;
+      const handlerNode = kindCall ? this.sourceKindArgs(argNodes[0]!)[2] : argNodes[handlerIndex];
+      const handlerSlot = kindCall ? kindCall.args[2] : fact.args[handlerIndex];
+      if (objectSlot) builderOp.object = objectSlot;
+      if (handlerSlot) builderOp.handler = handlerSlot;
+      const name = handlerNode ? this.handlerText(handlerNode, 0) : undefined;
+      if (name) builderOp.handlerName = name;
+    }
+    fact.builderOp = builderOp;
+  }
+
+  /** The `source.Kind(cache, &T{}, handler)` call an argument is (or a local was set to). */
+  private sourceKindCall(arg: Node): CallFact | undefined {
+    const value = arg.type === "identifier" ? (this.initOf(arg.text) ?? arg) : arg;
+    const fn = value.type === "call_expression" ? value.childForFieldName("function") : undefined;
+    const name = fn?.type === "index_expression" ? fn.childForFieldName("operand")?.text : fn?.text;
+    if (!name || !/Kind$/.test(name)) return undefined;
+    return this.callsByNode.get(nodeKey(value));
+  }
+
+  private sourceKindArgs(arg: Node): Node[] {
+    const value = arg.type === "identifier" ? (this.initOf(arg.text) ?? arg) : arg;
+    return (value.childForFieldName("arguments")?.namedChildren ?? []).filter((a) => a.type !== "comment");
+  }
+
+  /** How a handler argument is written: `handler.EnqueueRequestForOwner`, `handler.Funcs`, through a local too. */
+  private handlerText(node: Node, depth: number): string | undefined {
+    const target = node.type === "unary_expression" ? node.namedChildren[0] : node;
+    if (!target) return undefined;
+    if (target.type === "identifier" && depth < 3) {
+      const init = this.initOf(target.text);
+      return init ? this.handlerText(init, depth + 1) : target.text;
+    }
+    const written =
+      target.type === "composite_literal"
+        ? target.childForFieldName("type")?.text
+        : target.type === "call_expression"
+          ? target.childForFieldName("function")?.text
+          : target.text;
+    return written === undefined ? undefined : oneLine(written).replace(/\[.*\]$/, "");
+  }
+
+  /**
+   * A reconciler argument's slot, and the slots of what a wrapper call around it was given (`reconcile.Func(f)`,
+   * `reconcile.AsReconciler(client, r)`, a leader-aware wrapper), also through a local set to such a call.
+   */
+  protected reconcilerSlots(arg: Node | undefined, argSlot: Slot | undefined): Slot[] {
+    if (!arg) return [];
+    const slots: Slot[] = [];
+    const add = (s: Slot | undefined) => {
+      if (s && !slots.includes(s)) slots.push(s);
+    };
+    add(argSlot ?? (arg.type === "identifier" ? this.lookup(arg.text) : undefined));
+    let value: Node | undefined = arg;
+    for (let depth = 0; value && depth < 3; depth++) {
+      if (value.type === "identifier") value = this.initOf(value.text);
+      if (value?.type === "unary_expression") value = value.namedChildren[0];
+      if (value?.type !== "call_expression" && value?.type !== "type_conversion_expression") break;
+      const call = this.callsByNode.get(nodeKey(value));
+      // A function of the explored tree hands its arguments on through points-to; a library's is looked into here.
+      if (!call || !this.isLibraryCall(call)) break;
+      for (const s of call.args) add(s);
+      const args: Node[] = value.childForFieldName("arguments")?.namedChildren ?? [];
+      value = value.type === "type_conversion_expression" ? undefined : args.filter((a) => a.type !== "comment").at(-1);
+    }
+    return slots;
+  }
+
+  /**
+   * What a wrapper of the explored tree was given (`leaderAware(mgr, r)`): the wrapper's object is one for all its
+   * callers, so its inner Reconcile is told apart by what this caller passed.
+   */
+  private wrappedSlots(arg: Node | undefined): Slot[] {
+    let value = arg?.type === "identifier" ? this.initOf(arg.text) : arg;
+    if (value?.type === "unary_expression") value = value.namedChildren[0];
+    const call = value ? this.callsByNode.get(nodeKey(value)) : undefined;
+    return call && !this.isLibraryCall(call) ? call.args : [];
+  }
+
+  /** A call of a package outside the explored tree (`reconcile.AsReconciler`, `reconcile.Func`). */
+  private isLibraryCall(call: CallFact): boolean {
+    return !!call.qualifier && ![...this.imports.values()].some((i) => i.path === call.qualifier && i.pkgKey);
   }
 }

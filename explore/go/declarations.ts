@@ -37,13 +37,19 @@ export class GoFileReader extends GoStatementReader {
       const key = `${this.pkgKey}.${name}`;
       const hasChannel = type.type === "struct_type" && type.descendantsOfType("channel_type").length > 0;
       const fields: string[] = [];
+      const fieldTypes: Record<string, string> = {};
       const embeds: string[] = [];
       if (type.type === "struct_type") {
         for (const field of type.descendantsOfType("field_declaration")) {
           if (field.parent?.parent?.id !== type.id) continue; // fields of nested anonymous structs are not this type's
           const names = field.childrenForFieldName("name");
-          if (names.length) fields.push(...names.map((n) => n.text));
-          else {
+          if (names.length) {
+            fields.push(...names.map((n) => n.text));
+            // The named type's last identifier (coreinformers.PodInformer → PodInformer): informer kinds come from it.
+            const declared = field.childForFieldName("type");
+            const typeName = declared?.descendantsOfType("type_identifier").at(-1)?.text;
+            if (typeName && declared.type !== "function_type") for (const n of names) fieldTypes[n.text] = typeName;
+          } else {
             // An embedded field: *base.Controller or Controller; its fields and methods are promoted.
             const embedded = field.childForFieldName("type");
             const inner = embedded?.type === "pointer_type" ? embedded.namedChildren[0] : embedded;
@@ -52,7 +58,7 @@ export class GoFileReader extends GoStatementReader {
           }
         }
       }
-      this.types.set(key, { key, name, loc: this.loc(spec), methods: [], hasChannel, fields, embeds });
+      this.types.set(key, { key, name, loc: this.loc(spec), methods: [], hasChannel, fields, fieldTypes, embeds });
     }
   }
 

@@ -88,13 +88,19 @@ export abstract class GoExpressionReader extends GoCallReader {
         ? `o|${typeKey}`
         : `l|${this.file}:${node.startPosition.row + 1}:${node.startPosition.column + 1}#${this.lits++}`,
     });
+    // `&corev1.Secret{}`: what controller-runtime's For, Owns and Watches are given; its kind travels as a value, so a
+    // kind passed through a local, a helper's parameter or a slice ranged over is still known where it is watched.
+    const kind = node.parent?.type === "unary_expression" ? kindOfType(node.childForFieldName("type")) : undefined;
+    if (kind) this.facts.constraints.push({ c: "alloc", dst: t, v: `k|${kind}` });
     const body = node.childForFieldName("body");
-    if (body) this.literalValue(body, t);
+    // []client.Object{&a, &b}: ranging over the slice yields its elements.
+    const type = node.childForFieldName("type")?.type;
+    if (body) this.literalValue(body, t, type === "slice_type" || type === "array_type");
     return t;
   }
 
   /** `{Key: value, ...}`: stores into the literal; nested `{...}` elements without a type become literals too. */
-  protected literalValue(body: Node, target: Slot | undefined): void {
+  protected literalValue(body: Node, target: Slot | undefined, elementsIntoTarget = false): void {
     for (const el of body.namedChildren) {
       if (el.type === "keyed_element") {
         const [keyEl, valueEl] = el.namedChildren;
@@ -106,7 +112,8 @@ export abstract class GoExpressionReader extends GoCallReader {
           this.facts.constraints.push({ c: "store", base: target, field: key.text, src: slot });
       } else {
         const value = el.namedChildren[0] ?? el;
-        this.elementValue(value);
+        const slot = this.elementValue(value);
+        if (elementsIntoTarget && target && slot) this.facts.constraints.push({ c: "copy", dst: target, src: slot });
       }
     }
   }
@@ -124,4 +131,11 @@ export abstract class GoExpressionReader extends GoCallReader {
     }
     return isExpression(value.type) ? this.expr(value) : undefined;
   }
+}
+
+/** The type name a composite literal is written with (`Secret` in `corev1.Secret{}`), generic arguments left out. */
+function kindOfType(type: Node | null): string | undefined {
+  if (type?.type === "generic_type") return kindOfType(type.childForFieldName("type"));
+  if (type?.type === "qualified_type") return type.childForFieldName("name")?.text;
+  return type?.type === "type_identifier" ? type.text : undefined;
 }

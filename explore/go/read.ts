@@ -10,6 +10,7 @@ import { type Facts, type TypeFact, emptyFacts, mergeFacts } from "../facts.js";
 import { isStackOverflow } from "../screen.js";
 import { oneLine } from "../syntax.js";
 import { GoFileReader } from "./declarations.js";
+import { kindOfInformerType } from "./informers.js";
 import type { GoModule, GoSource } from "./modules.js";
 import { reparseNewWithExpression } from "./newer-syntax.js";
 
@@ -75,5 +76,25 @@ export async function readGo(sources: GoSource[], modules: GoModule[]): Promise<
     type.methods = methods.get(key) ?? [];
     facts.types.push(type);
   }
+  kindsFromFieldTypes(facts, types);
   return facts;
+}
+
+/**
+ * `c.pInformer.Informer()`: the kind is the one the field's declared type names (PodInformer), from whichever file
+ * declares the struct; when the struct is not known, every struct with that field must agree. A field's name is never
+ * trusted over its type (pInformer, dsInformer).
+ */
+function kindsFromFieldTypes(facts: Facts, types: Map<string, TypeFact>): void {
+  for (const call of facts.calls) {
+    const field = call.informer?.field;
+    if (!field) continue;
+    const holders = field.type ? [types.get(field.type)] : [...types.values()];
+    const declared = new Set(
+      holders.map((t) => t?.fieldTypes?.[field.name]).filter((name): name is string => name !== undefined),
+    );
+    const kinds = new Set([...declared].map(kindOfInformerType));
+    const [kind] = kinds;
+    if (kinds.size === 1 && kind) call.informer!.kind = kind;
+  }
 }

@@ -1,74 +1,334 @@
-// controller-runtime controllers: the builder's (or controller.New's) sources and the reconciler's Reconcile method.
-import { at } from "../loc.js";
+// controller-runtime controllers: a builder (or controller.New) is a value; every For/Owns/Watches/Watch/Named/Complete
+// called on it, wherever the value went (variables, reassignments, helpers, loops), adds to it. The reconciler is
+// unwrapped to the Reconcile that does the work; in-repo handlers and map functions are named with their place.
+import type { BuilderFact, CallFact, Constraint, Loc, Slot } from "../facts.js";
+import { at, locOrder } from "../loc.js";
 import type { Controller, Handler, Source } from "../model.js";
+import { fieldSlot } from "../points-to.js";
 import { QueueControllerLinker } from "./queue-controllers.js";
 
+/** controller-runtime's handler.EventHandler methods and handler.Funcs fields, with the event each stands for. */
+const CR_HANDLER_MEMBERS: [string, string][] = [
+  ["Create", "add"],
+  ["Update", "update"],
+  ["Delete", "delete"],
+  ["Generic", "generic"],
+  ["CreateFunc", "add"],
+  ["UpdateFunc", "update"],
+  ["DeleteFunc", "delete"],
+  ["GenericFunc", "generic"],
+];
+
+/** Builder methods that return the builder (Complete, Build and a controller's Watch end the chain). */
+const CHAINING = new Set([
+  "For",
+  "Owns",
+  "Watches",
+  "WatchesRawSource",
+  "WatchesMetadata",
+  "Named",
+  "WithOptions",
+  "WithEventFilter",
+  "WithLogConstructor",
+]);
+
+/** How many helper calls deep a builder, an object or a handler passed as a parameter is followed to its call sites. */
+const MAX_HELPER_DEPTH = 3;
+
+/** What the calls on one builder added to it. */
+interface Found {
+  sources: Source[];
+  reconcilers: Slot[];
+  hints: Slot[];
+  name?: string;
+}
+
+/** The slots a builder call reads, as seen from one chain of call sites of the helpers it sits in. */
+interface Frame {
+  recv?: Slot;
+  object?: Slot;
+  handler?: Slot;
+  /** Where the watched object is written: the call itself, or the helper call that passed it in. */
+  loc: Loc;
+}
+
 export abstract class BuilderControllerLinker extends QueueControllerLinker {
-  protected builderControllers(): Controller[] {
-    return this.facts.builders.map((b) => {
-      const values = b.reconcilers.flatMap((slot) => [...this.pts.valuesOf(slot)]);
-      const reconcilers = values.filter((v) => v.startsWith("o|")).map((v) => v.slice(2));
-      // A type's Reconcile method, or a function given as the reconciler (reconcile.Func(func(ctx, req) ...)).
-      const reconcile = [
-        ...reconcilers.flatMap((t) => this.fnsAt(`${t}.Reconcile`)),
-        ...values
-          .filter((v) => v.startsWith("f|"))
-          .map((v) => v.slice(2))
-          .filter((id) => this.fns.has(id)),
-      ][0];
-      const typeName = reconcilers[0]
-        ? (this.types.get(reconcilers[0])?.name ?? reconcilers[0].split(".").at(-1)!)
-        : undefined;
-      const sources: Source[] = b.sources.map((s) => {
-        const handlerFns = s.handler ? this.fnsAt(s.handler) : [];
-        const handlers: Handler[] =
-          s.via === "Watches" || s.via === "Watch"
-            ? handlerFns.length
-              ? handlerFns.map((fn) => ({ events: ["map"], fn: this.place(fn), producers: [] }))
-              : [
-                  {
-                    events: ["add", "update", "delete"],
-                    fn: { name: `${s.handlerName ?? "handler"} (controller-runtime)` },
-                    producers: [],
-                  },
-                ]
-            : [
-                {
-                  events: ["add", "update", "delete"],
-                  fn: {
-                    name:
-                      s.via === "For"
-                        ? "handler.EnqueueRequestForObject (controller-runtime)"
-                        : "handler.EnqueueRequestForOwner (controller-runtime)",
-                  },
-                  producers: [],
-                },
-              ];
-        return { kind: s.kind, via: s.via, loc: s.loc, handlers };
-      });
-      if (!reconcile)
-        this.unlinked.push(`controller-runtime builder at ${at(b.loc)}: no Reconcile method found for its reconciler`);
-      return {
-        name: b.name ?? typeName ?? this.place(b.fn).name,
-        loc: b.loc,
-        queue: {
-          name: b.name,
-          type: "controller-runtime workqueue (created by the controller)",
-          rateLimiter: "default (workqueue.DefaultTypedControllerRateLimiter)",
-          loc: b.loc,
-        },
-        sources,
-        workers: [
-          {
-            loop: { name: "controller-runtime worker (Controller.processNextWorkItem in the library)" },
-            process: reconcile ? this.place(reconcile) : undefined,
-            then: [],
-            done: [],
-            forget: [],
-            requeues: [],
-          },
-        ],
-      };
-    });
+  /**
+   * Before solving: a builder value where each builder is made, builder methods returning their receiver, and
+   * EnqueueRequestsFromMapFunc(fn) standing for fn (so the map function is followed through variables too).
+   */
+  protected builderConstraints(): Constraint[] {
+    const out: Constraint[] = [];
+    for (const b of this.facts.builders) if (b.ret) out.push({ c: "alloc", dst: b.ret, v: `b|${b.id}` });
+    // A method of the same name on a type of the explored tree returns what it returns, not its receiver.
+    const declared = new Set<string>();
+    for (const f of this.fns.values()) if (f.owner && !f.library) declared.add(f.name.replace(/^.*\./, ""));
+    for (const call of this.facts.calls) {
+      if (call.builderOp && call.recv && CHAINING.has(call.method) && !declared.has(call.method))
+        out.push({ c: "copy", dst: call.ret, src: call.recv });
+      // handler.WithLowPriorityWhenUnchanged(h) hands its events to h.
+      if (/EnqueueRequestsFromMapFunc$|^(Typed)?WithLowPriorityWhenUnchanged$/.test(call.method) && call.args[0])
+        out.push({ c: "copy", dst: call.ret, src: call.args[0] });
+    }
+    return out;
   }
+
+  protected builderControllers(): Controller[] {
+    if (this.facts.builders.length === 0) return [];
+    const builders = new Map(this.facts.builders.map((b) => [b.id, b]));
+    const added = new Map<string, Found>();
+    const of = (id: string) => {
+      let entry = added.get(id);
+      if (!entry) added.set(id, (entry = { sources: [], reconcilers: [], hints: [] }));
+      return entry;
+    };
+    // A builder made in a factory several controllers call (`return ctrl.NewControllerManagedBy(mgr).WithOptions(o)`)
+    // is one value to points-to: each call of the factory is its own builder here.
+    const sitesOf = new Map<string, CallFact[]>();
+    for (const b of this.facts.builders) {
+      if (!this.pts.valuesOf(`${b.fn}#ret`).has(`b|${b.id}`)) continue;
+      const sites = this.sitesCalling(b.fn);
+      if (sites.length > 1) sitesOf.set(b.id, sites);
+    }
+    const opByRet = new Map<Slot, CallFact>();
+    for (const call of this.facts.calls) if (call.builderOp) opByRet.set(call.ret, call);
+    for (const call of this.facts.calls) {
+      const op = call.builderOp;
+      if (!op || !call.recv || this.isInternal(call.fn)) continue;
+      // b.For(x).Owns(y): the receiver of Owns is what For was called on.
+      let recv: Slot = call.recv;
+      for (let hops = 0; opByRet.has(recv) && hops < 32; hops++) recv = opByRet.get(recv)!.recv!;
+      // Points-to merges every caller's values: no builder here means none in any caller (client-go's Watch calls).
+      if (![...this.pts.valuesOf(recv)].some((v) => v.startsWith("b|"))) continue;
+      const start: Frame = { recv, object: op.object, handler: op.handler, loc: op.loc };
+      for (const frame of this.framesOf(start, 0)) {
+        for (const id of this.buildersAt(frame.recv, builders).flatMap((b) =>
+          this.instancesOf(b, frame.recv, sitesOf),
+        )) {
+          const entry = of(id);
+          if (op.op === "Named" && op.name) entry.name = op.name;
+          if (op.op === "Complete") {
+            entry.reconcilers.push(...(op.reconcilers ?? []));
+            entry.hints.push(...(op.reconcilerHints ?? []));
+          }
+          if (op.op === "For" || op.op === "Owns" || op.op === "Watches" || op.op === "Watch") {
+            const kinds = this.kindsAt(frame.object);
+            for (const kind of kinds.length ? kinds : ["?"]) {
+              if (entry.sources.some((s) => s.kind === kind && s.via === op.op && at(s.loc) === at(frame.loc)))
+                continue;
+              entry.sources.push({ kind, via: op.op, loc: frame.loc, handlers: this.crHandlers(op.op, frame, call) });
+            }
+          }
+        }
+      }
+    }
+    // A builder inside library code (a vendored controller-runtime's own examples and helpers) is not the operator's.
+    return this.facts.builders
+      .filter((b) => !this.isInternal(b.fn))
+      .flatMap((b) =>
+        sitesOf.has(b.id)
+          ? sitesOf.get(b.id)!.map((site) => this.builderController(b, added.get(`${b.id}@${site.ret}`), site.loc))
+          : [this.builderController(b, added.get(b.id), b.loc)],
+      );
+  }
+
+  /**
+   * The builders (one per factory call for a builder made in a factory) a receiver in some function may be: the
+   * factory calls made in that function (or one it is written in); all of them for a call inside the factory itself.
+   */
+  private instancesOf(id: string, recv: Slot | undefined, sitesOf: Map<string, CallFact[]>): string[] {
+    const sites = sitesOf.get(id);
+    if (!sites) return [id];
+    const enclosing = this.enclosingFns(recv);
+    const mine = sites.filter((s) => enclosing.has(s.fn));
+    return (mine.length ? mine : sites).map((s) => `${id}@${s.ret}`);
+  }
+
+  /**
+   * The calls of a function outside library code. (callersOf may also list the calls chained on such a call: they
+   * share its id, so the callee is checked here.)
+   */
+  private sitesCalling(fn: string): CallFact[] {
+    return this.callersOf(fn).filter((c) => !this.isInternal(c.fn) && this.fnsAt(c.callee).includes(fn));
+  }
+
+  /** The function a slot belongs to and the ones it is written in. */
+  private enclosingFns(slot: Slot | undefined): Set<string> {
+    const out = new Set<string>();
+    for (let f = this.fns.get(slot ? (fnOfSlot(slot) ?? "") : ""); f; f = f.parent ? this.fns.get(f.parent) : undefined)
+      out.add(f.id);
+    return out;
+  }
+
+  private builderController(b: BuilderFact, found: Found | undefined, loc: Loc): Controller {
+    const name = found?.name ?? b.name;
+    const values = [...b.reconcilers, ...(found?.reconcilers ?? [])].flatMap((slot) => [...this.pts.valuesOf(slot)]);
+    const reconcilerTypes = this.reconcileTypes(values);
+    const hinted = new Set(
+      this.reconcileTypes(
+        [...(b.reconcilerHints ?? []), ...(found?.hints ?? [])].flatMap((s) => [...this.pts.valuesOf(s)]),
+      ).flatMap((t) => this.fnsAt(`${t}.Reconcile`)),
+    );
+    // A type's Reconcile method (unwrapped when it only hands over to another's), else a function given as the
+    // reconciler (reconcile.Func(func(ctx, req) ...)).
+    const reconcile =
+      reconcilerTypes.flatMap((t) =>
+        this.fnsAt(`${t}.Reconcile`).map((fn) => this.unwrapReconcile(fn, hinted, 0)),
+      )[0] ??
+      values
+        .filter((v) => v.startsWith("f|"))
+        .map((v) => v.slice(2))
+        .find((id) => this.fns.has(id));
+    const typeName = reconcilerTypes[0]
+      ? (this.types.get(reconcilerTypes[0])?.name ?? reconcilerTypes[0].split(".").at(-1)!)
+      : undefined;
+    if (!reconcile)
+      this.unlinked.push(`controller-runtime builder at ${at(loc)}: no Reconcile method found for its reconciler`);
+    const sources = [...b.sources.map((s) => this.libraryHandled(s)), ...(found?.sources ?? [])].sort((x, y) =>
+      locOrder(x.loc, y.loc),
+    );
+    return {
+      name: name ?? typeName ?? this.place(b.fn).name,
+      loc,
+      queue: {
+        name,
+        type: "controller-runtime workqueue (created by the controller)",
+        rateLimiter: "default (workqueue.DefaultTypedControllerRateLimiter)",
+        loc,
+      },
+      sources,
+      workers: [
+        {
+          loop: { name: "controller-runtime worker (Controller.processNextWorkItem in the library)" },
+          process: reconcile ? this.place(reconcile) : undefined,
+          then: [],
+          done: [],
+          forget: [],
+          requeues: [],
+        },
+      ],
+    };
+  }
+
+  /** A BuilderFact's own sources (a reader that lists them itself): handled by controller-runtime's handlers. */
+  private libraryHandled(s: BuilderFact["sources"][number]): Source {
+    return {
+      kind: s.kind,
+      via: s.via,
+      loc: s.loc,
+      handlers: [
+        { events: ["add", "update", "delete"], fn: { name: `${s.handlerName ?? "handler"} (controller-runtime)` } },
+      ].map((h) => ({ ...h, producers: [] })),
+    };
+  }
+
+  /**
+   * The frames a builder call runs in: itself, or, when the builder, the object or the handler is a parameter of the
+   * helper the call sits in, each call site of that helper (recursively), so two controllers sharing a helper keep
+   * their own kinds and a kind passed in is placed where it is written.
+   */
+  private framesOf(frame: Frame, depth: number): Frame[] {
+    const helper = [frame.recv, frame.object, frame.handler].map(paramOf).find((p) => p !== undefined)?.fn;
+    if (!helper || depth >= MAX_HELPER_DEPTH) return [frame];
+    const sites = this.sitesCalling(helper);
+    if (sites.length === 0) return [frame];
+    const inSite = (slot: Slot | undefined, site: CallFact): Slot | undefined => {
+      const p = paramOf(slot);
+      return p && p.fn === helper ? site.args[p.index] : slot;
+    };
+    return sites.flatMap((site) =>
+      this.framesOf(
+        {
+          recv: inSite(frame.recv, site),
+          object: inSite(frame.object, site),
+          handler: inSite(frame.handler, site),
+          loc: paramOf(frame.object)?.fn === helper ? site.loc : frame.loc,
+        },
+        depth + 1,
+      ),
+    );
+  }
+
+  /**
+   * The builders a receiver holds. A builder handed through a helper that returns it (`b = setup(b, c)`) comes back
+   * merged with every other caller's: the ones made in the receiver's own function (or one it is written in) win.
+   */
+  private buildersAt(recv: Slot | undefined, builders: Map<string, BuilderFact>): string[] {
+    const ids = [...this.pts.valuesOf(recv)].filter((v) => v.startsWith("b|")).map((v) => v.slice(2));
+    if (ids.length <= 1 || !recv) return ids;
+    const enclosing = this.enclosingFns(recv);
+    const local = ids.filter((id) => enclosing.has(builders.get(id)?.fn ?? ""));
+    return local.length ? local : ids;
+  }
+
+  /** The kinds of the objects a slot holds; controller-runtime before 0.15 wrapped them: `&source.Kind{Type: &T{}}`. */
+  private kindsAt(slot: Slot | undefined): string[] {
+    const kinds = new Set<string>();
+    for (const v of this.pts.valuesOf(slot)) {
+      if (v.startsWith("k|") && v !== "k|Kind") kinds.add(v.slice(2));
+      for (const inner of this.pts.valuesOf(fieldSlot(v, "Type")))
+        if (inner.startsWith("k|")) kinds.add(inner.slice(2));
+    }
+    return [...kinds].sort();
+  }
+
+  /** For and Owns use controller-runtime's own handlers; Watches' handler is followed into the explored sources. */
+  private crHandlers(op: string, frame: Frame, call: CallFact): Handler[] {
+    const library = (name: string): Handler[] => [
+      { events: ["add", "update", "delete"], fn: { name: `${name} (controller-runtime)` }, producers: [] },
+    ];
+    if (op === "For") return library("handler.EnqueueRequestForObject");
+    if (op === "Owns") return library("handler.EnqueueRequestForOwner");
+    const byFn = new Map<string, string[]>();
+    const addFn = (fn: string, event: string) => {
+      // controller-runtime's own handlers read from a vendored copy stay "(controller-runtime)".
+      if (this.fns.get(fn)?.library) return;
+      const events = byFn.get(fn) ?? [];
+      if (!events.includes(event)) events.push(event);
+      byFn.set(fn, events);
+    };
+    for (const v of this.pts.valuesOf(frame.handler)) {
+      // A map function (EnqueueRequestsFromMapFunc(fn) stands for fn), or a handler type / handler.Funcs literal.
+      if (v.startsWith("f|") && this.fns.has(v.slice(2))) addFn(v.slice(2), "map");
+      for (const [member, event] of CR_HANDLER_MEMBERS)
+        for (const fn of this.fnsAt(fieldSlot(v, member))) addFn(fn, event);
+    }
+    if (byFn.size === 0) return library(call.builderOp?.handlerName ?? "handler");
+    return [...byFn]
+      .map(([fn, events]) => ({ events, fn: this.place(fn), producers: [] }))
+      .sort((a, b) => locOrder(a.fn.loc, b.fn.loc));
+  }
+
+  /**
+   * A Reconcile that hands the request to another Reconcile of the explored sources (a leader-aware or logging
+   * wrapper): the inner one does the work.
+   */
+  private unwrapReconcile(fn: string, hinted: Set<string>, depth: number): string {
+    if (depth >= 3) return fn;
+    for (const call of this.callsIn(this.region(fn))) {
+      if (call.method !== "Reconcile") continue;
+      const inner = this.callees(call).filter((id) => id !== fn && /\.Reconcile$/.test(this.fns.get(id)?.name ?? ""));
+      const chosen = inner.find((id) => hinted.has(id)) ?? inner[0];
+      if (chosen) return this.unwrapReconcile(chosen, hinted, depth + 1);
+    }
+    return fn;
+  }
+
+  /** The types among values that have a Reconcile method. */
+  private reconcileTypes(values: string[]): string[] {
+    return [...new Set(values.filter((v) => v.startsWith("o|")).map((v) => v.slice(2)))].filter(
+      (t) => this.fnsAt(`${t}.Reconcile`).length > 0,
+    );
+  }
+}
+
+/** `<fnId>#p<i>`: a parameter slot, with its function. */
+function paramOf(slot: Slot | undefined): { fn: string; index: number } | undefined {
+  const m = /^(.*)#p(\d+)$/.exec(slot ?? "");
+  return m ? { fn: m[1]!, index: Number(m[2]) } : undefined;
+}
+
+/** The function a local, parameter or temporary slot belongs to (`<fnId>$x`, `<fnId>#p0`, `<fnId>~3`). */
+function fnOfSlot(slot: Slot): string | undefined {
+  return /^(.*?:\d+:\d+)[$#~]/.exec(slot)?.[1];
 }

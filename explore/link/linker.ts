@@ -22,7 +22,7 @@ class Linker extends TsOperatorLinker {
   run(): { controllers: Controller[]; unlinked: string[] } {
     this.findQueueTypes();
     this.findInternal();
-    const constraints = [...this.facts.constraints, ...this.promotions()];
+    const constraints = [...this.facts.constraints, ...this.promotions(), ...this.builderConstraints()];
     for (const call of this.facts.calls) {
       if (this.isInternal(call.fn)) continue;
       if (this.isQueueConstructor(call)) {

@@ -184,11 +184,17 @@ function checkGolden(file: string, actual: string): void {
   );
 }
 
-test("there are explore fixtures for the five styles the issue names, plus shared base controllers (Go embedding, a TypeScript base class), a client-node operator, crdgen's controllerFor with two kinds, one informer feeding two queues, TypeScript task queues (async, fastq, p-queue) fed by raw watches and ListWatch, and a Pepr module", () => {
+// One fixture per pattern: the five styles of the first issue, shared base controllers (Go embedding, a TypeScript
+// base class), a client-node operator, crdgen's controllerFor with two kinds, one informer feeding two queues,
+// TypeScript task queues fed by raw watches and ListWatch, a Pepr module, controller-runtime builders as real
+// operators write them, and informer kinds told by types.
+test("there is an explore fixture for each pattern explore is held to", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
     "controller-runtime",
+    "controller-runtime-builders",
     "embedded-base",
+    "informer-kinds",
     "sample-controller",
     "shared-informer",
     "ts-base-class",
