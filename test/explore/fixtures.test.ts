@@ -184,7 +184,7 @@ function checkGolden(file: string, actual: string): void {
   );
 }
 
-test("there are explore fixtures for the five styles the issue names, plus shared base controllers (Go embedding, a TypeScript base class), a client-node operator and crdgen's controllerFor with two kinds", () => {
+test("there are explore fixtures for the five styles the issue names, plus shared base controllers (Go embedding, a TypeScript base class), a client-node operator, crdgen's controllerFor with two kinds and a wrapper queue type", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
     "controller-runtime",
@@ -195,6 +195,7 @@ test("there are explore fixtures for the five styles the issue names, plus share
     "ts-controller-for",
     "ts-generated",
     "two-informers",
+    "wrapper-queue",
   ]);
 });
 
