@@ -86,7 +86,7 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
       const producers = producersByQueue.get(queueId) ?? [];
       const consumers = consumersByQueue.get(queueId) ?? [];
       const workers = [
-        ...consumers.map((get) => this.worker(get, producers, opsByQueue.get(queueId) ?? [])),
+        ...consumers.map((get) => this.worker(get, producers, opsByQueue.get(queueId) ?? [], queueId)),
         ...this.wrapperWorkers(queueId),
       ];
       for (const w of workers) for (const r of w.requeues) usedProducers.add(`${r.loc.file}:${r.loc.line}`);
@@ -98,7 +98,8 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
       const creator = this.fns.get(ctor.fn);
       const own = this.ownQueueType(queueId);
       const wrapped = this.wrapperDescription(queueId);
-      const ref = consumers[0] ?? producers[0];
+      // How the controller's own code refers to the queue (not a shared helper's parameter).
+      const ref = [...consumers, ...producers].find((c) => !c.recvParam) ?? consumers[0] ?? producers[0];
       // Named after the type holding the queue in its file; a queue made in main() is named after whatever holds it.
       const holder =
         this.holderType(queueId, ctor.loc.file, false) ??

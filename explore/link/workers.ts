@@ -21,7 +21,7 @@ export abstract class WorkerLinker extends RegistrationLinker {
     return this.queuesAt(p.recv);
   }
 
-  protected worker(get: CallFact, producers: CallFact[], ops: CallFact[]): Worker {
+  protected worker(get: CallFact, producers: CallFact[], ops: CallFact[], queueId?: string): Worker {
     const getter = get.fn;
     let loop: string | undefined = get.inLoop ? getter : undefined;
     if (!loop) {
@@ -38,7 +38,7 @@ export abstract class WorkerLinker extends RegistrationLinker {
     const helpers = regionCalls.flatMap((c) => this.callees(c)).filter((id) => !region.includes(id));
     const opRegion = new Set([...region, ...helpers]);
     const inRegion = (c: CallFact) => opRegion.has(c.fn);
-    const [process, ...alternatives] = this.processing(get, region, regionCalls);
+    const [process, ...alternatives] = this.inContextOf(get, queueId, this.processing(get, region, regionCalls));
     const worker: Worker = {
       loop: this.place(loop ?? getter),
       getter: loop && loop !== getter ? this.place(getter) : undefined,
@@ -54,6 +54,23 @@ export abstract class WorkerLinker extends RegistrationLinker {
         .map((c) => ({ method: c.method, loc: c.loc })),
     };
     return worker;
+  }
+
+  /**
+   * A Get inside a shared helper (Run(name, queue, workers, reconcile)): of the functions passed to the helper, only
+   * those passed where this queue is.
+   */
+  protected inContextOf(get: CallFact, queueId: string | undefined, candidates: string[]): string[] {
+    const helper = get.recvParam;
+    if (!helper || !queueId || candidates.length < 2) return candidates;
+    const chains = this.callChains(helper.fn).filter((chain) =>
+      this.valuesAlong(helper.fn, helper.index, helper.path, chain).includes(`q|${queueId}`),
+    );
+    if (chains.length === 0) return candidates;
+    const here = new Set(chains.flatMap((chain) => [...this.paramFnsIn(helper.fn, chain)]));
+    const anywhere = this.paramFns(helper.fn);
+    const mine = candidates.filter((id) => here.has(id) || !anywhere.has(id));
+    return mine.length ? mine : candidates;
   }
 
   /** The function the item from Get is handed to: the first call in the getter that passes it (or a name derived from it). */

@@ -184,12 +184,13 @@ function checkGolden(file: string, actual: string): void {
   );
 }
 
-test("there are explore fixtures for the five styles the issue names, plus shared base controllers (Go embedding, a TypeScript base class), a client-node operator, crdgen's controllerFor with two kinds and a wrapper queue type", () => {
+test("there are explore fixtures for the five styles the issue names, plus shared base controllers (Go embedding, a TypeScript base class), a client-node operator, crdgen's controllerFor with two kinds, helpers shared by several controllers and a wrapper queue type", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
     "controller-runtime",
     "embedded-base",
     "sample-controller",
+    "shared-helpers",
     "ts-base-class",
     "ts-client-node",
     "ts-controller-for",
