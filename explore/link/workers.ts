@@ -39,6 +39,15 @@ export abstract class WorkerLinker extends RegistrationLinker {
     const opRegion = new Set([...region, ...helpers]);
     const inRegion = (c: CallFact) => opRegion.has(c.fn);
     const [process, ...alternatives] = this.inContextOf(get, queueId, this.processing(get, region, regionCalls));
+    // The other functions the getter hands the item to (predicates, key helpers, error handlers), for the report.
+    const chosen = new Set([process, ...alternatives]);
+    const alsoCalled = [
+      ...new Set(
+        this.processingCandidates(region, regionCalls, (a) => a.rhsCall === get.id, get.id)
+          .filter((c) => !c.targets.some((id) => chosen.has(id) || this.reach(id, 3).has(process ?? "")))
+          .flatMap((c) => c.targets),
+      ),
+    ];
     const worker: Worker = {
       loop: this.place(loop ?? getter),
       getter: loop && loop !== getter ? this.place(getter) : undefined,
@@ -46,6 +55,7 @@ export abstract class WorkerLinker extends RegistrationLinker {
       getText: get.text,
       process: process ? this.place(process) : undefined,
       ...(alternatives.length ? { processAlso: alternatives.map((id) => this.place(id)) } : {}),
+      ...(alsoCalled.length ? { alsoCalled: alsoCalled.map((id) => this.place(id)) } : {}),
       then: process ? this.delegations(process, 0) : [],
       done: ops.filter((c) => inRegion(c) && DONE_METHODS.has(c.method)).map((c) => c.loc),
       forget: ops.filter((c) => inRegion(c) && FORGET_METHODS.has(c.method)).map((c) => c.loc),
@@ -102,6 +112,38 @@ export abstract class WorkerLinker extends RegistrationLinker {
     skip: string | undefined,
     seedNames: Set<string> = new Set(),
   ): string[] {
+    const candidates = this.processingCandidates(region, regionCalls, seed, skip, seedNames);
+    return this.doesTheWork(region, candidates)?.targets ?? [];
+  }
+
+  /**
+   * Of the calls the item is handed to, the one that does the work: not a predicate (needRefresh..., shouldProcess...),
+   * not a key helper whose results are passed on (toQualifiedName), not an error handler; the first call when all are.
+   */
+  protected doesTheWork(region: string[], candidates: Candidate[]): Candidate | undefined {
+    const assigns = region.flatMap((id) => this.fns.get(id)!.assigns);
+    const isKeyHelper = (c: Candidate, i: number) => {
+      const results = new Set(assigns.filter((a) => a.rhsCall === c.call.id).flatMap((a) => a.lhs));
+      // (an error passed on to an error handler does not make the call that returned it a helper)
+      return candidates
+        .slice(i + 1)
+        .some((later) => !ERROR_HANDLER.test(later.call.method) && later.call.argIdents.some((id) => results.has(id)));
+    };
+    return (
+      candidates.find(
+        (c, i) => !PREDICATE.test(c.call.method) && !ERROR_HANDLER.test(c.call.method) && !isKeyHelper(c, i),
+      ) ?? candidates[0]
+    );
+  }
+
+  /** Every call in the region that is handed the item (or a name derived from it), with the functions it may run. */
+  protected processingCandidates(
+    region: string[],
+    regionCalls: CallFact[],
+    seed: ((a: FnFact["assigns"][number]) => boolean) | undefined,
+    skip: string | undefined,
+    seedNames: Set<string> = new Set(),
+  ): Candidate[] {
     const derived = new Set<string>(seedNames);
     const assigns = region.flatMap((id) => this.fns.get(id)!.assigns);
     if (seed) for (const a of assigns) if (seed(a)) for (const n of a.lhs) derived.add(n);
@@ -118,13 +160,15 @@ export abstract class WorkerLinker extends RegistrationLinker {
         }
       }
     }
+    const out: Candidate[] = [];
     for (const c of regionCalls) {
       if (c.id === skip || (c.recv && this.queuesAt(c.recv).length)) continue;
       if (!c.argIdents.some((i) => derived.has(i))) continue;
       const targets = this.callees(c).filter((id) => !region.includes(id));
-      if (targets.length) return targets.sort((a, b) => locOrder(this.fns.get(a)!.loc, this.fns.get(b)!.loc));
+      if (targets.length)
+        out.push({ call: c, targets: targets.sort((a, b) => locOrder(this.fns.get(a)!.loc, this.fns.get(b)!.loc)) });
     }
-    return [];
+    return out;
   }
 
   /**
@@ -163,6 +207,17 @@ export abstract class WorkerLinker extends RegistrationLinker {
     return this.storedFields.has(c.method);
   }
 }
+
+/** A call handed the queue item, and the functions it may run. */
+export interface Candidate {
+  call: CallFact;
+  targets: string[];
+}
+
+/** Functions that answer a question about the item (needRefreshStatus, shouldProcess, isDeleted): not the work. */
+const PREDICATE = /^(need|needs|should|is|has|can|must|skip|want|allow)[A-Z_]/;
+/** Functions that report or retry a failure (handleError, handleErr, logError, recordError). */
+const ERROR_HANDLER = /^(handle|log|record|report)\w*Err(or)?s?$/i;
 
 /** A function literal or arrow function, not a named function. */
 function isLambda(f: FnFact): boolean {

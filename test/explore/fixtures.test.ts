@@ -37,6 +37,8 @@ interface ExpectedSpec {
       loop: string;
       get?: string;
       process: string;
+      /** Other functions the worker hands the item to (predicates, key helpers, error handlers); none when absent. */
+      alsoCalled?: string[];
       then: string[];
       done: string[];
       forget: string[];
@@ -115,6 +117,7 @@ function elementsOf(controllers: Controller[], named: boolean): Map<string, Set<
       add("worker loops", `${q} ${at(w.loop.loc)}`);
       if (w.get) add("gets", `${q} ${at(w.get)}`);
       for (const p of [w.process, ...(w.processAlso ?? [])]) add("processing functions", `${q} ${at(p?.loc)}`);
+      for (const p of w.alsoCalled ?? []) add("also called", `${q} ${at(p.loc)}`);
       for (const chain of w.then) add("hooks", `${q} ${at(chain.at(-1)?.loc)}`);
       for (const d of w.done) add("done", `${q} ${at(d)}`);
       for (const f of w.forget) add("forget", `${q} ${at(f)}`);
@@ -150,6 +153,7 @@ function expectedControllers(root: string, spec: ExpectedSpec): Controller[] {
       loop: place(w.loop),
       get: w.get ? loc(w.get) : undefined,
       process: place(w.process),
+      ...(w.alsoCalled ? { alsoCalled: w.alsoCalled.map(place) } : {}),
       then: w.then.map((t) => [place(t)]),
       done: w.done.map((d) => loc(d)!),
       forget: w.forget.map((f) => loc(f)!),
@@ -184,7 +188,7 @@ function checkGolden(file: string, actual: string): void {
   );
 }
 
-test("there are explore fixtures for the five styles the issue names, plus shared base controllers (Go embedding, a TypeScript base class), a client-node operator, crdgen's controllerFor with two kinds, helpers shared by several controllers and a wrapper queue type", () => {
+test("there are explore fixtures for the five styles the issue names, plus shared base controllers (Go embedding, a TypeScript base class), a client-node operator, crdgen's controllerFor with two kinds, helpers shared by several controllers, a worker calling more than its processing function and a wrapper queue type", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
     "controller-runtime",
@@ -196,6 +200,7 @@ test("there are explore fixtures for the five styles the issue names, plus share
     "ts-controller-for",
     "ts-generated",
     "two-informers",
+    "worker-calls",
     "wrapper-queue",
   ]);
 });
