@@ -69,6 +69,8 @@ export interface Worker {
   done: Loc[];
   forget: Loc[];
   requeues: { method: string; loc: Loc }[];
+  /** Keys the worker puts on another controller's queue (cross-queue edges): the call, and the queue it adds to. */
+  enqueues?: { method: string; text: string; loc: Loc; queue?: Loc }[];
 }
 
 export interface Controller {

@@ -64,6 +64,7 @@ function controllerBlock(c: Controller): string[] {
     if (w.done.length) lines.push(`    done       ${w.done.map(at).join(", ")}`);
     if (w.forget.length) lines.push(`    forget     ${w.forget.map(at).join(", ")}`);
     for (const r of w.requeues) lines.push(`    requeue    ${r.method}  ${at(r.loc)}`);
+    for (const e of w.enqueues ?? []) lines.push(`    enqueue    ${e.text}  ${at(e.loc)}  → queue ${at(e.queue)}`);
   }
   return lines;
 }

@@ -39,10 +39,11 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
       const handlersByQueue = new Map<string, Handler[]>();
       for (const h of reg.handlers) {
         const reached = this.reach(h.fn);
+        const reachedFns = new Set(reached.keys());
         const byQueue = new Map<string, Producer[]>();
         for (const p of allProducers) {
           const path = reached.get(p.fn);
-          if (!path) continue;
+          if (!path || this.notTakenFrom(p, reachedFns)) continue;
           for (const q of this.producerQueues(p, reg.factoryCall)) {
             if (!this.queueCalls.has(q)) continue;
             usedProducers.add(`${p.loc.file}:${p.loc.line}`);
@@ -86,10 +87,13 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
       const producers = producersByQueue.get(queueId) ?? [];
       const consumers = consumersByQueue.get(queueId) ?? [];
       const workers = [
-        ...consumers.map((get) => this.worker(get, producers, opsByQueue.get(queueId) ?? [], queueId)),
+        ...consumers.map((get) =>
+          this.worker(get, producers, opsByQueue.get(queueId) ?? [], queueId, producersByQueue),
+        ),
         ...this.wrapperWorkers(queueId),
       ];
-      for (const w of workers) for (const r of w.requeues) usedProducers.add(`${r.loc.file}:${r.loc.line}`);
+      for (const w of workers)
+        for (const r of [...w.requeues, ...(w.enqueues ?? [])]) usedProducers.add(`${r.loc.file}:${r.loc.line}`);
       // The queue's own file first (the primary resource's wiring), then in source order.
       const here = (s: Source) => ((s.registeredAt ?? s.loc)?.file === ctor.loc.file ? 0 : 1);
       const sources = (sourcesByQueue.get(queueId) ?? []).sort(

@@ -21,7 +21,13 @@ export abstract class WorkerLinker extends RegistrationLinker {
     return this.queuesAt(p.recv);
   }
 
-  protected worker(get: CallFact, producers: CallFact[], ops: CallFact[], queueId?: string): Worker {
+  protected worker(
+    get: CallFact,
+    producers: CallFact[],
+    ops: CallFact[],
+    queueId?: string,
+    producersByQueue?: Map<string, CallFact[]>,
+  ): Worker {
     const getter = get.fn;
     let loop: string | undefined = get.inLoop ? getter : undefined;
     if (!loop) {
@@ -38,7 +44,8 @@ export abstract class WorkerLinker extends RegistrationLinker {
     const helpers = regionCalls.flatMap((c) => this.callees(c)).filter((id) => !region.includes(id));
     const opRegion = new Set([...region, ...helpers]);
     const inRegion = (c: CallFact) => opRegion.has(c.fn);
-    const [process, ...alternatives] = this.inContextOf(get, queueId, this.processing(get, region, regionCalls));
+    const everyProcess = this.processing(get, region, regionCalls);
+    const [process, ...alternatives] = this.inContextOf(get, queueId, everyProcess);
     // The other functions the getter hands the item to (predicates, key helpers, error handlers), for the report.
     const chosen = new Set([process, ...alternatives]);
     const alsoCalled = [
@@ -63,7 +70,42 @@ export abstract class WorkerLinker extends RegistrationLinker {
         .filter((c) => inRegion(c) && (!process || !this.region(process).includes(c.fn)))
         .map((c) => ({ method: c.method, loc: c.loc })),
     };
+    if (queueId && producersByQueue) {
+      // What the worker reaches (its own code, its helpers, the processing function and what that calls), without
+      // the functions passed to a shared helper by other controllers.
+      const others = new Set(everyProcess.filter((id) => id !== process && !alternatives.includes(id)));
+      const reached = new Set([...opRegion].filter((id) => !others.has(id)));
+      for (const p of [process, ...alternatives]) if (p) for (const id of this.reach(p).keys()) reached.add(id);
+      const enqueues: NonNullable<Worker["enqueues"]> = [];
+      for (const [q, calls] of producersByQueue)
+        for (const c of calls) {
+          if (!reached.has(c.fn) || this.notTakenFrom(c, reached)) continue;
+          // A shared helper's queue parameter that holds this queue is this queue here (Run(name, queue, ...)).
+          const sameParam =
+            c.recvParam &&
+            this.valuesAlong(c.recvParam.fn, c.recvParam.index, c.recvParam.path, []).includes(`q|${queueId}`);
+          if (q !== queueId && !sameParam)
+            enqueues.push({ method: c.method, text: c.text, loc: c.loc, queue: this.queueCalls.get(q)?.loc });
+          else if (!worker.requeues.some((r) => at(r.loc) === at(c.loc)))
+            worker.requeues.push({ method: c.method, loc: c.loc });
+        }
+      worker.requeues.sort((a, b) => locOrder(a.loc, b.loc));
+      if (enqueues.length) worker.enqueues = enqueues.sort((a, b) => locOrder(a.loc, b.loc));
+    }
     return worker;
+  }
+
+  /**
+   * A call that uses a parameter every reaching call site passes as nil (requestAppRefresh(key, nil) reaching
+   * `if after != nil { queue.AddAfter(key, *after) }`): that branch is not taken from there.
+   */
+  protected notTakenFrom(c: CallFact, reached: Set<string>): boolean {
+    const f = this.fns.get(c.fn);
+    if (!f) return false;
+    const used = f.paramNames.flatMap((name, i) => (c.argIdents.includes(name) ? [i] : []));
+    if (used.length === 0) return false;
+    const sites = this.callersOf(c.fn).filter((s) => reached.has(s.fn));
+    return sites.length > 0 && sites.every((s) => used.some((i) => s.nilArgs?.includes(i)));
   }
 
   /**

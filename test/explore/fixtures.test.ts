@@ -43,6 +43,8 @@ interface ExpectedSpec {
       done: string[];
       forget: string[];
       requeues: string[];
+      /** Keys put on another controller's queue: `<method> <loc> -> <that queue's loc>`; none when absent. */
+      enqueues?: string[];
     }[];
   }[];
 }
@@ -122,6 +124,7 @@ function elementsOf(controllers: Controller[], named: boolean): Map<string, Set<
       for (const d of w.done) add("done", `${q} ${at(d)}`);
       for (const f of w.forget) add("forget", `${q} ${at(f)}`);
       for (const r of w.requeues) add("requeues", `${q} ${r.method} ${at(r.loc)}`);
+      for (const e of w.enqueues ?? []) add("enqueues", `${q} ${e.method} ${at(e.loc)} -> ${at(e.queue)}`);
     }
   }
   return out;
@@ -161,6 +164,14 @@ function expectedControllers(root: string, spec: ExpectedSpec): Controller[] {
         const [method, where] = r.split(" ");
         return { method: method!, loc: loc(where!)! };
       }),
+      ...(w.enqueues
+        ? {
+            enqueues: w.enqueues.map((e) => {
+              const [method, where, , queue] = e.split(" ");
+              return { method: method!, text: "", loc: loc(where!)!, queue: loc(queue!) };
+            }),
+          }
+        : {}),
     })),
   }));
 }
@@ -188,11 +199,12 @@ function checkGolden(file: string, actual: string): void {
   );
 }
 
-test("there are explore fixtures for the five styles the issue names, plus shared base controllers (Go embedding, a TypeScript base class), a client-node operator, crdgen's controllerFor with two kinds, helpers shared by several controllers, a worker calling more than its processing function and a wrapper queue type", () => {
+test("there are explore fixtures for the five styles the issue names, plus shared base controllers (Go embedding, a TypeScript base class), a client-node operator, crdgen's controllerFor with two kinds, helpers shared by several controllers, a worker calling more than its processing function, workers requeueing onto their own and each other's queues and a wrapper queue type", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
     "controller-runtime",
     "embedded-base",
+    "requeues",
     "sample-controller",
     "shared-helpers",
     "ts-base-class",
