@@ -45,15 +45,19 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
   }
 
   /** Free functions that build a wrapper (a composite literal of the type in their own body): its constructors. */
+  private wrapperBuilders: Set<string> | undefined;
   protected isWrapperConstructor(f: FnFact): boolean {
     if (f.owner || this.wrapperTypes.size === 0) return false;
-    return this.facts.constraints.some(
-      (k) =>
-        k.c === "alloc" &&
-        k.v.startsWith("o|") &&
-        this.wrapperTypes.has(k.v.slice(2)) &&
-        (k.dst.startsWith(`${f.id}~`) || k.dst.startsWith(`${f.id}$`)),
-    );
+    if (!this.wrapperBuilders) {
+      // One pass over the constraints: the function whose temporary or local receives a wrapper value.
+      this.wrapperBuilders = new Set();
+      for (const k of this.facts.constraints)
+        if (k.c === "alloc" && k.v.startsWith("o|") && this.wrapperTypes.has(k.v.slice(2))) {
+          const owner = /^(.*)[~$][^~$]*$/.exec(k.dst)?.[1];
+          if (owner) this.wrapperBuilders.add(owner);
+        }
+    }
+    return this.wrapperBuilders.has(f.id);
   }
 
   /** The wrapper type a call constructs (a call of a wrapper constructor), if any. */
