@@ -90,7 +90,7 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
         ...consumers.map((get) =>
           this.worker(get, producers, opsByQueue.get(queueId) ?? [], queueId, producersByQueue),
         ),
-        ...this.wrapperWorkers(queueId),
+        ...this.wrapperWorkers(queueId, producersByQueue),
       ];
       for (const w of workers)
         for (const r of [...w.requeues, ...(w.enqueues ?? [])]) usedProducers.add(`${r.loc.file}:${r.loc.line}`);

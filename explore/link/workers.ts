@@ -74,25 +74,40 @@ export abstract class WorkerLinker extends RegistrationLinker {
       // What the worker reaches (its own code, its helpers, the processing function and what that calls), without
       // the functions passed to a shared helper by other controllers.
       const others = new Set(everyProcess.filter((id) => id !== process && !alternatives.includes(id)));
-      const reached = new Set([...opRegion].filter((id) => !others.has(id)));
-      for (const p of [process, ...alternatives]) if (p) for (const id of this.reach(p).keys()) reached.add(id);
-      const enqueues: NonNullable<Worker["enqueues"]> = [];
-      for (const [q, calls] of producersByQueue)
-        for (const c of calls) {
-          if (!reached.has(c.fn) || this.notTakenFrom(c, reached)) continue;
-          // A shared helper's queue parameter that holds this queue is this queue here (Run(name, queue, ...)).
-          const sameParam =
-            c.recvParam &&
-            this.valuesAlong(c.recvParam.fn, c.recvParam.index, c.recvParam.path, []).includes(`q|${queueId}`);
-          if (q !== queueId && !sameParam)
-            enqueues.push({ method: c.method, text: c.text, loc: c.loc, queue: this.queueCalls.get(q)?.loc });
-          else if (!worker.requeues.some((r) => at(r.loc) === at(c.loc)))
-            worker.requeues.push({ method: c.method, loc: c.loc });
-        }
-      worker.requeues.sort((a, b) => locOrder(a.loc, b.loc));
-      if (enqueues.length) worker.enqueues = enqueues.sort((a, b) => locOrder(a.loc, b.loc));
+      const own = [...opRegion].filter((id) => !others.has(id));
+      this.addReachedEdges(worker, queueId, producersByQueue, own, [process, ...alternatives]);
     }
     return worker;
+  }
+
+  /**
+   * Requeues onto the worker's own queue and cross-queue edges (keys put on another controller's queue), from what
+   * the worker's own code and its processing functions reach.
+   */
+  protected addReachedEdges(
+    worker: Worker,
+    queueId: string,
+    producersByQueue: Map<string, CallFact[]>,
+    own: string[],
+    processes: (string | undefined)[],
+  ): void {
+    const reached = new Set(own);
+    for (const p of processes) if (p) for (const id of this.reach(p).keys()) reached.add(id);
+    const enqueues: NonNullable<Worker["enqueues"]> = [];
+    for (const [q, calls] of producersByQueue)
+      for (const c of calls) {
+        if (!reached.has(c.fn) || this.notTakenFrom(c, reached)) continue;
+        // A shared helper's queue parameter that holds this queue is this queue here (Run(name, queue, ...)).
+        const sameParam =
+          c.recvParam &&
+          this.valuesAlong(c.recvParam.fn, c.recvParam.index, c.recvParam.path, []).includes(`q|${queueId}`);
+        if (q !== queueId && !sameParam)
+          enqueues.push({ method: c.method, text: c.text, loc: c.loc, queue: this.queueCalls.get(q)?.loc });
+        else if (!worker.requeues.some((r) => at(r.loc) === at(c.loc)))
+          worker.requeues.push({ method: c.method, loc: c.loc });
+      }
+    worker.requeues.sort((a, b) => locOrder(a.loc, b.loc));
+    if (enqueues.length) worker.enqueues = enqueues.sort((a, b) => locOrder(a.loc, b.loc));
   }
 
   /**

@@ -78,7 +78,7 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
   }
 
   /** The wrapper's workers for one construction site: the processing function is the handler passed there. */
-  protected wrapperWorkers(siteId: string): Worker[] {
+  protected wrapperWorkers(siteId: string, producersByQueue?: Map<string, CallFact[]>): Worker[] {
     const w = this.wrapperSites.get(siteId);
     const site = this.queueCalls.get(siteId);
     if (!w || !site) return [];
@@ -98,7 +98,7 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
       const mine = found.filter((id) => passed.has(id));
       const [process, ...alternatives] = mine.length ? mine : found;
       const ops = regionCalls.filter(onField);
-      return {
+      const worker: Worker = {
         loop: this.place(loop ?? getter),
         getter: loop && loop !== getter ? this.place(getter) : undefined,
         get: get.loc,
@@ -110,6 +110,9 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
         forget: ops.filter((c) => FORGET_METHODS.has(c.method)).map((c) => c.loc),
         requeues: ops.filter((c) => ADD_METHODS.has(c.method)).map((c) => ({ method: c.method, loc: c.loc })),
       };
+      // The handler putting keys back through the wrapper (c.queue.EnqueueAfter) or on another controller's queue.
+      if (producersByQueue) this.addReachedEdges(worker, siteId, producersByQueue, [], [process, ...alternatives]);
+      return worker;
     });
   }
 
