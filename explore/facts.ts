@@ -118,7 +118,7 @@ export interface CallFact {
   recvParam?: { fn: string; index: number; path: string[] };
   /** The call's result is returned, awaited as a statement or dropped: the caller hands over to it. */
   tail: boolean;
-  /** Arguments written as a literal nil / null / undefined, by index: a branch on that parameter is not taken here. */
+  /** Arguments written as a literal `nil` (Go), by index: a call that uses that parameter is not reached from here. */
   nilArgs?: number[];
   /** The reader recognised an informer or a watch created here. */
   informer?: { kind: string; via: string };
