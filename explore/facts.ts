@@ -119,6 +119,8 @@ export interface CallFact {
   recvParam?: { fn: string; index: number; path: string[] };
   /** The call's result is returned, awaited as a statement or dropped: the caller hands over to it. */
   tail: boolean;
+  /** Arguments written as a literal `nil` (Go), by index: a call that uses that parameter is not reached from here. */
+  nilArgs?: number[];
   /**
    * The reader recognised an informer or a watch created here. `field`: the informer is a field's (`c.pInformer`), whose
    * declared type names the kind once every file's types are read (`type`: the struct, when the reader knew it).

@@ -62,11 +62,15 @@ export interface Worker {
   process?: Place;
   /** Further functions the same call may run (an interface or a field several controllers set): chosen at run time. */
   processAlso?: Place[];
+  /** Other functions the worker hands the item to (predicates, key helpers, error handlers): not the work itself. */
+  alsoCalled?: Place[];
   /** Where the processing function hands the object on to code chosen at run time (crdgen's hooks), outermost first. */
   then: Place[][];
   done: Loc[];
   forget: Loc[];
   requeues: { method: string; loc: Loc }[];
+  /** Keys the worker puts on another controller's queue (cross-queue edges): the call, and the queue it adds to. */
+  enqueues?: { method: string; text: string; loc: Loc; queue?: Loc }[];
 }
 
 export interface Controller {

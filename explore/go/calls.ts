@@ -98,6 +98,8 @@ export abstract class GoCallReader extends GoControllerRuntimeReader {
       qualifier,
       recvParam,
     };
+    const nilArgs = argNodes.flatMap((a, i) => (a.type === "nil" ? [i] : []));
+    if (nilArgs.length) fact.nilArgs = nilArgs;
     this.recogniseInformer(fact, fnNode, argNodes, qualifier);
     this.facts.calls.push(fact);
     if (callee) this.facts.constraints.push({ c: "call", callee, args, ret });

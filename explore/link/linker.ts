@@ -21,6 +21,7 @@ export function link(facts: Facts): LinkResult {
 class Linker extends TsOperatorLinker {
   run(): { controllers: Controller[]; unlinked: string[] } {
     this.findQueueTypes();
+    this.findWrapperTypes();
     this.findInternal();
     const constraints = [...this.facts.constraints, ...this.promotions(), ...this.builderConstraints()];
     for (const call of this.facts.calls) {
@@ -38,8 +39,17 @@ class Linker extends TsOperatorLinker {
     // Constructors of own queue types (queue.New(100) returning a *Queue) are known only once values flow: add them and
     // solve again.
     let more = false;
-    for (const call of this.queueTypes.size ? this.facts.calls : []) {
+    for (const call of this.queueTypes.size || this.wrapperTypes.size ? this.facts.calls : []) {
       if (this.isInternal(call.fn) || this.queueCalls.has(call.id)) continue;
+      // A wrapper queue's constructor: each call is a queue of its own.
+      const wrapper = this.wrapperBuiltBy(call);
+      if (wrapper) {
+        this.queueCalls.set(call.id, call);
+        this.wrapperSites.set(call.id, wrapper);
+        constraints.push({ c: "alloc", dst: call.ret, v: `q|${call.id}` });
+        more = true;
+        continue;
+      }
       // A function returning a fresh value of an own queue type; one that returns a queue already made (q|) only hands
       // it on.
       const makesOwnQueue = this.fnsAt(call.callee).some((fn) => {
@@ -114,8 +124,10 @@ class Linker extends TsOperatorLinker {
       }
       const ownerName = f.owner ? (this.types.get(f.owner)?.name ?? f.owner.split(".").at(-1)!) : undefined;
       if (
-        (f.owner && (this.queueTypes.has(f.owner) || /queue$/i.test(ownerName ?? ""))) ||
-        (!f.owner && /^new\w*queue$/i.test(f.name))
+        (f.owner &&
+          (this.queueTypes.has(f.owner) || this.wrapperTypes.has(f.owner) || /queue$/i.test(ownerName ?? ""))) ||
+        (!f.owner && /^new\w*queue$/i.test(f.name)) ||
+        this.isWrapperConstructor(f)
       )
         this.internal.add(f.id);
     }

@@ -3,10 +3,10 @@ import type { CallFact, TypeFact } from "../facts.js";
 import { at, locOrder } from "../loc.js";
 import type { Controller, Handler, Producer, Source } from "../model.js";
 import { push } from "./graph.js";
-import { WorkerLinker } from "./workers.js";
+import { WRAPPER_ADD, WrapperQueueLinker } from "./wrapper-queues.js";
 import { ADD_METHODS, GET_METHODS, OWN_ADD, OWN_GET } from "./vocabulary.js";
 
-export abstract class QueueControllerLinker extends WorkerLinker {
+export abstract class QueueControllerLinker extends WrapperQueueLinker {
   protected queueControllers(): Controller[] {
     const producersByQueue = new Map<string, CallFact[]>();
     const consumersByQueue = new Map<string, CallFact[]>();
@@ -17,8 +17,13 @@ export abstract class QueueControllerLinker extends WorkerLinker {
       if (queues.length === 0) continue;
       for (const q of queues) {
         const own = this.ownQueueType(q);
-        const isAdd = own ? OWN_ADD.test(call.method) || ADD_METHODS.has(call.method) : ADD_METHODS.has(call.method);
-        const isGet = own ? OWN_GET.test(call.method) : GET_METHODS.has(call.method);
+        const wrapper = this.wrapperSites.has(q);
+        const isAdd = wrapper
+          ? WRAPPER_ADD.test(call.method)
+          : own
+            ? OWN_ADD.test(call.method) || ADD_METHODS.has(call.method)
+            : ADD_METHODS.has(call.method);
+        const isGet = !wrapper && (own ? OWN_GET.test(call.method) : GET_METHODS.has(call.method));
         if (isAdd) push(producersByQueue, q, call);
         else if (isGet) push(consumersByQueue, q, call);
         else push(opsByQueue, q, call);
@@ -34,10 +39,11 @@ export abstract class QueueControllerLinker extends WorkerLinker {
       const handlersByQueue = new Map<string, Handler[]>();
       for (const h of reg.handlers) {
         const reached = this.reach(h.fn);
+        const reachedFns = new Set(reached.keys());
         const byQueue = new Map<string, Producer[]>();
         for (const p of allProducers) {
           const path = reached.get(p.fn);
-          if (!path) continue;
+          if (!path || this.notTakenFrom(p, reachedFns)) continue;
           for (const q of this.producerQueues(p, reg.factoryCall)) {
             if (!this.queueCalls.has(q)) continue;
             usedProducers.add(`${p.loc.file}:${p.loc.line}`);
@@ -80,8 +86,14 @@ export abstract class QueueControllerLinker extends WorkerLinker {
     for (const [queueId, ctor] of this.queueCalls) {
       const producers = producersByQueue.get(queueId) ?? [];
       const consumers = consumersByQueue.get(queueId) ?? [];
-      const workers = consumers.map((get) => this.worker(get, producers, opsByQueue.get(queueId) ?? []));
-      for (const w of workers) for (const r of w.requeues) usedProducers.add(`${r.loc.file}:${r.loc.line}`);
+      const workers = [
+        ...consumers.map((get) =>
+          this.worker(get, producers, opsByQueue.get(queueId) ?? [], queueId, producersByQueue),
+        ),
+        ...this.wrapperWorkers(queueId, producersByQueue),
+      ];
+      for (const w of workers)
+        for (const r of [...w.requeues, ...(w.enqueues ?? [])]) usedProducers.add(`${r.loc.file}:${r.loc.line}`);
       // The queue's own file first (the primary resource's wiring), then in source order.
       const here = (s: Source) => ((s.registeredAt ?? s.loc)?.file === ctor.loc.file ? 0 : 1);
       const sources = (sourcesByQueue.get(queueId) ?? []).sort(
@@ -89,7 +101,9 @@ export abstract class QueueControllerLinker extends WorkerLinker {
       );
       const creator = this.fns.get(ctor.fn);
       const own = this.ownQueueType(queueId);
-      const ref = consumers[0] ?? producers[0];
+      const wrapped = this.wrapperDescription(queueId);
+      // How the controller's own code refers to the queue (not a shared helper's parameter).
+      const ref = [...consumers, ...producers].find((c) => !c.recvParam) ?? consumers[0] ?? producers[0];
       // Named after the type holding the queue in its file; a queue made in main() is named after whatever holds it.
       const holder =
         this.holderType(queueId, ctor.loc.file, false) ??
@@ -100,12 +114,14 @@ export abstract class QueueControllerLinker extends WorkerLinker {
         queue: {
           ...(this.queueName(ctor) ? { name: this.queueName(ctor)! } : {}),
           ...(ref ? { ref: ref.text.slice(0, Math.max(0, ref.text.length - ref.method.length - 1)) } : {}),
-          type: own
-            ? `${own.name} (own queue type${own.hasChannel ? " over a channel" : ""})`
-            : ctor.qualifier?.endsWith("/util/workqueue")
-              ? `workqueue.${ctor.method}`
-              : ctor.method,
-          rateLimiter: this.rateLimiter(ctor, !!own),
+          type:
+            wrapped?.type ??
+            (own
+              ? `${own.name} (own queue type${own.hasChannel ? " over a channel" : ""})`
+              : ctor.qualifier?.endsWith("/util/workqueue")
+                ? `workqueue.${ctor.method}`
+                : ctor.method),
+          rateLimiter: wrapped?.rateLimiter ?? this.rateLimiter(ctor, !!own),
           loc: ctor.loc,
         },
         sources,
@@ -171,7 +187,7 @@ export abstract class QueueControllerLinker extends WorkerLinker {
     return ctor.strings.at(-1);
   }
 
-  protected rateLimiter(ctor: CallFact, own: boolean): string {
+  protected override rateLimiter(ctor: CallFact, own: boolean): string {
     if (own) return "none";
     const keyed = ctor.keyed["RateLimiter"] ?? ctor.keyed["rateLimiter"];
     if (keyed) return keyed;

@@ -3,7 +3,7 @@
 import type { CallFact, Loc, Slot } from "../facts.js";
 import { at, locOrder } from "../loc.js";
 import { fieldSlot } from "../points-to.js";
-import { LinkGraph } from "./graph.js";
+import { type CallChain, ContextLinker, PARAM } from "./contexts.js";
 import { CLIENT_NODE_EVENTS, EVENT_ORDER, HANDLER_FIELDS, REGISTER_METHODS } from "./vocabulary.js";
 
 /** Handler functions attached to one informer (or watch) at one place. */
@@ -17,7 +17,7 @@ export interface Registration {
   factoryCall?: CallFact;
 }
 
-export abstract class RegistrationLinker extends LinkGraph {
+export abstract class RegistrationLinker extends ContextLinker {
   /** Every place handlers are attached to an informer or a watch, with the handler functions per event. */
   protected registrations(): Registration[] {
     const out: Registration[] = [];
@@ -79,6 +79,35 @@ export abstract class RegistrationLinker extends LinkGraph {
         continue;
       }
       const factoryCall = handlerSlot ? callByRet.get(handlerSlot) : undefined;
+      // A registration inside a helper (AddEventHandlersT(informer, add, update, delete)): one per call site of the
+      // helper, with the informer and the functions passed there.
+      const helper = call.recvParam;
+      const chains = helper ? this.callChains(helper.fn) : [];
+      if (helper && chains.length) {
+        for (const chain of chains) {
+          const mine = this.handlersIn(helper.fn, handlers, chain);
+          if (mine.length === 0) continue;
+          const infs = this.valuesAlong(helper.fn, helper.index, helper.path, chain)
+            .filter((v) => v.startsWith("i|"))
+            .map((v) => this.informerCalls.get(v.slice(2)))
+            .filter((c): c is CallFact => !!c);
+          if (infs.length === 0)
+            this.unlinked.push(
+              `${call.text} at ${at(call.loc)}: could not tell which informer (so which kind) this is`,
+            );
+          for (const inf of new Set(infs))
+            out.push({
+              kind: inf.informer!.kind,
+              via: inf.informer!.via,
+              loc: inf.loc,
+              registeredAt:
+                at(chain[0]!.loc) !== at(inf.loc) && chain[0]!.loc.line !== inf.loc.line ? chain[0]!.loc : undefined,
+              handlers: mine,
+              factoryCall,
+            });
+        }
+        continue;
+      }
       if (informers.length === 0) {
         out.push({ kind: "?", via: call.text.replace(/\.\w+$/, ""), registeredAt: call.loc, handlers, factoryCall });
         this.unlinked.push(`${call.text} at ${at(call.loc)}: could not tell which informer (so which kind) this is`);
@@ -95,6 +124,40 @@ export abstract class RegistrationLinker extends LinkGraph {
       }
     }
     return out;
+  }
+
+  /**
+   * A helper's handlers as one call site of it sees them: a closure of the helper that calls a function parameter
+   * (AddFunc: func(obj) { add(obj.(T)) }) stands for the function passed there (none when nil is passed); a function
+   * passed in through the helper's parameters counts only at the site that passes it.
+   */
+  protected handlersIn(
+    helper: string,
+    handlers: { fn: string; events: string[] }[],
+    chain: CallChain,
+  ): { fn: string; events: string[] }[] {
+    const here = this.paramFnsIn(helper, chain);
+    const anywhere = this.paramFns(helper);
+    const byFn = new Map<string, string[]>();
+    const add = (fn: string, events: string[]) => byFn.set(fn, [...new Set([...(byFn.get(fn) ?? []), ...events])]);
+    for (const h of handlers) {
+      if (!this.isWithin(h.fn, helper)) {
+        if (here.has(h.fn) || !anywhere.has(h.fn)) add(h.fn, h.events);
+        continue;
+      }
+      const forwards = this.callsIn(this.region(h.fn)).filter((c) => PARAM.exec(c.callee)?.[1] === helper);
+      if (forwards.length === 0) {
+        add(h.fn, h.events);
+        continue;
+      }
+      for (const c of forwards)
+        for (const v of this.valuesIn(c.callee, chain))
+          if (v.startsWith("f|") && this.fns.has(v.slice(2))) add(v.slice(2), h.events);
+    }
+    const order = (events: string[]) => Math.min(...events.map((e) => EVENT_ORDER.indexOf(e)));
+    return [...byFn]
+      .map(([fn, events]) => ({ fn, events }))
+      .sort((a, b) => order(a.events) - order(b.events) || locOrder(this.fns.get(a.fn)!.loc, this.fns.get(b.fn)!.loc));
   }
 
   /** Handler functions in a handler value: a ResourceEventHandlerFuncs-like literal, a filtering wrapper, or a type with OnAdd/... */

@@ -21,7 +21,13 @@ export abstract class WorkerLinker extends RegistrationLinker {
     return this.queuesAt(p.recv);
   }
 
-  protected worker(get: CallFact, producers: CallFact[], ops: CallFact[]): Worker {
+  protected worker(
+    get: CallFact,
+    producers: CallFact[],
+    ops: CallFact[],
+    queueId?: string,
+    producersByQueue?: Map<string, CallFact[]>,
+  ): Worker {
     const getter = get.fn;
     let loop: string | undefined = get.inLoop ? getter : undefined;
     if (!loop) {
@@ -38,7 +44,17 @@ export abstract class WorkerLinker extends RegistrationLinker {
     const helpers = regionCalls.flatMap((c) => this.callees(c)).filter((id) => !region.includes(id));
     const opRegion = new Set([...region, ...helpers]);
     const inRegion = (c: CallFact) => opRegion.has(c.fn);
-    const [process, ...alternatives] = this.processing(get, region, regionCalls);
+    const everyProcess = this.processing(get, region, regionCalls);
+    const [process, ...alternatives] = this.inContextOf(get, queueId, everyProcess);
+    // The other functions the getter hands the item to (predicates, key helpers, error handlers), for the report.
+    const chosen = new Set([process, ...alternatives]);
+    const alsoCalled = [
+      ...new Set(
+        this.processingCandidates(region, regionCalls, (a) => a.rhsCall === get.id, get.id)
+          .filter((c) => !c.targets.some((id) => chosen.has(id) || this.reach(id, 3).has(process ?? "")))
+          .flatMap((c) => c.targets),
+      ),
+    ];
     const worker: Worker = {
       loop: this.place(loop ?? getter),
       getter: loop && loop !== getter ? this.place(getter) : undefined,
@@ -46,6 +62,7 @@ export abstract class WorkerLinker extends RegistrationLinker {
       getText: get.text,
       process: process ? this.place(process) : undefined,
       ...(alternatives.length ? { processAlso: alternatives.map((id) => this.place(id)) } : {}),
+      ...(alsoCalled.length ? { alsoCalled: alsoCalled.map((id) => this.place(id)) } : {}),
       then: process ? this.delegations(process, 0) : [],
       done: ops.filter((c) => inRegion(c) && DONE_METHODS.has(c.method)).map((c) => c.loc),
       forget: ops.filter((c) => inRegion(c) && FORGET_METHODS.has(c.method)).map((c) => c.loc),
@@ -53,7 +70,74 @@ export abstract class WorkerLinker extends RegistrationLinker {
         .filter((c) => inRegion(c) && (!process || !this.region(process).includes(c.fn)))
         .map((c) => ({ method: c.method, loc: c.loc })),
     };
+    if (queueId && producersByQueue) {
+      // What the worker reaches (its own code, its helpers, the processing function and what that calls), without
+      // the functions passed to a shared helper by other controllers.
+      const others = new Set(everyProcess.filter((id) => id !== process && !alternatives.includes(id)));
+      const own = [...opRegion].filter((id) => !others.has(id));
+      this.addReachedEdges(worker, queueId, producersByQueue, own, [process, ...alternatives]);
+    }
     return worker;
+  }
+
+  /**
+   * Requeues onto the worker's own queue and cross-queue edges (keys put on another controller's queue), from what
+   * the worker's own code and its processing functions reach.
+   */
+  protected addReachedEdges(
+    worker: Worker,
+    queueId: string,
+    producersByQueue: Map<string, CallFact[]>,
+    own: string[],
+    processes: (string | undefined)[],
+  ): void {
+    const reached = new Set(own);
+    for (const p of processes) if (p) for (const id of this.reach(p).keys()) reached.add(id);
+    const enqueues: NonNullable<Worker["enqueues"]> = [];
+    for (const [q, calls] of producersByQueue)
+      for (const c of calls) {
+        if (!reached.has(c.fn) || this.notTakenFrom(c, reached)) continue;
+        // A shared helper's queue parameter that holds this queue is this queue here (Run(name, queue, ...)).
+        const sameParam =
+          c.recvParam &&
+          this.valuesAlong(c.recvParam.fn, c.recvParam.index, c.recvParam.path, []).includes(`q|${queueId}`);
+        if (q !== queueId && !sameParam)
+          enqueues.push({ method: c.method, text: c.text, loc: c.loc, queue: this.queueCalls.get(q)?.loc });
+        else if (!worker.requeues.some((r) => at(r.loc) === at(c.loc)))
+          worker.requeues.push({ method: c.method, loc: c.loc });
+      }
+    worker.requeues.sort((a, b) => locOrder(a.loc, b.loc));
+    if (enqueues.length) worker.enqueues = enqueues.sort((a, b) => locOrder(a.loc, b.loc));
+  }
+
+  /**
+   * A call that uses a parameter every reaching call site passes as nil (requestAppRefresh(key, nil) reaching
+   * `if after != nil { queue.AddAfter(key, *after) }`): that branch is not taken from there.
+   */
+  protected notTakenFrom(c: CallFact, reached: Set<string>): boolean {
+    const f = this.fns.get(c.fn);
+    if (!f) return false;
+    const used = f.paramNames.flatMap((name, i) => (c.argIdents.includes(name) ? [i] : []));
+    if (used.length === 0) return false;
+    const sites = this.callersOf(c.fn).filter((s) => reached.has(s.fn));
+    return sites.length > 0 && sites.every((s) => used.some((i) => s.nilArgs?.includes(i)));
+  }
+
+  /**
+   * A Get inside a shared helper (Run(name, queue, workers, reconcile)): of the functions passed to the helper, only
+   * those passed where this queue is.
+   */
+  protected inContextOf(get: CallFact, queueId: string | undefined, candidates: string[]): string[] {
+    const helper = get.recvParam;
+    if (!helper || !queueId || candidates.length < 2) return candidates;
+    const chains = this.callChains(helper.fn).filter((chain) =>
+      this.valuesAlong(helper.fn, helper.index, helper.path, chain).includes(`q|${queueId}`),
+    );
+    if (chains.length === 0) return candidates;
+    const here = new Set(chains.flatMap((chain) => [...this.paramFnsIn(helper.fn, chain)]));
+    const anywhere = this.paramFns(helper.fn);
+    const mine = candidates.filter((id) => here.has(id) || !anywhere.has(id));
+    return mine.length ? mine : candidates;
   }
 
   /** The function the item from Get is handed to: the first call in the getter that passes it (or a name derived from it). */
@@ -85,6 +169,38 @@ export abstract class WorkerLinker extends RegistrationLinker {
     skip: string | undefined,
     seedNames: Set<string> = new Set(),
   ): string[] {
+    const candidates = this.processingCandidates(region, regionCalls, seed, skip, seedNames);
+    return this.doesTheWork(region, candidates)?.targets ?? [];
+  }
+
+  /**
+   * Of the calls the item is handed to, the one that does the work: not a predicate (needRefresh..., shouldProcess...),
+   * not a key helper whose results are passed on (toQualifiedName), not an error handler; the first call when all are.
+   */
+  protected doesTheWork(region: string[], candidates: Candidate[]): Candidate | undefined {
+    const assigns = region.flatMap((id) => this.fns.get(id)!.assigns);
+    const isKeyHelper = (c: Candidate, i: number) => {
+      const results = new Set(assigns.filter((a) => a.rhsCall === c.call.id).flatMap((a) => a.lhs));
+      // (an error passed on to an error handler does not make the call that returned it a helper)
+      return candidates
+        .slice(i + 1)
+        .some((later) => !ERROR_HANDLER.test(later.call.method) && later.call.argIdents.some((id) => results.has(id)));
+    };
+    return (
+      candidates.find(
+        (c, i) => !PREDICATE.test(c.call.method) && !ERROR_HANDLER.test(c.call.method) && !isKeyHelper(c, i),
+      ) ?? candidates[0]
+    );
+  }
+
+  /** Every call in the region that is handed the item (or a name derived from it), with the functions it may run. */
+  protected processingCandidates(
+    region: string[],
+    regionCalls: CallFact[],
+    seed: ((a: FnFact["assigns"][number]) => boolean) | undefined,
+    skip: string | undefined,
+    seedNames: Set<string> = new Set(),
+  ): Candidate[] {
     const derived = new Set<string>(seedNames);
     const assigns = region.flatMap((id) => this.fns.get(id)!.assigns);
     if (seed) for (const a of assigns) if (seed(a)) for (const n of a.lhs) derived.add(n);
@@ -101,13 +217,15 @@ export abstract class WorkerLinker extends RegistrationLinker {
         }
       }
     }
+    const out: Candidate[] = [];
     for (const c of regionCalls) {
       if (c.id === skip || (c.recv && this.queuesAt(c.recv).length)) continue;
       if (!c.argIdents.some((i) => derived.has(i))) continue;
       const targets = this.callees(c).filter((id) => !region.includes(id));
-      if (targets.length) return targets.sort((a, b) => locOrder(this.fns.get(a)!.loc, this.fns.get(b)!.loc));
+      if (targets.length)
+        out.push({ call: c, targets: targets.sort((a, b) => locOrder(this.fns.get(a)!.loc, this.fns.get(b)!.loc)) });
     }
-    return [];
+    return out;
   }
 
   /**
@@ -146,6 +264,17 @@ export abstract class WorkerLinker extends RegistrationLinker {
     return this.storedFields.has(c.method);
   }
 }
+
+/** A call handed the queue item, and the functions it may run. */
+export interface Candidate {
+  call: CallFact;
+  targets: string[];
+}
+
+/** Functions that answer a question about the item (needRefreshStatus, shouldProcess, isDeleted): not the work. */
+const PREDICATE = /^(need|needs|should|is|has|can|must|skip|want|allow)[A-Z_]/;
+/** Functions that report or retry a failure (handleError, handleErr, logError, recordError). */
+const ERROR_HANDLER = /^(handle|log|record|report)\w*Err(or)?s?$/i;
 
 /** A function literal or arrow function, not a named function. */
 function isLambda(f: FnFact): boolean {

@@ -37,10 +37,14 @@ interface ExpectedSpec {
       loop: string;
       get?: string;
       process: string;
+      /** Other functions the worker hands the item to (predicates, key helpers, error handlers); none when absent. */
+      alsoCalled?: string[];
       then: string[];
       done: string[];
       forget: string[];
       requeues: string[];
+      /** Keys put on another controller's queue: `<method> <loc> -> <that queue's loc>`; none when absent. */
+      enqueues?: string[];
     }[];
   }[];
 }
@@ -115,10 +119,12 @@ function elementsOf(controllers: Controller[], named: boolean): Map<string, Set<
       add("worker loops", `${q} ${at(w.loop.loc)}`);
       if (w.get) add("gets", `${q} ${at(w.get)}`);
       for (const p of [w.process, ...(w.processAlso ?? [])]) add("processing functions", `${q} ${at(p?.loc)}`);
+      for (const p of w.alsoCalled ?? []) add("also called", `${q} ${at(p.loc)}`);
       for (const chain of w.then) add("hooks", `${q} ${at(chain.at(-1)?.loc)}`);
       for (const d of w.done) add("done", `${q} ${at(d)}`);
       for (const f of w.forget) add("forget", `${q} ${at(f)}`);
       for (const r of w.requeues) add("requeues", `${q} ${r.method} ${at(r.loc)}`);
+      for (const e of w.enqueues ?? []) add("enqueues", `${q} ${e.method} ${at(e.loc)} -> ${at(e.queue)}`);
     }
   }
   return out;
@@ -150,6 +156,7 @@ function expectedControllers(root: string, spec: ExpectedSpec): Controller[] {
       loop: place(w.loop),
       get: w.get ? loc(w.get) : undefined,
       process: place(w.process),
+      ...(w.alsoCalled ? { alsoCalled: w.alsoCalled.map(place) } : {}),
       then: w.then.map((t) => [place(t)]),
       done: w.done.map((d) => loc(d)!),
       forget: w.forget.map((f) => loc(f)!),
@@ -157,6 +164,14 @@ function expectedControllers(root: string, spec: ExpectedSpec): Controller[] {
         const [method, where] = r.split(" ");
         return { method: method!, loc: loc(where!)! };
       }),
+      ...(w.enqueues
+        ? {
+            enqueues: w.enqueues.map((e) => {
+              const [method, where, , queue] = e.split(" ");
+              return { method: method!, text: "", loc: loc(where!)!, queue: loc(queue!) };
+            }),
+          }
+        : {}),
     })),
   }));
 }
@@ -187,7 +202,9 @@ function checkGolden(file: string, actual: string): void {
 // One fixture per pattern: the five styles of the first issue, shared base controllers (Go embedding, a TypeScript
 // base class), a client-node operator, crdgen's controllerFor with two kinds, one informer feeding two queues,
 // TypeScript task queues fed by raw watches and ListWatch, a Pepr module, controller-runtime builders as real
-// operators write them, and informer kinds told by types.
+// operators write them, informer kinds told by types, helpers shared by
+// several controllers, a worker calling more than its processing function, workers requeueing onto their own and
+// each other's queues, and a wrapper queue type.
 test("there is an explore fixture for each pattern explore is held to", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
@@ -195,7 +212,9 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "controller-runtime-builders",
     "embedded-base",
     "informer-kinds",
+    "requeues",
     "sample-controller",
+    "shared-helpers",
     "shared-informer",
     "ts-base-class",
     "ts-client-node",
@@ -204,6 +223,8 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "ts-pepr",
     "ts-task-queues",
     "two-informers",
+    "worker-calls",
+    "wrapper-queue",
   ]);
 });
 

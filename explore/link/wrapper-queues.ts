@@ -1,0 +1,149 @@
+// Wrapper queues: a repository's own type holding a client-go workqueue in a field and the function its workers hand
+// keys to (a WorkerQueue built by NewWorkerQueueWithRateLimiter(handler, logger, name, limiter)). Each construction
+// site is one queue: the handler passed there is its processing function, and the wrapper's Get is its worker loop.
+import type { CallFact, FnFact, TypeFact } from "../facts.js";
+import { at } from "../loc.js";
+import type { Worker } from "../model.js";
+import { WorkerLinker } from "./workers.js";
+import { ADD_METHODS, DONE_METHODS, FORGET_METHODS, GET_METHODS } from "./vocabulary.js";
+
+export interface WrapperType {
+  type: TypeFact;
+  /** The field holding the wrapped workqueue. */
+  field: string;
+  /** Get calls on that field in the wrapper's methods: one worker each. */
+  gets: CallFact[];
+}
+
+/** The wrapper's own methods that put a key on its queue (Enqueue, EnqueueRateLimited, AddAfter, ...). */
+export const WRAPPER_ADD = /^(add|enqueue)\w*$/i;
+
+export abstract class WrapperQueueLinker extends WorkerLinker {
+  protected readonly wrapperTypes = new Map<string, WrapperType>();
+  /** Construction sites (queue ids) of wrapper queues, with the wrapper type built there. */
+  protected readonly wrapperSites = new Map<string, WrapperType>();
+
+  /**
+   * Types named ...Queue whose methods call Get on one of the type's own fields and that have an Enqueue/Add-like method:
+   * read from the facts alone, before points-to (their internals must be known as such before queues are looked for).
+   */
+  protected findWrapperTypes(): void {
+    for (const call of this.facts.calls) {
+      if (!GET_METHODS.has(call.method)) continue;
+      const owner = this.ownerOf(call.fn);
+      const t = owner ? this.types.get(owner) : undefined;
+      const field = /^\w+\.(\w+)\.\w+$/.exec(call.text)?.[1];
+      // Only types named ...Queue: any other type holding a queue and its sync function is a controller (and was read
+      // as one before wrappers were known).
+      if (!t || !/queue$/i.test(t.name) || !field || !(t.fields ?? []).includes(field) || this.queueTypes.has(t.key))
+        continue;
+      if (this.fns.get(call.fn)?.library || !t.methods.some((m) => WRAPPER_ADD.test(m))) continue;
+      const known = this.wrapperTypes.get(t.key);
+      if (known) known.gets.push(call);
+      else this.wrapperTypes.set(t.key, { type: t, field, gets: [call] });
+    }
+  }
+
+  /** Free functions that build a wrapper (a composite literal of the type in their own body): its constructors. */
+  private wrapperBuilders: Set<string> | undefined;
+  protected isWrapperConstructor(f: FnFact): boolean {
+    if (f.owner || this.wrapperTypes.size === 0) return false;
+    if (!this.wrapperBuilders) {
+      // One pass over the constraints: the function whose temporary or local receives a wrapper value.
+      this.wrapperBuilders = new Set();
+      for (const k of this.facts.constraints)
+        if (k.c === "alloc" && k.v.startsWith("o|") && this.wrapperTypes.has(k.v.slice(2))) {
+          const owner = /^(.*)[~$][^~$]*$/.exec(k.dst)?.[1];
+          if (owner) this.wrapperBuilders.add(owner);
+        }
+    }
+    return this.wrapperBuilders.has(f.id);
+  }
+
+  /** The wrapper type a call constructs (a call of a wrapper constructor), if any. */
+  protected wrapperBuiltBy(call: CallFact): WrapperType | undefined {
+    for (const fn of this.fnsAt(call.callee))
+      for (const v of this.pts.valuesOf(`${fn}#ret`)) {
+        const w = v.startsWith("o|") ? this.wrapperTypes.get(v.slice(2)) : undefined;
+        if (w) return w;
+      }
+    return undefined;
+  }
+
+  /** The function (or method) a closure is written in, followed to its owner type. */
+  private ownerOf(fnId: string): string | undefined {
+    for (let f = this.fns.get(fnId), d = 0; f && d < 64; f = f.parent ? this.fns.get(f.parent) : undefined, d++)
+      if (f.owner) return f.owner;
+    return undefined;
+  }
+
+  /** The wrapper's workers for one construction site: the processing function is the handler passed there. */
+  protected wrapperWorkers(siteId: string, producersByQueue?: Map<string, CallFact[]>): Worker[] {
+    const w = this.wrapperSites.get(siteId);
+    const site = this.queueCalls.get(siteId);
+    if (!w || !site) return [];
+    const passed = new Set(site.args.flatMap((a) => this.fnsAt(a)));
+    const onField = (c: CallFact) => new RegExp(`\\.${w.field}\\.\\w+$`).test(c.text);
+    return w.gets.map((get) => {
+      const getter = get.fn;
+      const loop = get.inLoop ? getter : this.wrapperCallers(w, getter).find((c) => c.inLoop)?.fn;
+      if (!loop)
+        this.unlinked.push(
+          `${get.text} at ${at(get.loc)}: ${this.place(getter).name} is not called from a loop in the explored sources`,
+        );
+      const region = this.region(getter);
+      const regionCalls = this.callsIn(region);
+      const found = this.processingIn(region, regionCalls, (a) => a.rhsCall === get.id, get.id);
+      // The handler field holds every site's handler: this site's is the one passed to its constructor.
+      const mine = found.filter((id) => passed.has(id));
+      const [process, ...alternatives] = mine.length ? mine : found;
+      const ops = regionCalls.filter(onField);
+      const worker: Worker = {
+        loop: this.place(loop ?? getter),
+        getter: loop && loop !== getter ? this.place(getter) : undefined,
+        get: get.loc,
+        getText: get.text,
+        process: process ? this.place(process) : undefined,
+        ...(alternatives.length ? { processAlso: alternatives.map((id) => this.place(id)) } : {}),
+        then: process ? this.delegations(process, 0) : [],
+        done: ops.filter((c) => DONE_METHODS.has(c.method)).map((c) => c.loc),
+        forget: ops.filter((c) => FORGET_METHODS.has(c.method)).map((c) => c.loc),
+        requeues: ops.filter((c) => ADD_METHODS.has(c.method)).map((c) => ({ method: c.method, loc: c.loc })),
+      };
+      // The handler putting keys back through the wrapper (c.queue.EnqueueAfter) or on another controller's queue.
+      if (producersByQueue) this.addReachedEdges(worker, siteId, producersByQueue, [], [process, ...alternatives]);
+      return worker;
+    });
+  }
+
+  /** Calls of a wrapper method from the wrapper's own methods (internal code, which callersOf leaves out). */
+  private wrapperCallers(w: WrapperType, fnId: string): CallFact[] {
+    const out: CallFact[] = [];
+    for (const f of this.fns.values())
+      if (f.owner === w.type.key)
+        for (const c of this.callsIn(this.region(f.id))) if (this.fnsAt(c.callee).includes(fnId)) out.push(c);
+    return out;
+  }
+
+  /** What the queue is, in the report: the wrapper type and the workqueue it wraps. */
+  protected wrapperDescription(siteId: string): { type: string; rateLimiter: string } | undefined {
+    const w = this.wrapperSites.get(siteId);
+    const site = this.queueCalls.get(siteId);
+    if (!w || !site) return undefined;
+    const ctor = this.fnsAt(site.callee).find((id) => this.isWrapperConstructor(this.fns.get(id)!));
+    const inner = ctor
+      ? this.callsIn(this.region(ctor)).find((c) => c.qualifier?.endsWith("/util/workqueue") && /Queue/.test(c.method))
+      : undefined;
+    const params = ctor ? this.fns.get(ctor)!.paramNames : [];
+    // The limiter is a constructor parameter: what this site passes for it.
+    const limiterParam = params.findIndex((p) => /limiter/i.test(p));
+    const passed = limiterParam >= 0 ? site.argTexts[limiterParam] : undefined;
+    const innerLimiter = inner ? this.rateLimiter(inner, false) : "none";
+    return {
+      type: `${w.type.name} (wraps ${inner ? `workqueue.${inner.method}` : "a workqueue"})`,
+      rateLimiter: passed ?? innerLimiter,
+    };
+  }
+
+  protected abstract rateLimiter(ctor: CallFact, own: boolean): string;
+}
