@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# The real-node spike in one command: builds what is missing, starts the local control plane and a real node, runs one
-# Pod from the locally built Debian image to Running and Ready (exec readiness probe), deletes it, stops everything and
-# checks nothing is left behind. Prints how long each step took.
+# The real-node spike in one command: builds what is missing, starts the local control plane and a real node, runs the
+# Pods of a manifest to Running and Ready (by default spike-pod.yaml: one Pod of the locally built Debian image with an
+# exec readiness probe), runs each Pod's crdgen.invalid/check command in its container, deletes them, stops
+# everything and checks nothing is left behind. Prints how long each step took.
 #
-#   sudo bash controlplane/node/spike.sh      # from the repository, after npm ci && npm run build
+#   sudo bash controlplane/node/spike.sh [manifest]   # from the repository, after npm ci && npm run build
+#   sudo bash controlplane/node/spike.sh controlplane/node/images-pods.yaml   # the MariaDB and operator images
+#
+# In the manifest, @IMAGE_<name>@ and @VERSION_<name>@ stand for the image images.sh builds as <name> and its tag.
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -23,12 +27,17 @@ step_done() { # step_done <label> <start>
   log "$1: $t"
 }
 
+manifest="${1:-$SCRIPT_DIR/spike-pod.yaml}"
+[[ -f "$manifest" ]] || die "no manifest at '$manifest'"
 [[ "$(id -u)" == 0 ]] || die "run as root (containerd, runc, CNI and cgroups need it)"
 [[ -f "$REPO/runtime/dist/envtest/index.js" ]] || die "runtime/dist is missing: run npm run build first"
 
 T0="$(now_s)"
 T="$(now_s)"
 assets="$(bash "$SCRIPT_DIR/build.sh" | tail -n 1)"
+# The images the manifest names, on top of build.sh's pause and debian.
+mapfile -t wanted < <(grep -o '@IMAGE_[a-z]*@' "$manifest" | sed 's/@IMAGE_\(.*\)@/\1/' | sort -u)
+images_dir="$(bash "$SCRIPT_DIR/images.sh" pause debian "${wanted[@]}" | tail -n 1)"
 step_done "binaries and images (build or cache)" "$T"
 export KUBEBUILDER_ASSETS="$assets"
 kubectl=("$assets/kubectl")
@@ -58,6 +67,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The manifest with its image placeholders filled in.
+cp "$manifest" "$WORK/pods.yaml"
+for name in "${wanted[@]}"; do
+  ref="$(cat "$images_dir/$name.oci.tar.image")"
+  sed -i -e "s|@IMAGE_$name@|$ref|g" -e "s|@VERSION_$name@|${ref##*:}|g" "$WORK/pods.yaml"
+done
+
 T="$(now_s)"
 (cd "$REPO" && exec node "$SCRIPT_DIR/control-plane.mjs" "$WORK/control-plane.json") >"$WORK/control-plane.log" 2>&1 &
 cp_pid=$!
@@ -74,21 +90,35 @@ node_name="$(bash "$SCRIPT_DIR/node.sh" start "$WORK/node" "$kubeconfig" | tail 
 step_done "node $node_name Ready (containerd, images, kubelet)" "$T"
 
 T="$(now_s)"
-"${kubectl[@]}" apply -f "$SCRIPT_DIR/spike-pod.yaml" >/dev/null
-"${kubectl[@]}" wait --for=condition=Ready pod/crdgen-spike --timeout=180s >/dev/null || {
-  "${kubectl[@]}" describe pod crdgen-spike >&2
-  die "the spike Pod did not become Ready"
-}
-phase="$("${kubectl[@]}" get pod crdgen-spike -o jsonpath='{.status.phase} {.status.podIP}')"
-step_done "Pod Running and Ready ($phase)" "$T"
+"${kubectl[@]}" apply -f "$WORK/pods.yaml" >/dev/null
+pod_names='{range .items[?(@.kind=="Pod")]}{.metadata.name}{"\n"}{end}'
+mapfile -t pods < <("${kubectl[@]}" get -f "$WORK/pods.yaml" -o jsonpath="$pod_names")
+for pod in "${pods[@]}"; do
+  "${kubectl[@]}" wait --for=condition=Ready "pod/$pod" --timeout=300s >/dev/null || {
+    "${kubectl[@]}" describe pod "$pod" >&2
+    die "Pod $pod did not become Ready"
+  }
+done
+ips="$("${kubectl[@]}" get pods "${pods[@]}" -o jsonpath='{range .items[*]}{.metadata.name}={.status.podIP} {end}')"
+step_done "${#pods[@]} Pod(s) Running and Ready ($ips)" "$T"
+
+crictl=("$assets/crictl" --config "$WORK/node/crictl.yaml")
+T="$(now_s)"
+for pod in "${pods[@]}"; do
+  check="$("${kubectl[@]}" get pod "$pod" -o jsonpath='{.metadata.annotations.crdgen\.invalid/check}')"
+  [[ -n "$check" ]] || continue
+  container="$("${crictl[@]}" ps -q --label "io.kubernetes.pod.name=$pod" 2>/dev/null | head -n 1)"
+  out="$("${crictl[@]}" exec "$container" sh -c "$check" 2>&1)" || die "check of $pod failed: $check: $out"
+  log "check of $pod passed: $check${out:+ -> $out}"
+done
+step_done "checks in the containers" "$T"
 
 T="$(now_s)"
-"${kubectl[@]}" delete pod crdgen-spike --wait=true --timeout=120s >/dev/null
-# The kubelet stopped the sandbox: no pod sandbox of the node is ready any more.
-crictl=("$assets/crictl" --config "$WORK/node/crictl.yaml")
+"${kubectl[@]}" delete -f "$WORK/pods.yaml" --wait=true --timeout=120s >/dev/null
+# The kubelet stopped the sandboxes: no pod sandbox of the node is ready any more.
 deadline=$((SECONDS + 60))
 until [[ -z "$("${crictl[@]}" pods --state ready -q)" ]]; do
-  ((SECONDS < deadline)) || die "the Pod's sandbox is still ready a minute after the Pod was deleted"
+  ((SECONDS < deadline)) || die "a Pod sandbox is still ready a minute after the Pods were deleted"
   sleep 0.5
 done
-step_done "Pod deleted, sandbox stopped" "$T"
+step_done "Pods deleted, sandboxes stopped" "$T"
