@@ -76,9 +76,10 @@ debian_rootfs() {
   log "rootfs $1 ($SUITE): built in $(since "$T")"
 }
 # package_version <rootfs tar> <package>: the upstream version dpkg recorded (1:10.11.14-0+deb12u2 -> 10.11.14).
+# awk reads to the end: an early exit would kill tar with SIGPIPE, which pipefail turns into a failure.
 package_version() {
   tar -xOf "$1" ./var/lib/dpkg/status |
-    awk -v p="$2" '$1 == "Package:" { hit = ($2 == p) } hit && $1 == "Version:" { print $2; exit }' |
+    awk -v p="$2" '$1 == "Package:" { hit = ($2 == p) } hit && $1 == "Version:" && !seen { print $2; seen = 1 }' |
     sed -E 's/^[0-9]+://; s/[-+~].*$//'
 }
 

@@ -15,7 +15,8 @@
 #   CRDGEN_NODE_POD_CIDR   the pods' range on the bridge (default 10.200.0.0/24)
 #   CRDGEN_NODE_BRIDGE     the bridge's name (default crdgen0)
 #   CRDGEN_CNI_BIN_DIR     CNI plugins (default /usr/lib/cni, Debian's containernetworking-plugins)
-#   KUBEBUILDER_ASSETS     where kubelet and kubectl are (default: the build cache, as build.sh prints it)
+#   CRDGEN_NODE_IMAGES     the images (images.sh names) to import, e.g. "pause debian" (default: every one built)
+#   KUBEBUILDER_ASSETS     where kubelet, kubectl and crictl are (default: the build cache, as build.sh prints it)
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -180,6 +181,10 @@ cmd_start() {
   assets="$(assets)"
   [[ -x "$assets/kubelet" && -x "$assets/kubectl" ]] ||
     die "kubelet or kubectl missing in '$assets': run bash controlplane/node/build.sh"
+  # One real node per machine: the bridge, the pod range and the cgroup parent are fixed.
+  if ip link show "$BRIDGE" >/dev/null 2>&1 || [[ -d "/sys/fs/cgroup/memory/$NODE_NAME" ]]; then
+    die "another crdgen node is running here (bridge $BRIDGE or cgroup /$NODE_NAME exists); stop it first"
+  fi
   mkdir -p "$dir"
   dir="$(cd "$dir" && pwd)"
   T0="$(now_s)"
@@ -196,8 +201,17 @@ cmd_start() {
     { tail -n 20 "$dir/logs/containerd.log" >&2; die "containerd did not start (log: $dir/logs/containerd.log)"; }
 
   T="$(now_s)"
-  local image
-  for image in "$IMAGES_DIR"/*.oci.tar; do
+  local image images=()
+  if [[ -n "${CRDGEN_NODE_IMAGES:-}" ]]; then
+    for image in pause $CRDGEN_NODE_IMAGES; do
+      [[ -s "$IMAGES_DIR/$image.oci.tar" ]] ||
+        die "no $image image in $IMAGES_DIR: run bash controlplane/node/images.sh $image"
+      [[ " ${images[*]} " == *" $IMAGES_DIR/$image.oci.tar "* ]] || images+=("$IMAGES_DIR/$image.oci.tar")
+    done
+  else
+    images=("$IMAGES_DIR"/*.oci.tar)
+  fi
+  for image in "${images[@]}"; do
     ctr --address "$dir/containerd/containerd.sock" -n k8s.io images import --no-unpack=false "$image" >/dev/null ||
       die "ctr images import $image"
   done

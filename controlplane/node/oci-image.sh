@@ -61,7 +61,8 @@ for layer in "${layers[@]}"; do
   read -r digest size < <(put_blob "$layout/layer.tar")
   diff_ids+="${diff_ids:+,}\"sha256:$digest\""
   layer_descriptors+="${layer_descriptors:+,}"
-  layer_descriptors+="{\"mediaType\":\"application/vnd.oci.image.layer.v1.tar\",\"digest\":\"sha256:$digest\",\"size\":$size}"
+  layer_descriptors+="{\"mediaType\":\"application/vnd.oci.image.layer.v1.tar\","
+  layer_descriptors+="\"digest\":\"sha256:$digest\",\"size\":$size}"
 done
 
 cat >"$layout/config.json" <<JSON
