@@ -22,6 +22,8 @@
 #   CRDGEN_KWOK_VERSION   kwok release (sigs.k8s.io/kwok module), default below; "none" skips kwok.
 #                         kwok is optional: if it cannot be resolved or built, the script warns
 #                         and still succeeds (only fake-node tests need it).
+#   CRDGEN_NODE_BINARIES  1 = also build kubelet and kube-proxy (same module, same folder) for a real node
+#                         (controlplane/node/); off by default, so a control-plane-only cache stays valid
 #   CRDGEN_CACHE_DIR      cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/crdgen)
 #   CRDGEN_BUILD_VERBOSE  1 = stream the go command's output instead of keeping it for errors
 #   GOTOOLCHAIN           passed through; needed only if a module's go line is newer than the local Go
@@ -42,6 +44,7 @@ KWOK_VERSION="${KWOK_VERSION#v}"
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # Built by one `go build` from the k8s.io/kubernetes module, so they share compiled packages.
 KUBE_BINARIES=(kube-apiserver kubectl kube-controller-manager kube-scheduler)
+[[ "${CRDGEN_NODE_BINARIES:-0}" == 1 ]] && KUBE_BINARIES+=(kubelet kube-proxy)
 BINARIES=(etcd "${KUBE_BINARIES[@]}")
 [[ "$KWOK_VERSION" == none ]] || BINARIES+=(kwok)
 
@@ -74,6 +77,7 @@ if [[ -n "${KUBEBUILDER_ASSETS:-}" ]]; then
   for b in "${BINARIES[@]}"; do
     case "$b" in
     etcd | kube-apiserver | kubectl) [[ -x "$KUBEBUILDER_ASSETS/$b" ]] || log "warning: '$KUBEBUILDER_ASSETS/$b' is missing or not executable" ;;
+    kubelet | kube-proxy) [[ -x "$KUBEBUILDER_ASSETS/$b" ]] || log "warning: '$KUBEBUILDER_ASSETS/$b' is missing (a real node needs it)" ;;
     *) [[ -x "$KUBEBUILDER_ASSETS/$b" ]] || log "note: '$KUBEBUILDER_ASSETS/$b' is missing (needed only by startControlPlane({ controllers: true }))" ;;
     esac
   done
@@ -95,7 +99,7 @@ binary_version() {
   etcd) out="$("$OUT_DIR/etcd" --version 2>/dev/null | sed -n 's/^etcd Version: *//p')" || true ;;
   kube-apiserver) out="$("$OUT_DIR/kube-apiserver" --version 2>/dev/null | sed -n 's/^Kubernetes v//p')" || true ;;
   kubectl) out="$("$OUT_DIR/kubectl" version --client 2>/dev/null | sed -n 's/^Client Version: v//p')" || true ;;
-  kube-controller-manager | kube-scheduler) out="$("$OUT_DIR/$bin" --version 2>/dev/null | sed -n 's/^Kubernetes v//p')" || true ;;
+  kube-controller-manager | kube-scheduler | kube-proxy | kubelet) out="$("$OUT_DIR/$bin" --version 2>/dev/null | sed -n 's/^Kubernetes v//p')" || true ;;
   kwok) out="$("$OUT_DIR/kwok" --version 2>/dev/null | sed -n 's/^kwok version v\{0,1\}\([^ ]*\).*$/\1/p')" || true ;;
   esac
   printf '%s' "$out"
@@ -244,8 +248,10 @@ if needs "${KUBE_BINARIES[@]}"; then
     awk -v v="$staging_version" '{ printf "\t%s => %s v%s\\n", $1, $1, v }')"
   [[ -n "$replaces" ]] || die "found no staging replace directives in k8s.io/kubernetes@v$KUBE_VERSION's go.mod"
   log "kube: pinning $(printf '%b' "$replaces" | grep -c .) staging modules to v$staging_version"
+  # Only the commands being built are tools of the module, so tidy resolves no more than they need.
+  tools="$(printf '\\tk8s.io/kubernetes/cmd/%s\\n' "${KUBE_BINARIES[@]}")"
   render "$SCRIPT_DIR/go.mod.tmpl" "$WORK/kube/go.mod" \
-    -e "s|@GO_DIRECTIVE@|$kube_go|" -e "s|@GODEBUG_DIRECTIVE@|$kube_godebug|" \
+    -e "s|@GO_DIRECTIVE@|$kube_go|" -e "s|@GODEBUG_DIRECTIVE@|$kube_godebug|" -e "s|@TOOLS@|$tools|" \
     -e "s|@KUBE_VERSION@|$KUBE_VERSION|g" -e "s|@STAGING_REPLACES@|$replaces|"
   (cd "$WORK/kube" && run_step "kube: resolve modules" kube-tidy go mod tidy)
 

@@ -12,6 +12,7 @@ import { makeCerts, type ControlPlaneCerts } from "./certs.js";
 import { startControllers, type ControllersInfo } from "./controllers.js";
 import { startFakeVolumeProvisioner } from "./fake-volume-provisioner.js";
 import { startProcess, type ManagedProcess } from "./process.js";
+import { startRealNode, type RealNode } from "./real-node.js";
 import { freePorts, httpOk, httpsOk, retryOnPortClash, waitUntil } from "./util.js";
 
 export interface ControlPlaneOptions {
@@ -30,6 +31,16 @@ export interface ControlPlaneOptions {
    * and `kwokUnavailable` says why. These binaries come from `npm run controlplane:build`. Default false.
    */
   controllers?: boolean;
+  /**
+   * "real": also run a real node (kubelet, Debian's containerd and runc, a CNI bridge) instead of kwok's fake one,
+   * with the controllers (as `controllers: true`). Pods are scheduled to it (`realNodeName`) and run images of
+   * crdgen's image cache; stop removes every container, mount, veth and cgroup it made. Linux and root only; needs
+   * `bash controlplane/node/build.sh` (kubelet, crictl, images) and the Debian packages containerd, runc,
+   * containernetworking-plugins. Only one real node runs on a machine at a time. Default: kwok's fake node.
+   */
+  node?: "kwok" | "real";
+  /** With `node: "real"`: the cached images to import (images.sh names, e.g. ["debian"]); default every one built. */
+  nodeImages?: string[];
 }
 
 export interface ControlPlane {
@@ -43,6 +54,8 @@ export interface ControlPlane {
   readonly fakeNodeName?: string;
   /** With `controllers: true` but no kwok binary: why there is no fake node (names the binary and how to build it). */
   readonly kwokUnavailable?: string;
+  /** With `node: "real"`: the real Node's name (Ready; the only node pods are scheduled to). */
+  readonly realNodeName?: string;
   /** A KubeConfig for the `admin` user (group system:masters). */
   kubeConfig(): KubeConfig;
   kubeClient(): KubeClient;
@@ -152,6 +165,7 @@ async function startControlPlaneOnce(options: ControlPlaneOptions): Promise<Cont
     );
 
     let controllers: ControllersInfo = {};
+    let realNode: RealNode | undefined;
     let stopProvisioner = (): void => undefined;
     const plane: ControlPlane = {
       dir,
@@ -163,6 +177,9 @@ async function startControlPlaneOnce(options: ControlPlaneOptions): Promise<Cont
       },
       get kwokUnavailable() {
         return controllers.kwokUnavailable;
+      },
+      get realNodeName() {
+        return realNode?.name;
       },
       kubeConfig,
       kubeClient: () => HttpKubeClient.fromKubeConfig(kubeConfig()),
@@ -182,14 +199,20 @@ async function startControlPlaneOnce(options: ControlPlaneOptions): Promise<Cont
       },
       async stop() {
         stopProvisioner();
+        // The node first, while the API server still answers the kubelet; its stop rejects if anything stays.
+        const node = realNode;
+        realNode = undefined;
+        await node?.stop();
         client.close();
         for (const p of [...processes].reverse()) await p.stop();
         await rm(dir, { recursive: true, force: true });
       },
     };
     if (options.crdFiles?.length) await plane.installCrds(options.crdFiles);
-    if (options.controllers) {
+    const real = options.node === "real";
+    if (options.controllers || real) {
       controllers = await startControllers({
+        kwok: !real,
         dir,
         kubeconfigPath,
         certs,
@@ -199,6 +222,20 @@ async function startControlPlaneOnce(options: ControlPlaneOptions): Promise<Cont
         processes,
       });
       if (controllers.fakeNodeName) stopProvisioner = startFakeVolumeProvisioner(client);
+    }
+    if (real) {
+      try {
+        realNode = await startRealNode({
+          dir: path.join(dir, "node"),
+          kubeconfigPath,
+          assetsDir: path.dirname(findBinary("kubectl", options.assetsDir)),
+          ...(options.nodeImages ? { images: options.nodeImages } : {}),
+          timeoutMs: Math.max(startTimeoutMs, 300_000),
+        });
+      } catch (error) {
+        client.close();
+        throw error;
+      }
     }
     return plane;
   } catch (error) {

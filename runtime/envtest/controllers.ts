@@ -19,6 +19,8 @@ export interface ControllersContext {
   startTimeoutMs: number;
   /** Every process started is pushed here, so that the caller stops it (also when this throws). */
   processes: ManagedProcess[];
+  /** Run kwok with its fake node (default true); false when a real node takes its place. */
+  kwok?: boolean;
 }
 
 export interface ControllersInfo {
@@ -43,9 +45,9 @@ export async function startControllers(ctx: ControllersContext): Promise<Control
   let kwokUnavailable: string | undefined;
   let kwokStages: string | undefined;
   try {
-    kwokBinary = findBinary("kwok", ctx.assetsDir);
-    kwokStages = kwokStagesFile(kwokBinary);
-    if (!kwokStages) {
+    kwokBinary = ctx.kwok === false ? undefined : findBinary("kwok", ctx.assetsDir);
+    kwokStages = kwokBinary && kwokStagesFile(kwokBinary);
+    if (kwokBinary && !kwokStages) {
       kwokUnavailable = `kwok's stage definitions (kwok-stages.yaml) are missing beside ${kwokBinary}; run \`npm run controlplane:build\` to extract them from the kwok module`;
       kwokBinary = undefined;
     }

