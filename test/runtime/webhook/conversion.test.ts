@@ -71,7 +71,7 @@ test("hub â†’ spoke keeps what the spoke cannot hold in the annotation; spoke â†
   const hub = widget("w1", { replicas: 3, version: "8.0.36", engine: "percona" }, { labels: { app: "db" } });
   const down = await convert("webhook.example.com/v1alpha1", [hub]);
   assert.equal(down?.result.status, "Success");
-  const spoke = down!.convertedObjects[0] as WidgetV1alpha1;
+  const spoke = down.convertedObjects[0] as WidgetV1alpha1;
   assert.equal(spoke.apiVersion, "webhook.example.com/v1alpha1");
   assert.equal(spoke.kind, "Widget");
   assert.deepEqual(spoke.spec, { size: 3, image: "mysql:8.0.36" });
@@ -128,8 +128,8 @@ test("metadata comes from the object converted (only labels and annotations may 
   )) as ConversionReview;
   const out = answer.response!.convertedObjects[0] as WidgetV1alpha1 & { status?: unknown };
   assert.equal(out.metadata?.name, "w1");
-  assert.equal(out.metadata?.uid, hub.metadata!.uid);
-  assert.deepEqual(out.metadata?.labels, { converted: "yes" });
+  assert.equal(out.metadata.uid, hub.metadata!.uid);
+  assert.deepEqual(out.metadata.labels, { converted: "yes" });
   assert.equal(out.apiVersion, "webhook.example.com/v1alpha1");
   assert.equal(out.kind, "Widget");
   assert.deepEqual(out.status, { ready: 1 });
@@ -167,12 +167,12 @@ test("a failure answers result Failure with a message naming the object, and no 
     status: "Failure",
     message: "Widget default/w1: converting v1alpha1 to v1: size must be a number",
   });
-  assert.deepEqual(answer.response?.convertedObjects, []);
+  assert.deepEqual(answer.response.convertedObjects, []);
 
   const unknown = await convert("webhook.example.com/v2", [widget("w1", {})]);
   assert.equal(unknown?.result.status, "Failure");
   assert.equal(
-    unknown?.result.message,
+    unknown.result.message,
     "Widget default/w1: no conversion for version v2 (hub v1, spokes v1alpha1, v1beta1)",
   );
   const otherKind = await convert("webhook.example.com/v1alpha1", [{ ...widget("w1", {}), kind: "Gadget" }]);
