@@ -2,7 +2,7 @@
 // certificate for 127.0.0.1 made here, the WebhookServer on loopback, webhook configurations with url-based client
 // configs and the CA bundle, and CRDs patched to call the conversion webhook. The API server picks these changes up
 // within about a second (through its informers), so a test waits for an effect, not for install to return.
-import { generateKeyPairSync } from "node:crypto";
+import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -30,7 +30,7 @@ export interface WebhookCertificates {
   readonly caBundle: string;
   /** Writes a new key and serving certificate (same CA, new serial) into certDir, each file replaced atomically. */
   rotate(): Promise<void>;
-  /** The serial number (hex) of the serving certificate last written. */
+  /** The serial number of the serving certificate last written, in upper-case hex as TLS peers report it. */
   readonly servingSerial: string;
 }
 
@@ -56,8 +56,15 @@ function certificate(publicKey: string, subject: string, serial: string, extensi
   return cert;
 }
 
-// A random positive serial (the top bit clear keeps the DER integer positive).
-const randomSerial = () => `0${forge.util.bytesToHex(forge.random.getBytesSync(15))}`;
+/**
+ * A random 16-byte serial whose first byte is 0x40-0x7f: positive without a leading zero byte, so its hex is exactly
+ * what TLS peers report (X509Certificate.serialNumber, getPeerCertificate().serialNumber).
+ */
+function randomSerial(): string {
+  const bytes = randomBytes(16);
+  bytes[0] = (bytes[0]! & 0x3f) | 0x40;
+  return bytes.toString("hex").toUpperCase();
+}
 
 /** A CA and a serving certificate for localhost, 127.0.0.1 and ::1, valid a day, written into dir. */
 export async function makeWebhookCertificates(dir: string): Promise<WebhookCertificates> {
@@ -100,7 +107,7 @@ export async function makeWebhookCertificates(dir: string): Promise<WebhookCerti
       await writeFile(temp, text);
       await rename(temp, path.join(dir, name));
     }
-    servingSerial = serial.replace(/^0+/, "").toUpperCase();
+    servingSerial = serial;
   };
   await writeServing();
   return {

@@ -33,7 +33,7 @@ test("the serving certificate is signed by the CA, for localhost, 127.0.0.1 and 
   const { createPrivateKey } = await import("node:crypto");
   assert.ok(cert.checkPrivateKey(createPrivateKey(await readFile(path.join(dir, "tls.key")))));
   assert.equal(Buffer.from(certs.caBundle, "base64").toString("utf8"), certs.caCert);
-  assert.equal(cert.serialNumber.replace(/^0+/, ""), certs.servingSerial);
+  assert.equal(cert.serialNumber, certs.servingSerial);
 });
 
 test("rotate() writes a new key and certificate from the same CA", async () => {
@@ -46,5 +46,5 @@ test("rotate() writes a new key and certificate from the same CA", async () => {
     before.publicKey.export({ format: "pem", type: "spki" }),
   );
   assert.ok(after.verify(new X509Certificate(certs.caCert).publicKey));
-  assert.equal(after.serialNumber.replace(/^0+/, ""), certs.servingSerial);
+  assert.equal(after.serialNumber, certs.servingSerial);
 });

@@ -212,7 +212,8 @@ test("controller_runtime_webhook_* metrics count requests by path and HTTP code,
 
     // While a request hangs, it is in flight.
     const slow = send(port, validate, json(admissionReview("CREATE", widget("slow", {}))));
-    for (;;) {
+    for (const deadline = Date.now() + 30_000; ;) {
+      assert.ok(Date.now() < deadline, "the hanging request shows in flight within 30 s");
       const now = await registry.metrics();
       if (/^controller_runtime_webhook_requests_in_flight\{webhook="\/validate-[^"]*"\} 1$/m.test(now)) break;
       await new Promise((r) => setTimeout(r, 10));
@@ -247,10 +248,11 @@ test("new certificate files in the folder are served to the next connection, wit
     await certs.rotate();
     assert.notEqual(certs.servingSerial, first.serial);
     // The folder watch reloads the pair; wait for its effect on a new connection.
-    for (;;) {
+    for (const deadline = Date.now() + 30_000; ;) {
       const reply = await send(port, "/validate-webhook-example-com-v1-widget", review());
       assert.equal(reply.status, 200);
       if (reply.serial === certs.servingSerial) break;
+      assert.ok(Date.now() < deadline, `still serving ${reply.serial} 30 s after rotating to ${certs.servingSerial}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   });
