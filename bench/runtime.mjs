@@ -14,6 +14,9 @@
 //   live-update[-priority]  the same controller (1 worker, BENCH_RECONCILE_MS of simulated work per reconcile): one
 //                         object patched as soon as the cache has synced; time until that patch is reconciled,
 //                         without and with usePriorityQueue. BENCH_SCENARIO=priority-queue runs only these.
+//   BENCH_SCENARIO=webhooks  admission round trip through the API server: rounds of 100 concurrent creates (BENCH_RUNS
+//                         rounds) into a namespace the runtime's defaulting and validating webhooks select and into
+//                         one they don't (interleaved), p50/p99 per create; bench/results/webhooks-<date>.{json,md}.
 // Results: a table on stdout, and bench/results/<date>.{json,md}.
 import { spawn } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -385,6 +388,126 @@ function priorityMarkdown(p) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Webhooks: admission round trip with and without the runtime's webhooks
+
+const percentile = (xs, p) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+};
+
+async function webhooksScenario() {
+  const { startControlPlane, startWebhookEnvironment } = await import("@crdgen/runtime/envtest");
+  const { admissionWebhooksFor, field, Invalid } = await import("@crdgen/runtime/webhook");
+  const { newLogger } = await import("@crdgen/runtime");
+  const rounds = Number(process.env["BENCH_RUNS"] ?? 5);
+  const perRound = 100;
+  const plane = await startControlPlane({
+    crdFiles: [path.join(root, "test/fixtures/webhook/widgets.yaml")],
+    apiServerArgs: ["--max-requests-inflight=1000", "--max-mutating-requests-inflight=500"],
+  });
+  let env;
+  try {
+    const kube = plane.kubeClient();
+    const namespaces = { without: "bench-plain", with: "bench-webhooks" };
+    for (const [key, ns] of Object.entries(namespaces))
+      await kube.request({
+        method: "POST",
+        path: "/api/v1/namespaces",
+        body: { metadata: { name: ns, labels: key === "with" ? { webhooks: "on" } : {} } },
+      });
+    const widgets = {
+      group: "webhook.example.com",
+      version: "v1",
+      plural: "widgets",
+      kind: "Widget",
+      namespaced: true,
+    };
+    env = await startWebhookEnvironment({
+      kube,
+      logger: newLogger({ level: "warn" }),
+      namespaceSelector: { matchLabels: { webhooks: "on" } },
+      webhooks: admissionWebhooksFor(widgets, {
+        default(obj) {
+          obj.spec.replicas ??= 1;
+          obj.spec.engine ??= "mysql";
+        },
+        validateCreate(obj) {
+          if (obj.spec.replicas > 9)
+            throw new Invalid({ group: widgets.group, kind: "Widget" }, obj.metadata.name, [
+              field.invalid("spec.replicas", obj.spec.replicas, "must be at most 9"),
+            ]);
+        },
+      }),
+    });
+    const at = (ns) => `/apis/webhook.example.com/v1/namespaces/${ns}/widgets`;
+    const create = (ns, name, query) =>
+      kube.request({
+        method: "POST",
+        path: at(ns),
+        ...(query ? { query } : {}),
+        body: { apiVersion: "webhook.example.com/v1", kind: "Widget", metadata: { name }, spec: { version: "8.0" } },
+      });
+    // The API server loads webhook configurations through an informer: wait until a dry-run create is defaulted.
+    for (const deadline = Date.now() + 30_000; ;) {
+      const probe = await create(namespaces.with, "probe", { dryRun: "All" }).catch(() => ({ spec: {} }));
+      if (probe.spec.replicas === 1) break;
+      if (Date.now() > deadline) throw new Error("timed out waiting for the webhooks to be called");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const latencies = { without: [], with: [] };
+    let serial = 0;
+    for (let r = 1; r <= rounds; r++) {
+      for (const key of r % 2 ? ["without", "with"] : ["with", "without"]) {
+        console.error(`webhooks, round ${r}/${rounds}: ${perRound} concurrent creates ${key} webhooks ...`);
+        const round = await Promise.all(
+          Array.from({ length: perRound }, async () => {
+            const started = performance.now();
+            const obj = await create(namespaces[key], `w-${++serial}`);
+            if (key === "with" && obj.spec.replicas !== 1) throw new Error("a create was not defaulted");
+            return performance.now() - started;
+          }),
+        );
+        latencies[key].push(...round);
+      }
+    }
+    const summary = (xs) => ({ p50Ms: percentile(xs, 50), p99Ms: percentile(xs, 99), creates: xs.length });
+    const date = new Date().toISOString().slice(0, 10);
+    const result = {
+      date,
+      rounds,
+      concurrency: perRound,
+      env: { node: process.version, cpus: os.cpus().length, loadavg: os.loadavg().map((l) => Number(l.toFixed(2))) },
+      without: summary(latencies.without),
+      with: summary(latencies.with),
+    };
+    const ms = (x) => `${x.toFixed(1)} ms`;
+    const md = [
+      "## Admission round trip: 100 concurrent creates, with and without webhooks",
+      "",
+      "| webhooks | p50 | p99 | creates |",
+      "|---|---:|---:|---:|",
+      `| none | ${ms(result.without.p50Ms)} | ${ms(result.without.p99Ms)} | ${result.without.creates} |`,
+      `| defaulting + validating (runtime, loopback TLS) | ${ms(result.with.p50Ms)} | ${ms(result.with.p99Ms)} | ${result.with.creates} |`,
+      "",
+      `${rounds} rounds of ${perRound} concurrent creates each way, interleaved; the webhooks select one namespace by label. ` +
+        "The webhook server runs in the benchmark's own process (it shares the event loop with the client). " +
+        `Machine: ${result.env.cpus} CPUs, load average ${result.env.loadavg.join(", ")} at the end.`,
+      "",
+    ].join("\n");
+    console.log(md);
+    const outDir = path.join(here, "results");
+    await mkdir(outDir, { recursive: true });
+    await writeFile(path.join(outDir, `webhooks-${date}.json`), `${JSON.stringify(result, null, 2)}\n`);
+    await writeFile(path.join(outDir, `webhooks-${date}.md`), md);
+    console.error(`wrote bench/results/webhooks-${date}.json and .md`);
+    kube.close();
+  } finally {
+    await env?.stop().catch(() => undefined);
+    await plane.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Parent
 
 function child(mode, kubeconfigPath) {
@@ -469,6 +592,7 @@ function markdown(r) {
 }
 
 async function parent() {
+  if (process.env["BENCH_SCENARIO"] === "webhooks") return webhooksScenario();
   const { startControlPlane } = await import("@crdgen/runtime/envtest");
   const plane = await startControlPlane({
     crdFiles: [path.join(root, "samples/mysql/crd.yaml")],
