@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"os"
 	goruntime "runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -40,7 +42,6 @@ import (
 )
 
 var (
-	kubeconfig  = flag.String("kubeconfig", "", "kubeconfig of the API server")
 	mode        = flag.String("mode", "informer", "informer or controller")
 	variant     = flag.String("variant", "typed", "typed (Go structs with deepcopy) or unstructured")
 	strip       = flag.Bool("strip-managed-fields", false, "cache.TransformStripManagedFields as the default transform")
@@ -49,6 +50,9 @@ var (
 	targetsFile = flag.String("targets", "", "JSON file of the generation each key must be reconciled at (controller mode)")
 	timeout     = flag.Duration("timeout", 10*time.Minute, "give up after this long")
 )
+
+// kubeconfig is controller-runtime's own -kubeconfig flag (pkg/client/config registers it).
+func kubeconfig() string { return flag.Lookup("kubeconfig").Value.String() }
 
 func main() {
 	flag.Parse()
@@ -125,6 +129,21 @@ func peakRssMB() float64 {
 	return float64(ru.Maxrss) / 1024 // kB on Linux
 }
 
+// rssMB is the resident set now (VmRSS), to show the runtime's own share of the peak.
+func rssMB() float64 {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 type informerResult struct {
@@ -136,10 +155,11 @@ type informerResult struct {
 	HeapAfter     uint64  `json:"heapAfter"`
 	HeapPerObject float64 `json:"heapPerObject"`
 	PeakRssMB     float64 `json:"peakRssMB"`
+	RssBeforeMB   float64 `json:"rssBeforeMB"`
 }
 
 func informerRun() (*informerResult, error) {
-	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig())
 	if err != nil {
 		return nil, err
 	}
@@ -154,6 +174,7 @@ func informerRun() (*informerResult, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
 	before := settledHeap()
+	rssBefore := rssMB()
 
 	started := time.Now()
 	c, err := cache.New(cfg, cacheOptions(s))
@@ -206,6 +227,7 @@ func informerRun() (*informerResult, error) {
 		HeapAfter:     after,
 		HeapPerObject: (float64(after) - float64(before)) / float64(cached),
 		PeakRssMB:     peakRssMB(),
+		RssBeforeMB:   rssBefore,
 	}, nil
 }
 
@@ -300,7 +322,7 @@ func controllerRun() (*controllerResult, error) {
 		return nil, fmt.Errorf("%s: %w", *targetsFile, err)
 	}
 	t.behind = len(t.targets)
-	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig())
 	if err != nil {
 		return nil, err
 	}
