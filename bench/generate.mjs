@@ -2,18 +2,26 @@
 //
 //   npm run bench:generate          (builds first; BENCH_TOOLS=crdgen,jstt runs a subset)
 //
-// Every tool runs in its own processes, timed with /usr/bin/time (wall seconds, peak RSS; the two one-process tools
-// BENCH_REPEAT times, default 3, reporting the median):
+// Every tool runs in its own processes, timed with /usr/bin/time (wall seconds, peak RSS; the one-process runs
+// BENCH_REPEAT times, default 3, reporting the median), each peer in its fastest honest mode:
 //   crdgen           one process over every corpus folder (how a repo with many CRDs runs it)
+//   crdgen-validation  the same with --validation (defaults, normalize and validate functions too)
 //   crdgen-per-file  one process per CRD file (like for like with the tools that take one file)
-//   cdk8s            `cdk8s import <file> --language typescript` (cdk8s-cli), one process per file (it takes one spec)
-//   kubernetes-models `crd-generate --input <file>` (@kubernetes-models/crd-generate), one process per file
-//   kfc              `kubernetes-fluent-client crd <file> <dir>`, one process per file
-//   jstt             json-schema-to-typescript's compile() alone on every version's raw openAPIV3Schema, one process
-// Then each tool's output for each CRD file is type-checked under `strict` (one tsc per tool; errors are mapped back
-// to the CRD file whose output holds them; crdgen's from its per-file run) and crashes are counted.
+//   cdk8s            cdk8s-cli's import (importDispatch, what `cdk8s import` calls) in one process over every file
+//                    (generate-cdk8s.mjs; given several specs, the CLI imports only the first)
+//   cdk8s-per-file   the same, one process per file
+//   kubernetes-models `crd-generate --input <file>` (@kubernetes-models/crd-generate), one process per file (given
+//                    every file at once it stops at the first schema its ajv cannot compile)
+//   kfc              `kubernetes-fluent-client crd <file> <dir>`, one process per file (it takes one input)
+//   jstt, jstt-fast  json-schema-to-typescript's compile() alone on every version's raw openAPIV3Schema, one process,
+//                    with { format: false } and with { format: false, maxItems: -1 }
+// Then each tool's output for each CRD file is type-checked under `strict` (one tsc per corpus project; errors are
+// mapped back to the CRD file whose output holds them; crdgen's from its per-file run, or from the whole output when
+// that run is left out) and crashes are counted; and one strict `tsc -p` over each tool's whole output measures what
+// type-checking it costs (wall seconds and peak RSS, median of BENCH_TSC_REPEAT, default BENCH_REPEAT).
 // The peers are installed by this script into a cache folder outside the repo (npm install --prefix), never as
-// project dependencies. Results: a table on stdout, and bench/results/generate-<date>.{json,md}.
+// project dependencies. Results: a table on stdout, and bench/results/generate-<date><BENCH_RESULT_SUFFIX>.{json,md},
+// with the load average and each target against the fastest peer of the same run.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -33,7 +41,10 @@ const peerOut = path.join(peersDir, "out");
 /** crdgen's output lives in the repo (gitignored .tmp/) so @crdgen/runtime and @kubernetes/client-node resolve. */
 const crdgenOut = path.join(root, ".tmp", "bench-generate");
 const timeBin = "/usr/bin/time";
-const tools = (process.env["BENCH_TOOLS"] ?? "crdgen,crdgen-per-file,cdk8s,kubernetes-models,kfc,jstt").split(",");
+const tools = (
+  process.env["BENCH_TOOLS"] ??
+  "crdgen,crdgen-validation,crdgen-per-file,cdk8s,cdk8s-per-file,kubernetes-models,kfc,jstt,jstt-fast"
+).split(",");
 
 // Pinned versions. kubernetes-fluent-client 3.11.6 is the newest that runs on Node 20 (3.11.11 needs Node >= 22.19).
 const peerPackages = {
@@ -106,11 +117,11 @@ function timed(command, args, options = {}) {
  * each runs BENCH_REPEAT times (default 3) into a fresh folder: the median time, the highest peak, every time kept.
  */
 const repeat = Math.max(1, Number(process.env["BENCH_REPEAT"] ?? 3) || 1);
-function timedRepeatedly(prepare, command, args) {
+function timedRepeatedly(prepare, command, args, options = {}) {
   const runs = [];
   for (let i = 0; i < repeat; i++) {
     prepare();
-    runs.push(timed(command, args));
+    runs.push(timed(command, args, options));
   }
   const seconds = runs.map((r) => r.seconds).sort((a, b) => a - b);
   const last = runs.at(-1);
@@ -173,7 +184,7 @@ function runTsc(outRoot, files, extraOptions, include = ["**/*.ts"]) {
       exclude: ["**/node_modules/**"],
     }),
   );
-  const tsc = spawnSync(
+  const run = timed(
     process.execPath,
     [
       "--max-old-space-size=6144",
@@ -183,8 +194,9 @@ function runTsc(outRoot, files, extraOptions, include = ["**/*.ts"]) {
       "--pretty",
       "false",
     ],
-    { cwd: outRoot, encoding: "utf8", maxBuffer: 512 * 1024 * 1024 },
+    { cwd: outRoot },
   );
+  const tsc = { status: run.ok ? 0 : 1, stdout: run.output, stderr: "" };
   const failing = new Map();
   const byDir = new Set(files.map((f) => f.dir));
   for (const line of `${tsc.stdout}${tsc.stderr}`.split("\n")) {
@@ -198,7 +210,31 @@ function runTsc(outRoot, files, extraOptions, include = ["**/*.ts"]) {
     // An error tsc could not place in a CRD's folder (or a crash of tsc) counts against all of them.
     for (const f of files) failing.set(f.dir, `tsc exit ${tsc.status}: ${`${tsc.stdout}${tsc.stderr}`.slice(0, 200)}`);
   }
-  return { failing, status: tsc.status, output: `${tsc.stdout}${tsc.stderr}` };
+  return {
+    failing,
+    status: tsc.status,
+    output: `${tsc.stdout}${tsc.stderr}`,
+    seconds: run.seconds,
+    maxRssKb: run.maxRssKb,
+  };
+}
+
+/**
+ * The type-check cost of a tool's whole output: one strict `tsc -p` over all of it (as a project holding it runs),
+ * BENCH_TSC_REPEAT times (default 3): median wall seconds, highest peak RSS, and whether it passed.
+ */
+const tscRepeat = Math.max(1, Number(process.env["BENCH_TSC_REPEAT"] ?? repeat) || 1);
+function typeCheckCost(outRoot, extraOptions = {}) {
+  const runs = [];
+  for (let i = 0; i < tscRepeat; i++) runs.push(runTsc(outRoot, [], extraOptions));
+  const seconds = runs.map((r) => r.seconds).sort((a, b) => a - b);
+  return {
+    seconds: seconds[Math.floor(seconds.length / 2)],
+    peakMb: Math.round(Math.max(...runs.map((r) => r.maxRssKb)) / 1024),
+    ok: runs.every((r) => r.status === 0),
+    runs: runs.map((r) => r.seconds),
+    errors: runs[0].status === 0 ? "" : redact(runs[0].output.slice(0, 300)),
+  };
 }
 
 /** Outputs of a tool that ran once over many files are split by CRD only when they name it; else checked as a whole. */
@@ -234,6 +270,7 @@ function redact(text) {
 }
 
 function main() {
+  const loadStart = os.loadavg();
   if (!existsSync(timeBin)) fail(`${timeBin} is missing (apt-get install time): it measures each tool's peak memory`);
   if (!existsSync(path.join(root, "dist/generator/cli.js"))) fail("dist/ is missing: npm run build first");
   const files = listCorpus();
@@ -246,8 +283,8 @@ function main() {
       `${r.tool}: ${r.seconds} s, peak ${r.peakMb} MB, ${r.typeChecked}/${r.total} type-check, ${r.crashed} crashed\n`,
     );
 
-  if (tools.includes("crdgen")) {
-    const out = path.join(crdgenOut, "crdgen");
+  const crdgenOneProcess = (tool, dir, flags) => {
+    const out = path.join(crdgenOut, dir);
     const projects = [...new Set(files.map((f) => path.join(corpusDir, f.project)))];
     const r = timedRepeatedly(() => rmSync(out, { recursive: true, force: true }), process.execPath, [
       path.join(root, "bin/crdgen.js"),
@@ -255,29 +292,35 @@ function main() {
       ...projects,
       "--out",
       path.join(out, "generated"),
+      ...flags,
     ]);
     const timing = {
       seconds: r.seconds,
       maxRssKb: r.maxRssKb,
       crashed: r.ok ? [] : files.map((f) => ({ file: f.name, error: r.output.slice(-300) })),
     };
-    // Type-checked from the per-file run below (one folder per CRD file); here only whether the one run compiles as a
-    // whole.
-    const whole = runTsc(out, [], { noUncheckedIndexedAccess: true, types: ["node"] });
+    // Type-checked per CRD from the per-file run below (one folder per CRD file); here one tsc over the whole output:
+    // whether it compiles as a whole, and what that costs.
+    const cost = typeCheckCost(out, { noUncheckedIndexedAccess: true, types: ["node"] });
     const result = summarize(
-      "crdgen",
+      tool,
       timing,
       files,
       new Map(),
-      `one process, all folders; median of ${r.runs.map((s) => s.toFixed(1)).join(", ")} s`,
+      `one process, all folders${flags.length ? ` ${flags.join(" ")}` : ""}; median of ${r.runs.map((s) => s.toFixed(1)).join(", ")} s`,
     );
-    result.wholeOutputTypeChecks = whole.status === 0 && r.ok;
+    result.runs = r.runs;
+    result.typeCheckCost = cost;
+    result.wholeOutputTypeChecks = cost.ok && r.ok;
+    // Without the per-file run: no error in the whole output means every CRD's output compiles; an error, none known to.
+    if (!tools.includes("crdgen-per-file")) result.typeChecked = result.wholeOutputTypeChecks ? files.length : 0;
     if (!result.wholeOutputTypeChecks)
-      process.stderr.write(`crdgen's one-run output does not type-check as a whole:\n${whole.output.slice(0, 2000)}\n`);
+      process.stderr.write(`${tool}'s one-run output does not type-check as a whole: ${cost.errors}\n`);
     results.push(result);
     log(result);
-  }
-  if (tools.includes("crdgen-per-file") || tools.includes("crdgen")) {
+  };
+  if (tools.includes("crdgen")) crdgenOneProcess("crdgen", "crdgen", []);
+  if (tools.includes("crdgen-per-file")) {
     const out = path.join(crdgenOut, "per-file");
     rmSync(out, { recursive: true, force: true });
     const timing = timedEach(files, (f) => [
@@ -302,11 +345,38 @@ function main() {
     );
     results.push(result);
     log(result);
-    const one = results.find((x) => x.tool === "crdgen");
-    if (one) Object.assign(one, { typeChecked: result.typeChecked, typeErrors: result.typeErrors });
+    for (const one of results.filter((x) => x.tool === "crdgen" || x.tool === "crdgen --validation"))
+      Object.assign(one, { typeChecked: result.typeChecked, typeErrors: result.typeErrors });
   }
   if (tools.includes("cdk8s")) {
+    // One process over every file: its CLI imports only the first of several specs, so generate-cdk8s.mjs calls the
+    // import command's own importDispatch once per file.
     const out = path.join(peerOut, "cdk8s");
+    const list = path.join(cacheDir, "cdk8s-files.json");
+    writeFileSync(list, JSON.stringify(files));
+    const r = timedRepeatedly(() => rmSync(out, { recursive: true, force: true }), process.execPath, [
+      path.join(here, "generate-cdk8s.mjs"),
+      list,
+      out,
+      peersDir,
+    ]);
+    const crashed = existsSync(path.join(out, "crashes.json"))
+      ? JSON.parse(readFileSync(path.join(out, "crashes.json"), "utf8"))
+      : files.map((f) => ({ file: f.name, error: r.output.trim().split("\n").slice(-3).join(" | ").slice(0, 300) }));
+    const result = summarize(
+      "cdk8s import",
+      { seconds: r.seconds, maxRssKb: r.maxRssKb, crashed },
+      files,
+      typeCheck(out, files),
+      `cdk8s-cli's import (importDispatch), one process over all files; median of ${r.runs.map((x) => x.toFixed(1)).join(", ")} s`,
+    );
+    result.runs = r.runs;
+    result.typeCheckCost = typeCheckCost(out);
+    results.push(result);
+    log(result);
+  }
+  if (tools.includes("cdk8s-per-file")) {
+    const out = path.join(peerOut, "cdk8s-per-file");
     rmSync(out, { recursive: true, force: true });
     const timing = timedEach(files, (f) => {
       mkdirSync(path.join(out, f.dir), { recursive: true });
@@ -316,7 +386,13 @@ function main() {
         { cwd: path.join(out, f.dir) },
       ];
     });
-    const result = summarize("cdk8s import", timing, files, typeCheck(out, files), "cdk8s-cli, one process per file");
+    const result = summarize(
+      "cdk8s import (per file)",
+      timing,
+      files,
+      typeCheck(out, files),
+      "cdk8s-cli, one process per file",
+    );
     results.push(result);
     log(result);
   }
@@ -335,6 +411,7 @@ function main() {
       typeCheck(out, files),
       "one process per file (all files at once crashes)",
     );
+    result.typeCheckCost = typeCheckCost(out);
     results.push(result);
     log(result);
   }
@@ -349,11 +426,18 @@ function main() {
       typeCheck(out, files),
       "one process per file",
     );
+    result.typeCheckCost = typeCheckCost(out);
     results.push(result);
     log(result);
   }
-  if (tools.includes("jstt")) {
-    const out = path.join(peerOut, "jstt");
+  // json-schema-to-typescript in two modes: format:false (no prettier pass), and also maxItems:-1 (no tuple types
+  // for arrays with maxItems), its fastest setting whose output compiles.
+  for (const [tool, dir, options] of [
+    ["jstt", "jstt", { format: false }],
+    ["jstt-fast", "jstt-fast", { format: false, maxItems: -1 }],
+  ]) {
+    if (!tools.includes(tool)) continue;
+    const out = path.join(peerOut, dir);
     const list = path.join(cacheDir, "jstt-files.json");
     writeFileSync(list, JSON.stringify(files));
     const r = timedRepeatedly(() => rmSync(out, { recursive: true, force: true }), process.execPath, [
@@ -361,6 +445,7 @@ function main() {
       list,
       out,
       peersDir,
+      JSON.stringify(options),
     ]);
     const crashed = existsSync(path.join(out, "crashes.json"))
       ? JSON.parse(readFileSync(path.join(out, "crashes.json"), "utf8"))
@@ -370,49 +455,85 @@ function main() {
       { seconds: r.seconds, maxRssKb: r.maxRssKb, crashed },
       files,
       typeCheck(out, files),
-      `compile() per version schema, one process; median of ${r.runs.map((s) => s.toFixed(1)).join(", ")} s`,
+      `compile() per version schema \`${JSON.stringify(options)}\`, one process; median of ${r.runs.map((s) => s.toFixed(1)).join(", ")} s`,
     );
+    result.runs = r.runs;
+    result.typeCheckCost = typeCheckCost(out);
     results.push(result);
     log(result);
   }
 
+  // Last: the slowest of the crdgen runs.
+  if (tools.includes("crdgen-validation"))
+    crdgenOneProcess("crdgen --validation", "crdgen-validation", ["--validation"]);
   const base = results.find((r) => r.tool === "crdgen");
+  const peers = results.filter((r) => !r.tool.startsWith("crdgen"));
+  const fastest = [...peers].sort((a, b) => a.seconds - b.seconds)[0];
   const rows = results.map((r) => ({
     ...r,
     timeVsCrdgen: base ? Number((r.seconds / base.seconds).toFixed(2)) : null,
     memoryVsCrdgen: base ? Number((r.peakMb / base.peakMb).toFixed(2)) : null,
   }));
+  const cost = (r) =>
+    r.typeCheckCost
+      ? `${r.typeCheckCost.seconds.toFixed(1)} | ${r.typeCheckCost.peakMb}${r.typeCheckCost.ok ? "" : " (fails)"}`
+      : "- | -";
   const header =
-    "| tool | how | time (s) | × crdgen time | peak RSS (MB) | × crdgen memory | type-check (strict) | crashed |";
+    "| tool | how | time (s) | × crdgen time | peak RSS (MB) | × crdgen memory | type-check (strict) | crashed | tsc over all output (s) | tsc peak RSS (MB) |";
   const table = [
     header,
-    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ...rows.map(
       (r) =>
-        `| ${r.tool} | ${r.note} | ${r.seconds.toFixed(1)} | ${r.timeVsCrdgen ?? "-"} | ${r.peakMb} | ${r.memoryVsCrdgen ?? "-"} | ${r.typeChecked}/${r.total} | ${r.crashed} |`,
+        `| ${r.tool} | ${r.note} | ${r.seconds.toFixed(1)} | ${r.timeVsCrdgen ?? "-"} | ${r.peakMb} | ${r.memoryVsCrdgen ?? "-"} | ${r.typeChecked}/${r.total} | ${r.crashed} | ${cost(r)} |`,
     ),
   ].join("\n");
-  const peers = rows.filter((r) => !r.tool.startsWith("crdgen"));
-  const fastest = peers.sort((a, b) => a.seconds - b.seconds)[0];
-  const verdict =
-    base && fastest
-      ? `crdgen: ${base.seconds.toFixed(1)} s, peak ${base.peakMb} MB, ${base.typeChecked}/${base.total} type-check. Fastest peer: ${fastest.tool}, ${fastest.seconds.toFixed(1)} s, so crdgen is ${(fastest.seconds / base.seconds).toFixed(2)}× faster (target ≥ 3×: ${fastest.seconds / base.seconds >= 3 ? "met" : "MISSED"}); peak memory target < 1024 MB: ${base.peakMb < 1024 ? "met" : "MISSED"}.`
-      : "";
-  const load = os
-    .loadavg()
-    .map((l) => l.toFixed(1))
-    .join(" ");
-  const context = `${files.length} CRD files from ../shared/crds; ${os.cpus().length} CPUs (load average ${load} at the end); Node ${process.version}; ${new Date().toISOString()}`;
-  process.stdout.write(`\n${table}\n\n${verdict}\n${context}\n`);
+  const mark = (met) => (met ? "✅" : "❌");
+  const targets = [];
+  if (base && fastest) {
+    const speedup = fastest.seconds / base.seconds;
+    const allCompile = base.typeChecked === base.total && base.crashed === 0;
+    targets.push(
+      `${mark(speedup >= 3 && allCompile)} ≥ 3× faster than the fastest peer (${fastest.tool}, ${fastest.note.split(";")[0]}: ${fastest.seconds.toFixed(1)} s) on all ${base.total} CRDs with 100% compiling: ${speedup.toFixed(2)}× (${base.seconds.toFixed(1)} s), ${base.typeChecked}/${base.total} type-check`,
+      `${mark(base.peakMb < 1024)} peak RSS < 1 GB: ${base.peakMb} MB`,
+    );
+    const cdk8s = results.find((r) => r.tool === "cdk8s import" && r.typeCheckCost);
+    const checked = peers.filter((r) => r.typeCheckCost?.ok);
+    const fastestCheck = [...checked].sort((a, b) => a.typeCheckCost.seconds - b.typeCheckCost.seconds)[0];
+    for (const own of results.filter((r) => r.tool.startsWith("crdgen") && r.typeCheckCost)) {
+      const t = own.typeCheckCost.seconds;
+      if (cdk8s)
+        targets.push(
+          `${mark(own.typeCheckCost.ok && t <= 0.3 * cdk8s.typeCheckCost.seconds)} ${own.tool}'s output type-checks in ≤ 0.3× cdk8s's: ${(t / cdk8s.typeCheckCost.seconds).toFixed(2)}× (${t.toFixed(1)} s vs ${cdk8s.typeCheckCost.seconds.toFixed(1)} s)`,
+        );
+      if (fastest.typeCheckCost)
+        targets.push(
+          `${mark(own.typeCheckCost.ok && t <= fastest.typeCheckCost.seconds)} ${own.tool}'s output type-checks in ≤ 1× the fastest peer's (${fastest.tool}): ${(t / fastest.typeCheckCost.seconds).toFixed(2)}× (${t.toFixed(1)} s vs ${fastest.typeCheckCost.seconds.toFixed(1)} s)`,
+        );
+      if (fastestCheck && fastestCheck !== fastest)
+        targets.push(
+          `${mark(own.typeCheckCost.ok && t <= fastestCheck.typeCheckCost.seconds)} ${own.tool}'s output type-checks in ≤ 1× the peer whose output type-checks fastest (${fastestCheck.tool}, ${fastestCheck.note.split(";")[0]}): ${(t / fastestCheck.typeCheckCost.seconds).toFixed(2)}× (${t.toFixed(1)} s vs ${fastestCheck.typeCheckCost.seconds.toFixed(1)} s)`,
+        );
+    }
+  }
+  const fmtLoad = (l) => l.map((x) => x.toFixed(1)).join(" ");
+  const context =
+    `${files.length} CRD files from ../shared/crds; ${os.cpus().length} CPUs shared with other work (load average ${fmtLoad(loadStart)} at the start, ${fmtLoad(os.loadavg())} at the end); ` +
+    `Node ${process.version}; ${new Date().toISOString()}; one-process runs: median of ${repeat}, tsc: median of ${tscRepeat}`;
+  const notes =
+    "Time: wall seconds of the tool's processes (/usr/bin/time), summed over the processes for per-file rows. Peak RSS: the largest process's. " +
+    "type-check: CRD files whose output passes a strict tsc (one tsc per corpus project). tsc over all output: one strict `tsc -p` over the tool's whole output (skipLibCheck; crdgen's with noUncheckedIndexedAccess and node types), wall seconds and peak RSS.";
+  process.stdout.write(`\n${table}\n\n${targets.map((t) => `- ${t}`).join("\n")}\n${context}\n`);
   const date = new Date().toISOString().slice(0, 10);
+  const suffix = process.env["BENCH_RESULT_SUFFIX"] ?? "";
   mkdirSync(path.join(here, "results"), { recursive: true });
   writeFileSync(
-    path.join(here, "results", `generate-${date}.json`),
-    `${JSON.stringify({ context, peers: peerPackages, results: rows }, null, 2)}\n`,
+    path.join(here, "results", `generate-${date}${suffix}.json`),
+    `${JSON.stringify({ context, loadStart, loadEnd: os.loadavg(), peers: peerPackages, results: rows, targets }, null, 2)}\n`,
   );
   writeFileSync(
-    path.join(here, "results", `generate-${date}.md`),
-    `# bench:generate ${date}\n\n${context}\n\n${table}\n\n${verdict}\n`,
+    path.join(here, "results", `generate-${date}${suffix}.md`),
+    `# bench:generate ${date}\n\n${context}\n\n${table}\n\n${notes}\n\n## Targets\n\n${targets.map((t) => `- ${t}`).join("\n")}\n`,
   );
 }
 

@@ -1,23 +1,30 @@
-// Runtime benchmark: crdgen's informer and controller against @kubernetes/client-node's informer, on one real
-// local control plane (etcd + kube-apiserver from @crdgen/runtime/envtest).
+// Runtime benchmark: crdgen's informer and controller against controller-runtime (Go, bench/controller-runtime/,
+// built by bench/controller-runtime.mjs into a cache outside the repo) and @kubernetes/client-node's informer, on one
+// real local control plane (etcd + kube-apiserver from @crdgen/runtime/envtest).
 //
-//   npm run bench:runtime                    (builds first; BENCH_OBJECTS=1000 for a quick run)
+//   npm run bench:runtime    (builds first; BENCH_OBJECTS=1000 for a quick run; BENCH_RESULT_SUFFIX=-x names the files)
 //
 // The parent process starts the control plane and creates BENCH_OBJECTS MySQLClusters (default 10,000, concurrency
-// 50). Each measurement then runs in a fresh child process (node --expose-gc) so heaps and JIT state don't mix:
+// 50). Each measurement then runs in a fresh process (node --expose-gc, or the Go binary) so heaps and JIT state
+// don't mix:
 //   informer-crdgen       crdgen SharedIndexInformer (generated mySQLClusterInformerFor), default transform
-//   informer-crdgen-raw   the same, but keeping managedFields (transform: identity) -- like for like with client-node
+//   informer-crdgen-raw   the same, but keeping managedFields (transform: identity)
 //   informer-crdgen-watchlist  the same as informer-crdgen, with the streaming list (useWatchList) instead of LIST
 //   informer-client-node  client-node makeInformer over CustomObjectsApi.listNamespacedCustomObject
+//   go informer           controller-runtime's cache, typed structs or unstructured, managedFields kept or stripped
 //   list-floor            the same LIST (gzip) as raw HTTPS, bytes drained and not decoded: the API server's share
-//   controller            generated newMySQLClusterController with a no-op counting reconcile; 1 update per object
+//   controller            generated newMySQLClusterController (no-op reconcile recording generations), and the Go
+//                         manager with its reconciler, started fresh: time until every object is reconciled at a
+//                         target generation; once as created (4 workers), then after the parent patched every
+//                         object while no controller ran (1, 4 and 16 workers)
 //   live-update[-priority]  the same controller (1 worker, BENCH_RECONCILE_MS of simulated work per reconcile): one
 //                         object patched as soon as the cache has synced; time until that patch is reconciled,
-//                         without and with usePriorityQueue. BENCH_SCENARIO=priority-queue runs only these.
+//                         without and with usePriorityQueue. BENCH_SCENARIO=priority-queue runs only these;
+//                         BENCH_PRIORITY=0 leaves them out.
 //   BENCH_SCENARIO=webhooks  admission round trip through the API server: rounds of 100 concurrent creates (BENCH_RUNS
 //                         rounds) into a namespace the runtime's defaulting and validating webhooks select and into
 //                         one they don't (interleaved), p50/p99 per create; bench/results/webhooks-<date>.{json,md}.
-// Results: a table on stdout, and bench/results/<date>.{json,md}.
+// Results: a table on stdout, and bench/results/<date><BENCH_RESULT_SUFFIX>.{json,md}.
 import { spawn } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -98,6 +105,7 @@ async function informerCrdgen(kubeconfigPath, { keepManagedFields = false, useWa
   const factory = new SharedInformerFactory();
   const controller = new AbortController();
   const before = await settleHeap();
+  const rssBeforeMB = process.memoryUsage().rss / 1024 / 1024;
 
   const started = performance.now();
   const { informer } = mySQLClusterInformerFor(factory, kube, {
@@ -132,6 +140,7 @@ async function informerCrdgen(kubeconfigPath, { keepManagedFields = false, useWa
     heapAfter: after,
     heapPerObject: (after - before) / cached,
     peakRssMB: peakRssMB(),
+    rssBeforeMB,
   };
 }
 
@@ -218,79 +227,60 @@ async function listFloor(kubeconfigPath) {
   return { runtime: "API server floor (LIST received, not decoded)", bytes, syncMs };
 }
 
-async function controllerRun(kubeconfigPath) {
+/**
+ * A fresh controller (generated newMySQLClusterController, no-op reconcile that records each key's generation) started
+ * against objects nobody writes while it runs: time from start until every key of the targets file (key -> generation)
+ * is reconciled at that generation or later. The writer is another process and done before this one starts, so the
+ * time is the controller's alone (cache sync, queue and workers).
+ */
+async function controllerStartRun(kubeconfigPath, { workers, keepManagedFields, targetsFile }) {
+  const { readFile } = await import("node:fs/promises");
   const { HttpKubeClient } = await import("@crdgen/runtime/client");
-  const { newMySQLClusterController } = await import(
+  const { SharedInformerFactory } = await import("@crdgen/runtime/cache");
+  const { newMySQLClusterController, mySQLClusterInformerFor } = await import(
     path.join(root, "dist/samples/mysql/generated/example.com/v1/index.js")
   );
+  const targets = new Map(Object.entries(JSON.parse(await readFile(targetsFile, "utf8"))));
   const kube = HttpKubeClient.fromKubeConfig(await loadKubeConfig(kubeconfigPath));
-  const writer = HttpKubeClient.fromKubeConfig(await loadKubeConfig(kubeconfigPath));
   const seen = new Map(); // key -> newest generation reconciled
-  const target = new Map(); // key -> generation the update produced
+  let behind = targets.size;
   let reconciles = 0;
-  let behind = -1; // keys whose final generation is not reconciled yet; -1 until the updates are done
+  let firstAt = 0;
   let doneAt = 0;
   const hooks = {
     async reconcile(ctx, obj) {
       reconciles++;
-      const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
+      if (firstAt === 0) firstAt = performance.now();
       const gen = obj.metadata.generation ?? 0;
-      const prev = seen.get(key) ?? 0;
-      if (gen > prev) {
-        seen.set(key, gen);
-        const want = target.get(key);
-        if (behind > 0 && want !== undefined && prev < want && gen >= want && --behind === 0)
-          doneAt = performance.now();
-      }
+      const prev = seen.get(ctx.key) ?? 0;
+      if (gen <= prev) return;
+      seen.set(ctx.key, gen);
+      const want = targets.get(ctx.key);
+      if (want !== undefined && prev < want && gen >= want && --behind === 0) doneAt = performance.now();
     },
   };
-  const controller = newMySQLClusterController(kube, hooks, { namespace: NAMESPACE, workers: WORKERS });
+  const started = performance.now();
+  const informerFactory = new SharedInformerFactory();
+  // The controller's primary informer is the factory's: created here first, it keeps managedFields.
+  if (keepManagedFields) mySQLClusterInformerFor(informerFactory, kube, { namespace: NAMESPACE, transform: (o) => o });
+  const controller = newMySQLClusterController(kube, hooks, { namespace: NAMESPACE, workers, informerFactory });
   const abort = new AbortController();
   const running = controller.run(abort.signal);
-
-  const started = performance.now();
-  await until(() => seen.size >= N && controller.queue.len() === 0, 300_000, "initial reconciles");
-  const initialMs = performance.now() - started;
-  const initialReconciles = reconciles;
-  await new Promise((r) => setTimeout(r, 500));
-  const reconcilesBefore = reconciles;
-
-  const updStart = performance.now();
-  await pool(N, CONCURRENCY, async (i) => {
-    const obj = await retrying(() =>
-      writer.request({
-        method: "PATCH",
-        path: `${collectionPath}/${name(i)}`,
-        body: { spec: { replicas: 2 } },
-        contentType: "application/merge-patch+json",
-      }),
-    );
-    target.set(`${NAMESPACE}/${name(i)}`, obj.metadata.generation);
-  });
-  const updatesMs = performance.now() - updStart;
-  behind = 0;
-  for (const [key, want] of target) if ((seen.get(key) ?? 0) < want) behind++;
-  if (behind === 0) doneAt = performance.now();
-  await until(() => behind === 0, 300_000, "reconciles of every final generation");
-  const reconciledMs = doneAt - updStart;
+  await until(() => behind === 0, 600_000, "reconciles of every target generation").catch(() => undefined);
   await new Promise((r) => setTimeout(r, 1000)); // count stragglers, if any
-  const updateReconciles = reconciles - reconcilesBefore;
-  let missing = 0;
-  for (const [key, want] of target) if ((seen.get(key) ?? 0) < want) missing++;
   abort.abort();
   await running;
   kube.close();
-  writer.close();
   return {
-    runtime: "crdgen controller",
-    workers: WORKERS,
-    initialMs,
-    initialReconciles,
-    updates: target.size,
-    updatesMs,
-    reconciledMs,
-    updateReconciles,
-    missing,
+    runtime: keepManagedFields ? "crdgen (managedFields kept)" : "crdgen",
+    workers,
+    targets: targets.size,
+    reconciledMs: behind === 0 ? doneAt - started : null,
+    firstReconcileMs: firstAt - started,
+    reconciles,
+    reconcilesPerSec: behind === 0 && doneAt > firstAt ? targets.size / ((doneAt - firstAt) / 1000) : null,
+    missing: behind,
+    peakRssMB: peakRssMB(),
   };
 }
 
@@ -365,6 +355,44 @@ async function priorityQueueScenario(kubeconfigPath) {
   }
   return out;
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Parent
+
+function child(mode, kubeconfigPath, options = {}) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(
+      process.execPath,
+      ["--expose-gc", fileURLToPath(import.meta.url), `--child=${mode}`, kubeconfigPath],
+      {
+        stdio: ["ignore", "pipe", "inherit"],
+        env: {
+          ...process.env,
+          CRDGEN_LOG_LEVEL: process.env["CRDGEN_LOG_LEVEL"] ?? "warn",
+          BENCH_CHILD_OPTIONS: JSON.stringify(options),
+        },
+      },
+    );
+    let out = "";
+    p.stdout.on("data", (d) => (out += d));
+    p.on("error", reject);
+    p.on("exit", (code) => {
+      const line = out.trim().split("\n").pop() ?? "";
+      if (code !== 0) return reject(new Error(`${mode} exited ${code}: ${out}`));
+      try {
+        resolve(JSON.parse(line));
+      } catch {
+        reject(new Error(`${mode}: no result line in ${JSON.stringify(out)}`));
+      }
+    });
+  });
+}
+
+const fmtMs = (ms) => (ms === null || ms === undefined ? "—" : `${(ms / 1000).toFixed(2)} s`);
+const fmtB = (b) => `${Math.round(b).toLocaleString("en-US")} B`;
+const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
+const fmtLoad = (l) => l.map((x) => x.toFixed(1)).join(" ");
+const median = (xs, f) => [...xs].sort((a, b) => (f(a) ?? Infinity) - (f(b) ?? Infinity))[Math.floor(xs.length / 2)];
 
 function priorityMarkdown(p) {
   const median = (xs) => [...xs].sort((a, b) => a.liveUpdateMs - b.liveUpdateMs)[Math.floor(xs.length / 2)];
@@ -507,82 +535,88 @@ async function webhooksScenario() {
   }
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Parent
-
-function child(mode, kubeconfigPath) {
-  return new Promise((resolve, reject) => {
-    const p = spawn(
-      process.execPath,
-      ["--expose-gc", fileURLToPath(import.meta.url), `--child=${mode}`, kubeconfigPath],
-      {
-        stdio: ["ignore", "pipe", "inherit"],
-        env: { ...process.env, CRDGEN_LOG_LEVEL: process.env["CRDGEN_LOG_LEVEL"] ?? "warn" },
-      },
-    );
-    let out = "";
-    p.stdout.on("data", (d) => (out += d));
-    p.on("error", reject);
-    p.on("exit", (code) => {
-      const line = out.trim().split("\n").pop() ?? "";
-      if (code !== 0) return reject(new Error(`${mode} exited ${code}: ${out}`));
-      try {
-        resolve(JSON.parse(line));
-      } catch {
-        reject(new Error(`${mode}: no result line in ${JSON.stringify(out)}`));
-      }
-    });
-  });
+/** A runtime's median run: each figure is the median of its runs (of the runs that finished, for the times). */
+function medianOf(xs, fields) {
+  const out = { ...xs[0], runs: xs };
+  for (const f of fields) out[f] = median(xs, (x) => x[f])[f];
+  return out;
 }
 
-const fmtMs = (ms) => `${(ms / 1000).toFixed(2)} s`;
-const fmtB = (b) => `${Math.round(b).toLocaleString("en-US")} B`;
-const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
-
 function markdown(r) {
-  const [c, raw, wl, k] = [
-    r.informers.crdgen,
-    r.informers.crdgenManagedFields,
-    r.informers.crdgenWatchList,
-    r.informers.clientNode,
+  const inf = r.informers;
+  const informerRow = (x) =>
+    `| ${x.runtime} | ${x.cached.toLocaleString("en-US")} | ${fmtMs(x.syncMs)} | ${fmtB(x.heapPerObject)} | ${Math.round(x.peakRssMB)} MB | ${x.rssBeforeMB ? `${Math.round(x.rssBeforeMB)} MB` : ""} | ${x.runs.map((y) => (y.syncMs / 1000).toFixed(2)).join(", ")} |`;
+  const ratioRow = (label, a, b, bold = false) => {
+    const w = (t) => (bold ? `**${t}**` : t);
+    return `| ${w(label)} | | ${w(ratio(a.syncMs, b.syncMs))} | ${w(ratio(a.heapPerObject, b.heapPerObject))} | ${ratio(a.peakRssMB, b.peakRssMB)} | | |`;
+  };
+  const ctlRow = (x) =>
+    `| ${x.runtime} | ${x.workers} | ${fmtMs(x.reconciledMs)} | ${x.reconcilesPerSec ? Math.round(x.reconcilesPerSec).toLocaleString("en-US") : "—"} | ${x.reconciles.toLocaleString("en-US")} | ${x.missing} | ${Math.round(x.peakRssMB)} MB | ${x.runs.map((y) => (y.reconciledMs === null ? "—" : (y.reconciledMs / 1000).toFixed(2))).join(", ")} |`;
+  const ctlHeader = [
+    "| runtime | workers | time until every target generation reconciled | reconciles/s | reconciles | missing | peak RSS | each run (s) |",
+    "|---|---:|---:|---:|---:|---:|---:|---|",
   ];
-  const ctl = r.controller;
   const lines = [
     `# crdgen runtime benchmark — ${r.date}`,
     "",
-    `${r.objects.toLocaleString("en-US")} MySQLCluster objects in one namespace of a local kube-apiserver ${r.env.apiServer}; node ${r.env.node}, ${r.env.cpus} CPUs (${r.env.cpuModel}). ` +
-      `Created in ${fmtMs(r.createMs)} at concurrency ${r.concurrency}. Each informer ran ${r.runs}× (interleaved, in an order that rotates each round), each time in a fresh \`node --expose-gc\` process; medians shown.`,
+    `${r.objects.toLocaleString("en-US")} MySQLCluster objects in one namespace of a local kube-apiserver ${r.env.apiServer}; node ${r.env.node}, Go side controller-runtime ${r.env.controllerRuntime} (client-go ${r.env.clientGo}, ${r.env.go}); ${r.env.cpus} CPUs (${r.env.cpuModel}), shared with other work. ` +
+      `Created in ${fmtMs(r.createMs)} at concurrency ${r.concurrency}. Every measurement runs in a fresh process (node --expose-gc, or the Go binary), interleaved with the others in an order that rotates each round; medians shown.`,
     "",
     "## Informer: time to sync and heap per cached object",
     "",
-    "| runtime | cached | time to sync | heap / object | peak RSS | each run's time to sync (s) |",
-    "|---|---:|---:|---:|---:|---|",
-    ...[c, raw, wl, k].map(
-      (x) =>
-        `| ${x.runtime} | ${x.cached.toLocaleString("en-US")} | ${fmtMs(x.syncMs)} | ${fmtB(x.heapPerObject)} | ${Math.round(x.peakRssMB)} MB | ${x.runs.map((y) => (y.syncMs / 1000).toFixed(2)).join(", ")} |`,
-    ),
-    `| **ratio crdgen / client-node** | | **${ratio(c.syncMs, k.syncMs)}** | **${ratio(c.heapPerObject, k.heapPerObject)}** | ${ratio(c.peakRssMB, k.peakRssMB)} | |`,
-    `| ratio crdgen (managedFields kept) / client-node | | ${ratio(raw.syncMs, k.syncMs)} | ${ratio(raw.heapPerObject, k.heapPerObject)} | ${ratio(raw.peakRssMB, k.peakRssMB)} | |`,
-    `| ratio crdgen (streaming list) / client-node | | ${ratio(wl.syncMs, k.syncMs)} | ${ratio(wl.heapPerObject, k.heapPerObject)} | ${ratio(wl.peakRssMB, k.peakRssMB)} | |`,
-    `| ${r.informers.floor.runtime} | | ${fmtMs(r.informers.floor.syncMs)} | | | ${r.informers.floor.runs.map((y) => (y.syncMs / 1000).toFixed(2)).join(", ")} |`,
+    `${r.runs} runs each; load average (1, 5, 15 min) ${fmtLoad(r.load.informersStart)} at the start, ${fmtLoad(r.load.informersEnd)} at the end.`,
     "",
-    "Time to sync: from creating the informer until it reports synced (crdgen: `waitForCacheSync`; client-node: `start()` resolved, list applied) and its add handler has seen every object. " +
-      "Heap / object: `heapUsed` after sync minus `heapUsed` before creating the informer, both after `global.gc()`, divided by the cached count. Peak RSS: the child process's maxRSS at that point (node itself is about 45 MB). " +
-      "crdgen drops `metadata.managedFields` by default (its default transform); client-node keeps them, hence the like-for-like row. " +
-      `The floor row is the same gzip LIST over a fresh TLS connection, its ${Math.round(r.informers.floor.bytes / 1024).toLocaleString("en-US")} kB drained without decoding: what the API server takes on this machine, under every informer's time ` +
-      `(medians above it: crdgen ${fmtMs(c.syncMs - r.informers.floor.syncMs)}, client-node ${fmtMs(k.syncMs - r.informers.floor.syncMs)}). ` +
+    "| runtime | cached | time to sync | heap / object | peak RSS | RSS before the informer | each run's time to sync (s) |",
+    "|---|---:|---:|---:|---:|---:|---|",
+    ...[inf.crdgen, inf.crdgenManagedFields, inf.crdgenWatchList, inf.clientNode].map(informerRow),
+    ...[inf.goTypedStripped, inf.goTyped, inf.goUnstructuredStripped, inf.goUnstructured].map(informerRow),
+    ratioRow(
+      "ratio crdgen / controller-runtime typed (both strip managedFields)",
+      inf.crdgen,
+      inf.goTypedStripped,
+      true,
+    ),
+    ratioRow(
+      "ratio crdgen / controller-runtime typed (both keep managedFields)",
+      inf.crdgenManagedFields,
+      inf.goTyped,
+      true,
+    ),
+    ratioRow("ratio crdgen / controller-runtime unstructured (both strip)", inf.crdgen, inf.goUnstructuredStripped),
+    ratioRow("ratio crdgen / client-node (crdgen strips, client-node keeps)", inf.crdgen, inf.clientNode),
+    ratioRow("ratio crdgen (managedFields kept) / client-node", inf.crdgenManagedFields, inf.clientNode),
+    ratioRow("ratio crdgen (streaming list) / client-node", inf.crdgenWatchList, inf.clientNode),
+    `| ${inf.floor.runtime} | | ${fmtMs(inf.floor.syncMs)} | | | | ${inf.floor.runs.map((y) => (y.syncMs / 1000).toFixed(2)).join(", ")} |`,
+    "",
+    "Time to sync: from creating the informer (controller-runtime: `cache.New`, as a manager builds it) until it reports synced and its add handler has seen every object. " +
+      "Heap / object: heap after sync minus heap before creating the informer, both after a full GC, divided by the cached count (node: `heapUsed` after `global.gc()`; Go: `runtime.ReadMemStats` HeapAlloc after `runtime.GC()`). " +
+      "Peak RSS: the process's maxRSS at that point (node itself is about 45 MB). crdgen drops `metadata.managedFields` by default (its default transform); controller-runtime strips them with `cache.TransformStripManagedFields()` as the default transform, and keeps them without it; client-node keeps them. " +
+      `The floor row is the same gzip LIST over a fresh TLS connection, its ${Math.round(inf.floor.bytes / 1024).toLocaleString("en-US")} kB drained without decoding: what the API server takes on this machine, under every informer's time. ` +
       "The streaming list row gets the initial state from a WATCH with `sendInitialEvents=true` instead of a LIST (`useWatchList`).",
     "",
-    "## Controller: every update reconciled",
+    "## Controller: every object reconciled once, from start",
     "",
-    "| runtime | workers | updates | time to write updates | time until every final generation reconciled | reconciles for the updates | keys missing final generation |",
-    "|---|---:|---:|---:|---:|---:|---:|",
-    `| ${ctl.runtime} | ${ctl.workers} | ${ctl.updates.toLocaleString("en-US")} | ${fmtMs(ctl.updatesMs)} | ${fmtMs(ctl.reconciledMs)} | ${ctl.updateReconciles.toLocaleString("en-US")} | ${ctl.missing} |`,
+    `${r.controllerRuns} runs each; load average ${fmtLoad(r.load.controllersStart)} at the start of the controller runs.`,
     "",
-    `Initial sync and reconcile of all ${r.objects.toLocaleString("en-US")} objects took ${fmtMs(ctl.initialMs)} (${ctl.initialReconciles.toLocaleString("en-US")} reconciles). ` +
-      `Then one merge patch per object (spec.replicas 1 → 2, concurrency ${r.concurrency}) from the same process; time runs from the first patch until the reconciler has seen each object's generation from its patch.`,
+    ...ctlHeader,
+    ...r.controllers.initial.map(ctlRow),
     "",
-    priorityMarkdown(r.priorityQueue),
+    "A fresh controller process against the ${N} objects as created (generation 1): time from creating the controller (controller-runtime: `ctrl.NewManager`) until the reconciler has seen every object. ".replace(
+      "${N}",
+      r.objects.toLocaleString("en-US"),
+    ) +
+      "The reconcile is a no-op that reads the object (crdgen: the object the hook receives, from the informer's cache; controller-runtime: `client.Get` from the manager's cache, which deep-copies a typed object, and reads unstructured objects from the cache too with `client.Options{Cache: &client.CacheOptions{Unstructured: true}}`) and records its generation. " +
+      "Reconciles/s: objects reconciled divided by the time from the first reconcile to the last. controller-runtime runs with its defaults (priority queue on).",
+    "",
+    "## Controller: the update run",
+    "",
+    `${r.objects.toLocaleString("en-US")} updates (one merge patch per object, spec.replicas 1 → 2, concurrency ${r.concurrency}) written by the parent process in ${fmtMs(r.updates.writeMs)} while no controller ran; ` +
+      `then each runtime started fresh, at 1, 4 and 16 workers: time from start until every object's final generation (${r.updates.generation}) is reconciled. Load average ${fmtLoad(r.load.updatesStart)} at the start of these runs, ${fmtLoad(r.load.updatesEnd)} at the end.`,
+    "",
+    ...ctlHeader,
+    ...r.controllers.updates.map(ctlRow),
+    "",
+    ...(r.priorityQueue ? [priorityMarkdown(r.priorityQueue)] : []),
     "## Targets",
     "",
     ...r.targets.map((t) => `- ${t.met ? "✅" : "❌"} ${t.name}: ${t.value}`),
@@ -591,13 +625,48 @@ function markdown(r) {
   return lines.join("\n");
 }
 
+/** Patches every object (spec.replicas 1 → 2 or back) and writes the generation each now has to a targets file. */
+async function writeUpdates(kube, file) {
+  const targets = {};
+  const started = performance.now();
+  await pool(N, CONCURRENCY, async (i) => {
+    const current = await retrying(() => kube.request({ method: "GET", path: `${collectionPath}/${name(i)}` }));
+    const obj = await retrying(() =>
+      kube.request({
+        method: "PATCH",
+        path: `${collectionPath}/${name(i)}`,
+        body: { spec: { replicas: current.spec.replicas === 2 ? 1 : 2 } },
+        contentType: "application/merge-patch+json",
+      }),
+    );
+    targets[`${NAMESPACE}/${name(i)}`] = obj.metadata.generation;
+  });
+  const writeMs = performance.now() - started;
+  await writeFile(file, JSON.stringify(targets));
+  return { writeMs, generation: Math.max(...Object.values(targets)) };
+}
+
+/** The Go module's pinned versions, for the report. */
+async function goVersions() {
+  const { readFile } = await import("node:fs/promises");
+  const mod = await readFile(path.join(here, "controller-runtime/go.mod"), "utf8");
+  const v = (m) => new RegExp(`${m.replace(/[.]/g, "\\.")} (v[^\\s]+)`).exec(mod)?.[1] ?? "?";
+  const { spawnSync } = await import("node:child_process");
+  const go = spawnSync("go", ["version"], { encoding: "utf8" }).stdout.trim().split(" ")[2] ?? "go ?";
+  return { controllerRuntime: v("sigs.k8s.io/controller-runtime"), clientGo: v("k8s.io/client-go"), go };
+}
+
 async function parent() {
   if (process.env["BENCH_SCENARIO"] === "webhooks") return webhooksScenario();
   const { startControlPlane } = await import("@crdgen/runtime/envtest");
+  const { controllerRuntimeBinary, runControllerRuntime } = await import("./controller-runtime.mjs");
+  const goBinary = controllerRuntimeBinary();
   const plane = await startControlPlane({
     crdFiles: [path.join(root, "samples/mysql/crd.yaml")],
     apiServerArgs: ["--max-requests-inflight=1000", "--max-mutating-requests-inflight=500"],
   });
+  const { mkdtemp, rm } = await import("node:fs/promises");
+  const work = await mkdtemp(path.join(os.tmpdir(), "crdgen-bench-runtime-"));
   try {
     const kube = plane.kubeClient();
     await kube.request({
@@ -607,8 +676,9 @@ async function parent() {
     });
     console.error(`creating ${N} MySQLClusters (concurrency ${CONCURRENCY}) ...`);
     const createStart = performance.now();
-    await pool(N, CONCURRENCY, (i) =>
-      retrying(() =>
+    const initialTargets = {};
+    await pool(N, CONCURRENCY, async (i) => {
+      const obj = await retrying(() =>
         kube.request({
           method: "POST",
           path: collectionPath,
@@ -619,113 +689,209 @@ async function parent() {
             spec: { replicas: 1, version: "8.0.36" },
           },
         }),
-      ),
-    );
+      );
+      initialTargets[`${NAMESPACE}/${name(i)}`] = obj.metadata.generation;
+    });
     const createMs = performance.now() - createStart;
-    kube.close();
     console.error(`created in ${fmtMs(createMs)}`);
+    const initialTargetsFile = path.join(work, "targets-initial.json");
+    await writeFile(initialTargetsFile, JSON.stringify(initialTargets));
 
     if (process.env["BENCH_SCENARIO"] === "priority-queue") {
       const md = priorityMarkdown(await priorityQueueScenario(plane.kubeconfigPath));
       console.log(md);
       return;
     }
+    const kubeconfig = plane.kubeconfigPath;
+    const go = (args) => () => runControllerRuntime(goBinary, ["-kubeconfig", kubeconfig, ...args]);
+    const goInformer = (variant, strip) =>
+      go(["-mode", "informer", "-variant", variant, `-strip-managed-fields=${strip}`]);
     // Informer runs are interleaved and repeated (BENCH_RUNS, default 5); the table shows each runtime's median run.
     const RUNS = Number(process.env["BENCH_RUNS"] ?? 5);
     const variants = [
-      ["crdgen", "informer-crdgen"],
-      ["clientNode", "informer-client-node"],
-      ["crdgenManagedFields", "informer-crdgen-raw"],
-      ["crdgenWatchList", "informer-crdgen-watchlist"],
-      ["floor", "list-floor"],
+      ["crdgen", () => child("informer-crdgen", kubeconfig)],
+      ["goTypedStripped", goInformer("typed", true)],
+      ["clientNode", () => child("informer-client-node", kubeconfig)],
+      ["goTyped", goInformer("typed", false)],
+      ["crdgenManagedFields", () => child("informer-crdgen-raw", kubeconfig)],
+      ["goUnstructuredStripped", goInformer("unstructured", true)],
+      ["crdgenWatchList", () => child("informer-crdgen-watchlist", kubeconfig)],
+      ["goUnstructured", goInformer("unstructured", false)],
+      ["floor", () => child("list-floor", kubeconfig)],
     ];
+    const load = { informersStart: os.loadavg() };
     const runs = Object.fromEntries(variants.map(([key]) => [key, []]));
     for (let r = 1; r <= RUNS; r++) {
       // The order rotates each round, so no runtime always follows the same one (the API server's GC after a big list).
       const order = variants.map((_, i) => variants[(i + r - 1) % variants.length]);
-      console.error(`informers, run ${r}/${RUNS}: ${order.map(([, mode]) => mode).join(", ")} ...`);
-      for (const [key, mode] of order) runs[key].push(await child(mode, plane.kubeconfigPath));
+      console.error(`informers, run ${r}/${RUNS}: ${order.map(([key]) => key).join(", ")} ...`);
+      for (const [key, run] of order) runs[key].push(await run());
     }
-    const median = (xs, f) => [...xs].sort((a, b) => f(a) - f(b))[Math.floor(xs.length / 2)];
+    load.informersEnd = os.loadavg();
     const informers = {};
-    for (const [k, xs] of Object.entries(runs)) {
-      informers[k] = {
-        ...xs[0],
-        syncMs: median(xs, (x) => x.syncMs).syncMs,
-        heapPerObject: median(xs, (x) => x.heapPerObject).heapPerObject,
-        peakRssMB: median(xs, (x) => x.peakRssMB).peakRssMB,
-        runs: xs,
-      };
-    }
-    console.error("controller: crdgen ...");
-    const controller = await child("controller", plane.kubeconfigPath);
-    const priorityQueue = await priorityQueueScenario(plane.kubeconfigPath);
+    for (const [k, xs] of Object.entries(runs))
+      informers[k] = medianOf(xs, ["syncMs", "heapPerObject", "peakRssMB", "rssBeforeMB"]);
 
-    const c = informers.crdgen;
-    const k = informers.clientNode;
-    const heapRatio = c.heapPerObject / k.heapPerObject;
-    const syncRatio = c.syncMs / k.syncMs;
+    // Controllers: each start is a fresh process; nobody writes while one runs.
+    const CONTROLLER_RUNS = Number(process.env["BENCH_CONTROLLER_RUNS"] ?? 3);
+    const controllerVariants = (workers, targetsFile) => [
+      [`crdgen|${workers}`, () => child("controller", kubeconfig, { workers, keepManagedFields: false, targetsFile })],
+      [`goTypedStripped|${workers}`, goController("typed", true, workers, targetsFile)],
+      [
+        `crdgenManagedFields|${workers}`,
+        () => child("controller", kubeconfig, { workers, keepManagedFields: true, targetsFile }),
+      ],
+      [`goTyped|${workers}`, goController("typed", false, workers, targetsFile)],
+      [`goUnstructuredStripped|${workers}`, goController("unstructured", true, workers, targetsFile)],
+      [`goUnstructured|${workers}`, goController("unstructured", false, workers, targetsFile)],
+    ];
+    function goController(variant, strip, workers, targetsFile) {
+      return go([
+        "-mode",
+        "controller",
+        "-variant",
+        variant,
+        `-strip-managed-fields=${strip}`,
+        "-workers",
+        String(workers),
+        "-targets",
+        targetsFile,
+      ]);
+    }
+    const runControllers = async (label, list) => {
+      const out = Object.fromEntries(list.map(([key]) => [key, []]));
+      for (let r = 1; r <= CONTROLLER_RUNS; r++) {
+        const order = list.map((_, i) => list[(i + r - 1) % list.length]);
+        console.error(`${label}, run ${r}/${CONTROLLER_RUNS} ...`);
+        for (const [key, run] of order) out[key].push(await run());
+      }
+      return Object.values(out).map((xs) => ({
+        ...medianOf(xs, ["reconciledMs", "reconcilesPerSec", "peakRssMB", "firstReconcileMs"]),
+        reconciles: Math.max(...xs.map((x) => x.reconciles)),
+        missing: Math.max(...xs.map((x) => x.missing)),
+      }));
+    };
+    load.controllersStart = os.loadavg();
+    const initial = await runControllers("controllers from start", controllerVariants(WORKERS, initialTargetsFile));
+    console.error(`writing ${N} updates while no controller runs ...`);
+    const updatedTargetsFile = path.join(work, "targets-updated.json");
+    const updates = await writeUpdates(kube, updatedTargetsFile);
+    kube.close();
+    load.updatesStart = os.loadavg();
+    const updateRuns = [];
+    for (const workers of [1, 4, 16])
+      updateRuns.push(
+        ...(await runControllers(`update run, ${workers} workers`, controllerVariants(workers, updatedTargetsFile))),
+      );
+    load.updatesEnd = os.loadavg();
+    const priorityQueue = process.env["BENCH_PRIORITY"] === "0" ? null : await priorityQueueScenario(kubeconfig);
+
     const version = await plane
       .kubeClient()
       .request({ method: "GET", path: "/version" })
       .catch(() => ({}));
     const date = new Date().toISOString().slice(0, 10);
+    const byRuntime = (xs, runtime) => xs.find((x) => x.runtime === runtime);
+    const goTypedName = (strip) => `controller-runtime (typed${strip ? "" : ", managedFields kept"})`;
+    const targets = [];
+    for (const [label, crdgenName, strip] of [
+      ["managedFields stripped on both sides", "crdgen", true],
+      ["managedFields kept on both sides", "crdgen (managedFields kept)", false],
+    ]) {
+      const c = byRuntime(initial, crdgenName);
+      const g = byRuntime(initial, goTypedName(strip));
+      const ci = strip ? informers.crdgen : informers.crdgenManagedFields;
+      const gi = strip ? informers.goTypedStripped : informers.goTyped;
+      const t = c.reconciledMs / g.reconciledMs;
+      const rss = c.peakRssMB / g.peakRssMB;
+      const heap = ci.heapPerObject / gi.heapPerObject;
+      targets.push(
+        {
+          name: `time to reconcile all ${N.toLocaleString("en-US")} from start ≤ 1× controller-runtime typed (${label})`,
+          met: t <= 1,
+          value: `${t.toFixed(2)}× (${fmtMs(c.reconciledMs)} vs ${fmtMs(g.reconciledMs)})`,
+        },
+        {
+          name: `controller peak RSS ≤ 1.2× controller-runtime typed (${label})`,
+          met: rss <= 1.2,
+          value: `${rss.toFixed(2)}× (${Math.round(c.peakRssMB)} MB vs ${Math.round(g.peakRssMB)} MB)`,
+        },
+        {
+          name: `heap per object ≤ 0.5× controller-runtime typed (${label})`,
+          met: heap <= 0.5,
+          value: `${heap.toFixed(2)}× (${fmtB(ci.heapPerObject)} vs ${fmtB(gi.heapPerObject)})`,
+        },
+      );
+    }
+    const missing = [...initial, ...updateRuns].filter((x) => x.missing > 0);
+    targets.push({
+      name: "every update reconciled, 0 missing, on every runtime and worker count",
+      met: missing.length === 0,
+      value:
+        missing.length === 0
+          ? "0 missing"
+          : missing.map((x) => `${x.runtime} ${x.workers} workers: ${x.missing} missing`).join("; "),
+    });
+    const heapRatio = informers.crdgen.heapPerObject / informers.clientNode.heapPerObject;
+    const syncRatio = informers.crdgen.syncMs / informers.clientNode.syncMs;
+    targets.push(
+      {
+        name: "heap per object ≤ 0.5× client-node",
+        met: heapRatio <= 0.5,
+        value: `${heapRatio.toFixed(2)}× (${fmtB(informers.crdgen.heapPerObject)} vs ${fmtB(informers.clientNode.heapPerObject)})`,
+      },
+      {
+        name: "time to sync ≤ client-node",
+        met: syncRatio <= 1,
+        value: `${syncRatio.toFixed(2)}× (${fmtMs(informers.crdgen.syncMs)} vs ${fmtMs(informers.clientNode.syncMs)})`,
+      },
+    );
     const result = {
       date,
       objects: N,
       concurrency: CONCURRENCY,
       runs: RUNS,
+      controllerRuns: CONTROLLER_RUNS,
       env: {
         node: process.version,
         cpus: os.cpus().length,
         cpuModel: os.cpus()[0]?.model ?? "",
         apiServer: version.gitVersion ?? "",
+        ...(await goVersions()),
       },
+      load,
       createMs,
       informers,
-      ratios: { heapPerObjectCrdgenOverClientNode: heapRatio, syncTimeCrdgenOverClientNode: syncRatio },
-      controller,
+      controllers: { initial, updates: updateRuns },
+      updates,
       priorityQueue,
-      targets: [
-        {
-          name: "heap per object ≤ 0.5× client-node",
-          met: heapRatio <= 0.5,
-          value: `${heapRatio.toFixed(2)}× (${fmtB(c.heapPerObject)} vs ${fmtB(k.heapPerObject)})`,
-        },
-        {
-          name: "time to sync ≤ client-node",
-          met: syncRatio <= 1,
-          value: `${syncRatio.toFixed(2)}× (${fmtMs(c.syncMs)} vs ${fmtMs(k.syncMs)})`,
-        },
-        {
-          name: "every update reconciled (reconciles ≤ updates)",
-          met: controller.missing === 0 && controller.updateReconciles <= controller.updates,
-          value: `${controller.missing} missing, ${controller.updateReconciles} reconciles for ${controller.updates} updates`,
-        },
-      ],
+      targets,
     };
     const md = markdown(result);
     console.log(md);
     const outDir = path.join(here, "results");
+    const suffix = process.env["BENCH_RESULT_SUFFIX"] ?? "";
     await mkdir(outDir, { recursive: true });
-    await writeFile(path.join(outDir, `${date}.json`), `${JSON.stringify(result, null, 2)}\n`);
-    await writeFile(path.join(outDir, `${date}.md`), md);
-    console.error(`wrote bench/results/${date}.json and .md`);
+    await writeFile(path.join(outDir, `${date}${suffix}.json`), `${JSON.stringify(result, null, 2)}\n`);
+    await writeFile(path.join(outDir, `${date}${suffix}.md`), md);
+    console.error(`wrote bench/results/${date}${suffix}.json and .md`);
   } finally {
     await plane.stop();
+    await rm(work, { recursive: true, force: true });
   }
 }
 
 const mode = process.argv.find((a) => a.startsWith("--child="))?.slice("--child=".length);
 if (mode) {
   const kubeconfigPath = process.argv[process.argv.length - 1];
+  const options = JSON.parse(process.env["BENCH_CHILD_OPTIONS"] ?? "{}");
   const run = {
     "informer-crdgen": () => informerCrdgen(kubeconfigPath),
     "informer-crdgen-raw": () => informerCrdgen(kubeconfigPath, { keepManagedFields: true }),
     "informer-crdgen-watchlist": () => informerCrdgen(kubeconfigPath, { useWatchList: true }),
     "informer-client-node": () => informerClientNode(kubeconfigPath),
     "list-floor": () => listFloor(kubeconfigPath),
-    controller: () => controllerRun(kubeconfigPath),
+    controller: () => controllerStartRun(kubeconfigPath, options),
     "live-update": () => liveUpdateRun(kubeconfigPath, false),
     "live-update-priority": () => liveUpdateRun(kubeconfigPath, true),
   }[mode];
