@@ -287,10 +287,14 @@ function planUserFiles(controllers: PlannedController[], hooksDir: string, optio
       typesModule: moduleSpecifier(hooksDir, c.modulePath("types"), rel),
       controllerModule: moduleSpecifier(hooksDir, c.modulePath("controller"), rel),
     };
+    const parameterTypes = [`${c.crd.kind}Context`, c.crd.kind];
     const hooks = {
       kind: c.crd.kind,
-      parameterTypes: [`${c.crd.kind}Context`, c.crd.kind],
-      modules: { types: hooksData.typesModule, controller: hooksData.controllerModule },
+      hooks: [
+        { name: "reconcile", parameterTypes, required: true },
+        { name: "finalize", parameterTypes, required: false },
+      ],
+      imports: { [c.crd.kind]: hooksData.typesModule, [`${c.crd.kind}Context`]: hooksData.controllerModule },
     };
     files.push({
       path: c.hooksPath,
