@@ -19,6 +19,8 @@ export interface ExpectedHook {
   parameterTypes: string[];
   /** A required hook that is missing is a mismatch; an optional one may be left out. */
   required: boolean;
+  /** The runtime passes more (a webhook hook's request): the file may declare parameters after the expected ones. */
+  moreParameters?: boolean;
 }
 
 /** What a user-owned file must keep for the generated code that calls it. */
@@ -58,11 +60,10 @@ export async function checkHookSignatures(
       continue;
     }
     if (fn === declaredByType) continue;
-    const found = `(${fn
-      .getParameters()
-      .map((p) => p.getTypeNode()?.getText() ?? "untyped")
-      .join(", ")})`;
-    if (found !== expected) mismatches.push({ hook: hook.name, expected, found });
+    const types = fn.getParameters().map((p) => p.getTypeNode()?.getText() ?? "untyped");
+    const found = `(${types.join(", ")})`;
+    const compared = hook.moreParameters ? types.slice(0, hook.parameterTypes.length) : types;
+    if (`(${compared.join(", ")})` !== expected) mismatches.push({ hook: hook.name, expected, found });
   }
   return [...mismatches, ...movedImports(source, expectedHooks.imports)];
 }
