@@ -1,6 +1,7 @@
 // @crdgen/runtime: the operator author's API, what hooks, main.ts and generated code use. Everything else is behind
 // the subpaths (/client, /cache, /workqueue, /handler, /manager, /leaderelection, /metrics, /testing, /envtest,
-// /validation); README.md's "The runtime's API" lists both, and test/runtime/root-exports.test.ts keeps them in step.
+// /validation, /webhook); README.md's "The runtime's API" lists both, and test/runtime/root-exports.test.ts keeps
+// them in step.
 
 // Talking to the API server.
 export type { KubeClient, LoadKubeClientOptions } from "./client/kube-client.js";

@@ -10,6 +10,7 @@ import { metricsAuthorizer, type MetricsAuthOptions } from "./metrics-auth.js";
 import { readServingCert, selfSignedCert } from "./serving-cert.js";
 import type { Registry } from "prom-client";
 import { leaderElectionMetric } from "../metrics/leader-election.js";
+import { startWebhookServer, type WebhookServer, type WebhookServerOptions } from "../webhook/server.js";
 
 /** A controller as the manager runs it: a Runnable whose caches report when they have synced. */
 export interface ManagedController extends Runnable {
@@ -23,7 +24,9 @@ export interface ManagerConfig {
     ManagerOptions,
     "metricsBindAddress" | "healthProbeBindAddress" | "leaderElect" | "leaderElectionId" | "leaderElectionNamespace"
   > &
-    Partial<Pick<ManagerOptions, "gracefulShutdownTimeoutMs" | "metricsSecure" | "metricsCertPath">>;
+    Partial<
+      Pick<ManagerOptions, "gracefulShutdownTimeoutMs" | "metricsSecure" | "metricsCertPath" | "webhookCertPath">
+    >;
   /** Stops the manager like SIGTERM does. */
   signal?: AbortSignal;
   logger?: Logger;
@@ -40,12 +43,20 @@ export interface ManagerConfig {
    * LeaderElectionReleaseOnCancel). Default false; the generated main.ts sets it, as its process exits right after.
    */
   leaderElectionReleaseOnCancel?: boolean;
+  /**
+   * Serve these webhooks beside the controllers (controller-runtime's manager WebhookServer). They are served in every
+   * replica, leader or not, from the start; /readyz waits for the server. certDir defaults to
+   * options.webhookCertPath, then controller-runtime's default folder; logger and registry to the manager's.
+   */
+  webhooks?: WebhookServerOptions;
 }
 
 export interface Manager {
   /** Ports actually bound (an address with port 0 picks a free one); undefined when that server is off. */
   readonly metricsPort: number | undefined;
   readonly healthProbePort: number | undefined;
+  /** The webhook server's port; undefined without webhooks. */
+  readonly webhookPort: number | undefined;
   /** True while the controllers run (always, without leader election; while holding the Lease, with it). */
   isLeading(): boolean;
   /** Resolves when the controllers have stopped and the servers are closed; rejects as runControllers does. */
@@ -114,8 +125,20 @@ export async function startManager(controllers: readonly ManagedController[], co
   };
 
   const servers: ProbeServer[] = [];
-  const closeServers = () => Promise.all(servers.map((s) => s.close()));
+  let webhookServer: WebhookServer | undefined;
+  // controller-runtime's webhook StartedChecker: not ready until the webhook server serves.
+  const webhookReady: HealthCheck = { name: "webhook", check: () => webhookServer?.started() ?? false };
+  const closeServers = () => Promise.all([...servers.map((s) => s.close()), webhookServer?.close()]);
   try {
+    if (config.webhooks) {
+      const certDir = config.webhooks.certDir ?? options.webhookCertPath;
+      webhookServer = await startWebhookServer({
+        logger: log,
+        ...(config.registry ? { registry: config.registry } : {}),
+        ...config.webhooks,
+        ...(certDir !== undefined ? { certDir } : {}),
+      });
+    }
     const shared =
       !secure &&
       metricsAddress &&
@@ -128,7 +151,7 @@ export async function startManager(controllers: readonly ManagedController[], co
           port: probeAddress.port,
           host: probeAddress.host,
           registry: config.registry,
-          checks: { healthz: [ping], readyz: [readyz] },
+          checks: { healthz: [ping], readyz: config.webhooks ? [readyz, webhookReady] : [readyz] },
           serve: shared ? ["metrics", "healthz", "readyz"] : ["healthz", "readyz"],
         }),
       );
@@ -190,6 +213,7 @@ export async function startManager(controllers: readonly ManagedController[], co
   return {
     metricsPort: metricsServer?.port,
     healthProbePort: probeServer?.port,
+    webhookPort: webhookServer?.port,
     isLeading,
     done: done.then(() => undefined),
   };

@@ -13,6 +13,8 @@ export interface ManagerOptions {
   metricsSecure: boolean;
   /** A folder holding tls.crt and tls.key for the secure metrics server. Default: a self-signed certificate. */
   metricsCertPath?: string;
+  /** A folder holding tls.crt and tls.key for the webhook server (kubebuilder's --webhook-cert-path). */
+  webhookCertPath?: string;
   /** Serve only these namespaces (controller-runtime's cache DefaultNamespaces). Default: all (empty). */
   watchNamespaces: string[];
   /** Serves /healthz and /readyz; same forms. Default ":8081". A value equal to metricsBindAddress shares one server. */
@@ -56,6 +58,12 @@ const flags: readonly Flag[] = [
     env: "METRICS_CERT_PATH",
     type: "string",
     help: "folder with tls.crt and tls.key for the metrics server (default: a self-signed certificate)",
+  },
+  {
+    name: "webhook-cert-path",
+    env: "WEBHOOK_CERT_PATH",
+    type: "string",
+    help: "folder with tls.crt and tls.key for the webhook server (default: <tmp>/k8s-webhook-server/serving-certs)",
   },
   {
     name: "watch-namespaces",
@@ -149,6 +157,7 @@ export function parseManagerOptions(
       ? true
       : parseBool(secureValue, values["metrics-secure"] ? "--metrics-secure" : "METRICS_SECURE");
   const metricsCertPath = string("metrics-cert-path");
+  const webhookCertPath = string("webhook-cert-path");
   const metricsBindAddress = string("metrics-bind-address") ?? (metricsSecure ? ":8443" : ":8080");
   const watchNamespaces = parseNamespaces(string("watch-namespaces"));
   const healthProbeBindAddress = string("health-probe-bind-address") ?? ":8081";
@@ -163,6 +172,7 @@ export function parseManagerOptions(
     metricsBindAddress,
     metricsSecure,
     ...(metricsCertPath !== undefined ? { metricsCertPath } : {}),
+    ...(webhookCertPath !== undefined ? { webhookCertPath } : {}),
     watchNamespaces,
     healthProbeBindAddress,
     leaderElect:

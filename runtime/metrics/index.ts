@@ -12,3 +12,4 @@ export {
 } from "./provider.js";
 export * from "./prometheus.js";
 export { LEADER_ELECTION_MASTER_STATUS, type LeaderElectionMetric, leaderElectionMetric } from "./leader-election.js";
+export { WEBHOOK_METRIC_NAMES, WebhookMetrics, webhookMetrics } from "./webhook.js";

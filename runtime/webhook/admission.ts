@@ -1,0 +1,251 @@
+// Admission webhooks for one resource (controller-runtime's CustomDefaulter and CustomValidator): typed hooks in,
+// AdmissionReview v1 answers out. Defaulting mutates a copy and the runtime sends the JSON patch from the request's
+// object to it; validation answers allowed, or refused with the Status the hook's error carries.
+import { compare, type Operation } from "fast-json-patch";
+import type { KubernetesObject, ResourceDescriptor, Status } from "../client/types.js";
+import { reviveObjectMeta } from "../client/object-meta-dates.js";
+import { StatusError } from "./errors.js";
+import {
+  admissionPath,
+  BadRequest,
+  type AdmissionOperation,
+  type WebhookRegistration,
+  type WebhookRequestContext,
+} from "./registration.js";
+
+/** authentication.k8s.io/v1 UserInfo: who made the request. */
+export interface UserInfo {
+  username?: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** admission.k8s.io/v1 AdmissionRequest, as the API server sends it. */
+export interface AdmissionRequest {
+  uid: string;
+  kind: { group: string; version: string; kind: string };
+  resource: { group: string; version: string; resource: string };
+  subResource?: string;
+  requestKind?: { group: string; version: string; kind: string };
+  requestResource?: { group: string; version: string; resource: string };
+  requestSubResource?: string;
+  name?: string;
+  namespace?: string;
+  operation: AdmissionOperation;
+  userInfo: UserInfo;
+  object?: unknown;
+  oldObject?: unknown;
+  dryRun?: boolean;
+  options?: unknown;
+}
+
+/** admission.k8s.io/v1 AdmissionResponse. */
+export interface AdmissionResponse {
+  uid: string;
+  allowed: boolean;
+  status?: Status;
+  /** base64 of a JSON patch (RFC 6902) array. */
+  patch?: string;
+  patchType?: "JSONPatch";
+  auditAnnotations?: Record<string, string>;
+  warnings?: string[];
+}
+
+export interface AdmissionReview {
+  apiVersion: "admission.k8s.io/v1";
+  kind: "AdmissionReview";
+  request?: AdmissionRequest;
+  response?: AdmissionResponse;
+}
+
+/** What a hook learns about the request besides the object(s). */
+export interface AdmissionHookRequest {
+  uid: string;
+  operation: AdmissionOperation;
+  userInfo: UserInfo;
+  /** True for `kubectl --dry-run=server`: the hook must have no side effects. */
+  dryRun: boolean;
+  namespace?: string;
+  name?: string;
+  /** Aborted when the server's per-request timeout passes (default 10 s, the API server's own webhook timeout). */
+  signal: AbortSignal;
+}
+
+/** Messages the API server passes to the client as `Warning:` headers (kubectl prints them). */
+export type Warnings = string[];
+
+/** What a hook returns: a value or nothing, now or later. */
+// eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- a hook that only throws is typed `() => void`
+export type HookResult<R> = R | void | Promise<R | void>;
+
+/**
+ * The hooks of one kind (what `<kind>.webhooks.ts` implements). Objects arrive typed, metadata timestamps as Date
+ * (as the client returns them). A hook refuses by throwing: `Invalid` (422 with field causes), `Forbidden` (403) or
+ * any StatusError sends that Status; any other error refuses with 403 and the error's message, as controller-runtime
+ * does (admission.Denied).
+ */
+export interface AdmissionHooks<T extends KubernetesObject> {
+  /** Sets defaults by changing obj in place (CREATE and UPDATE). The runtime answers with the JSON patch. */
+  default?(obj: T, req: AdmissionHookRequest): HookResult<never>;
+  validateCreate?(obj: T, req: AdmissionHookRequest): HookResult<Warnings>;
+  validateUpdate?(oldObj: T, obj: T, req: AdmissionHookRequest): HookResult<Warnings>;
+  /** obj is the object being deleted (the request's oldObject). */
+  validateDelete?(obj: T, req: AdmissionHookRequest): HookResult<Warnings>;
+}
+
+/**
+ * The registrations for one resource's hooks: a mutating webhook at `/mutate-<group>-<version>-<kind>` when
+ * `default` is given (operations CREATE, UPDATE), a validating one at `/validate-...` when any validate hook is
+ * (CREATE, UPDATE, and DELETE when validateDelete is given). `resource` is the version the hooks are typed on.
+ */
+export function admissionWebhooksFor<T extends KubernetesObject>(
+  resource: ResourceDescriptor,
+  hooks: AdmissionHooks<T>,
+): WebhookRegistration[] {
+  const out: WebhookRegistration[] = [];
+  if (hooks.default) {
+    const defaulter = hooks.default.bind(hooks) as (
+      obj: KubernetesObject,
+      req: AdmissionHookRequest,
+    ) => HookResult<never>;
+    out.push({
+      path: admissionPath("mutate", resource),
+      type: "mutating",
+      resource,
+      operations: ["CREATE", "UPDATE"],
+      handle: (review, context) => answer(review, context, (request, req) => mutate(request, req, defaulter)),
+    });
+  }
+  if (hooks.validateCreate || hooks.validateUpdate || hooks.validateDelete) {
+    out.push({
+      path: admissionPath("validate", resource),
+      type: "validating",
+      resource,
+      operations: hooks.validateDelete ? ["CREATE", "UPDATE", "DELETE"] : ["CREATE", "UPDATE"],
+      handle: (review, context) => answer(review, context, (request, req) => validate(request, req, hooks)),
+    });
+  }
+  return out;
+}
+
+/** Reads the review, runs one hook, wraps its response (uid filled in) in an AdmissionReview. */
+async function answer(
+  review: unknown,
+  context: WebhookRequestContext,
+  run: (request: AdmissionRequest, req: AdmissionHookRequest) => Promise<Omit<AdmissionResponse, "uid">>,
+): Promise<AdmissionReview> {
+  const request = admissionRequestOf(review);
+  const req: AdmissionHookRequest = {
+    uid: request.uid,
+    operation: request.operation,
+    userInfo: request.userInfo,
+    dryRun: request.dryRun === true,
+    signal: context.signal,
+    ...(request.namespace ? { namespace: request.namespace } : {}),
+    ...(request.name ? { name: request.name } : {}),
+  };
+  let response: Omit<AdmissionResponse, "uid">;
+  try {
+    response = await run(request, req);
+  } catch (error) {
+    response = refusal(error);
+    context.log.info("admission refused", { operation: request.operation, code: response.status?.code });
+  }
+  return { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: request.uid, ...response } };
+}
+
+function admissionRequestOf(review: unknown): AdmissionRequest {
+  const r = review as Partial<AdmissionReview> | null;
+  if (!r || typeof r !== "object" || r.kind !== "AdmissionReview")
+    throw new BadRequest("the body is not an AdmissionReview");
+  if (r.apiVersion !== "admission.k8s.io/v1")
+    throw new BadRequest(`AdmissionReview ${String(r.apiVersion)} is not served: use admission.k8s.io/v1`);
+  const request = r.request;
+  if (!request || typeof request !== "object" || typeof request.uid !== "string" || !request.uid)
+    throw new BadRequest("the AdmissionReview has no request uid");
+  return request;
+}
+
+/**
+ * The response for a thrown error: a StatusError's own Status; a request without the object it needs, 400 (as
+ * controller-runtime's Errored); anything else controller-runtime's Denied (403 Forbidden, the error's message).
+ */
+export function refusal(error: unknown): Omit<AdmissionResponse, "uid"> {
+  if (error instanceof StatusError) return { allowed: false, status: { ...error.status } };
+  if (error instanceof BadRequest) return { allowed: false, status: { code: 400, message: error.message } };
+  const message = error instanceof Error ? error.message : String(error);
+  return { allowed: false, status: { code: 403, reason: "Forbidden", message } };
+}
+
+const allowed = (warnings?: unknown): Omit<AdmissionResponse, "uid"> => ({
+  allowed: true,
+  status: { code: 200 },
+  ...(Array.isArray(warnings) && warnings.length > 0 ? { warnings: warnings.map(String) } : {}),
+});
+
+function objectOf(value: unknown, which: "object" | "oldObject"): KubernetesObject {
+  if (!value || typeof value !== "object" || Array.isArray(value))
+    throw new BadRequest(`the AdmissionReview's request has no ${which}`);
+  return reviveObjectMeta(structuredClone(value) as KubernetesObject);
+}
+
+async function mutate(
+  request: AdmissionRequest,
+  req: AdmissionHookRequest,
+  defaulter: (obj: KubernetesObject, req: AdmissionHookRequest) => HookResult<never>,
+): Promise<Omit<AdmissionResponse, "uid">> {
+  // As controller-runtime: a DELETE is never defaulted.
+  if (request.operation === "DELETE" || request.operation === "CONNECT") return allowed();
+  const obj = objectOf(request.object, "object");
+  await defaulter(obj, req);
+  const ops = defaultingPatch(request.object as Record<string, unknown>, obj);
+  return ops.length === 0
+    ? allowed()
+    : { ...allowed(), patchType: "JSONPatch", patch: Buffer.from(JSON.stringify(ops)).toString("base64") };
+}
+
+/**
+ * The JSON patch from the object the API server sent to the hook's result. Timestamps revived as Date print with
+ * milliseconds; those the hook left unchanged are compared as the strings the server sent, so they are not patched.
+ */
+export function defaultingPatch(sent: Record<string, unknown>, result: KubernetesObject): Operation[] {
+  const after = JSON.parse(JSON.stringify(result)) as Record<string, unknown>;
+  restoreTimestamps(sent, after);
+  return compare(sent, after);
+}
+
+function restoreTimestamps(sent: Record<string, unknown>, after: Record<string, unknown>): void {
+  const before = sent["metadata"] as Record<string, unknown> | undefined;
+  const now = after["metadata"] as Record<string, unknown> | undefined;
+  if (!before || !now) return;
+  const same = (a: unknown, b: unknown) =>
+    typeof a === "string" && typeof b === "string" && a !== b && Date.parse(a) === Date.parse(b);
+  for (const key of ["creationTimestamp", "deletionTimestamp"]) if (same(before[key], now[key])) now[key] = before[key];
+  const fieldsBefore = before["managedFields"];
+  const fieldsNow = now["managedFields"];
+  if (Array.isArray(fieldsBefore) && Array.isArray(fieldsNow))
+    fieldsNow.forEach((entry: Record<string, unknown>, i) => {
+      const was = fieldsBefore[i] as Record<string, unknown> | undefined;
+      if (was && same(was["time"], entry["time"])) entry["time"] = was["time"];
+    });
+}
+
+async function validate(
+  request: AdmissionRequest,
+  req: AdmissionHookRequest,
+  hooks: AdmissionHooks<KubernetesObject>,
+): Promise<Omit<AdmissionResponse, "uid">> {
+  switch (request.operation) {
+    case "CREATE":
+      return allowed(await hooks.validateCreate?.(objectOf(request.object, "object"), req));
+    case "UPDATE":
+      return allowed(
+        await hooks.validateUpdate?.(objectOf(request.oldObject, "oldObject"), objectOf(request.object, "object"), req),
+      );
+    case "DELETE":
+      return allowed(await hooks.validateDelete?.(objectOf(request.oldObject, "oldObject"), req));
+    default:
+      return allowed();
+  }
+}
