@@ -1,7 +1,8 @@
 // Admission webhooks for one resource (controller-runtime's CustomDefaulter and CustomValidator): typed hooks in,
 // AdmissionReview v1 answers out. Defaulting mutates a copy and the runtime sends the JSON patch from the request's
 // object to it; validation answers allowed, or refused with the Status the hook's error carries.
-import { compare, type Operation } from "fast-json-patch";
+// fast-json-patch is CommonJS: Node gives its exports as the default import only.
+import jsonPatch, { type Operation } from "fast-json-patch";
 import type { KubernetesObject, ResourceDescriptor, Status } from "../client/types.js";
 import { reviveObjectMeta } from "../client/object-meta-dates.js";
 import { StatusError } from "./errors.js";
@@ -212,7 +213,7 @@ async function mutate(
 export function defaultingPatch(sent: Record<string, unknown>, result: KubernetesObject): Operation[] {
   const after = JSON.parse(JSON.stringify(result)) as Record<string, unknown>;
   restoreTimestamps(sent, after);
-  return compare(sent, after);
+  return jsonPatch.compare(sent, after);
 }
 
 function restoreTimestamps(sent: Record<string, unknown>, after: Record<string, unknown>): void {
