@@ -84,7 +84,7 @@ test("--webhooks with --hooks, --tests and --validation generates exactly the go
 test("a user file is created once: the generated wiring of each kind is its only generator-owned webhook file", async () => {
   const files = await listFiles(expectedDir);
   assert.deepEqual(
-    files.filter((f) => /webhook|conversion/.test(f)),
+    files.filter((f) => /webhook|conversion/.test(path.posix.basename(f))),
     [
       "generated/webhooks.fixtures.crdgen.dev/v1/gizmo.webhook.ts",
       "generated/webhooks.fixtures.crdgen.dev/v1/widget.webhook.ts",
@@ -175,16 +175,25 @@ test("webhooks and conversion files are kept; a signature that no longer matches
     const conversionFile = path.join(dir, "src", "gizmo.conversion.ts");
     const original = await readFile(webhooksFile, "utf8");
     // The runtime passes the request as a further parameter: declaring it is no mismatch.
-    const withRequest = original.replace("export function validateDelete(obj: Gizmo)", "export function validateDelete(obj: Gizmo, req: webhook.AdmissionHookRequest)");
+    const withRequest = original.replace(
+      "export function validateDelete(obj: Gizmo)",
+      "export function validateDelete(obj: Gizmo, req: webhook.AdmissionHookRequest)",
+    );
     await writeFile(webhooksFile, withRequest);
     let result = await generate(projectOptions(dir));
     assert.deepEqual(result.report.hookUpdates, [], "an added request parameter is allowed");
     assert.ok(result.report.userKept.includes(webhooksFile));
 
     // validateUpdate typed on the wrong kind, and a conversion of the v1beta1 spoke left out.
-    await writeFile(webhooksFile, original.replace("validateUpdate(oldObj: Gizmo, obj: Gizmo)", "validateUpdate(obj: Gizmo)"));
+    await writeFile(
+      webhooksFile,
+      original.replace("validateUpdate(oldObj: Gizmo, obj: Gizmo)", "validateUpdate(obj: Gizmo)"),
+    );
     const conversion = await readFile(conversionFile, "utf8");
-    await writeFile(conversionFile, conversion.replace("export function convertV1ToV1beta1", "function convertV1ToV1beta1"));
+    await writeFile(
+      conversionFile,
+      conversion.replace("export function convertV1ToV1beta1", "function convertV1ToV1beta1"),
+    );
     result = await generate(projectOptions(dir));
     assert.deepEqual(
       result.report.hookUpdates.map((h) => [path.basename(h.file), h.details]),
