@@ -154,18 +154,20 @@ test("with --validation the scaffolded validateUpdate refuses what the CRD's tra
       },
       { signal: new AbortController().signal, log: newLogger({ write: () => undefined }) },
     )) as AdmissionReview;
-  const same = await review("red");
-  assert.equal(same.response?.allowed, true);
-  const changed = await review("blue");
-  assert.equal(changed.response?.allowed, false);
-  assert.equal(changed.response?.uid, "update-to-blue");
-  assert.equal(changed.response?.status?.code, 422);
+  const same = (await review("red")).response;
+  assert.ok(same);
+  assert.equal(same.allowed, true);
+  const changed = (await review("blue")).response;
+  assert.ok(changed?.status);
+  assert.equal(changed.allowed, false);
+  assert.equal(changed.uid, "update-to-blue");
+  assert.equal(changed.status.code, 422);
   assert.deepEqual(
-    changed.response?.status?.details?.causes?.map((c) => c.field),
+    changed.status.details?.causes?.map((c) => c.field),
     ["spec.color"],
-    changed.response?.status?.message,
+    changed.status.message,
   );
-  assert.match(changed.response?.status?.message ?? "", /color is immutable/);
+  assert.match(changed.status.message ?? "", /color is immutable/);
 });
 
 test("webhooks and conversion files are kept; a signature that no longer matches gets a .new file beside them", async () => {

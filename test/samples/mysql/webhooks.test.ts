@@ -38,7 +38,7 @@ async function admit(
   object: unknown,
   oldObject?: unknown,
 ): Promise<NonNullable<AdmissionReview["response"]>> {
-  const review = (await at(type).handle(
+  const { response } = (await at(type).handle(
     {
       apiVersion: "admission.k8s.io/v1",
       kind: "AdmissionReview",
@@ -56,8 +56,9 @@ async function admit(
     },
     context(),
   )) as AdmissionReview;
-  assert.equal(review.response?.uid, `${type}-${operation}`);
-  return review.response!;
+  assert.ok(response);
+  assert.equal(response.uid, `${type}-${operation}`);
+  return response;
 }
 
 const patchOf = (response: { patch?: string }) =>
@@ -84,9 +85,11 @@ test("an in-place major downgrade is refused with a field error on spec.version 
     cluster({ replicas: 3, version: "8.0.40" }),
   );
   assert.equal(refused.allowed, false);
-  assert.equal(refused.status?.code, 422);
-  assert.equal(refused.status?.reason, "Invalid");
-  assert.deepEqual(refused.status?.details?.causes, [
+  const status = refused.status;
+  assert.ok(status);
+  assert.equal(status.code, 422);
+  assert.equal(status.reason, "Invalid");
+  assert.deepEqual(status.details?.causes, [
     {
       reason: "FieldValueInvalid",
       field: "spec.version",
@@ -94,7 +97,7 @@ test("an in-place major downgrade is refused with a field error on spec.version 
     },
   ]);
   assert.equal(
-    refused.status?.message,
+    status.message,
     'MySQLCluster.example.com "db" is invalid: spec.version: Invalid value: "5.7.44": cannot move from major version 8 to 5 (in-place downgrade is unsupported)',
   );
   // An upgrade, and a minor step back within the major (the CRD's CEL rule refuses that one, not this webhook).
@@ -118,7 +121,7 @@ test("a version outside the supported list is allowed with a warning kubectl pri
 });
 
 async function convert(objects: unknown[], desiredAPIVersion: string): Promise<unknown[]> {
-  const review = (await at("conversion").handle(
+  const { response } = (await at("conversion").handle(
     {
       apiVersion: "apiextensions.k8s.io/v1",
       kind: "ConversionReview",
@@ -126,9 +129,10 @@ async function convert(objects: unknown[], desiredAPIVersion: string): Promise<u
     },
     context(),
   )) as ConversionReview;
-  assert.equal(review.response?.uid, "c1");
-  assert.equal(review.response?.result.status, "Success", review.response?.result.message);
-  return review.response!.convertedObjects;
+  assert.ok(response);
+  assert.equal(response.uid, "c1");
+  assert.equal(response.result.status, "Success", response.result.message);
+  return response.convertedObjects;
 }
 
 test("v1alpha1 converts to v1: size is replicas, image is imageRepository and version", async () => {
