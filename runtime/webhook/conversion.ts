@@ -145,8 +145,15 @@ class HubConverter<Hub extends KubernetesObject> {
       throw new Error(`${name}: ${obj.apiVersion} ${String(obj.kind)} is not served by ${kind}.${group}'s conversion`);
     if (to.group !== group) throw new Error(`${name}: cannot convert to ${desiredAPIVersion}, another group`);
     if (from.version === to.version) return obj;
-    const hub = from.version === this.conversion.hub ? obj : await this.toHub(from.version, obj, name);
-    return to.version === this.conversion.hub ? hub : this.fromHub(to.version, hub, name);
+    try {
+      const hub = from.version === this.conversion.hub ? obj : await this.toHub(from.version, obj, name);
+      return to.version === this.conversion.hub ? hub : await this.fromHub(to.version, hub, name);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      // Errors of the user's functions say which object and which conversion failed.
+      if (message.startsWith(name)) throw error;
+      throw new Error(`${name}: converting ${from.version} to ${to.version}: ${message}`, { cause: error });
+    }
   }
 
   private spoke(version: string, name: string) {

@@ -90,6 +90,9 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     if (next.cert === current.cert && next.key === current.key) return;
     server.setSecureContext({ cert: next.cert, key: next.key });
     current = next;
+    // Idle keep-alive connections were made with the old certificate: close them, so the API server's next request
+    // opens a connection served with the new one.
+    server.closeIdleConnections();
     log.info("webhook serving certificate reloaded", { cert: certFile });
   };
   // A mounted Secret changes by swapping a symlink, so watch the folder, not the files; several events arrive at once.

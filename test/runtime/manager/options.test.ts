@@ -107,6 +107,9 @@ test("--metrics-secure=false opts out to plain HTTP on :8080; a bare --metrics-s
     ":9090",
   );
   assert.equal(parseManagerOptions(["--metrics-cert-path=/certs"], {}).metricsCertPath, "/certs");
+  assert.equal(parseManagerOptions(["--webhook-cert-path=/webhook-certs"], {}).webhookCertPath, "/webhook-certs");
+  assert.equal(parseManagerOptions([], { WEBHOOK_CERT_PATH: "/from-env" }).webhookCertPath, "/from-env");
+  assert.equal(parseManagerOptions([], {}).webhookCertPath, undefined);
   assert.deepEqual(parseManagerOptions(["--watch-namespaces=shop, db ,shop"], {}).watchNamespaces, ["shop", "db"]);
   assert.deepEqual(parseManagerOptions([], { WATCH_NAMESPACES: "a" }).watchNamespaces, ["a"]);
   assert.throws(
