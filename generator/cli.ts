@@ -48,6 +48,10 @@ program
     "--validation",
     "also emit <kind>.validation.ts per version: apply<Kind>Defaults, normalize<Kind> and validate<Kind> (ajv compiled now, CEL rules at run time), as the API server defaults and validates",
   )
+  .option(
+    "--webhooks",
+    "also emit each kind's admission webhook wiring (and, for several versions, conversion through the storage version); with --hooks a <kind>.webhooks.ts (default, validateCreate, validateUpdate, validateDelete) and a <kind>.conversion.ts, created once",
+  )
   .option("--check", "write nothing; exit 1 and list the files that would change (for CI)")
   .option("--strict", "exit non-zero when a schema node had to be typed as unknown")
   .option("--format", "one formatter pass over the generated files (the templates already emit formatted code)")
@@ -64,6 +68,7 @@ program
         check?: boolean;
         strict?: boolean;
         validation?: boolean;
+        webhooks?: boolean;
         fromCluster?: string[];
         context?: string;
       },
@@ -96,6 +101,7 @@ program
         templatesDir: opts.templates,
         versions: opts.versions,
         validation: opts.validation ?? false,
+        webhooks: opts.webhooks ?? false,
         check: opts.check ?? false,
       }).finally(() => bar?.done());
       for (const w of result.warnings) process.stderr.write(`warning: ${formatLocation(w)}: ${w.message}\n`);

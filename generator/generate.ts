@@ -25,6 +25,11 @@ export interface GenerateOptions {
   versions?: VersionSelection;
   /** Also emit client-side defaulting and validation (applyDefaults, validate) per version. */
   validation?: boolean;
+  /**
+   * Also emit admission (and, for several versions, conversion) webhook wiring per kind, and with hooksDir the
+   * user-owned <kind>.webhooks.ts / <kind>.conversion.ts and the webhooks.ts registry.
+   */
+  webhooks?: boolean;
   /** One formatter pass over the generated .ts files (the templates already emit formatted code). */
   format?: boolean;
   /** Called as CRDs are generated: a progress bar's feed. */
@@ -88,6 +93,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       : undefined,
     warnings,
     progress: options.progress,
+    webhooks: options.webhooks ?? false,
   });
   timed("emit");
   if (options.format) await formatGeneratedFiles(files);
@@ -124,6 +130,7 @@ function lockFor(
       templates: options.templatesDir ? lockPath(outDir, options.templatesDir) : null,
       format: options.format ?? false,
       validation: options.validation ?? false,
+      ...(options.webhooks ? { webhooks: true } : {}),
     },
     inputs: [...new Map(inputs.map((i) => [asGiven(i.file), sha256(i.text)])).entries()].map(([p, hash]) => ({
       path: p,

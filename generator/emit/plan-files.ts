@@ -10,6 +10,7 @@ import type { versionValidationCode } from "../validation/version-validation.js"
 import type { ExpectedHooks } from "../hooks/hook-signature.js";
 import { generatorVersion } from "../version.js";
 import { lineCommentText } from "../ts-literal.js";
+import { InputError } from "../load/input-error.js";
 
 export interface PlannedFile {
   path: string;
@@ -40,6 +41,11 @@ export interface PlanOptions {
   validationCode?: typeof versionValidationCode;
   /** Where problems met while emitting (e.g. a pattern RE2 rejects) are reported. */
   warnings?: SchemaWarning[];
+  /**
+   * Also emit each kind's webhook wiring (<kind>.webhook.ts: admission, and conversion when it has several versions)
+   * and, with hooksDir, the user-owned <kind>.webhooks.ts and <kind>.conversion.ts and the webhooks.ts registry.
+   */
+  webhooks?: boolean;
 }
 
 const rel = (from: string, to: string) => path.relative(from, to);
@@ -55,7 +61,7 @@ export function controllerVersion(crd: CrdModel): VersionModel | undefined {
  */
 export function kindModuleNames(kind: string): string[] {
   const c = camelCase(kind);
-  const names = (["types", "client", "lister", "informer", "controller"] as const).flatMap((t) =>
+  const names = (["types", "client", "lister", "informer", "controller", "webhook"] as const).flatMap((t) =>
     templateExports(t, { kind, camelKind: c, resourceConst: `${c}Resource` }),
   );
   return [...new Set([kind, ...names])];
@@ -132,6 +138,7 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
         rtClient: freeName("client", taken),
         rtValidation: freeName("validation", taken),
         rtTesting: freeName("testing", taken),
+        rtWebhook: freeName("webhook", taken),
         // The globals the templates use, through globalThis when the kind has their name (kind: Promise).
         promise: globalName("Promise", taken),
         object: globalName("Object", taken),
@@ -175,6 +182,8 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
       };
       for (const artifact of artifacts) emit(artifact, options.render(artifact, data));
       if (isControllerVersion) emit("controller", options.render("controller", data));
+      const spokes = isControllerVersion && options.webhooks ? conversionSpokes(crd, version, dir) : [];
+      if (isControllerVersion && options.webhooks) emit("webhook", options.render("webhook", { ...data, spokes }));
       if (options.validationCode) {
         const code = options.validationCode(crd, version, options.warnings ?? [], data.rtValidation);
         const validationData = {
@@ -200,6 +209,7 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
       for (const artifact of [
         ...artifacts,
         ...(isControllerVersion ? ["controller"] : []),
+        ...(isControllerVersion && options.webhooks ? ["webhook"] : []),
         ...(options.validationCode ? ["validation"] : []),
       ]) {
         entry.modules.push({
@@ -211,7 +221,8 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
       entry.sources.push(crd);
       byGroupVersion.set(key, entry);
 
-      if (isControllerVersion) controllers.push({ crd, version, data, modulePath: (artifact) => modulePath(artifact) });
+      if (isControllerVersion)
+        controllers.push({ crd, version, data, spokes, modulePath: (artifact) => modulePath(artifact) });
     }
   }
   if (options.hooksDir && controllers.length) files.push(...planUserFiles(controllers, options.hooksDir, options));
@@ -249,7 +260,60 @@ interface PlannedController {
   version: VersionModel;
   /** The template data of the controller's version. */
   data: Record<string, unknown>;
+  /** With webhooks: the versions converting to and from the controller's (the hub); empty for a single version. */
+  spokes: Spoke[];
   modulePath: (artifact: string) => string;
+}
+
+/** A version other than the hub, as the conversion templates name it. */
+interface Spoke {
+  version: string;
+  apiVersion: string;
+  /** The kind's type of this version, as the hub's modules import it (`MySQLClusterV1alpha1`). */
+  typeName: string;
+  /** convert<Spoke>To<Hub> and convert<Hub>To<Spoke>. */
+  toHub: string;
+  fromHub: string;
+  /** The spoke's types module, from the hub version's folder. */
+  typesModule: string;
+  /** Its path without extension (for the user files' specifiers). */
+  typesPath: string;
+}
+
+/** v1alpha1 -> V1alpha1, v2-preview -> V2Preview: a version inside an identifier. */
+const versionWord = (version: string) =>
+  version
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join("");
+
+/**
+ * The spokes of a kind's conversion: every other generated version, when the hub (the controller's version) is the
+ * storage version, as the API server stores objects in it. A CRD whose storage version is not generated cannot have
+ * a hub here: an error naming it, rather than conversions that would not match what the API server stores.
+ */
+function conversionSpokes(crd: CrdModel, hub: VersionModel, dir: string): Spoke[] {
+  const others = crd.versions.filter((v) => v !== hub);
+  if (others.length === 0) return [];
+  if (!hub.storage)
+    throw new InputError(
+      { file: crd.source.file, documentIndex: crd.source.documentIndex },
+      `${crd.name}: --webhooks converts every version through the storage version ${crd.storageVersion ?? "(none)"}, which is not served`,
+    );
+  const stem = fileStem(crd.kind);
+  return others.map((v) => {
+    const typesPath = path.join(path.dirname(dir), v.name, `${stem}.types`);
+    return {
+      version: v.name,
+      apiVersion: `${crd.group}/${v.name}`,
+      typeName: `${crd.kind}${versionWord(v.name)}`,
+      toHub: `convert${versionWord(v.name)}To${versionWord(hub.name)}`,
+      fromHub: `convert${versionWord(hub.name)}To${versionWord(v.name)}`,
+      typesModule: moduleSpecifier(dir, typesPath, rel),
+      typesPath,
+    };
+  });
 }
 
 /**
@@ -287,10 +351,14 @@ function planUserFiles(controllers: PlannedController[], hooksDir: string, optio
       typesModule: moduleSpecifier(hooksDir, c.modulePath("types"), rel),
       controllerModule: moduleSpecifier(hooksDir, c.modulePath("controller"), rel),
     };
+    const parameterTypes = [`${c.crd.kind}Context`, c.crd.kind];
     const hooks = {
       kind: c.crd.kind,
-      parameterTypes: [`${c.crd.kind}Context`, c.crd.kind],
-      modules: { types: hooksData.typesModule, controller: hooksData.controllerModule },
+      hooks: [
+        { name: "reconcile", parameterTypes, required: true },
+        { name: "finalize", parameterTypes, required: false },
+      ],
+      imports: { [c.crd.kind]: hooksData.typesModule, [`${c.crd.kind}Context`]: hooksData.controllerModule },
     };
     files.push({
       path: c.hooksPath,
@@ -319,6 +387,7 @@ function planUserFiles(controllers: PlannedController[], hooksDir: string, optio
       };
       files.push({ path: testPath, content: options.render("hooks-test", testData), owner: "user" });
     }
+    if (options.webhooks) files.push(...planWebhookUserFiles(c, hooksDir, options));
   }
   const registryPath = path.join(options.outDir, "controllers.ts");
   files.push({
@@ -334,13 +403,124 @@ function planUserFiles(controllers: PlannedController[], hooksDir: string, optio
       })),
     }),
   });
+  if (options.webhooks) {
+    const registry = path.join(options.outDir, "webhooks.ts");
+    files.push({
+      path: registry,
+      owner: "generator",
+      content: options.render("webhook-registry", {
+        header: headerLine(entries.map((c) => c.crd)),
+        kinds: entries.map((c) => ({
+          id: c.id,
+          kind: c.crd.kind,
+          webhookModule: moduleSpecifier(options.outDir, c.modulePath("webhook"), rel),
+          hooksModule: moduleSpecifier(options.outDir, webhookUserPath(c.hooksPath, "webhooks"), rel),
+          conversionModule: c.spokes.length
+            ? moduleSpecifier(options.outDir, webhookUserPath(c.hooksPath, "conversion"), rel)
+            : false,
+        })),
+      }),
+    });
+  }
   files.push({
     path: path.join(hooksDir, "main.ts"),
     content: options.render("main", {
       registryModule: moduleSpecifier(hooksDir, registryPath.replace(/\.ts$/, ""), rel),
+      webhookRegistryModule: options.webhooks
+        ? moduleSpecifier(hooksDir, path.join(options.outDir, "webhooks"), rel)
+        : false,
     }),
     owner: "user",
   });
+  return files;
+}
+
+/** A kind's user file beside its hooks file: mysqlcluster.hooks.ts -> mysqlcluster.webhooks (without extension). */
+const webhookUserPath = (hooksPath: string, what: "webhooks" | "conversion") =>
+  hooksPath.replace(/\.hooks\.ts$/, `.${what}`);
+
+/**
+ * A kind's user-owned webhook files: <kind>.webhooks.ts (admission hooks), and for several versions
+ * <kind>.conversion.ts and, with testsDir, its round-trip test. Each hooks file is signature-checked like the
+ * reconcile hooks (a `.new` file when the generated code calls it differently now).
+ */
+function planWebhookUserFiles(
+  c: PlannedController & { hooksPath: string },
+  hooksDir: string,
+  options: PlanOptions,
+): PlannedFile[] {
+  const files: PlannedFile[] = [];
+  const kind = c.crd.kind;
+  const typesModule = moduleSpecifier(hooksDir, c.modulePath("types"), rel);
+  const admission = {
+    rtWebhook: c.data["rtWebhook"],
+    kind,
+    resourceConst: c.data["resourceConst"],
+    typesModule,
+    validationModule: options.validationCode ? moduleSpecifier(hooksDir, c.modulePath("validation"), rel) : false,
+  };
+  const admissionHook = (name: string, parameterTypes: string[]) => ({
+    name,
+    parameterTypes,
+    required: false,
+    moreParameters: true,
+  });
+  files.push({
+    path: `${webhookUserPath(c.hooksPath, "webhooks")}.ts`,
+    content: options.render("webhooks", admission),
+    owner: "user",
+    hooks: {
+      kind,
+      hooks: [
+        admissionHook("default", [kind]),
+        admissionHook("validateCreate", [kind]),
+        admissionHook("validateUpdate", [kind, kind]),
+        admissionHook("validateDelete", [kind]),
+      ],
+      imports: { [kind]: typesModule },
+    },
+  });
+  if (c.spokes.length === 0) return files;
+  const conversionPath = webhookUserPath(c.hooksPath, "conversion");
+  const hub = { hubVersion: c.version.name, hubApiVersion: `${c.crd.group}/${c.version.name}` };
+  const spokes = c.spokes.map((s) => ({ ...s, userTypesModule: moduleSpecifier(hooksDir, s.typesPath, rel) }));
+  files.push({
+    path: `${conversionPath}.ts`,
+    content: options.render("conversion", {
+      kind,
+      ...hub,
+      annotation: `${c.crd.group}/conversion-data`,
+      typesModule,
+      spokes,
+    }),
+    owner: "user",
+    hooks: {
+      kind,
+      hooks: spokes.flatMap((s) => [
+        { name: s.toHub, parameterTypes: [s.typeName], required: true },
+        { name: s.fromHub, parameterTypes: [kind], required: true },
+      ]),
+      imports: { [kind]: typesModule, ...Object.fromEntries(spokes.map((s) => [s.typeName, s.userTypesModule])) },
+    },
+  });
+  if (options.testsDir) {
+    files.push({
+      path: path.join(options.testsDir, `${path.basename(conversionPath)}.test.ts`),
+      content: options.render("conversion-test", {
+        rt: c.data["rt"],
+        rtWebhook: c.data["rtWebhook"],
+        promise: c.data["promise"],
+        kind,
+        namespaced: c.data["namespaced"],
+        ...hub,
+        typesModule: moduleSpecifier(options.testsDir, c.modulePath("types"), rel),
+        webhookModule: moduleSpecifier(options.testsDir, c.modulePath("webhook"), rel),
+        conversionModule: moduleSpecifier(options.testsDir, conversionPath, rel),
+        spokes,
+      }),
+      owner: "user",
+    });
+  }
   return files;
 }
 

@@ -1,5 +1,5 @@
-// Reads a user's hooks file with ts-morph (never regexes) to see whether its hook signatures still match the
-// generator's.
+// Reads a user's hooks file (reconcile hooks, webhook hooks, conversions) with ts-morph (never regexes) to see whether
+// its hook signatures still match the generator's.
 // ts-morph takes most of a second to load: it is imported only when there is a user's hooks file to read.
 import type { Node } from "ts-morph";
 
@@ -11,23 +11,37 @@ export interface SignatureMismatch {
   found: string;
 }
 
-/**
- * Compares the parameter types of the exported `reconcile` (and `finalize`, when present) with what the
- * generated controller passes. A missing `reconcile` is a mismatch; a missing `finalize` is fine (it is optional).
- */
-export interface ExpectedHooks {
-  /** The hook parameters' types, e.g. ["FooContext", "Foo"]. */
+/** One function a user file exports for the generated code to call. */
+export interface ExpectedHook {
+  /** The export's name; `default` is the file's default export (a webhook file's `export default function`). */
+  name: string;
+  /** The parameters' types as the file spells them, e.g. ["FooContext", "Foo"]. */
   parameterTypes: string[];
-  /** Where the generated types and controller modules of the controller's version are, as the hooks file imports them. */
-  modules: { types: string; controller: string };
+  /** A required hook that is missing is a mismatch; an optional one may be left out. */
+  required: boolean;
+  /** The runtime passes more (a webhook hook's request): the file may declare parameters after the expected ones. */
+  moreParameters?: boolean;
 }
+
+/** What a user-owned file must keep for the generated code that calls it. */
+export interface ExpectedHooks {
+  hooks: ExpectedHook[];
+  /**
+   * Where each parameter type comes from, as the file imports it (its local name -> module specifier). An import of
+   * one of these names from another generated module (`*.types.js`, `*.controller.js`) is a mismatch: the version it
+   * came from moved (v1alpha1 -> v1) and the old module is gone.
+   */
+  imports: Record<string, string>;
+}
+
+/** The suffixes of generated modules a user file imports its parameter types from. */
+const generatedModuleSuffixes = [".types.js", ".controller.js", ".webhook.js"];
 
 export async function checkHookSignatures(
   fileName: string,
   text: string,
   expectedHooks: ExpectedHooks,
 ): Promise<SignatureMismatch[]> {
-  const { parameterTypes } = expectedHooks;
   const tsMorph = await import("ts-morph");
   const { Project } = tsMorph;
   const project = new Project({
@@ -36,46 +50,37 @@ export async function checkHookSignatures(
     compilerOptions: { noLib: true },
   });
   const source = project.createSourceFile(fileName, text, { overwrite: true });
-  const expected = `(${parameterTypes.join(", ")})`;
   const mismatches: SignatureMismatch[] = [];
-  for (const hook of ["reconcile", "finalize"]) {
-    const declarations = source.getExportedDeclarations().get(hook) ?? [];
+  for (const hook of expectedHooks.hooks) {
+    const expected = `(${hook.parameterTypes.join(", ")})`;
+    const declarations = source.getExportedDeclarations().get(hook.name) ?? [];
     const fn = declarations.map((d) => functionLike(d, tsMorph)).find((f) => f !== undefined);
     if (!fn) {
-      if (hook === "reconcile") mismatches.push({ hook, expected, found: "no exported function" });
+      if (hook.required) mismatches.push({ hook: hook.name, expected, found: "no exported function" });
       continue;
     }
     if (fn === declaredByType) continue;
-    const found = `(${fn
-      .getParameters()
-      .map((p) => p.getTypeNode()?.getText() ?? "untyped")
-      .join(", ")})`;
-    if (found !== expected) mismatches.push({ hook, expected, found });
+    const types = fn.getParameters().map((p) => p.getTypeNode()?.getText() ?? "untyped");
+    const found = `(${types.join(", ")})`;
+    const compared = hook.moreParameters ? types.slice(0, hook.parameterTypes.length) : types;
+    if (`(${compared.join(", ")})` !== expected) mismatches.push({ hook: hook.name, expected, found });
   }
-  return [...mismatches, ...movedImports(source, expectedHooks)];
+  return [...mismatches, ...movedImports(source, expectedHooks.imports)];
 }
 
-/**
- * A hook parameter type imported from a generated types or controller module that is not the controller's any more:
- * the storage version moved (v1alpha1 -> v1), and the old version's controller module is gone.
- */
-function movedImports(
-  source: import("ts-morph").SourceFile,
-  { parameterTypes, modules }: ExpectedHooks,
-): SignatureMismatch[] {
+/** A parameter type imported from a generated module that is no longer the one the generated code uses. */
+function movedImports(source: import("ts-morph").SourceFile, imports: Record<string, string>): SignatureMismatch[] {
   const mismatches: SignatureMismatch[] = [];
   for (const declaration of source.getImportDeclarations()) {
     const specifier = declaration.getModuleSpecifierValue();
-    const names = declaration.getNamedImports().map((n) => n.getName());
-    const wanted = specifier.endsWith(".controller.js")
-      ? modules.controller
-      : specifier.endsWith(".types.js")
-        ? modules.types
-        : undefined;
-    if (wanted === undefined || specifier === wanted || !names.some((n) => parameterTypes.includes(n))) continue;
+    if (!generatedModuleSuffixes.some((suffix) => specifier.endsWith(suffix))) continue;
+    const named = declaration.getNamedImports();
+    const localNames = named.map((n) => n.getAliasNode()?.getText() ?? n.getName());
+    const moved = localNames.filter((n) => imports[n] !== undefined && imports[n] !== specifier);
+    if (moved.length === 0) continue;
     mismatches.push({
-      hook: `import { ${names.join(", ")} } from `,
-      expected: JSON.stringify(wanted),
+      hook: `import { ${named.map((n) => n.getText()).join(", ")} } from `,
+      expected: JSON.stringify(imports[moved[0]!]),
       found: JSON.stringify(specifier),
     });
   }

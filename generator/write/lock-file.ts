@@ -18,6 +18,8 @@ export interface LockFile {
     templates: string | null;
     format: boolean;
     validation: boolean;
+    /** Present (true) only with --webhooks, so a lock written without it reads as before. */
+    webhooks?: boolean;
   };
   /** Every input file as given on the command line (as the generated headers name it) with its sha256 ("-" is stdin). */
   inputs: Array<{ path: string; sha256: string }>;

@@ -24,6 +24,11 @@ test("the demo exits 0 and its output shows every step reaching its state", asyn
   const steps = [
     /== children created\n(.*\n){7}/,
     /== status moves to Ready\n\s+phase Ready, ready 3\/3/,
+    // The webhooks: a defaulted field, a refused downgrade (CEL first as v1, the webhook as v1alpha1), v1alpha1 as v1.
+    /== create a MySQLCluster without spec\.version\n\s+spec\.version 8\.4\.3 /,
+    /== downgrade db to 5\.7\.44 as v1\n\s+refused \(the CRD's CEL rule .*422 Invalid: .*spec\.version cannot move to an older/,
+    /== downgrade db to 5\.7\.44 as v1alpha1 \(spec\.image\)\n\s+refused .*admission webhook "vmysqlcluster-v1\.example\.com" denied the request: .*spec\.version: Invalid value: "5\.7\.44"/,
+    /== create legacy as v1alpha1 .*\n\s+example\.com\/v1: replicas 1, imageRepository mysql, version 8\.0\.36/,
     /== scale from 3 to 5 instances\n\s+StatefulSet db: spec\.replicas 5/,
     /== Ready again with 5 instances\n\s+phase Ready, ready 5\/5/,
     /== upgrade to 8\.0\.37\n\s+phase Ready, ready 5\/5, currentVersion 8\.0\.37/,

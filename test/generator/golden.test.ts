@@ -61,7 +61,10 @@ async function readTree(dir: string): Promise<Map<string, string>> {
 const formatWarning = (w: SchemaWarning) => `${formatLocation(w)}: ${w.message}`;
 
 /** Runs the generator on one input into a fresh temporary folder and reads back what it wrote. */
-async function generateFrom(input: string, options: { hooks?: boolean } = {}): Promise<Generated & { outDir: string }> {
+async function generateFrom(
+  input: string,
+  options: { hooks?: boolean; webhooks?: boolean } = {},
+): Promise<Generated & { outDir: string }> {
   const dir = await mkdtemp(path.join(tmpdir(), "crdgen-golden-"));
   try {
     const outDir = path.join(dir, "generated");
@@ -69,6 +72,7 @@ async function generateFrom(input: string, options: { hooks?: boolean } = {}): P
       inputs: [input],
       outDir,
       hooksDir: options.hooks ? path.join(dir, "src") : undefined,
+      webhooks: options.webhooks ?? false,
     });
     return { outDir, files: await readTree(outDir), warnings: result.warnings.map(formatWarning) };
   } finally {
@@ -206,9 +210,9 @@ for (const name of fixtureNames) {
   });
 }
 
-test("the committed MySQL sample is exactly what samples/mysql/crd.yaml generates with --hooks", async () => {
+test("the committed MySQL sample is exactly what samples/mysql/crd.yaml generates with --hooks --webhooks", async () => {
   // Only generator-owned files are compared: the hooks and main.ts under --hooks belong to the user once created.
-  const actual = await generateFrom(repoPath("samples", "mysql", "crd.yaml"), { hooks: true });
+  const actual = await generateFrom(repoPath("samples", "mysql", "crd.yaml"), { hooks: true, webhooks: true });
   assertSameTree(
     actual.files,
     await readTree(path.join(repoRoot, "samples", "mysql", "generated")),

@@ -5,9 +5,16 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
-import { MissingBinaryError, startControlPlane, type ControlPlane } from "@crdgen/runtime/envtest";
+import {
+  MissingBinaryError,
+  startControlPlane,
+  startWebhookEnvironment,
+  type ControlPlane,
+  type WebhookEnvironment,
+} from "@crdgen/runtime/envtest";
 import type { V1StatefulSet } from "@kubernetes/client-node";
 import {
+  ApiError,
   ResourceClient,
   builtinResources as kinds,
   isNotFound,
@@ -19,6 +26,8 @@ import {
 import { newMySQLClusterController } from "../generated/example.com/v1/mysqlcluster.controller.js";
 import { newMySQLClusterClient } from "../generated/example.com/v1/mysqlcluster.client.js";
 import type { MySQLCluster } from "../generated/example.com/v1/mysqlcluster.types.js";
+import { newMySQLClusterClient as newV1alpha1Client } from "../generated/example.com/v1alpha1/mysqlcluster.client.js";
+import { newWebhooks } from "../generated/webhooks.js";
 import * as hooks from "./mysqlcluster.hooks.js";
 
 const sampleDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../samples/mysql");
@@ -119,6 +128,7 @@ async function main(): Promise<number> {
   const { values } = parseArgs({ options: { context: { type: "string" } } });
   const { kube, plane, kubeletLike } = await connect(values.context);
   const stop = new AbortController();
+  let webhooks: WebhookEnvironment | undefined;
   try {
     const controller = newMySQLClusterController(kube, hooks, { logger: newLogger({ level: "warn" }) });
     const running = controller.run(stop.signal);
@@ -196,6 +206,15 @@ async function main(): Promise<number> {
       whenStatus((db) => db.status?.phase === "Ready" && db.status.readyReplicas === 3),
     );
 
+    if (plane) {
+      // The API server calls the operator's webhooks over TLS: a CA made here, the server on loopback, caBundle set.
+      webhooks = await startWebhookEnvironment({ kube, webhooks: newWebhooks(), logger: newLogger({ level: "warn" }) });
+      say(`\n== webhooks served at ${webhooks.url} (${webhooks.server.paths.join(", ")})`);
+      await webhookSteps(kube, step);
+    } else {
+      say("\n== webhook steps skipped: a remote cluster's API server cannot call a webhook served on this machine");
+    }
+
     await clusters.patch("db", { type: "merge", body: { spec: { replicas: 5 } } });
     await step("scale from 3 to 5 instances", "the StatefulSet at 5 replicas", async () => {
       const sts = await statefulSets.get("default", "db");
@@ -256,8 +275,77 @@ async function main(): Promise<number> {
     return failures === 0 ? 0 : 1;
   } finally {
     stop.abort();
+    await webhooks?.stop();
     await plane?.stop();
   }
+}
+
+type Step = (
+  title: string,
+  expectation: string,
+  check: () => Promise<string | undefined>,
+  ms?: number,
+) => Promise<void>;
+
+/**
+ * Defaulting, a refused downgrade (CEL first for v1; the validating webhook for v1alpha1, whose schema has no such
+ * rule) and a v1alpha1 object read back as v1 through the conversion webhook.
+ */
+async function webhookSteps(kube: KubeClient, step: Step): Promise<void> {
+  const clusters = newMySQLClusterClient(kube).namespace("default");
+  const legacy = newV1alpha1Client(kube).namespace("default");
+  const refusal = (error: unknown) =>
+    error instanceof ApiError ? `${error.status} ${error.reason}: ${error.message}` : undefined;
+
+  // The API server takes up new webhook configurations within about a second: until then the schema refuses a
+  // MySQLCluster without spec.version, so the create is retried until the defaulting webhook fills it in.
+  const withoutVersion = {
+    apiVersion: "example.com/v1",
+    kind: "MySQLCluster",
+    metadata: { name: "defaulted" },
+    spec: { replicas: 1 },
+  } as unknown as MySQLCluster;
+  await step(
+    "create a MySQLCluster without spec.version",
+    "spec.version filled in by the defaulting webhook",
+    async () => {
+      const created = await clusters.create(withoutVersion);
+      return `spec.version ${created.spec?.version} (the newest supported version, set by the mutating webhook)`;
+    },
+  );
+  await clusters.delete("defaulted").catch(() => undefined);
+
+  await step("downgrade db to 5.7.44 as v1", "a 422 refusal", async () =>
+    clusters.patch("db", { type: "merge", body: { spec: { version: "5.7.44" } } }).then(
+      () => undefined,
+      (error: unknown) => `refused (the CRD's CEL rule fires before the validating webhook): ${refusal(error)}`,
+    ),
+  );
+  await step("downgrade db to 5.7.44 as v1alpha1 (spec.image)", "a 422 refusal with the field spec.version", async () =>
+    legacy.patch("db", { type: "merge", body: { spec: { image: "mysql:5.7.44" } } }).then(
+      () => undefined,
+      (error: unknown) =>
+        `refused (v1alpha1 has no CEL rule; the validating webhook sees the object as v1): ${refusal(error)}`,
+    ),
+  );
+
+  await legacy.create({
+    apiVersion: "example.com/v1alpha1",
+    kind: "MySQLCluster",
+    metadata: { name: "legacy" },
+    spec: { size: 1, image: "mysql:8.0.36" },
+  });
+  await step(
+    "create legacy as v1alpha1 (size 1, image mysql:8.0.36), read it as v1",
+    "replicas 1, version 8.0.36",
+    async () => {
+      const v1 = await clusters.get("legacy");
+      return v1.spec?.replicas === 1 && v1.spec.version === "8.0.36"
+        ? `${v1.apiVersion}: replicas ${v1.spec.replicas}, imageRepository ${v1.spec.imageRepository}, version ${v1.spec.version} (converted by the conversion webhook)`
+        : undefined;
+    },
+  );
+  await legacy.delete("legacy").catch(() => undefined);
 }
 
 process.exitCode = await main().catch((error: unknown) => {

@@ -4,9 +4,11 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { parse, stringify } from "yaml";
+import { parse, parseDocument, stringify } from "yaml";
 import { builtinResources, leaderElectionRole, type ControllerAccess } from "@crdgen/runtime";
 import { metricsAuthClusterRole, metricsReaderClusterRole, roleFor } from "@crdgen/runtime/manager";
+import { crdConversionFor, webhookConfigurationsFor, type WebhookClientConfig } from "@crdgen/runtime/webhook";
+import { newWebhooks } from "../generated/webhooks.js";
 import { mySQLClusterResource } from "../generated/example.com/v1/mysqlcluster.types.js";
 import type { MySQLClusterHooks } from "../generated/example.com/v1/mysqlcluster.controller.js";
 import * as mySQLClusterHooks from "./mysqlcluster.hooks.js";
@@ -31,7 +33,26 @@ export const deployment = {
   /** HTTPS, TokenReview + SubjectAccessReview (kubebuilder's default secure metrics port). */
   metricsPort: 8443,
   healthProbePort: 8081,
+  /** The webhook server (controller-runtime's default port) and the Service the API server calls it through. */
+  webhookPort: 9443,
+  webhookService: "mysql-operator-webhook",
+  /** Where the webhook server reads tls.crt and tls.key: the Secret cert-manager writes, mounted. */
+  webhookCertPath: "/tmp/k8s-webhook-server/serving-certs",
+  webhookCertSecret: "mysql-operator-webhook-cert",
+  /** The cert-manager Certificate whose CA cert-manager's cainjector copies into caBundle. */
+  webhookCertificate: "mysql-operator-serving-cert",
 } as const;
+
+/**
+ * Where the API server sends webhook requests: the Service in front of the operator's pods, port 443. No caBundle:
+ * cert-manager's cainjector fills it in from the Certificate the inject-ca-from annotation names.
+ */
+const webhookClientConfig = (p: string): WebhookClientConfig => ({
+  service: { name: deployment.webhookService, namespace: deployment.namespace, path: p, port: 443 },
+});
+const injectCaFrom = {
+  "cert-manager.io/inject-ca-from": `${deployment.namespace}/${deployment.webhookCertificate}`,
+};
 
 const labels = { "app.kubernetes.io/name": "mysql-operator", "app.kubernetes.io/component": "operator" };
 
@@ -85,7 +106,7 @@ export function deployManifests(): Map<string, string> {
         })),
       ),
   );
-  files.set("01-crd.yaml", header("samples/mysql/crd.yaml") + readFileSync(path.join(sampleDir, "crd.yaml"), "utf8"));
+  files.set("01-crd.yaml", header("samples/mysql/crd.yaml and its conversion webhook") + crdWithConversion());
   files.set(
     "02-service-account.yaml",
     header() + yaml({ apiVersion: "v1", kind: "ServiceAccount", metadata: { name, namespace, labels } }),
@@ -149,7 +170,83 @@ export function deployManifests(): Map<string, string> {
         },
       }),
   );
+  files.set(
+    "09-webhook-service.yaml",
+    header() +
+      yaml({
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: deployment.webhookService, namespace, labels },
+        spec: { selector: labels, ports: [{ name: "https", port: 443, targetPort: "webhook", protocol: "TCP" }] },
+      }),
+  );
+  // Apart, in webhooks/: these need cert-manager (its CRDs, and the caBundle it injects), and once applied the API
+  // server calls the operator on every MySQLCluster write, so they go in with the operator (kubectl apply -f
+  // deploy/webhooks/ after deploy/).
+  files.set(
+    "webhooks/00-certificate.yaml",
+    header() +
+      yaml(
+        {
+          apiVersion: "cert-manager.io/v1",
+          kind: "Issuer",
+          metadata: { name: `${name}-selfsigned`, namespace, labels },
+          spec: { selfSigned: {} },
+        },
+        {
+          apiVersion: "cert-manager.io/v1",
+          kind: "Certificate",
+          metadata: { name: deployment.webhookCertificate, namespace, labels },
+          spec: {
+            dnsNames: [
+              `${deployment.webhookService}.${namespace}.svc`,
+              `${deployment.webhookService}.${namespace}.svc.cluster.local`,
+            ],
+            issuerRef: { kind: "Issuer", name: `${name}-selfsigned` },
+            secretName: deployment.webhookCertSecret,
+          },
+        },
+      ),
+  );
+  files.set(
+    "webhooks/01-webhook-configurations.yaml",
+    header("the generated webhooks (generated/webhooks.ts) with the sample's hooks") + yaml(...webhookConfigurations()),
+  );
   return files;
+}
+
+/**
+ * The Mutating- and ValidatingWebhookConfiguration of the operator's webhooks: failurePolicy Fail (a MySQLCluster is
+ * not written unchecked while the operator is down), sideEffects None, 10 s, and only in the namespaces it serves.
+ */
+export function webhookConfigurations() {
+  return webhookConfigurationsFor(newWebhooks(), {
+    name: deployment.name,
+    clientConfig: webhookClientConfig,
+    failurePolicy: "Fail",
+    sideEffects: "None",
+    timeoutSeconds: 10,
+    namespaceSelector: {
+      matchExpressions: [
+        { key: "kubernetes.io/metadata.name", operator: "In", values: [...deployment.watchNamespaces] },
+      ],
+    },
+    annotations: injectCaFrom,
+  });
+}
+
+/**
+ * samples/mysql/crd.yaml (comments kept) with spec.conversion pointing at the operator's conversion webhook (strategy
+ * Webhook, ConversionReview v1) and cert-manager's inject-ca-from annotation, when the operator serves one.
+ */
+export function crdWithConversion(): string {
+  const document = parseDocument(readFileSync(path.join(sampleDir, "crd.yaml"), "utf8"));
+  const conversion = newWebhooks().find((w) => w.type === "conversion");
+  if (conversion) {
+    document.setIn(["metadata", "annotations"], document.createNode(injectCaFrom));
+    document.setIn(["spec", "conversion"], document.createNode(crdConversionFor(webhookClientConfig(conversion.path))));
+  }
+  return document.toString({ lineWidth: 0, flowCollectionPadding: false });
 }
 
 function operatorDeployment(): unknown {
@@ -195,6 +292,7 @@ function operatorDeployment(): unknown {
                 // HTTPS with a self-signed certificate; mount one and add --metrics-cert-path to use your own.
                 `--metrics-bind-address=:${metricsPort}`,
                 `--health-probe-bind-address=:${healthProbePort}`,
+                `--webhook-cert-path=${deployment.webhookCertPath}`,
               ],
               env: [
                 // The Lease lives in the pod's own namespace.
@@ -205,7 +303,10 @@ function operatorDeployment(): unknown {
               ports: [
                 { name: "metrics", containerPort: metricsPort, protocol: "TCP" },
                 { name: "health", containerPort: healthProbePort, protocol: "TCP" },
+                { name: "webhook", containerPort: deployment.webhookPort, protocol: "TCP" },
               ],
+              // cert-manager keeps the Secret current; the webhook server reloads the files when they change.
+              volumeMounts: [{ name: "webhook-certs", mountPath: deployment.webhookCertPath, readOnly: true }],
               livenessProbe: {
                 httpGet: { path: "/healthz", port: "health" },
                 initialDelaySeconds: 15,
@@ -225,6 +326,7 @@ function operatorDeployment(): unknown {
               },
             },
           ],
+          volumes: [{ name: "webhook-certs", secret: { secretName: deployment.webhookCertSecret } }],
         },
       },
     },

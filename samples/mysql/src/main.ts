@@ -2,12 +2,14 @@
 import { commandLineOptions, loadKubeClient, runManager } from "@crdgen/runtime";
 // The generated registry of every controller with your hooks: crdgen keeps it up to date as CRDs come and go.
 import { newControllers } from "../generated/controllers.js";
+// The generated registry of every webhook (admission, conversion) with mysqlcluster.webhooks.ts and .conversion.ts.
+import { newWebhooks } from "../generated/webhooks.js";
 
 // controller-runtime's flags, each also read from an environment variable (`--help` lists them):
 // --metrics-bind-address (:8443), --metrics-secure (true: HTTPS, TokenReview + SubjectAccessReview of the caller),
 // --metrics-cert-path (default a self-signed certificate), --health-probe-bind-address (:8081), --watch-namespaces
 // (default all), --leader-elect, --leader-election-id, --leader-election-namespace (POD_NAMESPACE),
-// --graceful-shutdown-timeout (30s), --kubeconfig, --kube-context.
+// --graceful-shutdown-timeout (30s), --webhook-cert-path (tls.crt, tls.key), --kubeconfig, --kube-context.
 // --help prints them and exits; a bad flag exits 2 with the reason.
 const options = commandLineOptions("mysql-operator");
 
@@ -25,8 +27,13 @@ const controllers =
 // while this process holds the Lease. SIGINT/SIGTERM stop them gracefully: informers stop, in-flight reconciles finish,
 // the Lease is released, then the process exits. Releasing on cancel is safe here only because nothing outlives the
 // process once runManager returns: keep it so if you add work after it.
+// The webhook server (HTTPS on :9443, tls.crt and tls.key from --webhook-cert-path, reloaded when they change) runs
+// beside the controllers on every replica (the API server may call any of them), and /readyz waits for it.
+// ENABLE_WEBHOOKS=false leaves it out (kubebuilder's switch), to run the controllers without a certificate.
+const webhooks = process.env["ENABLE_WEBHOOKS"] === "false" ? undefined : { webhooks: newWebhooks() };
+
 try {
-  await runManager(controllers, { kube, options, leaderElectionReleaseOnCancel: true });
+  await runManager(controllers, { kube, options, leaderElectionReleaseOnCancel: true, webhooks });
 } finally {
   kube.close();
 }

@@ -14,12 +14,12 @@ for (const [file, content] of wanted) {
   if (existsSync(target) && readFileSync(target, "utf8") === content) continue;
   changed.push(file);
   if (check) continue;
-  mkdirSync(deployDir, { recursive: true });
+  mkdirSync(path.dirname(target), { recursive: true });
   // Write beside, then rename: a reader never sees half a manifest.
   writeFileSync(`${target}.tmp`, content);
   renameSync(`${target}.tmp`, target);
 }
-for (const file of existsSync(deployDir) ? readdirSync(deployDir) : []) {
+for (const file of existsSync(deployDir) ? filesUnder(deployDir) : []) {
   if (wanted.has(file) || !readFileSync(path.join(deployDir, file), "utf8").startsWith(GENERATED)) continue;
   changed.push(`${file} (no longer generated)`);
   if (!check) rmSync(path.join(deployDir, file));
@@ -35,4 +35,11 @@ if (check && changed.length > 0) {
   process.stdout.write(
     `${where}: ${changed.length} file(s) ${check ? "would change" : "written"}, ${wanted.size - changed.filter((f) => wanted.has(f)).length} unchanged\n`,
   );
+}
+
+/** Every file under dir (deploy/webhooks/ included), relative, with "/" separators. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join("/"));
 }

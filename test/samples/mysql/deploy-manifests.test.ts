@@ -8,11 +8,16 @@ import { parseAllDocuments } from "yaml";
 import type { V1Deployment } from "@kubernetes/client-node";
 import { rulesFor, type PolicyRule, type Role } from "@crdgen/runtime/manager";
 import { deployDir, deployManifests, deployment, operatorAccess } from "../../../samples/mysql/src/deploy-manifests.js";
+import { newWebhooks } from "../../../samples/mysql/generated/webhooks.js";
 import * as hooks from "../../../samples/mysql/src/mysqlcluster.hooks.js";
 
 test("the committed samples/mysql/deploy/ is exactly what npm run deploy:manifests writes", async () => {
   const wanted = deployManifests();
-  const committed = (await readdir(deployDir)).sort();
+  // deploy/webhooks/ included: its manifests need cert-manager and go in after the operator.
+  const committed = (await readdir(deployDir, { recursive: true, withFileTypes: true }))
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(deployDir, path.join(e.parentPath, e.name)).split(path.sep).join("/"))
+    .sort();
   assert.deepEqual(
     committed,
     [...wanted.keys()].sort(),
@@ -107,4 +112,123 @@ test("the Deployment serves only the namespaces its Roles cover, and metrics ove
   assert.ok(args.includes(`--metrics-bind-address=:${deployment.metricsPort}`));
   assert.ok(!args.some((a) => a.startsWith("--metrics-secure")), "no opt-out of secure metrics");
   assert.equal(deploy.spec!.template.metadata!.annotations!["prometheus.io/scheme"], "https");
+});
+
+interface WebhookEntry {
+  name: string;
+  clientConfig: { service?: { name: string; namespace: string; path: string; port: number }; caBundle?: string };
+  failurePolicy: string;
+  sideEffects: string;
+  timeoutSeconds: number;
+  matchPolicy: string;
+  admissionReviewVersions: string[];
+  rules: Array<{ operations: string[]; apiGroups: string[]; apiVersions: string[]; resources: string[] }>;
+  namespaceSelector?: { matchExpressions: Array<{ key: string; operator: string; values: string[] }> };
+}
+
+const documentsOf = (file: string) =>
+  parseAllDocuments(deployManifests().get(file)!).map(
+    (d) =>
+      d.toJS() as {
+        kind: string;
+        metadata: { name: string; namespace?: string; annotations?: Record<string, string> };
+        webhooks?: WebhookEntry[];
+        spec?: Record<string, unknown>;
+      },
+  );
+
+const injectCaFrom = `${deployment.namespace}/${deployment.webhookCertificate}`;
+
+test("the webhook configurations call the operator's Service at each generated webhook's path, with cert-manager's CA", () => {
+  const configurations = documentsOf("webhooks/01-webhook-configurations.yaml");
+  assert.deepEqual(
+    configurations.map((c) => c.kind),
+    ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"],
+  );
+  const admission = newWebhooks().filter((w) => w.type !== "conversion");
+  const entries = configurations.flatMap((c) => c.webhooks ?? []);
+  assert.deepEqual(
+    entries.map((e) => e.clientConfig.service?.path),
+    admission.map((w) => w.path),
+    "one webhook per generated registration, at its path",
+  );
+  for (const [i, entry] of entries.entries()) {
+    const c = configurations.find((x) => x.webhooks?.includes(entry))!;
+    assert.equal(c.metadata.annotations?.["cert-manager.io/inject-ca-from"], injectCaFrom, c.kind);
+    assert.deepEqual(entry.clientConfig.service, {
+      name: deployment.webhookService,
+      namespace: deployment.namespace,
+      path: admission[i]!.path,
+      port: 443,
+    });
+    assert.equal(entry.clientConfig.caBundle, undefined, "cert-manager's cainjector fills caBundle in");
+    assert.deepEqual(
+      [entry.failurePolicy, entry.sideEffects, entry.timeoutSeconds, entry.matchPolicy],
+      ["Fail", "None", 10, "Equivalent"],
+    );
+    assert.deepEqual(entry.admissionReviewVersions, ["v1"]);
+    assert.deepEqual(entry.rules, [
+      {
+        operations: [...admission[i]!.operations],
+        apiGroups: ["example.com"],
+        apiVersions: ["v1"],
+        resources: ["mysqlclusters"],
+        scope: "Namespaced",
+      },
+    ]);
+    assert.deepEqual(
+      entry.namespaceSelector?.matchExpressions,
+      [{ key: "kubernetes.io/metadata.name", operator: "In", values: [...deployment.watchNamespaces] }],
+      "only the namespaces the operator serves",
+    );
+  }
+});
+
+test("the CRD converts through the operator's /convert (strategy Webhook, ConversionReview v1) with cert-manager's CA", () => {
+  const [crd] = documentsOf("01-crd.yaml");
+  assert.equal(crd!.metadata.annotations?.["cert-manager.io/inject-ca-from"], injectCaFrom);
+  assert.deepEqual(crd!.spec!["conversion"], {
+    strategy: "Webhook",
+    webhook: {
+      clientConfig: {
+        service: { name: deployment.webhookService, namespace: deployment.namespace, path: "/convert", port: 443 },
+      },
+      conversionReviewVersions: ["v1"],
+    },
+  });
+  const versions = crd!.spec!["versions"] as Array<{ name: string; served: boolean; storage: boolean }>;
+  assert.deepEqual(
+    versions.map((v) => [v.name, v.served, v.storage]),
+    [
+      ["v1", true, true],
+      ["v1alpha1", true, false],
+    ],
+  );
+});
+
+test("the Service reaches the Deployment's webhook port, whose certificate is cert-manager's Secret for that Service", () => {
+  const [service] = documentsOf("09-webhook-service.yaml") as unknown as Array<{
+    metadata: { name: string };
+    spec: { ports: Array<{ port: number; targetPort: string }> };
+  }>;
+  assert.equal(service!.metadata.name, deployment.webhookService);
+  assert.deepEqual(
+    service!.spec.ports.map((p) => [p.port, p.targetPort]),
+    [[443, "webhook"]],
+  );
+  const deploy = allDocuments().find((d) => d.kind === "Deployment") as unknown as V1Deployment;
+  const pod = deploy.spec!.template.spec!;
+  const container = pod.containers[0]!;
+  assert.ok(container.ports?.some((p) => p.name === "webhook" && p.containerPort === deployment.webhookPort));
+  assert.ok(container.args?.includes(`--webhook-cert-path=${deployment.webhookCertPath}`));
+  const mount = container.volumeMounts?.find((m) => m.mountPath === deployment.webhookCertPath);
+  assert.ok(mount?.readOnly, "the certificate folder is mounted read-only");
+  assert.equal(pod.volumes?.find((v) => v.name === mount.name)?.secret?.secretName, deployment.webhookCertSecret);
+  const [issuer, certificate] = documentsOf("webhooks/00-certificate.yaml");
+  assert.equal(issuer!.kind, "Issuer");
+  assert.equal(`${certificate!.metadata.namespace}/${certificate!.metadata.name}`, injectCaFrom);
+  assert.equal(certificate!.spec!["secretName"], deployment.webhookCertSecret);
+  assert.ok(
+    (certificate!.spec!["dnsNames"] as string[]).includes(`${deployment.webhookService}.${deployment.namespace}.svc`),
+  );
 });
