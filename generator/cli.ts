@@ -217,7 +217,8 @@ program
       },
     ) => {
       const explorePackage = await loadExplore();
-      const { explore, ExploreInputError, filterByKind, graphSize, graphSizeNote, unsupportedLanguages } = explorePackage;
+      const { explore, ExploreInputError, filterByKind, graphSize, graphSizeNote, unsupportedLanguages } =
+        explorePackage;
       const { textReport, jsonReport, mermaidReport, dotReport } = explorePackage;
       // A folder that cannot be read or an unknown --kind is the user's to fix: said in one line, like the other
       // commands' input errors.
