@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readdirSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,6 +11,7 @@ import { isMainThread } from "node:worker_threads";
 import ts from "typescript";
 import { parse, stringify } from "yaml";
 import { generate } from "../../generator/generate.js";
+import { readTree } from "./support/read-tree.js";
 import { formatLocation } from "../../generator/load/input-error.js";
 import type { SchemaWarning } from "../../generator/model/normalize-schema.js";
 
@@ -36,26 +37,6 @@ interface Generated {
   /** Relative path (with "/") -> content, for every generator-owned file under the output folder. */
   files: Map<string, string>;
   warnings: string[];
-}
-
-async function listFiles(dir: string, under = ""): Promise<string[]> {
-  if (!existsSync(dir)) return [];
-  const entries = await readdir(path.join(dir, under), { withFileTypes: true });
-  const nested = await Promise.all(
-    entries.map((e) =>
-      e.isDirectory() ? listFiles(dir, path.join(under, e.name)) : Promise.resolve([path.join(under, e.name)]),
-    ),
-  );
-  return nested
-    .flat()
-    .map((f) => f.split(path.sep).join("/"))
-    .sort();
-}
-
-async function readTree(dir: string): Promise<Map<string, string>> {
-  const files = new Map<string, string>();
-  for (const file of await listFiles(dir)) files.set(file, await readFile(path.join(dir, file), "utf8"));
-  return files;
 }
 
 const formatWarning = (w: SchemaWarning) => `${formatLocation(w)}: ${w.message}`;

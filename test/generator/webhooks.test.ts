@@ -4,11 +4,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { generate, type GenerateOptions } from "../../generator/generate.js";
+import { listFiles, readTree } from "./support/read-tree.js";
 import type { AdmissionReview, WebhookRegistration } from "@crdgen/runtime/webhook";
 import { newLogger } from "@crdgen/runtime";
 
@@ -19,26 +20,6 @@ const expectedDir = path.join(fixtureDir, "expected");
 // The headers name the inputs as given: relative to the repository root, as npm test runs.
 const inputs = ["gizmo.yaml", "widget.yaml"].map((f) => ["test", "fixtures", "webhooks", f].join("/"));
 const updateGolden = process.env["UPDATE_GOLDEN"] === "1";
-
-async function listFiles(dir: string, under = ""): Promise<string[]> {
-  if (!existsSync(path.join(dir, under))) return [];
-  const entries = await readdir(path.join(dir, under), { withFileTypes: true });
-  const nested = await Promise.all(
-    entries.map((e) =>
-      e.isDirectory() ? listFiles(dir, path.join(under, e.name)) : Promise.resolve([path.join(under, e.name)]),
-    ),
-  );
-  return nested
-    .flat()
-    .map((f) => f.split(path.sep).join("/"))
-    .sort();
-}
-
-async function readTree(dir: string): Promise<Map<string, string>> {
-  const files = new Map<string, string>();
-  for (const file of await listFiles(dir)) files.set(file, await readFile(path.join(dir, file), "utf8"));
-  return files;
-}
 
 /** A project folder with generated/, src/ and test/, as `crdgen generate --webhooks --validation` makes it. */
 function projectOptions(dir: string, extra: Partial<GenerateOptions> = {}): GenerateOptions {

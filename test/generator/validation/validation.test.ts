@@ -3,12 +3,12 @@
 // checks are in corpus.integration.test.ts.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { generate } from "../../../generator/generate.js";
+import { readTree } from "../support/read-tree.js";
 import {
   applyWidgetDefaults,
   normalizeWidget,
@@ -18,17 +18,6 @@ import {
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..");
 const fixtureDir = path.join(repoRoot, "test", "fixtures", "validation");
 const updateGolden = process.env["UPDATE_GOLDEN"] === "1";
-
-async function readTree(dir: string, under = ""): Promise<Map<string, string>> {
-  const files = new Map<string, string>();
-  if (!existsSync(dir)) return files;
-  for (const e of await readdir(path.join(dir, under), { withFileTypes: true })) {
-    const rel = path.join(under, e.name);
-    if (e.isDirectory()) for (const [k, v] of await readTree(dir, rel)) files.set(k, v);
-    else files.set(rel.split(path.sep).join("/"), await readFile(path.join(dir, rel), "utf8"));
-  }
-  return new Map([...files].sort(([a], [b]) => a.localeCompare(b)));
-}
 
 test("the validation fixture generates exactly its golden files with --validation", async () => {
   const dir = await mkdtemp(path.join(tmpdir(), "crdgen-validation-"));
