@@ -21,6 +21,44 @@ export abstract class WorkerLinker extends RegistrationLinker {
     return this.queuesAt(p.recv);
   }
 
+  /** The loop a Get runs in: the getter itself, or a caller of it in a loop; said under "Not linked" when none. */
+  protected loopOf(get: CallFact, callersOfGetter: () => CallFact[]): string | undefined {
+    const loop = get.inLoop ? get.fn : callersOfGetter().find((c) => c.inLoop)?.fn;
+    if (!loop)
+      this.unlinked.push(
+        `${get.text} at ${at(get.loc)}: ${this.place(get.fn).name} is not called from a loop in the explored sources`,
+      );
+    return loop;
+  }
+
+  /**
+   * The report of one worker: its loop and Get, the processing function (`alternatives` may run instead), the
+   * Done/Forget among `ops`, and the `requeues` (producers on its own queue).
+   */
+  protected workerOf(
+    get: CallFact,
+    loop: string | undefined,
+    process: string | undefined,
+    alternatives: string[],
+    ops: CallFact[],
+    requeues: CallFact[],
+    alsoCalled: string[] = [],
+  ): Worker {
+    return {
+      loop: this.place(loop ?? get.fn),
+      getter: loop && loop !== get.fn ? this.place(get.fn) : undefined,
+      get: get.loc,
+      getText: get.text,
+      process: process ? this.place(process) : undefined,
+      ...(alternatives.length ? { processAlso: alternatives.map((id) => this.place(id)) } : {}),
+      ...(alsoCalled.length ? { alsoCalled: alsoCalled.map((id) => this.place(id)) } : {}),
+      then: process ? this.delegations(process, 0) : [],
+      done: ops.filter((c) => DONE_METHODS.has(c.method)).map((c) => c.loc),
+      forget: ops.filter((c) => FORGET_METHODS.has(c.method)).map((c) => c.loc),
+      requeues: requeues.map((c) => ({ method: c.method, loc: c.loc })),
+    };
+  }
+
   protected worker(
     get: CallFact,
     producers: CallFact[],
@@ -29,15 +67,7 @@ export abstract class WorkerLinker extends RegistrationLinker {
     producersByQueue?: Map<string, CallFact[]>,
   ): Worker {
     const getter = get.fn;
-    let loop: string | undefined = get.inLoop ? getter : undefined;
-    if (!loop) {
-      const callers = this.callersOf(getter);
-      loop = callers.find((c) => c.inLoop)?.fn;
-      if (!loop)
-        this.unlinked.push(
-          `${get.text} at ${at(get.loc)}: ${this.place(getter).name} is not called from a loop in the explored sources`,
-        );
-    }
+    const loop = this.loopOf(get, () => this.callersOf(getter));
     const region = this.region(getter);
     const regionCalls = this.callsIn(region);
     // Direct helpers of the getter (a handleErr(err, key)) count for Done/Forget/requeues too.
@@ -55,21 +85,8 @@ export abstract class WorkerLinker extends RegistrationLinker {
           .flatMap((c) => c.targets),
       ),
     ];
-    const worker: Worker = {
-      loop: this.place(loop ?? getter),
-      getter: loop && loop !== getter ? this.place(getter) : undefined,
-      get: get.loc,
-      getText: get.text,
-      process: process ? this.place(process) : undefined,
-      ...(alternatives.length ? { processAlso: alternatives.map((id) => this.place(id)) } : {}),
-      ...(alsoCalled.length ? { alsoCalled: alsoCalled.map((id) => this.place(id)) } : {}),
-      then: process ? this.delegations(process, 0) : [],
-      done: ops.filter((c) => inRegion(c) && DONE_METHODS.has(c.method)).map((c) => c.loc),
-      forget: ops.filter((c) => inRegion(c) && FORGET_METHODS.has(c.method)).map((c) => c.loc),
-      requeues: producers
-        .filter((c) => inRegion(c) && (!process || !this.region(process).includes(c.fn)))
-        .map((c) => ({ method: c.method, loc: c.loc })),
-    };
+    const requeues = producers.filter((c) => inRegion(c) && (!process || !this.region(process).includes(c.fn)));
+    const worker = this.workerOf(get, loop, process, alternatives, ops.filter(inRegion), requeues, alsoCalled);
     if (queueId && producersByQueue) {
       // What the worker reaches (its own code, its helpers, the processing function and what that calls), without
       // the functions passed to a shared helper by other controllers.

@@ -2,10 +2,9 @@
 // keys to (a WorkerQueue built by NewWorkerQueueWithRateLimiter(handler, logger, name, limiter)). Each construction
 // site is one queue: the handler passed there is its processing function, and the wrapper's Get is its worker loop.
 import type { CallFact, FnFact, TypeFact } from "../facts.js";
-import { at } from "../loc.js";
 import type { Worker } from "../model.js";
 import { WorkerLinker } from "./workers.js";
-import { ADD_METHODS, DONE_METHODS, FORGET_METHODS, GET_METHODS } from "./vocabulary.js";
+import { ADD_METHODS, GET_METHODS } from "./vocabulary.js";
 
 export interface WrapperType {
   type: TypeFact;
@@ -86,11 +85,7 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
     const onField = (c: CallFact) => new RegExp(`\\.${w.field}\\.\\w+$`).test(c.text);
     return w.gets.map((get) => {
       const getter = get.fn;
-      const loop = get.inLoop ? getter : this.wrapperCallers(w, getter).find((c) => c.inLoop)?.fn;
-      if (!loop)
-        this.unlinked.push(
-          `${get.text} at ${at(get.loc)}: ${this.place(getter).name} is not called from a loop in the explored sources`,
-        );
+      const loop = this.loopOf(get, () => this.wrapperCallers(w, getter));
       const region = this.region(getter);
       const regionCalls = this.callsIn(region);
       const found = this.processingIn(region, regionCalls, (a) => a.rhsCall === get.id, get.id);
@@ -98,18 +93,8 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
       const mine = found.filter((id) => passed.has(id));
       const [process, ...alternatives] = mine.length ? mine : found;
       const ops = regionCalls.filter(onField);
-      const worker: Worker = {
-        loop: this.place(loop ?? getter),
-        getter: loop && loop !== getter ? this.place(getter) : undefined,
-        get: get.loc,
-        getText: get.text,
-        process: process ? this.place(process) : undefined,
-        ...(alternatives.length ? { processAlso: alternatives.map((id) => this.place(id)) } : {}),
-        then: process ? this.delegations(process, 0) : [],
-        done: ops.filter((c) => DONE_METHODS.has(c.method)).map((c) => c.loc),
-        forget: ops.filter((c) => FORGET_METHODS.has(c.method)).map((c) => c.loc),
-        requeues: ops.filter((c) => ADD_METHODS.has(c.method)).map((c) => ({ method: c.method, loc: c.loc })),
-      };
+      const requeues = ops.filter((c) => ADD_METHODS.has(c.method));
+      const worker = this.workerOf(get, loop, process, alternatives, ops, requeues);
       // The handler putting keys back through the wrapper (c.queue.EnqueueAfter) or on another controller's queue.
       if (producersByQueue) this.addReachedEdges(worker, siteId, producersByQueue, [], [process, ...alternatives]);
       return worker;
