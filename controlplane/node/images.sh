@@ -21,7 +21,7 @@ REPO="$(cd "$SCRIPT_DIR/../.." && pwd)"
 CACHE_ROOT="${CRDGEN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/crdgen}"
 OUT_DIR="$CACHE_ROOT/images"
 SUITE="${CRDGEN_DEBIAN_SUITE:-bookworm}"
-# The host's deb822 sources (the same mirror the host installs from), else Debian's default mirror.
+# The host's deb822 sources (the same mirror the host installs from); CRDGEN_APT_SOURCES names another file or mirror.
 APT_SOURCES="${CRDGEN_APT_SOURCES:-/etc/apt/sources.list.d/debian.sources}"
 
 log() { printf 'images: %s\n' "$*" >&2; }
@@ -68,7 +68,8 @@ debian_rootfs() {
     return
   fi
   command -v mmdebstrap >/dev/null 2>&1 || die "mmdebstrap is not installed (apt-get install mmdebstrap)"
-  [[ -f "$APT_SOURCES" ]] || APT_SOURCES="http://deb.debian.org/debian"
+  [[ -f "$APT_SOURCES" || "$APT_SOURCES" == http* ]] ||
+    die "no apt sources at $APT_SOURCES: set CRDGEN_APT_SOURCES to a deb822 sources file or a Debian mirror URL"
   T="$(now_s)"
   mmdebstrap --quiet --variant=minbase --include="ca-certificates${2:+,$2}" "$SUITE" "$WORK/$1.tar" "$APT_SOURCES" ||
     die "mmdebstrap $SUITE (is the package mirror reachable? the sources used: $APT_SOURCES)"
