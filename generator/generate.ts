@@ -119,6 +119,7 @@ function lockFor(
   outDir: string,
 ): PlannedFile {
   const hooksDir = options.hooksDir ? path.normalize(options.hooksDir) : undefined;
+  const parsedHashes = new Map(crds.map((c) => [c.source.file, c.source.fileSha256]));
   const hooksOf = new Map(files.filter((f) => f.crdName !== undefined).map((f) => [f.crdName!, f.path]));
   const lock = newLock({
     generator: { name: "crdgen", version: generatorVersion },
@@ -132,10 +133,10 @@ function lockFor(
       validation: options.validation ?? false,
       ...(options.webhooks ? { webhooks: true } : {}),
     },
-    inputs: [...new Map(inputs.map((i) => [asGiven(i.file), sha256(i.text)])).entries()].map(([p, hash]) => ({
-      path: p,
-      sha256: hash,
-    })),
+    // Every input holding a CRD was hashed as it was parsed (each file's header names it): hashed once, not twice.
+    inputs: [
+      ...new Map(inputs.map((i) => [asGiven(i.file), parsedHashes.get(i.file) ?? sha256(i.text)])).entries(),
+    ].map(([p, hash]) => ({ path: p, sha256: hash })),
     crds: crds.map((c) => {
       const hooks = hooksOf.get(c.name);
       return {

@@ -17,13 +17,13 @@ export interface Models {
   warnings: SchemaWarning[];
 }
 
-/** How many workers: CRDGEN_WORKERS if set (0 = none), else up to 4, never more than the CPUs or the files. */
+/** How many workers: CRDGEN_WORKERS if set (0 = none), else one per available CPU, never more than the files. */
 function workerCount(texts: InputText[]): number {
   const size = texts.reduce((n, t) => n + t.text.length, 0);
   const configured = process.env["CRDGEN_WORKERS"];
   if (configured !== undefined && configured !== "") return Math.min(Number(configured) || 0, texts.length);
   if (size < parallelThreshold || texts.length < 4) return 0;
-  return Math.min(4, os.availableParallelism(), texts.length);
+  return Math.min(os.availableParallelism(), texts.length);
 }
 
 export async function loadModels(texts: InputText[], options: ModelOptions): Promise<Models> {

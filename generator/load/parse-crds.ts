@@ -90,10 +90,15 @@ function fastLoad(text: string): unknown[] | undefined {
   try {
     documents = jsYaml.loadAll(text, undefined, {
       schema: jsYaml.CORE_SCHEMA,
-      // Called as each node closes: an anchor is still set on the state for the node that carries it.
-      listener: (event, state) => {
-        if (event === "close" && (state as { anchor?: string | null }).anchor != null) seen.anchor = true;
-      },
+      // Called as each node closes: an anchor is still set on the state for the node that carries it. An anchor is
+      // written with "&": a text without one has none, and is read without a call per node (most CRDs).
+      ...(text.includes("&")
+        ? {
+            listener: (event: jsYaml.EventType, state: jsYaml.State) => {
+              if (event === "close" && (state as { anchor?: string | null }).anchor != null) seen.anchor = true;
+            },
+          }
+        : {}),
     });
   } catch {
     return undefined;
