@@ -76,7 +76,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   ];
   timed("read inputs");
   const versions = options.versions ?? "served";
-  const { crds, skipped, warnings } = await loadModels(texts, {
+  const { crds, skipped, warnings, declared } = await loadModels(texts, {
     selection: versions,
     rawSchemas: options.validation ?? false,
   });
@@ -94,6 +94,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     warnings,
     progress: options.progress,
     webhooks: options.webhooks ?? false,
+    declared,
   });
   timed("emit");
   if (options.format) await formatGeneratedFiles(files);

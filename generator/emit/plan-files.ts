@@ -3,8 +3,9 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import type { CrdModel, VersionModel } from "../model/resource-model.js";
 import { camelCase, fileStem, globalName, groupVersionIdentifier, moduleSpecifier } from "./names.js";
-import { declaredExports, templateExports, type RenderTemplate, type TemplateName } from "./templates.js";
-import { deprecationTags, emitTypeDeclarations, freeName, type TypeDeclarations } from "./type-declarations.js";
+import { declaredExports, type RenderTemplate, type TemplateName } from "./templates.js";
+import { deprecationTags, freeName } from "./type-declarations.js";
+import { declareTypes, kindModuleNames, type DeclaredGroupVersions } from "./declare-types.js";
 import type { SchemaWarning } from "../model/normalize-schema.js";
 import type { versionValidationCode } from "../validation/version-validation.js";
 import type { ExpectedHooks } from "../hooks/hook-signature.js";
@@ -46,6 +47,8 @@ export interface PlanOptions {
    * and, with hooksDir, the user-owned <kind>.webhooks.ts and <kind>.conversion.ts and the webhooks.ts registry.
    */
   webhooks?: boolean;
+  /** Type declarations made already (on the worker threads that modelled the CRDs), by group/version. */
+  declared?: DeclaredGroupVersions;
 }
 
 const rel = (from: string, to: string) => path.relative(from, to);
@@ -55,58 +58,12 @@ export function controllerVersion(crd: CrdModel): VersionModel | undefined {
   return crd.versions.find((v) => v.storage && v.served) ?? crd.versions.find((v) => v.served);
 }
 
-/**
- * Every name a kind's generated modules declare, besides its nested types (reserved across a group/version): the kind
- * and the names the per-kind templates export, read from the templates themselves (templateExports).
- */
-export function kindModuleNames(kind: string): string[] {
-  const c = camelCase(kind);
-  const names = (["types", "client", "lister", "informer", "controller", "webhook"] as const).flatMap((t) =>
-    templateExports(t, { kind, camelKind: c, resourceConst: `${c}Resource` }),
-  );
-  return [...new Set([kind, ...names])];
-}
-
-/**
- * The types of every kind and version. Kinds of one group/version share its index module, so a nested type of one
- * must not take a name another exports: kinds are named in a fixed order (by kind, then CRD name), each avoiding the
- * names of every kind's modules and the nested names of the kinds before it.
- */
-function declareTypes(crds: CrdModel[], step: () => void = () => undefined): Map<VersionModel, TypeDeclarations> {
-  const byGroupVersion = new Map<string, Array<{ crd: CrdModel; version: VersionModel }>>();
-  for (const crd of crds) {
-    for (const version of crd.versions) {
-      const key = `${crd.group}/${version.name}`;
-      byGroupVersion.set(key, [...(byGroupVersion.get(key) ?? []), { crd, version }]);
-    }
-  }
-  const result = new Map<VersionModel, TypeDeclarations>();
-  for (const entries of byGroupVersion.values()) {
-    entries.sort((a, b) => a.crd.kind.localeCompare(b.crd.kind) || a.crd.name.localeCompare(b.crd.name));
-    // Every kind's <Kind>Spec and <Kind>Status are kept for it, so another kind's nested type never takes them.
-    const own = (kind: string) => [`${kind}Spec`, `${kind}Status`];
-    const reserved = new Set(
-      entries.length > 1 ? entries.flatMap((e) => [...kindModuleNames(e.crd.kind), ...own(e.crd.kind)]) : [],
-    );
-    for (const { crd, version } of entries) {
-      const mine = own(crd.kind);
-      const types = emitTypeDeclarations(crd, version, {
-        reserved: new Set([...reserved].filter((n) => !mine.includes(n))),
-      });
-      step();
-      if (entries.length > 1) for (const name of types.exported) reserved.add(name);
-      result.set(version, types);
-    }
-  }
-  return result;
-}
-
 export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[] {
   const files: PlannedFile[] = [];
   const total = crds.reduce((n, c) => n + c.versions.length, 0) + crds.length;
   let done = 0;
   const step = () => options.progress?.(++done, total);
-  const declared = declareTypes(crds, step);
+  const declared = declareTypes(crds, step, options.declared);
   const byGroupVersion = new Map<
     string,
     {

@@ -1,7 +1,9 @@
 // Big inputs are parsed and modelled on worker threads, one contiguous share of the files each, so the result (and
 // the first error) is the same as one thread would give; small ones stay on the main thread (a worker costs ~100 ms).
+// The workers also declare the types of the group/versions their share holds whole (emit/declare-types.ts).
 import os from "node:os";
 import { Worker } from "node:worker_threads";
+import { mergeDeclared, type DeclaredGroupVersions } from "../emit/declare-types.js";
 import { buildModels, type CrdModel, type ModelOptions } from "../model/resource-model.js";
 import type { SchemaWarning } from "../model/normalize-schema.js";
 import { InputError } from "./input-error.js";
@@ -15,15 +17,24 @@ export interface Models {
   crds: CrdModel[];
   skipped: SkippedDocument[];
   warnings: SchemaWarning[];
+  /** With worker threads: the type declarations they made. */
+  declared?: DeclaredGroupVersions;
 }
 
-/** How many workers: CRDGEN_WORKERS if set (0 = none), else one per available CPU, never more than the files. */
+/**
+ * How many workers: CRDGEN_WORKERS if set (0 = none); else, for big inputs, one per idle CPU (available parallelism less
+ * the 1-minute load average), never more than the files, and none unless two CPUs are idle. Workers cost CPU time
+ * of their own (starting, copying models back): on busy CPUs the corpus took 16 s with two workers and 10-12 s on
+ * the main thread alone (bench/results/generate-2026-12-04.md).
+ */
 function workerCount(texts: InputText[]): number {
   const size = texts.reduce((n, t) => n + t.text.length, 0);
   const configured = process.env["CRDGEN_WORKERS"];
   if (configured !== undefined && configured !== "") return Math.min(Number(configured) || 0, texts.length);
   if (size < parallelThreshold || texts.length < 4) return 0;
-  return Math.min(os.availableParallelism(), texts.length);
+  const cpus = os.availableParallelism();
+  const idle = Math.floor(cpus - os.loadavg()[0]!);
+  return idle < 2 ? 0 : Math.min(idle, cpus, texts.length);
 }
 
 export async function loadModels(texts: InputText[], options: ModelOptions): Promise<Models> {
@@ -52,7 +63,12 @@ export async function loadModels(texts: InputText[], options: ModelOptions): Pro
     }
     seen.set(crd.name, crd);
   }
-  return { crds, skipped: models.flatMap((m) => m.skipped), warnings: models.flatMap((m) => m.warnings) };
+  return {
+    crds,
+    skipped: models.flatMap((m) => m.skipped),
+    warnings: models.flatMap((m) => m.warnings),
+    declared: mergeDeclared(models.flatMap((m) => (m.declared ? [m.declared] : []))),
+  };
 }
 
 /** Contiguous shares of about equal size, in input order. */
