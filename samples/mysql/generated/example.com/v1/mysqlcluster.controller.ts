@@ -18,7 +18,7 @@ export type MySQLClusterHooks = rt.ControllerHooks<MySQLCluster, MySQLClusterCon
  * Reconciles each MySQLCluster with your hooks; options set workers, namespace, predicates, the shared informer factory.
  */
 export function newMySQLClusterController(kube: rt.KubeClient, hooks: MySQLClusterHooks, options: rt.ControllerOptions = {}): rt.Controller<MySQLCluster> {
-  return rt.controllerFor(kube, mySQLClusterResource, hooks, options, (informer) => ({
+  return rt.controllerFor<MySQLCluster, MySQLClusterContext>(kube, mySQLClusterResource, hooks, options, (informer) => ({
     client: newMySQLClusterClient(kube),
     lister: newMySQLClusterLister(informer.getIndexer()),
   }));

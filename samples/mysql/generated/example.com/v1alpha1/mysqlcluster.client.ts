@@ -20,7 +20,9 @@ export function newMySQLClusterClient(kube: client.KubeClient): MySQLClusterClie
   const features = { status: true, scale: false } as const;
   return {
     resource,
-    namespace: (namespace) => client.bindResourceVerbs(resource, namespace, features) as MySQLClusterVerbs,
+    // Type arguments given: inferring them from resource walks Patch<MySQLCluster>, half of tsc's time on this file.
+    namespace: (namespace) =>
+      client.bindResourceVerbs<MySQLCluster, MySQLClusterList, typeof features>(resource, namespace, features) as MySQLClusterVerbs,
     listAllNamespaces: (options) => resource.list(undefined, options),
     watchAllNamespaces: (options, signal) => resource.watch(undefined, options, signal),
   };
