@@ -48,7 +48,10 @@ test("the README's event-flow steps 3-6 are what explore reports for the MySQL o
   // The generated controller's controllerFor call is the controller: named after the function it is in, at that call.
   assert.equal(c.name, "newMySQLClusterController");
   assert.equal(c.loc?.file, controllerFile);
-  assert.match(lineAt(c.loc), /rt\.controllerFor\(kube, mySQLClusterResource, hooks/);
+  assert.match(
+    lineAt(c.loc),
+    /rt\.controllerFor<MySQLCluster, MySQLClusterContext>\(kube, mySQLClusterResource, hooks/,
+  );
 
   // Step 4: <kind>.controller.ts is one controllerFor call; the queue is made there
   // (runtime/controller/controller-for.ts)
@@ -57,7 +60,7 @@ test("the README's event-flow steps 3-6 are what explore reports for the MySQL o
   assert.ok(namesIn(steps.get(4)!).includes(controllerForFile), `README step 4 names ${controllerForFile}`);
   assert.match(
     readFileSync(path.join(repoRoot, controllerFile), "utf8"),
-    /return rt\.controllerFor\(kube, mySQLClusterResource, hooks, options,/,
+    /return rt\.controllerFor<MySQLCluster, MySQLClusterContext>\(kube, mySQLClusterResource, hooks, options,/,
   );
   assert.equal(c.queue.loc?.file, controllerForFile);
   assert.match(lineAt(c.queue.loc), /newRateLimitingQueue/);
