@@ -85,6 +85,8 @@ async function until(cond, timeoutMs, what) {
   }
 }
 
+// client-node's KubeConfig, for the client-node informer and the floor; crdgen's children load the kubeconfig as an
+// operator does (loadKubeClient), without client-node.
 async function loadKubeConfig(kubeconfigPath) {
   const { KubeConfig } = await import("@kubernetes/client-node");
   const kc = new KubeConfig();
@@ -96,12 +98,12 @@ async function loadKubeConfig(kubeconfigPath) {
 // Children
 
 async function informerCrdgen(kubeconfigPath, { keepManagedFields = false, useWatchList = false } = {}) {
-  const { HttpKubeClient } = await import("@crdgen/runtime/client");
+  const { loadKubeClient } = await import("@crdgen/runtime/client");
   const { SharedInformerFactory } = await import("@crdgen/runtime/cache");
   const { mySQLClusterInformerFor } = await import(
     path.join(root, "dist/samples/mysql/generated/example.com/v1/index.js")
   );
-  const kube = HttpKubeClient.fromKubeConfig(await loadKubeConfig(kubeconfigPath));
+  const kube = loadKubeClient({ kubeconfig: kubeconfigPath });
   const factory = new SharedInformerFactory();
   const controller = new AbortController();
   const before = await settleHeap();
@@ -235,13 +237,13 @@ async function listFloor(kubeconfigPath) {
  */
 async function controllerStartRun(kubeconfigPath, { workers, keepManagedFields, targetsFile }) {
   const { readFile } = await import("node:fs/promises");
-  const { HttpKubeClient } = await import("@crdgen/runtime/client");
+  const { loadKubeClient } = await import("@crdgen/runtime/client");
   const { SharedInformerFactory } = await import("@crdgen/runtime/cache");
   const { newMySQLClusterController, mySQLClusterInformerFor } = await import(
     path.join(root, "dist/samples/mysql/generated/example.com/v1/index.js")
   );
   const targets = new Map(Object.entries(JSON.parse(await readFile(targetsFile, "utf8"))));
-  const kube = HttpKubeClient.fromKubeConfig(await loadKubeConfig(kubeconfigPath));
+  const kube = loadKubeClient({ kubeconfig: kubeconfigPath });
   const seen = new Map(); // key -> newest generation reconciled
   let behind = targets.size;
   let reconciles = 0;
@@ -290,13 +292,13 @@ async function controllerStartRun(kubeconfigPath, { workers, keepManagedFields, 
  * BENCH_RECONCILE_MS of simulated work, default 1 ms).
  */
 async function liveUpdateRun(kubeconfigPath, usePriorityQueue) {
-  const { HttpKubeClient } = await import("@crdgen/runtime/client");
+  const { loadKubeClient } = await import("@crdgen/runtime/client");
   const { newMySQLClusterController } = await import(
     path.join(root, "dist/samples/mysql/generated/example.com/v1/index.js")
   );
   const workMs = Number(process.env["BENCH_RECONCILE_MS"] ?? 1);
-  const kube = HttpKubeClient.fromKubeConfig(await loadKubeConfig(kubeconfigPath));
-  const writer = HttpKubeClient.fromKubeConfig(await loadKubeConfig(kubeconfigPath));
+  const kube = loadKubeClient({ kubeconfig: kubeconfigPath });
+  const writer = loadKubeClient({ kubeconfig: kubeconfigPath });
   const target = `${NAMESPACE}/${name(N - 1)}`; // last in the list: without priorities, last to be reconciled
   let wantGeneration = Infinity;
   let patchedAt;

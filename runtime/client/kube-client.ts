@@ -5,9 +5,15 @@ import fs from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import path from "node:path";
-import { KubeConfig, findHomeDir } from "@kubernetes/client-node";
 import { ApiError, TransportError } from "./api-error.js";
 import { metaStringProblem, parseJson } from "./decode-json.js";
+import {
+  SERVICE_ACCOUNT_TOKEN,
+  defaultKubeconfigFiles,
+  inClusterKubeconfig,
+  readKubeconfigFiles,
+} from "./kubeconfig-files.js";
+import { LightKubeConfig, type KubeConfigView } from "./light-kube-config.js";
 import { LineSplitter, LineTooLongError } from "./ndjson.js";
 import { assertCredentialsMayTravel, kubeconfigCredentialsOverHttp, userHasHeaderCredentials } from "./plain-http.js";
 import { type BodyReading, readList, readText } from "./response-body.js";
@@ -120,7 +126,6 @@ export interface LoadKubeClientOptions extends KubeClientOptions {
   kubeconfig?: string;
 }
 
-const SERVICE_ACCOUNT_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
 const DEFAULT_REQUEST_IDLE_MS = 90_000;
 const DEFAULT_MAX_RESPONSE_BYTES = 2 * 1024 ** 3;
 // client-go's streaming decoder (apimachinery runtime/serializer/streaming) refuses larger objects.
@@ -152,7 +157,8 @@ export interface KubeClient {
  * opted in (plain-http.ts), and JSON is decoded by parseJson (decode-json.ts: what happens to integers beyond 2^53).
  */
 export class HttpKubeClient implements KubeClient {
-  readonly kubeConfig: KubeConfig;
+  /** client-node's KubeConfig when made by fromKubeConfig with one; loadKubeClient's own lighter reader otherwise. */
+  readonly kubeConfig: KubeConfigView;
   private readonly requestIdleTimeoutMs: number;
   private readonly userAgent: string;
   private readonly impersonate: Impersonation | undefined;
@@ -164,7 +170,7 @@ export class HttpKubeClient implements KubeClient {
   private agent: { fingerprint: string; agent: http.Agent } | undefined;
   private readonly retiredAgents: http.Agent[] = [];
 
-  private constructor(kc: KubeConfig, opts: KubeClientOptions) {
+  private constructor(kc: KubeConfigView, opts: KubeClientOptions) {
     this.kubeConfig = kc;
     this.requestIdleTimeoutMs = opts.requestIdleTimeoutMs ?? DEFAULT_REQUEST_IDLE_MS;
     this.userAgent = opts.userAgent ?? `crdgen-runtime (node ${process.version})`;
@@ -182,7 +188,8 @@ export class HttpKubeClient implements KubeClient {
     return this.impersonate;
   }
 
-  static fromKubeConfig(kc: KubeConfig, opts: KubeClientOptions = {}): HttpKubeClient {
+  /** kc: client-node's KubeConfig, or anything with the methods of it this client calls (KubeConfigView). */
+  static fromKubeConfig(kc: KubeConfigView, opts: KubeClientOptions = {}): HttpKubeClient {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error(`kubeconfig: context "${kc.getCurrentContext()}" has no cluster`);
     // Fail now rather than on the first request: a malformed URL; plain http, which client-node only allows with
@@ -409,26 +416,34 @@ export class HttpKubeClient implements KubeClient {
  * Loads a kubeconfig (explicit file, else $KUBECONFIG, else ~/.kube/config, else the pod's service account)
  * and returns a client for the chosen context. Unlike KubeConfig.loadFromDefault, never silently falls back
  * to http://localhost:8080. The kubeconfig's crdgen.dev/credentials-over-http cluster extensions are honoured.
+ * The files are read by kubeconfig-files.ts, not client-node's KubeConfig (70 MB of RSS to import); client-node is
+ * loaded only for what it alone implements: exec plugins, azure/gcp/oidc auth providers, proxy-url.
  */
 export function loadKubeClient(opts: LoadKubeClientOptions = {}): KubeClient {
-  const kc = new KubeConfig();
-  const home = findHomeDir();
   let allowCredentialsOverHttp: readonly string[] = opts.allowCredentialsOverHttp ?? [];
-  if (opts.kubeconfig) {
-    kc.loadFromFile(opts.kubeconfig);
+  const files = opts.kubeconfig ? [opts.kubeconfig] : defaultKubeconfigFiles();
+  let kc: LightKubeConfig;
+  if (files.length > 0) {
+    kc = new LightKubeConfig(readKubeconfigFiles(files));
     allowCredentialsOverHttp = [...allowCredentialsOverHttp, ...kubeconfigCredentialsOverHttp(opts.kubeconfig)];
-  } else if (process.env["KUBECONFIG"] || (home && fs.existsSync(path.join(home, ".kube", "config")))) {
-    kc.loadFromDefault();
-    allowCredentialsOverHttp = [...allowCredentialsOverHttp, ...kubeconfigCredentialsOverHttp()];
   } else if (process.env["KUBERNETES_SERVICE_HOST"] && fs.existsSync(SERVICE_ACCOUNT_TOKEN)) {
-    kc.loadFromCluster();
+    kc = new LightKubeConfig(inClusterKubeconfig());
   } else {
     throw new Error("no kubeconfig: set KUBECONFIG, create ~/.kube/config, or run in a pod with a service account");
   }
+  const where = `kubeconfig ${files.join(path.delimiter) || "(in-cluster)"}`;
   if (opts.context !== undefined) {
     if (!kc.getContextObject(opts.context)) throw new Error(`kubeconfig: no context named "${opts.context}"`);
     kc.setCurrentContext(opts.context);
   }
+  const context = kc.getContextObject(kc.getCurrentContext());
+  if (!kc.getCurrentContext()) throw new Error(`${where}: no current-context (set one, or pass the context option)`);
+  if (!context) throw new Error(`${where}: current-context "${kc.getCurrentContext()}" is not among its contexts`);
+  if (!kc.getCurrentCluster())
+    throw new Error(`${where}: context "${context.name}" names cluster "${context.cluster}", which is not defined`);
+  // client-node's Context types user as always set; a context without a user has none.
+  if ((context.user as string | undefined) !== undefined && !kc.getCurrentUser())
+    throw new Error(`${where}: context "${context.name}" names user "${context.user}", which is not defined`);
   return HttpKubeClient.fromKubeConfig(kc, { ...opts, allowCredentialsOverHttp });
 }
 

@@ -2,10 +2,9 @@
 // server. client-go and kubectl send them over http without a word, and client-node lets insecure-skip-tls-verify or a
 // proxy-url through; neither says anything about clear text, so neither counts here.
 import fs from "node:fs";
-import path from "node:path";
 import type { Cluster, User } from "@kubernetes/client-node";
-import { findHomeDir } from "@kubernetes/client-node";
 import { parse } from "yaml";
+import { defaultKubeconfigFiles } from "./kubeconfig-files.js";
 
 /**
  * The kubeconfig cluster extension that opts one server in. The kubeconfig format keeps tool-specific settings in a
@@ -26,8 +25,8 @@ export const CREDENTIALS_OVER_HTTP_EXTENSION = "crdgen.dev/credentials-over-http
 
 /**
  * The http:// servers the kubeconfig opts in with the crdgen.dev/credentials-over-http cluster extension: those of
- * `kubeconfig` when given, else of the files KubeConfig.loadFromDefault reads ($KUBECONFIG's list, else
- * ~/.kube/config). client-node drops a cluster's extensions when it loads a file, so they are read here; pass the
+ * `kubeconfig` when given, else of the files kubectl reads ($KUBECONFIG's list, else ~/.kube/config).
+ * client-node's KubeConfig drops a cluster's extensions when it loads a file, so they are read here; pass the
  * result as the HttpKubeClient option allowCredentialsOverHttp (loadKubeClient does).
  */
 export function kubeconfigCredentialsOverHttp(kubeconfig?: string): string[] {
@@ -72,14 +71,6 @@ export function assertCredentialsMayTravel(cluster: Cluster, user: User | null, 
 export function userHasHeaderCredentials(user: User | null): boolean {
   if (!user) return false;
   return Boolean(user.token || user.username || user.password || user.authProvider || user.exec);
-}
-
-function defaultKubeconfigFiles(): string[] {
-  const env = process.env["KUBECONFIG"];
-  if (env) return env.split(path.delimiter).filter((f) => f !== "");
-  const home = findHomeDir();
-  const file = home ? path.join(home, ".kube", "config") : undefined;
-  return file && fs.existsSync(file) ? [file] : [];
 }
 
 function sameOrigin(a: unknown, b: string): boolean {

@@ -1,12 +1,15 @@
 // KubeClient over HTTPS: CA verification, client-certificate auth and insecure-skip-tls-verify from the kubeconfig.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import fs from "node:fs";
 import https from "node:https";
+import os from "node:os";
+import path from "node:path";
 import type { PeerCertificate, TLSSocket } from "node:tls";
 import type { AddressInfo } from "node:net";
 import { KubeConfig } from "@kubernetes/client-node";
 import { type KubeClient } from "@crdgen/runtime";
-import { HttpKubeClient, TransportError } from "@crdgen/runtime/client";
+import { HttpKubeClient, TransportError, loadKubeClient } from "@crdgen/runtime/client";
 
 // Test-only PKI (EC P-256, valid for 100 years): a CA, a server certificate for IP 127.0.0.1, a client certificate.
 // Regenerate with openssl req/x509 if ever needed; nothing else trusts this CA.
@@ -107,16 +110,20 @@ function client(server: string, cluster: Cluster, withClientCert: boolean): Kube
 
 test("https: the kubeconfig CA verifies the server and the client certificate identifies the user", () =>
   withTlsServer(async (url) => {
-    const c = client(url, { caData: b64(CA_CERT) }, true);
-    try {
-      assert.deepEqual(await c.request({ method: "GET", path: "/version" }), {
-        authorized: true,
-        user: "crdgen-test-user",
-      });
-    } finally {
-      c.close();
-    }
+    await assertVerifiedAsTestUser(client(url, { caData: b64(CA_CERT) }, true));
   }));
+
+/** The client trusted the server and the server saw the test user's client certificate; closes the client. */
+async function assertVerifiedAsTestUser(c: KubeClient): Promise<void> {
+  try {
+    assert.deepEqual(await c.request({ method: "GET", path: "/version" }), {
+      authorized: true,
+      user: "crdgen-test-user",
+    });
+  } finally {
+    c.close();
+  }
+}
 
 test("https: a server certificate not signed by a trusted CA fails with TransportError", () =>
   withTlsServer(async (url) => {
@@ -138,5 +145,35 @@ test("https: insecure-skip-tls-verify accepts an untrusted server certificate", 
       assert.deepEqual(await c.request({ method: "GET", path: "/version" }), { authorized: false, user: null });
     } finally {
       c.close();
+    }
+  }));
+
+test("loadKubeClient: the CA, client certificate and key files are read relative to the kubeconfig", () =>
+  withTlsServer(async (url) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "crdgen-tls-"));
+    try {
+      fs.mkdirSync(path.join(dir, "pki"));
+      for (const [name, pem] of [
+        ["ca.crt", CA_CERT],
+        ["client.crt", CLIENT_CERT],
+        ["client.key", CLIENT_KEY],
+      ])
+        fs.writeFileSync(path.join(dir, "pki", name!), pem!);
+      const kubeconfig = path.join(dir, "config");
+      fs.writeFileSync(
+        kubeconfig,
+        [
+          "clusters:",
+          `- name: tls\n  cluster:\n    server: ${url}\n    certificate-authority: pki/ca.crt`,
+          "users:",
+          "- name: u\n  user:\n    client-certificate: pki/client.crt\n    client-key: pki/client.key",
+          "contexts:",
+          "- name: ctx\n  context: {cluster: tls, user: u}",
+          "current-context: ctx",
+        ].join("\n"),
+      );
+      await assertVerifiedAsTestUser(loadKubeClient({ kubeconfig }));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   }));

@@ -1,0 +1,39 @@
+// The memory an operator pays for its imports: the RSS of a fresh node process after importing one entry point and a
+// full GC, for the runtime's root, the subpaths the sample operator and bench:runtime use, and @kubernetes/client-node.
+//   npm run build && node bench/import-rss.mjs      (median of 5 fresh processes per entry point, in MB)
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const generated = path.join(root, "dist/samples/mysql/generated");
+const entries = [
+  ["(nothing: bare node)", null],
+  ["@crdgen/runtime", "@crdgen/runtime"],
+  ["@crdgen/runtime/client", "@crdgen/runtime/client"],
+  ["@crdgen/runtime/cache", "@crdgen/runtime/cache"],
+  ["@crdgen/runtime/manager", "@crdgen/runtime/manager"],
+  ["samples/mysql generated/example.com/v1", path.join(generated, "example.com/v1/index.js")],
+  ["samples/mysql generated/controllers", path.join(generated, "controllers.js")],
+  ["@kubernetes/client-node", "@kubernetes/client-node"],
+];
+const probe = `
+const spec = process.argv[1];
+if (spec !== "") await import(spec.startsWith("/") ? "file://" + spec : spec);
+for (let i = 0; i < 3; i++) { globalThis.gc(); await new Promise((r) => setTimeout(r, 20)); }
+console.log(process.memoryUsage().rss);`;
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+console.log("| imported | RSS after GC (MB) |\n|---|---:|");
+for (const [label, spec] of entries) {
+  const runs = [];
+  for (let i = 0; i < 5; i++) {
+    const r = spawnSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", probe, spec ?? ""], {
+      cwd: root,
+      encoding: "utf8",
+    });
+    if (r.status !== 0) throw new Error(`${label}: ${r.stderr}`);
+    runs.push(Number(r.stdout.trim()) / 1024 / 1024);
+  }
+  console.log(`| ${label} | ${median(runs).toFixed(1)} |`);
+}
