@@ -42,7 +42,8 @@ fi
 
 # CoreDNS: its own module (its client-go differs from kubernetes'), with only the plugins main.go imports.
 have="$("$assets/coredns" -version 2>/dev/null | sed -n 's/^CoreDNS-//p' || true)"
-if [[ "$have" == "$COREDNS_VERSION" && "$(cat "$assets/coredns.key" 2>/dev/null)" == "$(sha256sum <"$SCRIPT_DIR/coredns/main.go")" ]]; then
+coredns_key="$(sha256sum <"$SCRIPT_DIR/coredns/main.go")"
+if [[ "$have" == "$COREDNS_VERSION" && "$(cat "$assets/coredns.key" 2>/dev/null)" == "$coredns_key" ]]; then
   log "coredns $have: cached"
 else
   start=$SECONDS
@@ -57,9 +58,9 @@ else
   cp "$SCRIPT_DIR/coredns/main.go" "$work/"
   (cd "$work" && GOWORK=off go mod tidy >"$work/build.log" 2>&1 &&
     GOWORK=off CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$work/coredns" . >>"$work/build.log" 2>&1) ||
-    { tail -n 30 "$work/build.log" >&2; die "building coredns $COREDNS_VERSION (set CRDGEN_COREDNS_VERSION to a release)"; }
+    { tail -n 30 "$work/build.log" >&2; die "building coredns $COREDNS_VERSION (see CRDGEN_COREDNS_VERSION)"; }
   mv -f "$work/coredns" "$assets/coredns"
-  sha256sum <"$SCRIPT_DIR/coredns/main.go" >"$assets/coredns.key"
+  printf '%s\n' "$coredns_key" >"$assets/coredns.key"
   rm -rf "$work"
   have="$("$assets/coredns" -version 2>/dev/null | sed -n 's/^CoreDNS-//p' || true)"
   [[ "$have" == "$COREDNS_VERSION" ]] || die "the built coredns reports '${have:-nothing}', expected $COREDNS_VERSION"

@@ -21,7 +21,11 @@
 #   - CoreDNS (coredns/main.go) listens on <gateway>:53, answers cluster.local from the API's Services and
 #     EndpointSlices (kubernetes plugin, with the kubeconfig given) and forwards every other name to the host's
 #     resolver; kubelet's clusterDNS is <gateway> and clusterDomain cluster.local.
+#   - kubelet's node IP is <gateway>, where its API (logs, exec) listens; it accepts only client certificates of the
+#     kubeconfig's CA (kube-apiserver presents the admin's: --kubelet-client-certificate) and asks the API server.
 #   - net.ipv4.ip_forward is set to 1 while the node runs (the bridge plugin needs it) and restored by stop.
+#   - Volumes: startControlPlane's local-path provisioner (runtime/envtest/local-path-provisioner.ts) makes them as
+#     folders of <folder>/volumes, so stop's removal of the folder takes them too.
 #
 # Environment:
 #   CRDGEN_NODE_NAME       node name (default crdgen-node); also the cgroup parent (/<name> in every hierarchy)
@@ -138,11 +142,13 @@ TOML
 JSON
 }
 
-write_kubelet_config() { # $1 folder, $2 kubelet port, $3 healthz port, $4 cluster DNS address
+write_kubelet_config() { # $1 folder, $2 kubelet port, $3 healthz port, $4 node IP and cluster DNS address
   local dir="$1"
   # Why each setting: cgroupfs (no systemd here), cgroup v1 hierarchies (failCgroupV1: false), no swap check, eviction
-  # thresholds a busy shared 2-core box never crosses, image GC off (images cannot be pulled again), the kubelet
-  # API on loopback without authentication (only the test machine talks to it), pod logs in the folder.
+  # thresholds a busy shared 2-core box never crosses, image GC off (images cannot be pulled again), pod logs in the
+  # folder. The kubelet API (logs, exec, port-forward) listens on the node IP, the bridge gateway, where the API
+  # server reaches it; pods can reach it too, so it takes only client certificates of the cluster's CA, authorized
+  # by the API server (kube-apiserver presents the admin certificate: startControlPlane's --kubelet-client-*).
   cat >"$dir/kubelet/config.yaml" <<YAML
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
@@ -151,18 +157,20 @@ cgroupRoot: /$NODE_NAME
 failCgroupV1: false
 failSwapOn: false
 containerRuntimeEndpoint: unix://$dir/containerd/containerd.sock
-address: 127.0.0.1
+address: $4
 port: $2
 readOnlyPort: 0
 healthzBindAddress: 127.0.0.1
 healthzPort: $3
 authentication:
   anonymous:
-    enabled: true
-  webhook:
     enabled: false
+  x509:
+    clientCAFile: $dir/kubelet/ca.crt
+  webhook:
+    enabled: true
 authorization:
-  mode: AlwaysAllow
+  mode: Webhook
 podLogsDir: $dir/kubelet/pod-logs
 evictionHard:
   memory.available: 100Mi
@@ -302,9 +310,13 @@ cmd_start() {
   setsid "$assets/coredns" -conf "$dir/Corefile" >"$dir/logs/coredns.log" 2>&1 </dev/null &
   echo $! >"$dir/coredns.pid"
 
+  "$assets/kubectl" --kubeconfig="$kubeconfig" config view --raw --minify \
+    -o jsonpath='{.clusters[0].cluster.certificate-authority-data}' | base64 -d >"$dir/kubelet/ca.crt" ||
+    die "cannot read the cluster's CA from $kubeconfig (certificate-authority-data)"
   write_kubelet_config "$dir" "$(free_port)" "$(free_port)" "$gateway"
   setsid "$assets/kubelet" --config="$dir/kubelet/config.yaml" --kubeconfig="$kubeconfig" \
     --root-dir="$dir/kubelet/root" --cert-dir="$dir/kubelet/pki" --hostname-override="$NODE_NAME" \
+    --node-ip="$gateway" \
     >"$dir/logs/kubelet.log" 2>&1 </dev/null &
   echo $! >"$dir/kubelet.pid"
   local ready='{.status.conditions[?(@.type=="Ready")].status}'
@@ -326,7 +338,7 @@ cmd_start() {
     iptables -t nat -S KUBE-SERVICES 2>/dev/null | grep -q -- 'default/kubernetes:https'
   }
   wait_for 60 "kube-proxy programmed the kubernetes Service" services_programmed ||
-    { tail -n 30 "$dir/logs/kube-proxy.log" >&2; die "kube-proxy did not program ClusterIPs (log: $dir/logs/kube-proxy.log)"; }
+    { tail -n 30 "$dir/logs/kube-proxy.log" >&2; die "kube-proxy programmed no ClusterIP (log: $dir/logs/kube-proxy.log)"; }
   dns_ready() {
     pid_alive "$dir/coredns.pid" || return 2
     node -e 'fetch(process.argv[1]).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' \
@@ -349,7 +361,7 @@ our_cgroups() {
 }
 
 # kubelet's iptables chains (KUBE-FIREWALL drops non-loopback traffic to 127.0.0.0/8; the others are markers) and
-# kube-proxy's (KUBE-SERVICES, KUBE-SVC-*, KUBE-SEP-*, KUBE-POSTROUTING, ...): every KUBE- chain and rule is the node's.
+# kube-proxy's (KUBE-SERVICES, KUBE-SVC-*, KUBE-SEP-*, KUBE-POSTROUTING, ...): every KUBE- chain and rule is ours.
 KUBELET_CHAINS=(KUBE-FIREWALL KUBE-KUBELET-CANARY KUBE-IPTABLES-HINT)
 clean_iptables() { # $1 folder
   local ipt t c proxy

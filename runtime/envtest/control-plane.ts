@@ -123,6 +123,15 @@ async function startControlPlaneOnce(options: ControlPlaneOptions): Promise<Cont
       // A real node's pods reach the API server through the `kubernetes` Service, which kube-proxy leads to the
       // advertised address, the node's bridge gateway; the bridge appears later, so every address is bound.
       ...(real ? ["--bind-address=0.0.0.0", `--advertise-address=${realNodeGateway}`] : ["--bind-address=127.0.0.1"]),
+      // A real kubelet (logs, exec, port-forward) takes only client certificates of our CA: the admin's is presented.
+      // It is reached at the node's InternalIP (the bridge gateway): its hostname resolves nowhere.
+      ...(real
+        ? [
+            `--kubelet-client-certificate=${certs.adminCert}`,
+            `--kubelet-client-key=${certs.adminKey}`,
+            "--kubelet-preferred-address-types=InternalIP",
+          ]
+        : []),
       `--secure-port=${apiPort}`,
       `--cert-dir=${dir}`,
       `--tls-cert-file=${certs.servingCert}`,

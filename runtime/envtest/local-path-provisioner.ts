@@ -5,23 +5,12 @@ import { chmod, mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import type { KubeClient } from "../client/kube-client.js";
 import { isAlreadyExists } from "../client/api-error.js";
+import { claimRefOf, type ClaimView } from "./fake-volume-provisioner.js";
 
 /** The default StorageClass of a real node, and the provisioner name its volumes carry. */
 export const localPathStorageClass = "crdgen-local-path";
 const provisionerName = "crdgen.dev/local-path";
 const provisionedBy = "pv.kubernetes.io/provisioned-by";
-
-interface ClaimView {
-  metadata: { name: string; namespace: string; uid: string };
-  spec: {
-    accessModes?: string[];
-    storageClassName?: string;
-    volumeName?: string;
-    volumeMode?: string;
-    resources?: { requests?: Record<string, string> };
-  };
-  status?: { phase?: string };
-}
 
 interface VolumeView {
   metadata: { name: string; annotations?: Record<string, string> };
@@ -89,7 +78,8 @@ export async function startLocalPathProvisioner(options: LocalPathProvisionerOpt
       ]);
       for (const claim of claims.items) {
         if (claim.spec.storageClassName !== localPathStorageClass) continue;
-        if (claim.spec.volumeName || claim.status?.phase !== "Pending" || provisioned.has(claim.metadata.uid)) continue;
+        if (claim.spec.volumeName || claim.status?.phase !== "Pending") continue;
+        if (provisioned.has(claim.metadata.uid)) continue;
         // Only filesystem volumes: a folder cannot be a block device (the claim stays Pending).
         if ((claim.spec.volumeMode ?? "Filesystem") !== "Filesystem") continue;
         await provision(claim).catch(() => undefined); // tried again on the next round
@@ -139,13 +129,7 @@ function volumeFor(claim: ClaimView, name: string, folder: string, nodeName: str
           ],
         },
       },
-      claimRef: {
-        apiVersion: "v1",
-        kind: "PersistentVolumeClaim",
-        namespace: claim.metadata.namespace,
-        name: claim.metadata.name,
-        uid: claim.metadata.uid,
-      },
+      claimRef: claimRefOf(claim),
     },
   };
 }

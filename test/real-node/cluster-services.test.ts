@@ -91,7 +91,8 @@ const req = require("node:https").request({
   let body = "";
   res.on("data", (c) => (body += c));
   res.on("end", () => fs.writeFileSync("/dev/termination-log", JSON.stringify({
-    host: process.env.KUBERNETES_SERVICE_HOST, status: res.statusCode, user: JSON.parse(body).status?.userInfo?.username,
+    host: process.env.KUBERNETES_SERVICE_HOST, status: res.statusCode,
+    user: JSON.parse(body).status?.userInfo?.username,
   })));
 });
 req.on("error", (e) => { fs.writeFileSync("/dev/termination-log", "error: " + e.message); process.exit(1); });
@@ -102,7 +103,7 @@ const webScript = `require("node:http").createServer((q, r) => r.end("hello from
   .listen(8080); process.on("SIGTERM", () => process.exit(0));`;
 
 test("a real node's pods get in-cluster API access, ClusterIPs, cluster DNS and local volumes", async (t) => {
-  assert.equal(process.getuid?.(), 0, "a real node needs root (containerd, runc, CNI, cgroups, iptables): run as root");
+  assert.equal(process.getuid?.(), 0, "a real node needs root (containerd, runc, CNI, cgroups, iptables)");
   const ipForwardBefore = ipForward();
   let started = Date.now();
   const plane = await startControlPlane({ node: "real", nodeImages: ["debian"] });
@@ -152,7 +153,8 @@ test("a real node's pods get in-cluster API access, ClusterIPs, cluster DNS and 
         metadata: { name: "web" },
         spec: { selector: { app: "web" }, ports: [{ port: 80, targetPort: 8080 }] },
       };
-      web = await kube.request<V1Service>({ method: "POST", path: `/api/v1/namespaces/${ns}/services`, body: service });
+      const services = `/api/v1/namespaces/${ns}/services`;
+      web = await kube.request<V1Service>({ method: "POST", path: services, body: service });
       const clusterIP = web.spec?.clusterIP ?? "";
       assert.match(clusterIP, /^10\.0\.0\.\d+$/);
       const body = await eventually(

@@ -4,11 +4,12 @@
 // `npm run test:real-node` runs it (kept out of test:e2e, which runs where containers cannot).
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { V1Pod } from "@kubernetes/client-node";
 import { isNotFound } from "@crdgen/runtime";
-import { startControlPlane } from "@crdgen/runtime/envtest";
+import { findBinary, startControlPlane } from "@crdgen/runtime/envtest";
 import { eventually } from "../e2e/control-plane.js";
 import { ipForward, leftovers } from "./leftovers.js";
 
@@ -35,7 +36,11 @@ test("a Pod runs on the real node to Ready and is deleted; stop leaves nothing b
             name: "debian",
             image: "localhost/crdgen/debian:bookworm",
             imagePullPolicy: "Never",
-            command: ["/bin/bash", "-c", "trap 'exit 0' TERM; touch /tmp/ready; while :; do sleep 1 & wait $!; done"],
+            command: [
+              "/bin/bash",
+              "-c",
+              "trap 'exit 0' TERM; echo started; touch /tmp/ready; while :; do sleep 1 & wait $!; done",
+            ],
             readinessProbe: { exec: { command: ["test", "-f", "/tmp/ready"] }, periodSeconds: 1 },
           },
         ],
@@ -54,6 +59,11 @@ test("a Pod runs on the real node to Ready and is deleted; stop leaves nothing b
     assert.equal(running.spec?.nodeName, nodeName, "the scheduler placed the Pod on the real node");
     assert.equal(running.status?.phase, "Running");
     assert.match(running.status.podIP ?? "", /^10\.200\.0\.\d+$/, "the Pod has an address of the node's bridge");
+    // The API server reaches the kubelet (logs, exec) at the node's address with a client certificate it accepts.
+    const kubectl = (...args: string[]) =>
+      execFileSync(findBinary("kubectl"), [`--kubeconfig=${plane.kubeconfigPath}`, ...args], { encoding: "utf8" });
+    assert.equal(kubectl("logs", "real").trim(), "started");
+    assert.equal(kubectl("exec", "real", "--", "cat", "/etc/hostname").trim(), "real");
     assert.ok(
       existsSync(path.join(nodeDir, "containerd", "state")),
       "the node's containerd keeps its state in the node folder",
