@@ -4,7 +4,8 @@
 import type { KubeClient } from "../client/kube-client.js";
 import { isAlreadyExists } from "../client/api-error.js";
 
-interface ClaimView {
+/** What the provisioners read of a PersistentVolumeClaim. */
+export interface ClaimView {
   metadata: { name: string; namespace: string; uid: string };
   spec: {
     accessModes?: string[];
@@ -14,6 +15,12 @@ interface ClaimView {
     resources?: { requests?: Record<string, string> };
   };
   status?: { phase?: string };
+}
+
+/** A volume's reservation for the claim, which kube-controller-manager's PV controller binds it to. */
+export function claimRefOf(claim: ClaimView): object {
+  const { namespace, name, uid } = claim.metadata;
+  return { apiVersion: "v1", kind: "PersistentVolumeClaim", namespace, name, uid };
 }
 
 /** Starts the provisioning loop; call the returned function to stop it. */
@@ -40,13 +47,7 @@ export function startFakeVolumeProvisioner(client: KubeClient, intervalMs = 300)
             persistentVolumeReclaimPolicy: "Retain",
             // Never mounted: pods run on the kwok fake node, which starts no containers.
             hostPath: { path: `/fake-volumes/${name}` },
-            claimRef: {
-              apiVersion: "v1",
-              kind: "PersistentVolumeClaim",
-              namespace: claim.metadata.namespace,
-              name: claim.metadata.name,
-              uid: claim.metadata.uid,
-            },
+            claimRef: claimRefOf(claim),
           },
         };
         try {
