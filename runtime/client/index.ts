@@ -18,6 +18,8 @@ export {
   serviceAccountUser,
 } from "./kube-client.js";
 export { CREDENTIALS_OVER_HTTP_EXTENSION, kubeconfigCredentialsOverHttp } from "./plain-http.js";
+// What HttpKubeClient.fromKubeConfig takes and HttpKubeClient.kubeConfig is: client-node's KubeConfig has it.
+export type { KubeConfigView } from "./light-kube-config.js";
 export {
   type DeepPartial,
   type MergePatch,
