@@ -181,18 +181,20 @@ export async function runRealNodeStory({ kube, kubeconfigPath, report }: StoryOp
   });
 
   // 2. A cluster of 3 real servers; Ready from their readiness probes.
-  await c.clusters.create({
-    apiVersion: "example.com/v1",
-    kind: "MySQLCluster",
-    metadata: { name: "db", namespace },
-    spec: {
-      replicas: 3,
-      version: older.version,
-      imageRepository: older.repository,
-      storage: { size: "1Gi", reclaimPolicy: "Delete" },
-      backup: { schedule: "0 3 * * *", storageSize: "1Gi" },
-    },
-  });
+  /** A cluster of the older MariaDB whose volumes go with it. */
+  const createCluster = (name: string, spec: Partial<NonNullable<MySQLCluster["spec"]>>) =>
+    c.clusters.create({
+      apiVersion: "example.com/v1",
+      kind: "MySQLCluster",
+      metadata: { name, namespace },
+      spec: {
+        version: older.version,
+        imageRepository: older.repository,
+        storage: { size: "1Gi", reclaimPolicy: "Delete" },
+        ...spec,
+      },
+    });
+  await createCluster("db", { replicas: 3, backup: { schedule: "0 3 * * *", storageSize: "1Gi" } });
   let db = await clusterReady(c, "db", 3, older.version, minutes(10));
   const pods = await podsOf(c, namespace, "db");
   report("MySQLCluster db Ready", {
@@ -266,18 +268,7 @@ export async function runRealNodeStory({ kube, kubeconfigPath, report }: StoryOp
   });
 
   // 6. A new cluster restored from that dump has the data, and its own root password.
-  await c.clusters.create({
-    apiVersion: "example.com/v1",
-    kind: "MySQLCluster",
-    metadata: { name: "db-restored", namespace },
-    spec: {
-      replicas: 1,
-      version: older.version,
-      imageRepository: older.repository,
-      storage: { size: "1Gi", reclaimPolicy: "Delete" },
-      restoreFrom: { claimName: "db-backup" },
-    },
-  });
+  await createCluster("db-restored", { replicas: 1, restoreFrom: { claimName: "db-backup" } });
   const restored = await clusterReady(c, "db-restored", 1, older.version, minutes(10));
   const restoredRows = await sql(
     c,
