@@ -1,22 +1,35 @@
 #!/usr/bin/env bash
 # A real node for the local control plane: containerd (Debian's 1.6) + runc + the CNI bridge, host-local and loopback
-# plugins, and kubelet, everything configured in one folder and nothing installed system-wide.
+# plugins, kubelet, kube-proxy and CoreDNS, everything configured in one folder and nothing installed system-wide.
 #
 #   bash controlplane/node/node.sh start <folder> <kubeconfig>   # prints the node name once it is Ready
 #   bash controlplane/node/node.sh stop <folder>                 # stops it and removes what it made
 #   bash controlplane/node/node.sh leftovers <folder>            # lists what stop should have removed (exit 1 if any)
 #
-# Needs root and what `bash controlplane/node/build.sh` builds: kubelet, kubectl, crictl, and the images (the pause
-# image is containerd's sandbox_image; every image is imported from the cache, nothing is ever pulled).
+# Needs root and what `bash controlplane/node/build.sh` builds: kubelet, kube-proxy, kubectl, crictl, coredns, and the
+# images (the pause image is containerd's sandbox_image; every image is imported from the cache, nothing is pulled).
 # Debian packages: containerd runc containernetworking-plugins iptables.
+#
+# Networking, as on a cluster:
+#   - The bridge (default crdgen0) is made here with the pods' gateway address (10.200.0.1), before anything runs, so
+#     that CoreDNS can bind it; the CNI bridge plugin then reuses it. Pods reach the host at that address.
+#   - The API server must be reachable there: startControlPlane({ node: "real" }) runs kube-apiserver with
+#     --bind-address=0.0.0.0 --advertise-address=<gateway>, so the `kubernetes` Service (10.0.0.1:443) leads to it.
+#   - kube-proxy (iptables mode, masqueradeAll, localhostNodePorts off so route_localnet stays untouched, conntrack
+#     sysctls left as they are) programs every ClusterIP, in PREROUTING for pods and in OUTPUT for the host, so the
+#     host reaches ClusterIP Services too. stop runs `kube-proxy --cleanup`, which removes its chains.
+#   - CoreDNS (coredns/main.go) listens on <gateway>:53, answers cluster.local from the API's Services and
+#     EndpointSlices (kubernetes plugin, with the kubeconfig given) and forwards every other name to the host's
+#     resolver; kubelet's clusterDNS is <gateway> and clusterDomain cluster.local.
+#   - net.ipv4.ip_forward is set to 1 while the node runs (the bridge plugin needs it) and restored by stop.
 #
 # Environment:
 #   CRDGEN_NODE_NAME       node name (default crdgen-node); also the cgroup parent (/<name> in every hierarchy)
-#   CRDGEN_NODE_POD_CIDR   the pods' range on the bridge (default 10.200.0.0/24)
+#   CRDGEN_NODE_POD_CIDR   the pods' range on the bridge (default 10.200.0.0/24; its .1 is the gateway)
 #   CRDGEN_NODE_BRIDGE     the bridge's name (default crdgen0)
 #   CRDGEN_CNI_BIN_DIR     CNI plugins (default /usr/lib/cni, Debian's containernetworking-plugins)
 #   CRDGEN_NODE_IMAGES     the images (images.sh names) to import, e.g. "pause debian" (default: every one built)
-#   KUBEBUILDER_ASSETS     where kubelet, kubectl and crictl are (default: the build cache, as build.sh prints it)
+#   KUBEBUILDER_ASSETS     where kubelet, kube-proxy, kubectl, crictl and coredns are (default: the build cache)
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -125,7 +138,7 @@ TOML
 JSON
 }
 
-write_kubelet_config() { # $1 folder, $2 kubelet port, $3 healthz port
+write_kubelet_config() { # $1 folder, $2 kubelet port, $3 healthz port, $4 cluster DNS address
   local dir="$1"
   # Why each setting: cgroupfs (no systemd here), cgroup v1 hierarchies (failCgroupV1: false), no swap check, eviction
   # thresholds a busy shared 2-core box never crosses, image GC off (images cannot be pulled again), the kubelet
@@ -159,9 +172,61 @@ evictionHard:
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 resolvConf: /etc/resolv.conf
+clusterDNS: [$4]
+clusterDomain: cluster.local
 registerNode: true
 serializeImagePulls: false
 YAML
+}
+
+write_kube_proxy_config() { # $1 folder, $2 kubeconfig, $3 healthz port, $4 metrics port
+  # iptables mode. masqueradeAll: a pod reaching a Service backed by a pod on the same bridge gets its replies back
+  # through the host without br_netfilter. localhostNodePorts off: kube-proxy would set route_localnet otherwise.
+  # conntrack zeros: leave the host's conntrack sysctls as they are.
+  cat >"$1/kube-proxy.yaml" <<YAML
+apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+clientConnection:
+  kubeconfig: $2
+hostnameOverride: $NODE_NAME
+mode: iptables
+clusterCIDR: $POD_CIDR
+healthzBindAddress: 127.0.0.1:$3
+metricsBindAddress: 127.0.0.1:$4
+iptables:
+  masqueradeAll: true
+  localhostNodePorts: false
+  syncPeriod: 30s
+  minSyncPeriod: 0s
+conntrack:
+  maxPerCore: 0
+  min: 0
+  tcpEstablishedTimeout: 0s
+  tcpCloseWaitTimeout: 0s
+YAML
+}
+
+write_corefile() { # $1 folder, $2 kubeconfig, $3 listen address, $4 ready port
+  # TTL 5 s and no cache plugin: a Service created a moment ago resolves at once.
+  cat >"$1/Corefile" <<COREFILE
+.:53 {
+    bind $3
+    ready 127.0.0.1:$4
+    errors
+    kubernetes cluster.local in-addr.arpa ip6.arpa {
+        kubeconfig $2
+        pods insecure
+        fallthrough in-addr.arpa ip6.arpa
+        ttl 5
+    }
+    forward . /etc/resolv.conf
+}
+COREFILE
+}
+
+# make_bridge <gateway>/<prefix>: the pods' bridge with the gateway address, up.
+make_bridge() {
+  ip link add "$BRIDGE" type bridge && ip addr add "$1" dev "$BRIDGE" && ip link set "$BRIDGE" up
 }
 
 free_port() { # asks the kernel for a free port
@@ -179,8 +244,10 @@ cmd_start() {
   [[ -s "$IMAGES_DIR/pause.oci.tar" ]] || die "no pause image in $IMAGES_DIR: run bash controlplane/node/build.sh"
   [[ -f "$kubeconfig" ]] || die "no kubeconfig at '$kubeconfig'"
   assets="$(assets)"
-  [[ -x "$assets/kubelet" && -x "$assets/kubectl" ]] ||
-    die "kubelet or kubectl missing in '$assets': run bash controlplane/node/build.sh"
+  for b in kubelet kube-proxy kubectl coredns; do
+    [[ -x "$assets/$b" ]] || die "$b is missing in '$assets': run bash controlplane/node/build.sh"
+  done
+  command -v iptables >/dev/null 2>&1 || die "'iptables' is not installed (apt-get install iptables)"
   # One real node per machine: the bridge, the pod range and the cgroup parent are fixed.
   if ip link show "$BRIDGE" >/dev/null 2>&1 || [[ -d "/sys/fs/cgroup/memory/$NODE_NAME" ]]; then
     die "another crdgen node is running here (bridge $BRIDGE or cgroup /$NODE_NAME exists); stop it first"
@@ -189,9 +256,14 @@ cmd_start() {
   dir="$(cd "$dir" && pwd)"
   T0="$(now_s)"
   write_configs "$dir"
+  local gateway="${POD_CIDR%.*}.1"
+  printf '%s\n' "$NODE_NAME" >"$dir/node-name"
+  # The bridge and forwarding first (stop undoes both; node-name above lets it run on a half-started node).
+  cat /proc/sys/net/ipv4/ip_forward >"$dir/ip_forward.saved"
+  make_bridge "$gateway/${POD_CIDR#*/}" || die "cannot create the bridge $BRIDGE with $gateway/${POD_CIDR#*/}"
+  echo 1 >/proc/sys/net/ipv4/ip_forward
   [[ "$(runc_binary)" == */runc-oom-clamp.sh ]] &&
     log "note: root lacks CAP_SYS_RESOURCE here, so negative oom_score_adj values are raised to 0 (runc-oom-clamp.sh)"
-  printf '%s\n' "$NODE_NAME" >"$dir/node-name"
   printf 'runtime-endpoint: unix://%s\nimage-endpoint: unix://%s\ntimeout: 30\n' \
     "$dir/containerd/containerd.sock" "$dir/containerd/containerd.sock" >"$dir/crictl.yaml"
 
@@ -223,7 +295,14 @@ cmd_start() {
   for h in /sys/fs/cgroup/*/; do
     [[ "$h" == */unified/ ]] || mkdir -p "$h$NODE_NAME"
   done
-  write_kubelet_config "$dir" "$(free_port)" "$(free_port)"
+  # CoreDNS needs only the API server and the bridge address: it starts while kubelet does.
+  local ready_port
+  ready_port="$(free_port)"
+  write_corefile "$dir" "$kubeconfig" "$gateway" "$ready_port"
+  setsid "$assets/coredns" -conf "$dir/Corefile" >"$dir/logs/coredns.log" 2>&1 </dev/null &
+  echo $! >"$dir/coredns.pid"
+
+  write_kubelet_config "$dir" "$(free_port)" "$(free_port)" "$gateway"
   setsid "$assets/kubelet" --config="$dir/kubelet/config.yaml" --kubeconfig="$kubeconfig" \
     --root-dir="$dir/kubelet/root" --cert-dir="$dir/kubelet/pki" --hostname-override="$NODE_NAME" \
     >"$dir/logs/kubelet.log" 2>&1 </dev/null &
@@ -237,6 +316,24 @@ cmd_start() {
   }
   wait_for 120 "node $NODE_NAME Ready (kubelet start to Ready)" node_ready ||
     { tail -n 30 "$dir/logs/kubelet.log" >&2; die "node $NODE_NAME did not become Ready (log: $dir/logs/kubelet.log)"; }
+  # kube-proxy once the Node exists (it reads the node's addresses); ready when the `kubernetes` Service is programmed.
+  T="$(now_s)"
+  write_kube_proxy_config "$dir" "$kubeconfig" "$(free_port)" "$(free_port)"
+  setsid "$assets/kube-proxy" --config="$dir/kube-proxy.yaml" >"$dir/logs/kube-proxy.log" 2>&1 </dev/null &
+  echo $! >"$dir/kube-proxy.pid"
+  services_programmed() {
+    pid_alive "$dir/kube-proxy.pid" || return 2
+    iptables -t nat -S KUBE-SERVICES 2>/dev/null | grep -q -- 'default/kubernetes:https'
+  }
+  wait_for 60 "kube-proxy programmed the kubernetes Service" services_programmed ||
+    { tail -n 30 "$dir/logs/kube-proxy.log" >&2; die "kube-proxy did not program ClusterIPs (log: $dir/logs/kube-proxy.log)"; }
+  dns_ready() {
+    pid_alive "$dir/coredns.pid" || return 2
+    node -e 'fetch(process.argv[1]).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))' \
+      "http://127.0.0.1:$ready_port/ready"
+  }
+  wait_for 60 "CoreDNS ready on $gateway:53" dns_ready ||
+    { tail -n 30 "$dir/logs/coredns.log" >&2; die "CoreDNS did not become ready (log: $dir/logs/coredns.log)"; }
   log "started in $(since "$T0")"
   printf '%s\n' "$NODE_NAME"
 }
@@ -251,10 +348,16 @@ our_cgroups() {
   return 0
 }
 
-# kubelet's iptables chains (KUBE-FIREWALL drops non-loopback traffic to 127.0.0.0/8; the others are markers).
+# kubelet's iptables chains (KUBE-FIREWALL drops non-loopback traffic to 127.0.0.0/8; the others are markers) and
+# kube-proxy's (KUBE-SERVICES, KUBE-SVC-*, KUBE-SEP-*, KUBE-POSTROUTING, ...): every KUBE- chain and rule is the node's.
 KUBELET_CHAINS=(KUBE-FIREWALL KUBE-KUBELET-CANARY KUBE-IPTABLES-HINT)
-clean_iptables() {
-  local ipt t c
+clean_iptables() { # $1 folder
+  local ipt t c proxy
+  # kube-proxy --cleanup removes the rules and chains of each of its modes (iptables, ipvs, nftables), and exits.
+  proxy="$(assets)/kube-proxy"
+  if [[ -x "$proxy" ]]; then
+    "$proxy" --cleanup >"$1/logs/kube-proxy-cleanup.log" 2>&1 || log "warning: kube-proxy --cleanup failed"
+  fi
   for ipt in iptables ip6tables; do
     command -v "$ipt" >/dev/null 2>&1 || continue
     for c in INPUT OUTPUT; do
@@ -269,14 +372,16 @@ clean_iptables() {
   return 0
 }
 our_iptables() {
-  local ipt t pattern
-  pattern="$(IFS='|' && printf '%s' "${KUBELET_CHAINS[*]}")"
+  local ipt t
   for ipt in iptables ip6tables; do
     command -v "$ipt" >/dev/null 2>&1 || continue
     for t in filter nat mangle; do
-      "$ipt" -t "$t" -S 2>/dev/null | grep -E -- "$pattern" | sed "s/^/$ipt -t $t: /"
+      "$ipt" -t "$t" -S 2>/dev/null | grep -E -- "KUBE-" | sed "s/^/$ipt -t $t: /"
     done
   done
+  if command -v nft >/dev/null 2>&1; then
+    nft list tables 2>/dev/null | grep -E -- " kube-proxy$" | sed "s/^/nft: /"
+  fi
   return 0
 }
 
@@ -308,6 +413,8 @@ cmd_stop() {
     fi
   fi
   stop_pid "$dir/containerd.pid" 20
+  stop_pid "$dir/coredns.pid" 10
+  stop_pid "$dir/kube-proxy.pid" 10
   # Shims outlive containerd; those of this containerd carry its socket address.
   local pid
   for pid in $(pgrep -f "containerd-shim-runc-v2 .*-address $sock" || true); do
@@ -318,7 +425,8 @@ cmd_stop() {
   local c
   while read -r c; do [[ -n "$c" ]] && rmdir "$c" 2>/dev/null; done < <(our_cgroups)
   ip link show "$BRIDGE" >/dev/null 2>&1 && ip link del "$BRIDGE"
-  clean_iptables
+  clean_iptables "$dir"
+  [[ -s "$dir/ip_forward.saved" ]] && cat "$dir/ip_forward.saved" >/proc/sys/net/ipv4/ip_forward
   log "stopped in $(since "$T")"
   local left
   left="$(cmd_leftovers "$dir" || true)"

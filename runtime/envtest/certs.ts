@@ -4,6 +4,7 @@ import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import { realNodeGateway } from "./real-node.js";
 
 const run = promisify(execFile);
 
@@ -73,10 +74,28 @@ export async function makeCerts(dir: string): Promise<ControlPlaneCerts> {
       `${name}.crt`,
     ]);
   };
+  // Pods of a real node reach the API server as kubernetes.default.svc (the first address of the service range,
+  // 10.0.0.1) or at the node's bridge gateway, where it advertises itself.
+  const apiServerNames = [
+    "DNS:localhost",
+    "IP:127.0.0.1",
+    "DNS:kubernetes",
+    "DNS:kubernetes.default",
+    "DNS:kubernetes.default.svc",
+    "DNS:kubernetes.default.svc.cluster.local",
+    "IP:10.0.0.1",
+    `IP:${realNodeGateway}`,
+  ].join(",");
   await signed(
     "apiserver",
     "/CN=kube-apiserver",
-    "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n",
+    [
+      "basicConstraints=CA:FALSE",
+      "keyUsage=digitalSignature,keyEncipherment",
+      "extendedKeyUsage=serverAuth",
+      `subjectAltName=${apiServerNames}`,
+      "",
+    ].join("\n"),
   );
   await signed(
     "admin",

@@ -12,7 +12,8 @@ import { makeCerts, type ControlPlaneCerts } from "./certs.js";
 import { startControllers, type ControllersInfo } from "./controllers.js";
 import { startFakeVolumeProvisioner } from "./fake-volume-provisioner.js";
 import { startProcess, type ManagedProcess } from "./process.js";
-import { startRealNode, type RealNode } from "./real-node.js";
+import { startLocalPathProvisioner } from "./local-path-provisioner.js";
+import { realNodeGateway, startRealNode, type RealNode } from "./real-node.js";
 import { freePorts, httpOk, httpsOk, retryOnPortClash, waitUntil } from "./util.js";
 
 export interface ControlPlaneOptions {
@@ -32,11 +33,15 @@ export interface ControlPlaneOptions {
    */
   controllers?: boolean;
   /**
-   * "real": also run a real node (kubelet, Debian's containerd and runc, a CNI bridge) instead of kwok's fake one,
-   * with the controllers (as `controllers: true`). Pods are scheduled to it (`realNodeName`) and run images of
-   * crdgen's image cache; stop removes every container, mount, veth and cgroup it made. Linux and root only; needs
-   * `bash controlplane/node/build.sh` (kubelet, crictl, images) and the Debian packages containerd, runc,
-   * containernetworking-plugins. Only one real node runs on a machine at a time. Default: kwok's fake node.
+   * "real": also run a real node (kubelet, Debian's containerd and runc, a CNI bridge, kube-proxy, CoreDNS) instead
+   * of kwok's fake one, with the controllers (as `controllers: true`). Pods are scheduled to it (`realNodeName`) and
+   * run images of crdgen's image cache. As on a cluster: pods reach the API server through the `kubernetes` Service
+   * with their ServiceAccount token (in-cluster config), ClusterIP Services (from pods and from this process: connect
+   * to the Service's spec.clusterIP), cluster DNS (`<svc>.<ns>.svc.cluster.local`, `<pod>.<headless svc>`), and
+   * the default StorageClass `crdgen-local-path` binds claims to folders of the node's folder. stop removes every
+   * container, mount, veth, cgroup, iptables chain and folder it made. Linux and root only; needs
+   * `bash controlplane/node/build.sh` (kubelet, kube-proxy, crictl, coredns, images) and the Debian packages
+   * containerd, runc, containernetworking-plugins, iptables. One real node per machine. Default: kwok's fake node.
    */
   node?: "kwok" | "real";
   /** With `node: "real"`: the cached images to import (images.sh names, e.g. ["debian"]); default every one built. */
@@ -113,8 +118,11 @@ async function startControlPlaneOnce(options: ControlPlaneOptions): Promise<Cont
     );
 
     const apiServerUrl = `https://127.0.0.1:${apiPort}`;
+    const real = options.node === "real";
     const apiServerArgs = [
-      "--bind-address=127.0.0.1",
+      // A real node's pods reach the API server through the `kubernetes` Service, which kube-proxy leads to the
+      // advertised address, the node's bridge gateway; the bridge appears later, so every address is bound.
+      ...(real ? ["--bind-address=0.0.0.0", `--advertise-address=${realNodeGateway}`] : ["--bind-address=127.0.0.1"]),
       `--secure-port=${apiPort}`,
       `--cert-dir=${dir}`,
       `--tls-cert-file=${certs.servingCert}`,
@@ -124,7 +132,8 @@ async function startControlPlaneOnce(options: ControlPlaneOptions): Promise<Cont
       "--service-cluster-ip-range=10.0.0.0/24",
       "--allow-privileged=true",
       "--authorization-mode=RBAC",
-      "--disable-admission-plugins=ServiceAccount",
+      // Without a real node no pod runs, so none needs its ServiceAccount token mounted; a real node's pods do.
+      ...(real ? [] : ["--disable-admission-plugins=ServiceAccount"]),
       `--service-account-issuer=${apiServerUrl}/`,
       `--service-account-key-file=${certs.serviceAccountPub}`,
       `--service-account-signing-key-file=${certs.serviceAccountKey}`,
@@ -209,7 +218,6 @@ async function startControlPlaneOnce(options: ControlPlaneOptions): Promise<Cont
       },
     };
     if (options.crdFiles?.length) await plane.installCrds(options.crdFiles);
-    const real = options.node === "real";
     if (options.controllers || real) {
       controllers = await startControllers({
         kwok: !real,
@@ -232,7 +240,25 @@ async function startControlPlaneOnce(options: ControlPlaneOptions): Promise<Cont
           ...(options.nodeImages ? { images: options.nodeImages } : {}),
           timeoutMs: Math.max(startTimeoutMs, 300_000),
         });
+        stopProvisioner = await startLocalPathProvisioner({
+          client,
+          volumesDir: path.join(realNode.dir, "volumes"),
+          nodeName: realNode.name,
+        });
+        // The ServiceAccount admission plugin rejects pods until kube-controller-manager made their namespace's
+        // ServiceAccount: the default namespace's is there before start returns.
+        await waitUntil(
+          () =>
+            client.request({ method: "GET", path: "/api/v1/namespaces/default/serviceaccounts/default" }).then(
+              () => true,
+              () => false,
+            ),
+          startTimeoutMs,
+          "ServiceAccount default/default",
+        );
       } catch (error) {
+        stopProvisioner();
+        await realNode?.stop().catch(() => undefined);
         client.close();
         throw error;
       }

@@ -6,6 +6,12 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
+/**
+ * The real node's bridge address (the gateway of node.sh's pod range 10.200.0.0/24): pods reach the host, the API
+ * server (which advertises this address to the `kubernetes` Service) and the cluster DNS server (port 53) there.
+ */
+export const realNodeGateway = "10.200.0.1";
+
 export interface RealNode {
   /** The Node's name, as registered by its kubelet. */
   readonly name: string;

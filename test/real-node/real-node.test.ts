@@ -1,48 +1,20 @@
 // startControlPlane({ node: "real" }): a Pod of a locally built image is scheduled to a real kubelet + containerd
-// node, runs to Ready through its exec readiness probe, and stop leaves no process, mount, veth or cgroup behind.
+// node, runs to Ready through its exec readiness probe, and stop leaves nothing behind (leftovers.ts).
 // Needs root, Debian's containerd, runc and containernetworking-plugins, and `bash controlplane/node/build.sh`;
 // `npm run test:real-node` runs it (kept out of test:e2e, which runs where containers cannot).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import type { V1Pod } from "@kubernetes/client-node";
 import { isNotFound } from "@crdgen/runtime";
 import { startControlPlane } from "@crdgen/runtime/envtest";
 import { eventually } from "../e2e/control-plane.js";
-
-/** Every trace of the node left on the machine: processes, mounts, cgroups, the bridge, its veths, iptables chains. */
-function leftovers(nodeDir: string, nodeName: string): string[] {
-  const found: string[] = [];
-  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
-    let cmdline: string;
-    try {
-      cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
-    } catch {
-      continue; // the process ended meanwhile
-    }
-    if (cmdline.includes(nodeDir)) found.push(`process ${pid}: ${cmdline}`);
-  }
-  for (const line of readFileSync("/proc/self/mountinfo", "utf8").split("\n"))
-    if (line.includes(nodeDir)) found.push(`mount: ${line}`);
-  for (const hierarchy of readdirSync("/sys/fs/cgroup"))
-    if (existsSync(`/sys/fs/cgroup/${hierarchy}/${nodeName}`)) found.push(`cgroup: ${hierarchy}/${nodeName}`);
-  for (const link of readdirSync("/sys/class/net")) {
-    const master = path.join("/sys/class/net", link, "master");
-    if (link === "crdgen0" || (existsSync(master) && path.basename(readlinkSync(master)) === "crdgen0"))
-      found.push(`network link: ${link}`);
-  }
-  // kubelet's chains; KUBE-FIREWALL drops non-loopback traffic to 127.0.0.0/8, so it must not outlive the node.
-  const rules = execFileSync("iptables", ["-S"], { encoding: "utf8" });
-  for (const rule of rules.split("\n"))
-    if (/KUBE-(FIREWALL|KUBELET-CANARY)/.test(rule)) found.push(`iptables: ${rule}`);
-  if (existsSync(nodeDir)) found.push(`folder: ${nodeDir}`);
-  return found;
-}
+import { ipForward, leftovers } from "./leftovers.js";
 
 test("a Pod runs on the real node to Ready and is deleted; stop leaves nothing behind", async () => {
   assert.equal(process.getuid?.(), 0, "a real node needs root (containerd, runc, CNI, cgroups): run as root");
+  const ipForwardBefore = ipForward();
   const plane = await startControlPlane({ node: "real", nodeImages: ["debian"] });
   const nodeDir = path.join(plane.dir, "node");
   const nodeName = plane.realNodeName;
@@ -100,7 +72,7 @@ test("a Pod runs on the real node to Ready and is deleted; stop leaves nothing b
 
     await plane.stop();
     stopped = true;
-    assert.deepEqual(leftovers(nodeDir, nodeName), []);
+    assert.deepEqual(leftovers(nodeDir, nodeName, ipForwardBefore), []);
   } finally {
     if (!stopped) await plane.stop();
   }
