@@ -8,31 +8,38 @@
 // `flock <the machine's real-node lock> npm run test:real-node`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import path from "node:path";
 import { startControlPlane } from "@crdgen/runtime/envtest";
 import { cachedImage, runRealNodeStory, storyImages } from "../../samples/mysql/src/real-node-story.js";
+import { ipForward, leftovers } from "./leftovers.js";
 
-test("the MySQL sample on a real node: in-cluster operator, real servers, login, scaling, upgrade, recovery, backup and restore, handover", async () => {
+test("the MySQL sample on a real node: in-cluster operator, real servers, login, scaling, upgrade, recovery, backup and restore, handover", async (t) => {
   assert.equal(process.getuid?.(), 0, "a real node needs root (containerd, runc, CNI, cgroups): run as root");
   // Fails (never skips) naming the missing image and the command that builds it.
   const older = cachedImage("mariadb").split(":").pop()!;
   const newer = cachedImage("mariadb-trixie").split(":").pop()!;
   assert.match(older, /^10\.11\.\d+$/, "images.sh's mariadb is Debian bookworm's 10.11");
   assert.match(newer, /^11\.8\.\d+$/, "images.sh's mariadb-trixie is Debian trixie's 11.8");
+  const ipForwardBefore = ipForward();
   // The CRD comes with the deploy manifests (with the conversion webhook's caBundle), as on a cluster.
   const plane = await startControlPlane({ node: "real", nodeImages: storyImages });
+  const nodeDir = path.join(plane.dir, "node");
+  const nodeName = plane.realNodeName ?? "";
   const seen = new Map<string, Record<string, unknown>>();
+  const started = Date.now();
   try {
     await runRealNodeStory({
       kube: plane.kubeClient(),
       kubeconfigPath: plane.kubeconfigPath,
       report: (step, facts) => {
         seen.set(step, facts);
-        process.stdout.write(`# ${step}: ${JSON.stringify(facts)}\n`);
+        t.diagnostic(`${((Date.now() - started) / 1000).toFixed(0)} s ${step}: ${JSON.stringify(facts)}`);
       },
     });
   } finally {
     await plane.stop();
   }
+  assert.deepEqual(leftovers(nodeDir, nodeName, ipForwardBefore), [], "stop leaves nothing of the story behind");
   const step = (name: string) => {
     const facts = seen.get(name);
     assert.ok(facts, `the story reported "${name}"`);
