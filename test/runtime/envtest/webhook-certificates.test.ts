@@ -48,3 +48,21 @@ test("rotate() writes a new key and certificate from the same CA", async () => {
   assert.ok(after.verify(new X509Certificate(certs.caCert).publicKey));
   assert.equal(after.serialNumber, certs.servingSerial);
 });
+
+test("hosts name the serving certificate instead of loopback: DNS names and IP addresses", async () => {
+  const other = await mkdtemp(path.join(os.tmpdir(), "crdgen-webhook-certs-"));
+  try {
+    const made = await makeWebhookCertificates(other, {
+      hosts: ["hook.ops.svc", "hook.ops.svc.cluster.local", "10.0.0.7"],
+    });
+    const cert = new X509Certificate(await readFile(path.join(other, "tls.crt")));
+    assert.ok(cert.verify(new X509Certificate(made.caCert).publicKey), "signed by its CA");
+    assert.equal(cert.checkHost("hook.ops.svc"), "hook.ops.svc");
+    assert.equal(cert.checkHost("hook.ops.svc.cluster.local"), "hook.ops.svc.cluster.local");
+    assert.ok(cert.checkIP("10.0.0.7"));
+    assert.equal(cert.checkHost("localhost"), undefined, "loopback only by default");
+    assert.equal(cert.checkIP("127.0.0.1"), undefined);
+  } finally {
+    await rm(other, { recursive: true, force: true });
+  }
+});
