@@ -468,7 +468,10 @@ function main() {
     crdgenOneProcess("crdgen --validation", "crdgen-validation", ["--validation"]);
   const base = results.find((r) => r.tool === "crdgen");
   const peers = results.filter((r) => !r.tool.startsWith("crdgen"));
-  const fastest = [...peers].sort((a, b) => a.seconds - b.seconds)[0];
+  // The anchor is the fastest peer whose output compiles for every CRD (the issue's "fastest setting that produces
+  // compiling output"); a faster mode that breaks some CRDs is still a row of the table.
+  const compiling = peers.filter((r) => r.typeChecked === r.total && r.crashed === 0);
+  const fastest = [...(compiling.length ? compiling : peers)].sort((a, b) => a.seconds - b.seconds)[0];
   const rows = results.map((r) => ({
     ...r,
     timeVsCrdgen: base ? Number((r.seconds / base.seconds).toFixed(2)) : null,
