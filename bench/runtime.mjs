@@ -300,18 +300,21 @@ async function liveUpdateRun(kubeconfigPath, usePriorityQueue) {
   const kube = loadKubeClient({ kubeconfig: kubeconfigPath });
   const writer = loadKubeClient({ kubeconfig: kubeconfigPath });
   const target = `${NAMESPACE}/${name(N - 1)}`; // last in the list: without priorities, last to be reconciled
-  let wantGeneration = Infinity;
   let patchedAt;
-  let reconciledAt = 0;
-  let reconcilesBefore = -1;
   let reconciles = 0;
+  // Every reconcile of the target, kept: with a priority queue the live change can be reconciled before this process
+  // has read the PATCH's response (which tells the generation to wait for); a check made only inside reconcile missed
+  // it then and waited for a reconcile that never came.
+  const targetReconciles = [];
   const hooks = {
     async reconcile(ctx, obj) {
       reconciles++;
-      if (reconciledAt === 0 && ctx.key === target && (obj.metadata.generation ?? 0) >= wantGeneration) {
-        reconciledAt = performance.now();
-        reconcilesBefore = reconciles - 1;
-      }
+      if (ctx.key === target)
+        targetReconciles.push({
+          generation: obj.metadata.generation ?? 0,
+          at: performance.now(),
+          before: reconciles - 1,
+        });
       if (workMs > 0) await new Promise((r) => setTimeout(r, workMs));
     },
   };
@@ -330,8 +333,10 @@ async function liveUpdateRun(kubeconfigPath, usePriorityQueue) {
     body: { spec: { replicas: current.spec.replicas === 5 ? 6 : 5 } },
     contentType: "application/merge-patch+json",
   });
-  wantGeneration = patched.metadata.generation;
-  await until(() => reconciledAt > 0, 600_000, "the patched object reconciled");
+  const wantGeneration = patched.metadata.generation;
+  const reconciledLive = () => targetReconciles.find((r) => r.generation >= wantGeneration);
+  await until(() => reconciledLive() !== undefined, 600_000, "the patched object reconciled");
+  const { at: reconciledAt, before: reconcilesBefore } = reconciledLive();
   const queuedAfter = controller.queue.len();
   abort.abort();
   await running;
