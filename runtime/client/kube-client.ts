@@ -15,7 +15,7 @@ import {
 } from "./kubeconfig-files.js";
 import { LightKubeConfig, type KubeConfigView } from "./light-kube-config.js";
 import { LineSplitter, LineTooLongError } from "./ndjson.js";
-import { assertCredentialsMayTravel, kubeconfigCredentialsOverHttp, userHasHeaderCredentials } from "./plain-http.js";
+import { assertCredentialsMayTravel, credentialsOverHttpIn, userHasHeaderCredentials } from "./plain-http.js";
 import { type BodyReading, readList, readText } from "./response-body.js";
 import type { KubernetesObject, Status, WatchEvent } from "./types.js";
 
@@ -424,8 +424,9 @@ export function loadKubeClient(opts: LoadKubeClientOptions = {}): KubeClient {
   const files = opts.kubeconfig ? [opts.kubeconfig] : defaultKubeconfigFiles();
   let kc: LightKubeConfig;
   if (files.length > 0) {
-    kc = new LightKubeConfig(readKubeconfigFiles(files));
-    allowCredentialsOverHttp = [...allowCredentialsOverHttp, ...kubeconfigCredentialsOverHttp(opts.kubeconfig)];
+    const { data, documents } = readKubeconfigFiles(files);
+    kc = new LightKubeConfig(data);
+    allowCredentialsOverHttp = [...allowCredentialsOverHttp, ...documents.flatMap(credentialsOverHttpIn)];
   } else if (process.env["KUBERNETES_SERVICE_HOST"] && fs.existsSync(SERVICE_ACCOUNT_TOKEN)) {
     kc = new LightKubeConfig(inClusterKubeconfig());
   } else {

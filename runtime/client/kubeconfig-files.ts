@@ -38,17 +38,30 @@ export function defaultKubeconfigFiles(): string[] {
 /**
  * Reads and merges kubeconfig files as client-go does: the first file to set current-context wins, and the first
  * cluster, user or context of a name wins. Relative certificate, key and token paths are relative to their file.
+ * The parsed documents come back too, for what client-node's shapes have no field for (cluster extensions).
  */
-export function readKubeconfigFiles(files: readonly string[]): KubeconfigData {
+export function readKubeconfigFiles(files: readonly string[]): { data: KubeconfigData; documents: unknown[] } {
   const merged: KubeconfigData = { clusters: [], users: [], contexts: [], currentContext: undefined };
+  const documents: unknown[] = [];
   for (const file of files) {
-    const one = readKubeconfigFile(file);
+    const doc = readKubeconfigDocument(file);
+    documents.push(doc);
+    const one = kubeconfigOf(file, doc);
     merged.currentContext ??= one.currentContext;
     addNew(merged.clusters, one.clusters);
     addNew(merged.users, one.users);
     addNew(merged.contexts, one.contexts);
   }
-  return merged;
+  return { data: merged, documents };
+}
+
+/** A kubeconfig file parsed as YAML; an error names the file. */
+export function readKubeconfigDocument(file: string): unknown {
+  try {
+    return parse(fs.readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new Error(`kubeconfig ${file}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  }
 }
 
 /** The pod's service account, as client-go's rest.InClusterConfig: token re-read from its file, the pod's CA. */
@@ -78,13 +91,7 @@ export function inClusterKubeconfig(root = SERVICE_ACCOUNT_DIR): KubeconfigData 
   };
 }
 
-function readKubeconfigFile(file: string): KubeconfigData {
-  let doc: unknown;
-  try {
-    doc = parse(fs.readFileSync(file, "utf8"));
-  } catch (e) {
-    throw new Error(`kubeconfig ${file}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
-  }
+function kubeconfigOf(file: string, doc: unknown): KubeconfigData {
   if (doc !== null && doc !== undefined && (typeof doc !== "object" || Array.isArray(doc)))
     throw new Error(`kubeconfig ${file}: not a kubeconfig (a YAML mapping with clusters, users and contexts)`);
   const dir = path.dirname(path.resolve(file));
@@ -103,9 +110,7 @@ type Problem = (where: string, problem: string) => Error;
 
 function readCluster(entry: unknown, where: string, dir: string, at: Problem): Cluster {
   const name = nameOf(entry, where, at);
-  const c = fieldOf(entry, "cluster");
-  if (c === undefined || c === null) throw at(`${where}.cluster`, "is missing");
-  if (typeof c !== "object" || Array.isArray(c)) throw at(`${where}.cluster`, "is not a mapping");
+  const c = mappingAt(entry, "cluster", where, at);
   const server = stringAt(c, "server", `${where}.cluster`, at);
   if (!server) throw at(`${where}.cluster.server`, "is missing");
   const cluster: Cluster = {
@@ -151,9 +156,7 @@ function readUser(entry: unknown, where: string, dir: string, at: Problem): User
 
 function readContext(entry: unknown, where: string, at: Problem): Context {
   const name = nameOf(entry, where, at);
-  const c = fieldOf(entry, "context");
-  if (c === undefined || c === null) throw at(`${where}.context`, "is missing");
-  if (typeof c !== "object" || Array.isArray(c)) throw at(`${where}.context`, "is not a mapping");
+  const c = mappingAt(entry, "context", where, at);
   const cluster = stringAt(c, "cluster", `${where}.context`, at);
   if (!cluster) throw at(`${where}.context.cluster`, "is missing");
   // client-node types user as always there; a context without one has it undefined.
@@ -172,6 +175,14 @@ function nameOf(entry: unknown, where: string, at: Problem): string {
   const name = stringAt(entry, "name", where, at);
   if (!name) throw at(`${where}.name`, "is missing");
   return name;
+}
+
+/** entry[key], which must be a mapping. */
+function mappingAt(entry: unknown, key: string, where: string, at: Problem): Record<string, unknown> {
+  const v = fieldOf(entry, key);
+  if (v === undefined || v === null) throw at(`${where}.${key}`, "is missing");
+  if (typeof v !== "object" || Array.isArray(v)) throw at(`${where}.${key}`, "is not a mapping");
+  return v;
 }
 
 function setString<T extends object>(

@@ -1,10 +1,8 @@
 // Credentials (a bearer token, a password) never travel over plain http:// unless the kubeconfig says so for that
 // server. client-go and kubectl send them over http without a word, and client-node lets insecure-skip-tls-verify or a
 // proxy-url through; neither says anything about clear text, so neither counts here.
-import fs from "node:fs";
 import type { Cluster, User } from "@kubernetes/client-node";
-import { parse } from "yaml";
-import { defaultKubeconfigFiles } from "./kubeconfig-files.js";
+import { defaultKubeconfigFiles, readKubeconfigDocument } from "./kubeconfig-files.js";
 
 /**
  * The kubeconfig cluster extension that opts one server in. The kubeconfig format keeps tool-specific settings in a
@@ -30,25 +28,23 @@ export const CREDENTIALS_OVER_HTTP_EXTENSION = "crdgen.dev/credentials-over-http
  * result as the HttpKubeClient option allowCredentialsOverHttp (loadKubeClient does).
  */
 export function kubeconfigCredentialsOverHttp(kubeconfig?: string): string[] {
+  const files = kubeconfig !== undefined ? [kubeconfig] : defaultKubeconfigFiles();
+  return files.flatMap((file) => credentialsOverHttpIn(readKubeconfigDocument(file)));
+}
+
+/** The http:// servers one parsed kubeconfig document opts in (see kubeconfigCredentialsOverHttp). */
+export function credentialsOverHttpIn(doc: unknown): string[] {
   const servers: string[] = [];
-  for (const file of kubeconfig !== undefined ? [kubeconfig] : defaultKubeconfigFiles()) {
-    let doc: unknown;
-    try {
-      doc = parse(fs.readFileSync(file, "utf8"));
-    } catch (e) {
-      throw new Error(`kubeconfig ${file}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
-    }
-    for (const entry of arrayAt(doc, "clusters")) {
-      const cluster = fieldOf(entry, "cluster");
-      const server = fieldOf(cluster, "server");
-      if (typeof server !== "string") continue;
-      const optedIn = arrayAt(cluster, "extensions").some(
-        (ext) =>
-          fieldOf(ext, "name") === CREDENTIALS_OVER_HTTP_EXTENSION &&
-          sameOrigin(fieldOf(fieldOf(ext, "extension"), "server"), server),
-      );
-      if (optedIn) servers.push(server);
-    }
+  for (const entry of arrayAt(doc, "clusters")) {
+    const cluster = fieldOf(entry, "cluster");
+    const server = fieldOf(cluster, "server");
+    if (typeof server !== "string") continue;
+    const optedIn = arrayAt(cluster, "extensions").some(
+      (ext) =>
+        fieldOf(ext, "name") === CREDENTIALS_OVER_HTTP_EXTENSION &&
+        sameOrigin(fieldOf(fieldOf(ext, "extension"), "server"), server),
+    );
+    if (optedIn) servers.push(server);
   }
   return servers;
 }
