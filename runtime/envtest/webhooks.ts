@@ -2,16 +2,14 @@
 // certificate for 127.0.0.1 made here, the WebhookServer on loopback, webhook configurations with url-based client
 // configs and the CA bundle, and CRDs patched to call the conversion webhook. The API server picks these changes up
 // within about a second (through its informers), so a test waits for an effect, not for install to return.
-import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
-import { isIP } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import forge from "node-forge";
 import { isNotFound } from "../client/api-error.js";
 import type { KubeClient } from "../client/kube-client.js";
 import type { KubernetesObject } from "../client/types.js";
 import type { Logger } from "../log/logger.js";
+import { altNamesOf, newKeyPair, randomSerial, signCertificate } from "../manager/x509.js";
 import {
   crdConversionFor,
   webhookConfigurationsFor,
@@ -37,45 +35,10 @@ export interface WebhookCertificates {
 
 const hours = (n: number) => n * 3_600_000;
 
-function newKeyPair() {
-  const { publicKey, privateKey } = generateKeyPairSync("rsa", {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: "spki", format: "pem" },
-    privateKeyEncoding: { type: "pkcs8", format: "pem" },
-  });
-  return { publicKey, privateKey };
-}
-
-function certificate(publicKey: string, subject: string, serial: string, extensions: object[]) {
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = forge.pki.publicKeyFromPem(publicKey);
-  cert.serialNumber = serial;
-  cert.validity.notBefore = new Date(Date.now() - 60_000);
-  cert.validity.notAfter = new Date(Date.now() + hours(24));
-  cert.setSubject([{ name: "commonName", value: subject }]);
-  cert.setExtensions(extensions);
-  return cert;
-}
-
-/**
- * A random 16-byte serial whose first byte is 0x40-0x7f: positive without a leading zero byte, so its hex is exactly
- * what TLS peers report (X509Certificate.serialNumber, getPeerCertificate().serialNumber).
- */
-function randomSerial(): string {
-  const bytes = randomBytes(16);
-  bytes[0] = (bytes[0]! & 0x3f) | 0x40;
-  return bytes.toString("hex").toUpperCase();
-}
-
 /** The serving certificate's names: DNS names and IP addresses (default: loopback). */
 export interface WebhookCertificateOptions {
   /** e.g. a webhook Service's my-svc.my-ns.svc; default localhost, 127.0.0.1 and ::1. */
   hosts?: string[];
-}
-
-/** subjectAltName entries: IP addresses as IPs (type 7), everything else as DNS names (type 2). */
-function altNamesOf(hosts: string[]): object[] {
-  return hosts.map((host) => (isIP(host) ? { type: 7, ip: host } : { type: 2, value: host }));
 }
 
 /** A CA and a serving certificate for the hosts (default loopback), valid a day, written into dir. */
@@ -84,33 +47,42 @@ export async function makeWebhookCertificates(
   options: WebhookCertificateOptions = {},
 ): Promise<WebhookCertificates> {
   const altNames = altNamesOf(options.hosts ?? ["localhost", "127.0.0.1", "::1"]);
+  const validity = () => ({ notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + hours(24)) });
   const ca = newKeyPair();
-  const caCert = certificate(ca.publicKey, "crdgen-envtest-webhook-ca", randomSerial(), [
-    { name: "basicConstraints", cA: true },
-    { name: "keyUsage", keyCertSign: true, cRLSign: true, digitalSignature: true },
-  ]);
-  caCert.setIssuer(caCert.subject.attributes);
-  const caKey = forge.pki.privateKeyFromPem(ca.privateKey);
-  caCert.sign(caKey, forge.md.sha256.create());
-  const caPem = forge.pki.certificateToPem(caCert);
+  const caPem = signCertificate({
+    publicKey: ca.publicKey,
+    selfKey: ca.privateKey,
+    commonName: "crdgen-envtest-webhook-ca",
+    serial: randomSerial(),
+    ...validity(),
+    extensions: [
+      { name: "basicConstraints", cA: true },
+      { name: "keyUsage", keyCertSign: true, cRLSign: true, digitalSignature: true },
+    ],
+  });
   await writeFile(path.join(dir, "ca.crt"), caPem);
 
   let servingSerial = "";
   const writeServing = async () => {
     const pair = newKeyPair();
     const serial = randomSerial();
-    const cert = certificate(pair.publicKey, "crdgen-envtest-webhook", serial, [
-      { name: "basicConstraints", cA: false },
-      { name: "keyUsage", digitalSignature: true, keyEncipherment: true },
-      { name: "extKeyUsage", serverAuth: true },
-      { name: "subjectAltName", altNames },
-    ]);
-    cert.setIssuer(caCert.subject.attributes);
-    cert.sign(caKey, forge.md.sha256.create());
+    const cert = signCertificate({
+      publicKey: pair.publicKey,
+      issuer: { cert: caPem, privateKey: ca.privateKey },
+      commonName: "crdgen-envtest-webhook",
+      serial,
+      ...validity(),
+      extensions: [
+        { name: "basicConstraints", cA: false },
+        { name: "keyUsage", digitalSignature: true, keyEncipherment: true },
+        { name: "extKeyUsage", serverAuth: true },
+        { name: "subjectAltName", altNames },
+      ],
+    });
     // Replace each file by a rename so a reader never sees half a file; the server skips a mismatched pair.
     for (const [name, text] of [
       ["tls.key", pair.privateKey],
-      ["tls.crt", forge.pki.certificateToPem(cert)],
+      ["tls.crt", cert],
     ] as const) {
       const temp = path.join(dir, `.${name}.tmp`);
       await writeFile(temp, text);

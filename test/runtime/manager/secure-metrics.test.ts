@@ -3,6 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { request } from "node:https";
+import { createSecureContext } from "node:tls";
 import { X509Certificate } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -105,68 +106,56 @@ async function secureManager(api: FakeApi, extra: { metricsCertPath?: string } =
 const reviews = (api: FakeApi, kind: "tokenreviews" | "subjectaccessreviews") =>
   api.requests.filter((r) => r.method === "POST" && r.path.endsWith(`/${kind}`)).length;
 
-test("by default /metrics is HTTPS: no token 401, an unknown token 401, a user without get /metrics 403, a reader 200", async () => {
+test("by default /metrics is HTTPS: no token 401, an unknown token 401, a user without get /metrics 403, a reader 200", async (t) => {
   const api = await reviewingApi();
+  t.after(() => api.close());
   const { manager, stop } = await secureManager(api);
-  try {
-    const port = manager.metricsPort!;
-    assert.deepEqual(await httpsGet(port, "/metrics").then((a) => [a.status, a.body]), [401, "Unauthorized\n"]);
-    assert.equal(reviews(api, "tokenreviews"), 0, "no token, no TokenReview");
-    assert.deepEqual(await httpsGet(port, "/metrics", "forged").then((a) => [a.status, a.body]), [
-      401,
-      "Unauthorized\n",
-    ]);
-    assert.deepEqual(await httpsGet(port, "/metrics", "other-token").then((a) => [a.status, a.body]), [
-      403,
-      "Authorization denied for user system:serviceaccount:default:app\n",
-    ]);
-    const ok = await httpsGet(port, "/metrics", "reader-token");
-    assert.equal(ok.status, 200);
-    assert.match(ok.body, /^things_seen_total 1$/m, "the Prometheus text of the registry");
-    // The reviews asked exactly the right question.
-    const sar = api.requests.find((r) => r.path.endsWith("/subjectaccessreviews") && r.body.includes("prometheus"))!;
-    assert.deepEqual((JSON.parse(sar.body) as { spec: unknown }).spec, {
-      user: "system:serviceaccount:monitoring:prometheus",
-      groups: ["system:serviceaccounts"],
-      nonResourceAttributes: { path: "/metrics", verb: "get" },
-    });
-    // Plain HTTP to the metrics port is refused (it speaks TLS only); the probes stay plain HTTP and open.
-    await assert.rejects(fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text()));
-    assert.equal((await fetch(`http://127.0.0.1:${manager.healthProbePort}/healthz`)).status, 200);
-  } finally {
-    await stop();
-    await api.close();
-  }
+  t.after(stop);
+  const port = manager.metricsPort!;
+  assert.deepEqual(await httpsGet(port, "/metrics").then((a) => [a.status, a.body]), [401, "Unauthorized\n"]);
+  assert.equal(reviews(api, "tokenreviews"), 0, "no token, no TokenReview");
+  assert.deepEqual(await httpsGet(port, "/metrics", "forged").then((a) => [a.status, a.body]), [401, "Unauthorized\n"]);
+  assert.deepEqual(await httpsGet(port, "/metrics", "other-token").then((a) => [a.status, a.body]), [
+    403,
+    "Authorization denied for user system:serviceaccount:default:app\n",
+  ]);
+  const ok = await httpsGet(port, "/metrics", "reader-token");
+  assert.equal(ok.status, 200);
+  assert.match(ok.body, /^things_seen_total 1$/m, "the Prometheus text of the registry");
+  // The reviews asked exactly the right question.
+  const sar = api.requests.find((r) => r.path.endsWith("/subjectaccessreviews") && r.body.includes("prometheus"))!;
+  assert.deepEqual((JSON.parse(sar.body) as { spec: unknown }).spec, {
+    user: "system:serviceaccount:monitoring:prometheus",
+    groups: ["system:serviceaccounts"],
+    nonResourceAttributes: { path: "/metrics", verb: "get" },
+  });
+  // Plain HTTP to the metrics port is refused (it speaks TLS only); the probes stay plain HTTP and open.
+  await assert.rejects(fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text()));
+  assert.equal((await fetch(`http://127.0.0.1:${manager.healthProbePort}/healthz`)).status, 200);
 });
 
-test("TokenReview and SubjectAccessReview answers are cached: a scraper costs two reviews, not two per scrape", async () => {
+test("TokenReview and SubjectAccessReview answers are cached: a scraper costs two reviews, not two per scrape", async (t) => {
   const api = await reviewingApi();
+  t.after(() => api.close());
   const { manager, stop } = await secureManager(api);
-  try {
-    const port = manager.metricsPort!;
-    for (let i = 0; i < 3; i++) assert.equal((await httpsGet(port, "/metrics", "reader-token")).status, 200);
-    for (let i = 0; i < 3; i++) assert.equal((await httpsGet(port, "/metrics", "other-token")).status, 403);
-    assert.equal(reviews(api, "tokenreviews"), 2, "one TokenReview per token");
-    assert.equal(reviews(api, "subjectaccessreviews"), 2, "one SubjectAccessReview per user, allowed or denied");
-    // A rejected token is not cached: it is asked about each time (it may be a token the API server has just issued).
-    for (let i = 0; i < 2; i++) assert.equal((await httpsGet(port, "/metrics", "forged")).status, 401);
-    assert.equal(reviews(api, "tokenreviews"), 4);
-  } finally {
-    await stop();
-    await api.close();
-  }
+  t.after(stop);
+  const port = manager.metricsPort!;
+  for (let i = 0; i < 3; i++) assert.equal((await httpsGet(port, "/metrics", "reader-token")).status, 200);
+  for (let i = 0; i < 3; i++) assert.equal((await httpsGet(port, "/metrics", "other-token")).status, 403);
+  assert.equal(reviews(api, "tokenreviews"), 2, "one TokenReview per token");
+  assert.equal(reviews(api, "subjectaccessreviews"), 2, "one SubjectAccessReview per user, allowed or denied");
+  // A rejected token is not cached: it is asked about each time (it may be a token the API server has just issued).
+  for (let i = 0; i < 2; i++) assert.equal((await httpsGet(port, "/metrics", "forged")).status, 401);
+  assert.equal(reviews(api, "tokenreviews"), 4);
 });
 
-test("an API server that cannot be asked gives 500 with controller-runtime's wording, never 200", async () => {
+test("an API server that cannot be asked gives 500 with controller-runtime's wording, never 200", async (t) => {
   const api = await startFakeApi((_rec, res) => json(res, 500, { kind: "Status", code: 500, message: "etcd down" }));
+  t.after(() => api.close());
   const { manager, stop } = await secureManager(api);
-  try {
-    const answer = await httpsGet(manager.metricsPort!, "/metrics", "reader-token");
-    assert.deepEqual([answer.status, answer.body], [500, "Authentication failed\n"]);
-  } finally {
-    await stop();
-    await api.close();
-  }
+  t.after(stop);
+  const answer = await httpsGet(manager.metricsPort!, "/metrics", "reader-token");
+  assert.deepEqual([answer.status, answer.body], [500, "Authentication failed\n"]);
 });
 
 test("the self-signed certificate names this host; --metrics-cert-path serves tls.crt/tls.key, and a missing file is named", async () => {
@@ -199,6 +188,23 @@ test("the self-signed certificate names this host; --metrics-cert-path serves tl
   } finally {
     await rm(dir, { recursive: true, force: true });
     await api.close();
+  }
+});
+
+test("the certificate's serial is a minimal positive DER integer whatever the random bytes: TLS accepts it", () => {
+  // A zero byte before random bytes was padded DER: OpenSSL refused it (illegal padding) when the first random byte
+  // was zero too, one certificate in 256.
+  const bytes = (first: number[], rest: number) => [...first, ...Array<number>(16 - first.length).fill(rest)];
+  const cases: Array<[number[], string]> = [
+    [bytes([], 0x00), "40" + "00".repeat(15)],
+    [bytes([], 0xff), "7F" + "FF".repeat(15)],
+    [bytes([0x80], 0x00), "40" + "00".repeat(15)],
+    [bytes([0x00, 0x7f], 0x01), "407F" + "01".repeat(14)],
+  ];
+  for (const [random, serial] of cases) {
+    const made = selfSignedCert({ serialBytes: Uint8Array.from(random) });
+    assert.doesNotThrow(() => createSecureContext({ cert: made.cert, key: made.key }), `serial from ${random[0]}`);
+    assert.equal(new X509Certificate(made.cert).serialNumber, serial);
   }
 });
 

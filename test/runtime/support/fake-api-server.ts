@@ -109,6 +109,8 @@ export async function startFakeApi(handler: Handler = echo, opts: FakeApiOptions
   const api: Partial<FakeApi> = { requests, closedSockets: 0 };
   server.on("connection", (s) => s.on("close", () => (api.closedSockets! += 1)));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  // A fake that a failed test never closed must not hold its test file open (the run would hang, not fail).
+  server.unref();
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}${opts.pathPrefix ?? ""}`;
   const kc = makeKubeConfig(url, opts.token);
