@@ -9,7 +9,7 @@ import { isNotFound } from "../client/api-error.js";
 import type { KubeClient } from "../client/kube-client.js";
 import type { KubernetesObject } from "../client/types.js";
 import type { Logger } from "../log/logger.js";
-import { altNamesOf, newKeyPair, randomSerial, signCertificate } from "../manager/x509.js";
+import { altNamesOf, newKeyPair, randomSerial, signCertificate } from "../tls/certificates.js";
 import {
   crdConversionFor,
   webhookConfigurationsFor,

@@ -3,7 +3,7 @@
 import { readFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import path from "node:path";
-import { altNamesOf, newKeyPair, randomSerial, serialFromBytes, signCertificate } from "./x509.js";
+import { altNamesOf, newKeyPair, randomSerial, serialFromBytes, signCertificate } from "../tls/certificates.js";
 
 export interface ServingCert {
   /** PEM. */
