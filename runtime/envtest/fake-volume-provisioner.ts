@@ -3,6 +3,7 @@
 // PersistentVolume reserved for it (claimRef), which kube-controller-manager's PV controller then binds.
 import type { KubeClient } from "../client/kube-client.js";
 import { isAlreadyExists } from "../client/api-error.js";
+import { pollUntilStopped } from "./util.js";
 
 /** What the provisioners read of a PersistentVolumeClaim. */
 export interface ClaimView {
@@ -23,47 +24,42 @@ export function claimRefOf(claim: ClaimView): object {
   return { apiVersion: "v1", kind: "PersistentVolumeClaim", namespace, name, uid };
 }
 
+/** Every claim in the cluster (none when the list fails: the next round asks again). */
+export function listClaims(client: KubeClient, signal: AbortSignal): Promise<ClaimView[]> {
+  return client.request<{ items: ClaimView[] }>({ method: "GET", path: "/api/v1/persistentvolumeclaims", signal }).then(
+    (list) => list.items,
+    () => [],
+  );
+}
+
 /** Starts the provisioning loop; call the returned function to stop it. */
 export function startFakeVolumeProvisioner(client: KubeClient, intervalMs = 300): () => void {
-  const ctrl = new AbortController();
   const done = new Set<string>();
-  void (async () => {
-    while (!ctrl.signal.aborted) {
-      const claims = await client
-        .request<{ items: ClaimView[] }>({ method: "GET", path: "/api/v1/persistentvolumeclaims", signal: ctrl.signal })
-        .catch(() => ({ items: [] }));
-      for (const claim of claims.items) {
-        if (claim.spec.volumeName || claim.status?.phase !== "Pending" || done.has(claim.metadata.uid)) continue;
-        const name = `pv-${claim.metadata.uid}`;
-        const volume = {
-          apiVersion: "v1",
-          kind: "PersistentVolume",
-          metadata: { name, labels: { "crdgen.dev/fake-volume": "true" } },
-          spec: {
-            capacity: { storage: claim.spec.resources?.requests?.["storage"] ?? "1Gi" },
-            accessModes: claim.spec.accessModes ?? ["ReadWriteOnce"],
-            storageClassName: claim.spec.storageClassName ?? "",
-            volumeMode: claim.spec.volumeMode ?? "Filesystem",
-            persistentVolumeReclaimPolicy: "Retain",
-            // Never mounted: pods run on the kwok fake node, which starts no containers.
-            hostPath: { path: `/fake-volumes/${name}` },
-            claimRef: claimRefOf(claim),
-          },
-        };
-        try {
-          await client.request({
-            method: "POST",
-            path: "/api/v1/persistentvolumes",
-            body: volume,
-            signal: ctrl.signal,
-          });
-          done.add(claim.metadata.uid);
-        } catch (error) {
-          if (isAlreadyExists(error)) done.add(claim.metadata.uid);
-        }
+  return pollUntilStopped(intervalMs, async (signal) => {
+    for (const claim of await listClaims(client, signal)) {
+      if (claim.spec.volumeName || claim.status?.phase !== "Pending" || done.has(claim.metadata.uid)) continue;
+      const name = `pv-${claim.metadata.uid}`;
+      const volume = {
+        apiVersion: "v1",
+        kind: "PersistentVolume",
+        metadata: { name, labels: { "crdgen.dev/fake-volume": "true" } },
+        spec: {
+          capacity: { storage: claim.spec.resources?.requests?.["storage"] ?? "1Gi" },
+          accessModes: claim.spec.accessModes ?? ["ReadWriteOnce"],
+          storageClassName: claim.spec.storageClassName ?? "",
+          volumeMode: claim.spec.volumeMode ?? "Filesystem",
+          persistentVolumeReclaimPolicy: "Retain",
+          // Never mounted: pods run on the kwok fake node, which starts no containers.
+          hostPath: { path: `/fake-volumes/${name}` },
+          claimRef: claimRefOf(claim),
+        },
+      };
+      try {
+        await client.request({ method: "POST", path: "/api/v1/persistentvolumes", body: volume, signal });
+        done.add(claim.metadata.uid);
+      } catch (error) {
+        if (isAlreadyExists(error)) done.add(claim.metadata.uid);
       }
-      await new Promise((r) => setTimeout(r, intervalMs));
     }
-  })();
-  return () => ctrl.abort();
+  });
 }

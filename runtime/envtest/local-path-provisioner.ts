@@ -5,7 +5,8 @@ import { chmod, mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import type { KubeClient } from "../client/kube-client.js";
 import { isAlreadyExists } from "../client/api-error.js";
-import { claimRefOf, type ClaimView } from "./fake-volume-provisioner.js";
+import { claimRefOf, listClaims, type ClaimView } from "./fake-volume-provisioner.js";
+import { pollUntilStopped } from "./util.js";
 
 /** The default StorageClass of a real node, and the provisioner name its volumes carry. */
 export const localPathStorageClass = "crdgen-local-path";
@@ -37,10 +38,8 @@ export async function startLocalPathProvisioner(options: LocalPathProvisionerOpt
   } catch (error) {
     if (!isAlreadyExists(error)) throw error;
   }
-  const ctrl = new AbortController();
-  const signal = ctrl.signal;
   const provisioned = new Set<string>();
-  const provision = async (claim: ClaimView): Promise<void> => {
+  const provision = async (claim: ClaimView, signal: AbortSignal): Promise<void> => {
     const { uid } = claim.metadata;
     // Each volume's folder is named by the claim's uid (never by its user-chosen name), so it stays in volumesDir.
     const name = `pvc-${uid}`;
@@ -60,39 +59,34 @@ export async function startLocalPathProvisioner(options: LocalPathProvisionerOpt
     }
     provisioned.add(uid);
   };
-  const reclaim = async (volume: VolumeView): Promise<void> => {
+  const reclaim = async (volume: VolumeView, signal: AbortSignal): Promise<void> => {
     const folder = path.resolve(volume.spec.hostPath?.path ?? "");
     // A volume someone else annotated as ours must not make this remove a folder outside volumesDir.
     if (path.dirname(folder) === volumesDir) await rm(folder, { recursive: true, force: true });
     await client.request({ method: "DELETE", path: `/api/v1/persistentvolumes/${volume.metadata.name}`, signal });
   };
-  void (async () => {
-    while (!signal.aborted) {
-      const [claims, volumes] = await Promise.all([
-        client
-          .request<{ items: ClaimView[] }>({ method: "GET", path: "/api/v1/persistentvolumeclaims", signal })
-          .catch(() => ({ items: [] as ClaimView[] })),
-        client
-          .request<{ items: VolumeView[] }>({ method: "GET", path: "/api/v1/persistentvolumes", signal })
-          .catch(() => ({ items: [] as VolumeView[] })),
-      ]);
-      for (const claim of claims.items) {
-        if (claim.spec.storageClassName !== localPathStorageClass) continue;
-        if (claim.spec.volumeName || claim.status?.phase !== "Pending") continue;
-        if (provisioned.has(claim.metadata.uid)) continue;
-        // Only filesystem volumes: a folder cannot be a block device (the claim stays Pending).
-        if ((claim.spec.volumeMode ?? "Filesystem") !== "Filesystem") continue;
-        await provision(claim).catch(() => undefined); // tried again on the next round
-      }
-      for (const volume of volumes.items) {
-        if (volume.metadata.annotations?.[provisionedBy] !== provisionerName) continue;
-        if (volume.status?.phase !== "Released") continue;
-        await reclaim(volume).catch(() => undefined); // tried again on the next round
-      }
-      await new Promise((r) => setTimeout(r, options.intervalMs ?? 300));
+  return pollUntilStopped(options.intervalMs ?? 300, async (signal) => {
+    const [claims, volumes] = await Promise.all([
+      listClaims(client, signal),
+      client.request<{ items: VolumeView[] }>({ method: "GET", path: "/api/v1/persistentvolumes", signal }).then(
+        (list) => list.items,
+        () => [] as VolumeView[],
+      ),
+    ]);
+    for (const claim of claims) {
+      if (claim.spec.storageClassName !== localPathStorageClass) continue;
+      if (claim.spec.volumeName || claim.status?.phase !== "Pending") continue;
+      if (provisioned.has(claim.metadata.uid)) continue;
+      // Only filesystem volumes: a folder cannot be a block device (the claim stays Pending).
+      if ((claim.spec.volumeMode ?? "Filesystem") !== "Filesystem") continue;
+      await provision(claim, signal).catch(() => undefined); // tried again on the next round
     }
-  })();
-  return () => ctrl.abort();
+    for (const volume of volumes) {
+      if (volume.metadata.annotations?.[provisionedBy] !== provisionerName) continue;
+      if (volume.status?.phase !== "Released") continue;
+      await reclaim(volume, signal).catch(() => undefined); // tried again on the next round
+    }
+  });
 }
 
 function storageClass(): object {

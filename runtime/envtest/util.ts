@@ -1,5 +1,6 @@
 // Helpers shared by the control plane's start code: free ports, health probes, polling.
 import { readFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
 import https from "node:https";
 import net from "node:net";
 import { retryOnError } from "../client/retry.js";
@@ -72,4 +73,20 @@ export async function waitUntil(
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * Runs `round` every intervalMs (a round that fails is simply tried again by the next) until the returned function
+ * is called; a stop interrupts the wait, so nothing is left pending.
+ */
+export function pollUntilStopped(intervalMs: number, round: (signal: AbortSignal) => Promise<void>): () => void {
+  const ctrl = new AbortController();
+  const { signal } = ctrl;
+  void (async () => {
+    while (!signal.aborted) {
+      await round(signal).catch(() => undefined);
+      await sleep(intervalMs, undefined, { signal }).catch(() => undefined);
+    }
+  })();
+  return () => ctrl.abort();
 }
