@@ -9,8 +9,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { startControlPlane } from "@crdgen/runtime/envtest";
-import { cachedImage, runRealNodeStory, storyImages } from "../../samples/mysql/src/real-node-story.js";
+import { cachedImage, runRealNodeStoryOnNewPlane } from "../../samples/mysql/src/real-node-story.js";
 import { ipForward, leftovers } from "./leftovers.js";
 
 test("the MySQL sample on a real node: in-cluster operator, real servers, login, scaling, upgrade, recovery, backup and restore, handover", async (t) => {
@@ -22,23 +21,14 @@ test("the MySQL sample on a real node: in-cluster operator, real servers, login,
   assert.match(newer, /^11\.8\.\d+$/, "images.sh's mariadb-trixie is Debian trixie's 11.8");
   const ipForwardBefore = ipForward();
   // The CRD comes with the deploy manifests (with the conversion webhook's caBundle), as on a cluster.
-  const plane = await startControlPlane({ node: "real", nodeImages: storyImages });
-  const nodeDir = path.join(plane.dir, "node");
-  const nodeName = plane.realNodeName ?? "";
   const seen = new Map<string, Record<string, unknown>>();
-  const started = Date.now();
-  try {
-    await runRealNodeStory({
-      kube: plane.kubeClient(),
-      kubeconfigPath: plane.kubeconfigPath,
-      report: (step, facts) => {
-        seen.set(step, facts);
-        t.diagnostic(`${((Date.now() - started) / 1000).toFixed(0)} s ${step}: ${JSON.stringify(facts)}`);
-      },
-    });
-  } finally {
-    await plane.stop();
-  }
+  const { dir, nodeName } = await runRealNodeStoryOnNewPlane({
+    report: (step, facts, seconds) => {
+      seen.set(step, facts);
+      t.diagnostic(`${seconds.toFixed(0)} s ${step}: ${JSON.stringify(facts)}`);
+    },
+  });
+  const nodeDir = path.join(dir, "node");
   assert.deepEqual(leftovers(nodeDir, nodeName, ipForwardBefore), [], "stop leaves nothing of the story behind");
   const step = (name: string) => {
     const facts = seen.get(name);

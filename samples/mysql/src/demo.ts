@@ -30,7 +30,7 @@ import type { MySQLCluster } from "../generated/example.com/v1/mysqlcluster.type
 import { newMySQLClusterClient as newV1alpha1Client } from "../generated/example.com/v1alpha1/mysqlcluster.client.js";
 import { newWebhooks } from "../generated/webhooks.js";
 import * as hooks from "./mysqlcluster.hooks.js";
-import { runRealNodeStory, storyImages } from "./real-node-story.js";
+import { runRealNodeStoryOnNewPlane } from "./real-node-story.js";
 
 const sampleDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../samples/mysql");
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -134,24 +134,17 @@ async function realNodeDemo(): Promise<number> {
   say(
     "== starting a local control plane with a real node (kubelet, containerd, runc, CNI bridge, kube-proxy, CoreDNS)",
   );
-  const plane = await startControlPlane({ node: "real", nodeImages: storyImages });
-  say(`   API server ${plane.apiServerUrl}; node ${plane.realNodeName}; kubeconfig ${plane.kubeconfigPath}`);
-  const started = Date.now();
-  try {
-    await runRealNodeStory({
-      kube: plane.kubeClient(),
-      kubeconfigPath: plane.kubeconfigPath,
-      report: (step, facts) => {
-        say(`\n== ${step} (${((Date.now() - started) / 1000).toFixed(0)} s)`);
-        for (const [key, value] of Object.entries(facts)) say(`   ${key}: ${JSON.stringify(value)}`);
-      },
-    });
-    say("\n== done: every step saw what it waited for");
-    return 0;
-  } finally {
-    say("== stopping the control plane and the node (removes containers, mounts, veths and cgroups)");
-    await plane.stop();
-  }
+  await runRealNodeStoryOnNewPlane({
+    started: (plane) =>
+      say(`   API server ${plane.apiServerUrl}; node ${plane.realNodeName}; kubeconfig ${plane.kubeconfigPath}`),
+    report: (step, facts, seconds) => {
+      say(`\n== ${step} (${seconds.toFixed(0)} s)`);
+      for (const [key, value] of Object.entries(facts)) say(`   ${key}: ${JSON.stringify(value)}`);
+    },
+    stopping: () => say("== stopping the control plane and the node (removes containers, mounts, veths and cgroups)"),
+  });
+  say("\n== done: every step saw what it waited for");
+  return 0;
 }
 
 async function main(): Promise<number> {

@@ -8,14 +8,14 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { V1Container, V1CronJob, V1Deployment, V1Job, V1Lease, V1Pod, V1Secret } from "@kubernetes/client-node";
 import { ResourceClient, builtinResources as kinds, ignoreNotFound, type KubeClient } from "@crdgen/runtime";
-import { controlPlaneCacheDir } from "@crdgen/runtime/envtest";
+import { controlPlaneCacheDir, startControlPlane, type ControlPlane } from "@crdgen/runtime/envtest";
 import { newMySQLClusterClient } from "../generated/example.com/v1/mysqlcluster.client.js";
 import type { MySQLCluster } from "../generated/example.com/v1/mysqlcluster.types.js";
 import { deployInCluster } from "./deploy-in-cluster.js";
 import { deployment } from "./deploy-manifests.js";
 
 /** images.sh's names of the images a real node needs for the story (pause comes with every node). */
-export const storyImages = ["debian", "mariadb", "mariadb-trixie", "operator"];
+const storyImages = ["debian", "mariadb", "mariadb-trixie", "operator"];
 
 /** The image name images.sh wrote for one of its archives (<cache>/images/<name>.oci.tar.image). */
 export function cachedImage(name: string): string {
@@ -152,14 +152,46 @@ async function leaderOf(c: Clients): Promise<string | undefined> {
   return lease.spec?.holderIdentity?.split("_")[0] || undefined;
 }
 
-export interface StoryOptions {
+interface StoryOptions {
   kube: KubeClient;
   kubeconfigPath: string;
   report: Report;
 }
 
+export interface RealNodeRun {
+  /** Called once the control plane and its node run (the demo prints where they are). */
+  started?: (plane: ControlPlane) => void;
+  /** Each step's facts, and the seconds since the story began. */
+  report: (step: string, facts: Record<string, unknown>, seconds: number) => void;
+  /** Called before the plane stops, whether the story passed or failed. */
+  stopping?: () => void;
+}
+
+/**
+ * Starts a control plane with a real node and the story's images, runs the story on it, and stops the plane however
+ * the story ends; resolves with the plane's folder and node name (to check what the stop left behind).
+ */
+export async function runRealNodeStoryOnNewPlane(run: RealNodeRun): Promise<{ dir: string; nodeName: string }> {
+  const plane = await startControlPlane({ node: "real", nodeImages: storyImages });
+  run.started?.(plane);
+  // Read before the stop, which forgets the node.
+  const ran = { dir: plane.dir, nodeName: plane.realNodeName ?? "" };
+  const began = Date.now();
+  try {
+    await runRealNodeStory({
+      kube: plane.kubeClient(),
+      kubeconfigPath: plane.kubeconfigPath,
+      report: (step, facts) => run.report(step, facts, (Date.now() - began) / 1000),
+    });
+  } finally {
+    run.stopping?.();
+    await plane.stop();
+  }
+  return ran;
+}
+
 /** The whole story, in order; resolves once every step saw what it waited for. */
-export async function runRealNodeStory({ kube, kubeconfigPath, report }: StoryOptions): Promise<void> {
+async function runRealNodeStory({ kube, kubeconfigPath, report }: StoryOptions): Promise<void> {
   const namespace = deployment.watchNamespaces[0];
   const c = clients(kube, namespace);
   const operatorImage = cachedImage("operator");
