@@ -151,9 +151,14 @@ program
   )
   .argument("<dir>", "a new or empty folder")
   .option("--name <name>", "the package name (default: the folder's name)")
-  .action(async (dir: string, opts: { name?: string }) => {
+  .option("--webhooks", "the generate scripts pass --webhooks (admission webhooks and conversion for each kind)")
+  .action(async (dir: string, opts: { name?: string; webhooks?: boolean }) => {
     const { initProject } = await import("./init/scaffold-project.js");
-    const { created } = await initProject({ dir, ...(opts.name ? { name: opts.name } : {}) });
+    const { created } = await initProject({
+      dir,
+      ...(opts.name ? { name: opts.name } : {}),
+      webhooks: opts.webhooks ?? false,
+    });
     process.stdout.write(
       `crdgen init: created ${created.join(", ")} in ${dir}\nNext: put your CRDs in ${path.join(dir, "crds")}/, then cd ${dir} && npm install && npm run generate && npm test\n`,
     );
