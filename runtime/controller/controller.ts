@@ -19,7 +19,7 @@ import { newEventRecorder, type EventRecorder } from "../events/event-recorder.j
 import { ensureFinalizer, removeFinalizer } from "./finalizer.js";
 import { newLogger, type Logger } from "../log/logger.js";
 import { TerminalError, type ReconcileContext, type ReconcileResult } from "./reconcile.js";
-import { describePanic, isPanic, recoveredPanic } from "./panic.js";
+import { describePanic, isPanic, recoveredPanic } from "../panic/panic.js";
 import { reconcileDeadline } from "./reconcile-deadline.js";
 import { enqueueRequestForOwner, enqueueRequestsFromMapFunc, type WatchSpec } from "../handler/event-handlers.js";
 import type { PrimaryWatchOptions } from "../handler/predicates.js";

@@ -7,6 +7,8 @@ export const WEBHOOK_METRIC_NAMES = {
   requestsTotal: "controller_runtime_webhook_requests_total",
   latency: "controller_runtime_webhook_latency_seconds",
   inFlight: "controller_runtime_webhook_requests_in_flight",
+  panics: "controller_runtime_webhook_panics_total",
+  conversionPanics: "controller_runtime_conversion_webhook_panics_total",
 } as const;
 
 /** Records one registry's webhook metrics; shared by every webhook server using that registry. */
@@ -14,6 +16,8 @@ export class WebhookMetrics {
   private readonly total: Counter<"webhook" | "code">;
   private readonly latency: Histogram<"webhook">;
   private readonly inFlight: Gauge<"webhook">;
+  private readonly panics: Counter;
+  private readonly conversionPanics: Counter;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -36,6 +40,22 @@ export class WebhookMetrics {
       labelNames: ["webhook"],
       registers,
     });
+    // Without labels, as controller-runtime's (admission and conversion webhooks each have their own counter).
+    this.panics = new Counter({
+      name: WEBHOOK_METRIC_NAMES.panics,
+      help: "Total number of webhook panics",
+      registers,
+    });
+    this.conversionPanics = new Counter({
+      name: WEBHOOK_METRIC_NAMES.conversionPanics,
+      help: "Total number of conversion webhook panics",
+      registers,
+    });
+  }
+
+  /** A hook of an admission (mutating, validating) or conversion webhook panicked and the panic was recovered. */
+  panicked(type: "mutating" | "validating" | "conversion"): void {
+    (type === "conversion" ? this.conversionPanics : this.panics).inc();
   }
 
   /** A request to `webhook` started; call the returned function with the HTTP status code once answered. */

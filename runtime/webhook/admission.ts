@@ -5,6 +5,7 @@
 import jsonPatch, { type Operation } from "fast-json-patch";
 import type { KubernetesObject, ResourceDescriptor, Status } from "../client/types.js";
 import { reviveObjectMeta } from "../client/object-meta-dates.js";
+import { isPanic, recoveredPanic } from "../panic/panic.js";
 import { StatusError } from "./errors.js";
 import {
   admissionPath,
@@ -150,8 +151,14 @@ async function answer(
   try {
     response = await run(request, req);
   } catch (error) {
-    response = refusal(error);
-    context.log.info("admission refused", { operation: request.operation, code: response.status?.code });
+    if (isPanic(error)) {
+      // controller-runtime's recovered panic: Errored(500, "panic: <value> [recovered]").
+      context.onPanic?.(error);
+      response = { allowed: false, status: { code: 500, message: recoveredPanic(error).message } };
+    } else {
+      response = refusal(error);
+      context.log.info("admission refused", { operation: request.operation, code: response.status?.code });
+    }
   }
   return { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: request.uid, ...response } };
 }

@@ -3,6 +3,7 @@
 // cannot hold survive a round trip in an annotation the runtime manages around the user's functions.
 import type { V1ObjectMeta } from "@kubernetes/client-node";
 import type { KubernetesObject, ResourceDescriptor, Status } from "../client/types.js";
+import { isPanic, recoveredPanic } from "../panic/panic.js";
 import { BadRequest, conversionPath, type WebhookRegistration } from "./registration.js";
 
 /** apiextensions.k8s.io/v1 ConversionReview. */
@@ -66,7 +67,7 @@ export function conversionWebhookFor<Hub extends KubernetesObject>(
     type: "conversion",
     resource: descriptor,
     operations: [],
-    handle: async (review) => {
+    handle: async (review, context) => {
       const request = conversionRequestOf(review);
       const reply = (convertedObjects: unknown[], result: Status): ConversionReview => ({
         apiVersion: "apiextensions.k8s.io/v1",
@@ -78,7 +79,10 @@ export function conversionWebhookFor<Hub extends KubernetesObject>(
         for (const obj of request.objects) converted.push(await converter.convert(obj, request.desiredAPIVersion));
         return reply(converted, { status: "Success" });
       } catch (error) {
-        return reply([], { status: "Failure", message: error instanceof Error ? error.message : String(error) });
+        if (!isPanic(error))
+          return reply([], { status: "Failure", message: error instanceof Error ? error.message : String(error) });
+        context.onPanic?.(error);
+        return reply([], { status: "Failure", message: recoveredPanic(error).message });
       }
     },
   };
@@ -150,8 +154,8 @@ class HubConverter<Hub extends KubernetesObject> {
       return to.version === this.conversion.hub ? hub : await this.fromHub(to.version, hub, name);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      // Errors of the user's functions say which object and which conversion failed.
-      if (message.startsWith(name)) throw error;
+      // Errors of the user's functions say which object and which conversion failed; a panic stays as it was thrown.
+      if (isPanic(error) || message.startsWith(name)) throw error;
       throw new Error(`${name}: converting ${from.version} to ${to.version}: ${message}`, { cause: error });
     }
   }

@@ -9,14 +9,16 @@
 //   place and the runtime answers with the JSON patch; validate hooks return Warnings (string[]) or nothing. To
 //   refuse, throw `new Invalid({ group, kind }, name, [field.invalid("spec.replicas", 5, "must be at most 3")])`
 //   (422, reason Invalid, Status.details.causes, worded as the API server's), `Forbidden` (403) or any StatusError;
-//   any other error refuses with 403 and its message (controller-runtime's admission.Denied).
+//   any other error refuses with 403 and its message (controller-runtime's admission.Denied); a panic (runtime/panic:
+//   a TypeError and the like) with 500 `panic: <value> [recovered]`, counted and logged by the server.
 // - conversionWebhookFor(resource, { hub, spokes: { v1alpha1: { toHub, fromHub } } }) → the registration at
 //   `/convert` (ConversionReview v1). Every pair converts through the hub. The runtime sets apiVersion, kind and
 //   metadata, and keeps the hub fields a spoke cannot hold in the `<group>/conversion-data` annotation
 //   (conversionDataAnnotation), so hub → spoke → hub loses nothing without code in the spoke's functions.
 // - startWebhookServer({ webhooks, port: 9443, certDir, ... }) → an HTTPS server (tls.crt / tls.key in certDir,
 //   reloaded when they change), 10 s per request, 7 MiB bodies, one debug log line per request with its uid,
-//   controller_runtime_webhook_{requests_total,latency_seconds,requests_in_flight}. The manager runs one beside the
+//   controller_runtime_webhook_{requests_total,latency_seconds,requests_in_flight,panics_total} and
+//   controller_runtime_conversion_webhook_panics_total. The manager runs one beside the
 //   controllers with ManagerConfig.webhooks (its /readyz then waits for it).
 export {
   admissionWebhooksFor,

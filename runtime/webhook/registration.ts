@@ -14,6 +14,13 @@ export interface WebhookRequestContext {
   signal: AbortSignal;
   /** The server's logger with the request's uid and the webhook's path bound. */
   log: Logger;
+  /**
+   * Called when a hook panicked (an engine error such as a TypeError, or a thrown non-Error: see runtime/panic) and
+   * the registration recovered it into a refusal, `panic: <value> [recovered]`: the server counts it in
+   * controller_runtime_webhook_panics_total (conversion: controller_runtime_conversion_webhook_panics_total) and logs
+   * it with its stack.
+   */
+  onPanic?: (value: unknown) => void;
 }
 
 export interface WebhookRegistration {

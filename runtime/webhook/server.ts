@@ -13,6 +13,7 @@ import type { Registry } from "prom-client";
 import type { Status } from "../client/types.js";
 import { defaultLogger, type Logger } from "../log/logger.js";
 import { webhookMetrics } from "../metrics/webhook.js";
+import { describePanic } from "../panic/panic.js";
 import { conversionReviewGroupKind } from "./conversion.js";
 import { BadRequest, type WebhookRegistration } from "./registration.js";
 
@@ -170,8 +171,14 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
       uid = (review as { request?: { uid?: unknown } } | null)?.request?.uid as string | undefined;
       if (typeof uid === "string") requestLog = requestLog.child({ uid });
       const registration = pick(candidates, review);
+      const onPanic = (value: unknown) => {
+        metrics.panicked(registration.type);
+        // As client-go's panic handlers: at error level, with the stack when there is one.
+        const stack = value instanceof Error ? { stack: value.stack } : {};
+        requestLog.error(`Observed a panic in webhook: ${describePanic(value)}`, stack);
+      };
       const answer = await Promise.race([
-        registration.handle(review, { signal: abort.signal, log: requestLog }),
+        registration.handle(review, { signal: abort.signal, log: requestLog, onPanic }),
         new Promise<never>((_, reject) => {
           const fail = () => reject(abort.signal.reason as Error);
           if (abort.signal.aborted) fail();

@@ -209,6 +209,45 @@ test("any other error refuses as controller-runtime's admission.Denied: 403 Forb
   assert.equal(answer.response?.status?.message, "the registry is unreachable");
 });
 
+// controller-runtime's admission Webhook.Handle with RecoverPanic (its default): Errored(500, "panic: <v>
+// [recovered]"), the uid still set, WebhookPanics counted (here: onPanic, which the server turns into the counter).
+test("a hook's panic is refused as controller-runtime's recovered panic: 500 `panic: <v> [recovered]`", async () => {
+  const hooks: AdmissionHooks<Widget> = {
+    default: (obj) => {
+      // A bug: reading a property of what is not there throws the engine's TypeError.
+      (obj.spec as unknown as { missing: { depth: number } }).missing.depth += 1;
+    },
+    validateCreate: () => {
+      throw "not an Error"; // eslint-disable-line @typescript-eslint/only-throw-error -- a thrown non-Error panics
+    },
+    validateUpdate: () => {
+      throw new TypeError("spec.engine is not supported", { cause: "thrown on purpose, with a cause" });
+    },
+  };
+  const registrations = admissionWebhooksFor(widgets, hooks);
+  const panics: unknown[] = [];
+  const withPanics = { ...context(), onPanic: (value: unknown) => panics.push(value) };
+  const review = admissionReview("CREATE", widget("w1", {}));
+  const mutated = (await byType(registrations, "mutating").handle(review, withPanics)) as AdmissionReview;
+  assert.equal(mutated.response?.uid, review.request!.uid);
+  assert.equal(mutated.response.allowed, false);
+  assert.deepEqual(mutated.response.status, {
+    code: 500,
+    message: "panic: TypeError: Cannot read properties of undefined (reading 'depth') [recovered]",
+  });
+  const validated = (await byType(registrations, "validating").handle(review, withPanics)) as AdmissionReview;
+  assert.deepEqual(validated.response?.status, { code: 500, message: "panic: 'not an Error' [recovered]" });
+  assert.equal(panics.length, 2);
+  assert.ok(panics[0] instanceof TypeError);
+  assert.equal(panics[1], "not an Error");
+
+  // An engine error class built on purpose (it has a cause) is an error: Denied, not a panic.
+  const update = admissionReview("UPDATE", widget("w1", {}), widget("w1", {}));
+  const refused = (await byType(registrations, "validating").handle(update, withPanics)) as AdmissionReview;
+  assert.equal(refused.response?.status?.code, 403);
+  assert.equal(panics.length, 2);
+});
+
 test("a body that is not an AdmissionReview v1 is a BadRequest; a request without its object is refused with 400", async () => {
   const validating = byType(admissionWebhooksFor<Widget>(widgets, { validateCreate: () => undefined }), "validating");
   await assert.rejects(validating.handle({ kind: "Pod" }, context()), BadRequest);

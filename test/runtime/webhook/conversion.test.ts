@@ -179,6 +179,28 @@ test("a failure answers result Failure with a message naming the object, and no 
   assert.match(otherKind?.result.message ?? "", /is not served by Widget\.webhook\.example\.com's conversion/);
 });
 
+test("a conversion function's panic answers Failure `panic: <value> [recovered]`, reported to onPanic", async () => {
+  // A bug: the image spread as a list (the object sent has none, so the spread throws a TypeError).
+  const buggy: SpokeConversion<Widget, WidgetV1alpha1> = {
+    ...v1alpha1,
+    toHub: (obj) => ({ ...widget("", {}), metadata: obj.metadata, spec: { replicas: [...obj.spec.image!].length } }),
+  };
+  const panicking = conversionWebhookFor(widgets, { hub: "v1", spokes: { v1alpha1: buggy } });
+  const review = conversionReview("webhook.example.com/v1", [
+    { ...widget("w1", {}), apiVersion: "webhook.example.com/v1alpha1" },
+  ]);
+  const panics: unknown[] = [];
+  const answer = (await panicking.handle(review, {
+    ...context(),
+    onPanic: (value: unknown) => panics.push(value),
+  })) as ConversionReview;
+  assert.equal(answer.response?.result.status, "Failure");
+  assert.match(answer.response.result.message ?? "", /^panic: TypeError: .*iterable.* \[recovered\]$/);
+  assert.deepEqual(answer.response.convertedObjects, []);
+  assert.equal(panics.length, 1);
+  assert.ok(panics[0] instanceof TypeError);
+});
+
 test("a body that is not a ConversionReview v1 is a BadRequest; the hub cannot be a spoke", async () => {
   await assert.rejects(webhook.handle({ kind: "AdmissionReview" }, context()), BadRequest);
   await assert.rejects(

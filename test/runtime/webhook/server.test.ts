@@ -77,6 +77,8 @@ const hooks: AdmissionHooks<Widget> = {
     obj.spec.replicas ??= 1;
   },
   async validateCreate(obj, req) {
+    // "panic" trips over a bug (the engine's TypeError), to show the panic recovered, counted and logged.
+    if (obj.metadata?.name === "panic") (obj.spec as unknown as { missing: { depth: number } }).missing.depth += 1;
     // "slow" waits until the server gives up on the request (its signal), to show the timeout.
     if (obj.metadata?.name === "slow")
       await new Promise<void>((resolve) => req.signal.addEventListener("abort", () => resolve(), { once: true }));
@@ -94,7 +96,15 @@ async function withServer(
       ...admissionWebhooksFor(widgets, hooks),
       conversionWebhookFor(widgets, {
         hub: "v1",
-        spokes: { v1alpha1: { toHub: (o) => o, fromHub: (h) => h } },
+        spokes: {
+          v1alpha1: {
+            toHub: (o) => {
+              if (o.metadata?.name === "panic") throw new RangeError("Invalid array length"); // as new Array(-1)
+              return o;
+            },
+            fromHub: (h) => h,
+          },
+        },
       }),
     ],
     host: "127.0.0.1",
@@ -223,6 +233,52 @@ test("controller_runtime_webhook_* metrics count requests by path and HTTP code,
       await registry.metrics(),
       /requests_total\{webhook="\/validate-webhook-example-com-v1-widget",code="503"\} 1$/m,
     );
+  });
+});
+
+test("a hook's panic is recovered (review status 500), counted per webhook type (no labels) and logged", async () => {
+  await withServer({}, async (port, registry, lines) => {
+    const zero = await registry.metrics();
+    assert.match(zero, /^controller_runtime_webhook_panics_total 0$/m);
+    assert.match(zero, /^controller_runtime_conversion_webhook_panics_total 0$/m);
+
+    const validate = "/validate-webhook-example-com-v1-widget";
+    const refused = await send(port, validate, json(admissionReview("CREATE", widget("panic", {}))));
+    assert.equal(refused.status, 200, "a recovered panic is an answer, not an HTTP error");
+    const review = refused.body as AdmissionReview;
+    assert.equal(review.response?.allowed, false);
+    assert.equal(review.response.status?.code, 500);
+    assert.match(review.response.status.message ?? "", /^panic: TypeError: .* \[recovered\]$/);
+    await send(port, validate, json(admissionReview("CREATE", widget("fine", {}))));
+    const converted = await send(
+      port,
+      "/convert",
+      json(
+        conversionReview("webhook.example.com/v1", [
+          { ...widget("panic", {}), apiVersion: "webhook.example.com/v1alpha1" },
+        ]),
+      ),
+    );
+    assert.deepEqual((converted.body as ConversionReview).response?.result, {
+      status: "Failure",
+      message: "panic: RangeError: Invalid array length [recovered]",
+    });
+
+    const text = await registry.metrics();
+    assert.match(text, /^controller_runtime_webhook_panics_total 1$/m);
+    assert.match(text, /^controller_runtime_conversion_webhook_panics_total 1$/m);
+    assert.match(text, /requests_total\{webhook="\/validate-webhook-example-com-v1-widget",code="200"\} 2$/m);
+    const logged = lines.filter((l) => l.includes("Observed a panic in webhook"));
+    assert.equal(logged.length, 2, lines.join("\n"));
+    const first = JSON.parse(logged[0]!) as Record<string, string>;
+    assert.equal(first["level"], "error");
+    assert.equal(
+      first["msg"],
+      "Observed a panic in webhook: TypeError: Cannot read properties of undefined (reading 'depth')",
+    );
+    assert.equal(first["webhook"], validate);
+    assert.match(first["stack"] ?? "", /^TypeError: .*\n +at .*validateCreate/);
+    assert.match(logged[1]!, /"webhook":"\/convert"/);
   });
 });
 

@@ -1,7 +1,8 @@
-// What counts as a panic of a hook. Go reconcilers return errors and panic on bugs; a JavaScript hook throws both, so
-// a panic is what the engine throws at a bug (a TypeError reading a property of undefined, a ReferenceError, ...) or a
-// thrown value that is not an Error at all. Errors built on purpose stay errors: every other class, and a native
-// error carrying a `cause` (fetch's network failure is a TypeError with one; the engine never sets a cause).
+// What counts as a panic of a hook (a reconciler's or a webhook's). Go code returns errors and panics on bugs; a
+// JavaScript hook throws both, so a panic is what the engine throws at a bug (a TypeError reading a property of
+// undefined, a ReferenceError, ...) or a thrown value that is not an Error at all. Errors built on purpose stay
+// errors: every other class, and a native error carrying a `cause` (fetch's network failure is a TypeError with
+// one; the engine never sets a cause).
 import { inspect } from "node:util";
 
 const engineErrors: ReadonlySet<unknown> = new Set([
