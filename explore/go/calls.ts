@@ -72,7 +72,9 @@ export abstract class GoCallReader extends GoControllerRuntimeReader {
     }
     const [args, argIdents] = this.collect(() => argNodes.map((a) => this.expr(a) ?? this.temp()));
     const ret = this.temp();
-    const id = `${this.file}:${node.startPosition.row + 1}:${node.startPosition.column + 1}`;
+    // Start and end: the calls of one chain (`a.B().C()`) all start where the first does.
+    const { startPosition: start, endPosition: end } = node;
+    const id = `${this.file}:${start.row + 1}:${start.column + 1}-${end.row + 1}:${end.column + 1}`;
     // Argument texts and keyed values only matter for queue constructors (name, rate limiter): skip the text otherwise.
     const mayMakeQueue = !!qualifier?.endsWith("/workqueue") || /queue/i.test(method);
     const fact: CallFact = {

@@ -144,12 +144,9 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
     return (mine.length ? mine : sites).map((s) => `${id}@${s.ret}`);
   }
 
-  /**
-   * The calls of a function outside library code. (callersOf may also list the calls chained on such a call: they
-   * share its id, so the callee is checked here.)
-   */
+  /** The calls of a function outside library code. */
   private sitesCalling(fn: string): CallFact[] {
-    return this.callersOf(fn).filter((c) => !this.isInternal(c.fn) && this.fnsAt(c.callee).includes(fn));
+    return this.callersOf(fn).filter((c) => !this.isInternal(c.fn));
   }
 
   /** The function a slot belongs to and the ones it is written in. */

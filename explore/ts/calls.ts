@@ -16,7 +16,7 @@ export abstract class TsCallReader extends TsReaderBase {
     const ret = this.temp();
     const name = clsNode.getText();
     const fact: CallFact = {
-      id: this.nodeId(node),
+      id: this.callId(node),
       fn: this.scope!.fn.id,
       loc: this.loc(node),
       method: `new ${name}`,
@@ -96,7 +96,7 @@ export abstract class TsCallReader extends TsReaderBase {
     const args = argNodes.map((a) => this.expr(a) ?? this.temp());
     const ret = this.temp();
     const fact: CallFact = {
-      id: this.nodeId(node),
+      id: this.callId(node),
       fn: scope.fn.id,
       loc: this.loc(node),
       method,

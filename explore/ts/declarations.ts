@@ -116,7 +116,7 @@ export class TsFileReader extends TsExpressionReader {
       Node.isNonNullExpression(e)
     )
       e = e.getExpression();
-    return Node.isCallExpression(e) ? this.nodeId(e) : undefined;
+    return Node.isCallExpression(e) ? this.callId(e) : undefined;
   }
 
   /** Binds a name or a destructuring pattern to what `from` holds. */

@@ -51,6 +51,12 @@ export abstract class TsReaderBase {
     return `${this.file}:${line}:${column}`;
   }
 
+  /** A call's id: its start and end, since the calls of one chain (`a.b().c()`) all start where the first does. */
+  protected callId(node: Node): string {
+    const end = this.sf.getLineAndColumnAtPos(node.getEnd());
+    return `${this.nodeId(node)}-${end.line}:${end.column}`;
+  }
+
   protected newFn(node: Node, name: string, owner: string | undefined, role?: string, idSuffix = ""): FnFact {
     const fn = newFnFact({
       id: `${this.nodeId(node)}${idSuffix}`,
