@@ -126,8 +126,8 @@ export async function startManager(controllers: readonly ManagedController[], co
 
   const servers: ProbeServer[] = [];
   let webhookServer: WebhookServer | undefined;
-  // controller-runtime's webhook StartedChecker: not ready until the webhook server serves.
-  const webhookReady: HealthCheck = { name: "webhook", check: () => webhookServer?.started() ?? false };
+  // controller-runtime's webhook StartedChecker: not ready until the webhook server completes a TLS handshake.
+  const webhookReady: HealthCheck = { name: "webhook", check: () => webhookServer?.checkStarted() ?? false };
   const closeServers = () => Promise.all([...servers.map((s) => s.close()), webhookServer?.close()]);
   try {
     if (config.webhooks) {

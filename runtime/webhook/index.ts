@@ -19,7 +19,7 @@
 //   reloaded when they change), 10 s per request, 7 MiB bodies, one debug log line per request with its uid,
 //   controller_runtime_webhook_{requests_total,latency_seconds,requests_in_flight,panics_total} and
 //   controller_runtime_conversion_webhook_panics_total. The manager runs one beside the
-//   controllers with ManagerConfig.webhooks (its /readyz then waits for it).
+//   controllers with ManagerConfig.webhooks (its /readyz/webhook passes once a TLS handshake with it completes).
 export {
   admissionWebhooksFor,
   defaultingPatch,

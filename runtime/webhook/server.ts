@@ -15,6 +15,7 @@ import { defaultLogger, type Logger } from "../log/logger.js";
 import { webhookMetrics } from "../metrics/webhook.js";
 import { describePanic } from "../panic/panic.js";
 import { conversionReviewGroupKind } from "./conversion.js";
+import { checkTlsReachable, localDialAddress } from "./reachable.js";
 import { BadRequest, type WebhookRegistration } from "./registration.js";
 
 /** controller-runtime's default webhook port. */
@@ -61,8 +62,13 @@ export interface WebhookServer {
   readonly port: number;
   /** The paths served. */
   readonly paths: readonly string[];
-  /** True while listening with a certificate loaded: the manager's readiness check. */
+  /** True while listening with a certificate loaded. */
   started(): boolean;
+  /**
+   * The manager's readiness check (controller-runtime's StartedChecker): rejects unless started and a TLS handshake
+   * with the server completes within 10 s.
+   */
+  checkStarted(): Promise<void>;
   /** Reads the certificate files now and serves new connections with them if they changed (also automatic). */
   reloadCertificate(): Promise<void>;
   /** Stops listening, ends open connections, stops watching the certificate folder. */
@@ -215,7 +221,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   });
   listening = true;
   server.on("error", (error) => log.error("webhook server error", { error }));
-  const port = (server.address() as AddressInfo).port;
+  const { port, address } = server.address() as AddressInfo;
   log.info("serving webhooks", { port, paths: [...routes.keys()], certDir });
 
   let closing: Promise<void> | undefined;
@@ -233,6 +239,10 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
     port,
     paths: [...routes.keys()],
     started: () => listening,
+    checkStarted: () =>
+      listening
+        ? checkTlsReachable(localDialAddress(address), port)
+        : Promise.reject(new Error("webhook server has not been started yet")),
     reloadCertificate,
     close,
   };

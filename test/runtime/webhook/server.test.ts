@@ -282,6 +282,25 @@ test("a hook's panic is recovered (review status 500), counted per webhook type 
   });
 });
 
+test("readiness (controller-runtime's StartedChecker) is a TLS handshake with the server, bound to one address or all", async () => {
+  for (const host of ["127.0.0.1", undefined]) {
+    const server = await startWebhookServer({
+      webhooks: admissionWebhooksFor(widgets, hooks),
+      port: 0,
+      certDir: dir,
+      registry: new Registry(),
+      logger: newLogger({ write: () => undefined }),
+      ...(host !== undefined ? { host } : {}),
+    });
+    try {
+      await server.checkStarted();
+    } finally {
+      await server.close();
+    }
+    await assert.rejects(server.checkStarted(), /^Error: webhook server has not been started yet$/);
+  }
+});
+
 test("each request is logged with its uid and the webhook's path", async () => {
   await withServer({}, async (port, _registry, lines) => {
     const review = admissionReview("CREATE", widget("w1", {}));
