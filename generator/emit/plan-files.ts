@@ -12,6 +12,7 @@ import type { ExpectedHooks } from "../hooks/hook-signature.js";
 import { generatorVersion } from "../version.js";
 import { lineCommentText } from "../ts-literal.js";
 import { InputError } from "../load/input-error.js";
+import { schemaDifferences } from "../model/schema-differences.js";
 
 export interface PlannedFile {
   path: string;
@@ -235,6 +236,8 @@ interface Spoke {
   typesModule: string;
   /** Its path without extension (for the user files' specifiers). */
   typesPath: string;
+  /** The fields whose types differ from the hub's, for the conversion stubs to list. */
+  differences: string[];
 }
 
 /** v1alpha1 -> V1alpha1, v2-preview -> V2Preview: a version inside an identifier. */
@@ -244,6 +247,10 @@ const versionWord = (version: string) =>
     .filter(Boolean)
     .map((w) => w[0]!.toUpperCase() + w.slice(1))
     .join("");
+
+/** A list cut to its first `most` lines and one saying how many more there are. */
+const atMost = (lines: string[], most: number) =>
+  lines.length <= most ? lines : [...lines.slice(0, most - 1), `... and ${lines.length - most + 1} more`];
 
 /**
  * The spokes of a kind's conversion: every other generated version, when the hub (the controller's version) is the
@@ -269,6 +276,7 @@ function conversionSpokes(crd: CrdModel, hub: VersionModel, dir: string): Spoke[
       fromHub: `convert${versionWord(hub.name)}To${versionWord(v.name)}`,
       typesModule: moduleSpecifier(dir, typesPath, rel),
       typesPath,
+      differences: atMost(schemaDifferences(v.schema, hub.schema, v.name, hub.name), 40),
     };
   });
 }
