@@ -1,13 +1,14 @@
 // Label selectors for listers: a parser for the Kubernetes string syntax (k8s.io/apimachinery labels.Parse) and
-// matching.
+// matching, with apimachinery's semantics: requirements sorted by key, `x in ()` meaning the empty value, `==` kept
+// as written, and `>` / `<` comparing 64-bit integers.
 
-export type LabelSelectorOperator = "=" | "!=" | "in" | "notin" | "exists" | "!" | "gt" | "lt";
+export type LabelSelectorOperator = "=" | "==" | "!=" | "in" | "notin" | "exists" | "!" | "gt" | "lt";
 
 /** One clause of a selector, e.g. `env in (a,b)`. */
 export interface LabelRequirement {
   readonly key: string;
   readonly operator: LabelSelectorOperator;
-  /** Empty for exists / "!"; one value for =, !=, gt, lt. */
+  /** Empty for exists / "!"; one value for =, ==, !=, gt, lt. */
   readonly values: readonly string[];
 }
 
@@ -44,6 +45,13 @@ function validateKey(key: string): void {
   if (!okName || !okPrefix) throw new Error(`invalid label key ${JSON.stringify(key)}`);
 }
 
+/** A base-10 64-bit integer as Go's strconv.ParseInt reads it (sign allowed), or undefined. */
+function parseInt64(text: string): bigint | undefined {
+  if (!/^[+-]?\d+$/.test(text)) return undefined;
+  const n = BigInt(text);
+  return n >= -(2n ** 63n) && n < 2n ** 63n ? n : undefined;
+}
+
 function validateValue(value: string): void {
   if (value !== "" && !(value.length <= 63 && NAME_RE.test(value))) {
     throw new Error(`invalid label value ${JSON.stringify(value)}`);
@@ -52,23 +60,41 @@ function validateValue(value: string): void {
 
 class Requirement implements LabelRequirement {
   private readonly set: ReadonlySet<string>;
+  /** The integer of gt / lt. */
+  private readonly bound: bigint | undefined;
+  // The checks of apimachinery's NewRequirement.
   constructor(
     readonly key: string,
     readonly operator: LabelSelectorOperator,
     readonly values: readonly string[],
   ) {
     validateKey(key);
-    if ((operator === "in" || operator === "notin") && values.length === 0) {
-      throw new Error(`label selector: "${operator}" needs at least one value for key ${key}`);
+    const fail = (why: string) => {
+      throw new Error(`label selector: key ${key}: ${why}`);
+    };
+    switch (operator) {
+      case "in":
+      case "notin":
+        if (values.length === 0) fail(`"${operator}" needs at least one value`);
+        break;
+      case "=":
+      case "==":
+      case "!=":
+        if (values.length !== 1) fail(`"${operator}" needs exactly one value`);
+        break;
+      case "exists":
+      case "!":
+        if (values.length !== 0) fail("exists and does-not-exist take no values");
+        break;
+      case "gt":
+      case "lt":
+        if (values.length !== 1 || parseInt64(values[0]!) === undefined)
+          fail(`"${operator === "gt" ? ">" : "<"}" needs one 64-bit integer value`);
+        break;
     }
-    if (operator === "gt" || operator === "lt") {
-      if (values.length !== 1 || !/^-?\d+$/.test(values[0] ?? "")) {
-        throw new Error(`label selector: "${operator === "gt" ? ">" : "<"}" needs one integer value for key ${key}`);
-      }
-    } else {
-      for (const v of values) validateValue(v);
-    }
+    if (operator !== "gt" && operator !== "lt") for (const v of values) validateValue(v);
     this.set = new Set(values);
+    this.bound = operator === "gt" || operator === "lt" ? parseInt64(values[0]!) : undefined;
   }
 
   matches(labels: Readonly<Record<string, string>> | undefined): boolean {
@@ -76,6 +102,7 @@ class Requirement implements LabelRequirement {
     const value = has ? labels[this.key] : undefined;
     switch (this.operator) {
       case "=":
+      case "==":
       case "in":
         return has && this.set.has(value as string);
       case "!=":
@@ -88,10 +115,10 @@ class Requirement implements LabelRequirement {
         return !has;
       case "gt":
       case "lt": {
-        if (!has || !/^-?\d+$/.test(value as string)) return false;
-        const a = Number(value);
-        const b = Number(this.values[0]);
-        return this.operator === "gt" ? a > b : a < b;
+        // A label that is not a 64-bit integer matches neither.
+        const n = has ? parseInt64(value as string) : undefined;
+        if (n === undefined) return false;
+        return this.operator === "gt" ? n > this.bound! : n < this.bound!;
       }
     }
   }
@@ -116,7 +143,11 @@ class Requirement implements LabelRequirement {
 }
 
 class Selector implements LabelSelector {
-  constructor(readonly requirements: readonly Requirement[]) {}
+  readonly requirements: readonly Requirement[];
+  /** Sorted by key (stable), as apimachinery's selectors are: one string per set of requirements. */
+  constructor(requirements: readonly Requirement[]) {
+    this.requirements = [...requirements].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
   matches(labels: Readonly<Record<string, string>> | undefined): boolean {
     for (const r of this.requirements) if (!r.matches(labels)) return false;
     return true;
@@ -135,13 +166,15 @@ type Token =
   | { kind: "end"; pos: number };
 
 const SPECIAL = new Set(["!", "=", "(", ")", ",", ">", "<"]);
+/** apimachinery's lexer skips these four only: any other character (a vertical tab, a no-break space) is a name's. */
+const isSpace = (c: string | undefined) => c === " " || c === "\t" || c === "\r" || c === "\n";
 
 function tokenize(s: string): Token[] {
   const out: Token[] = [];
   let i = 0;
   while (i < s.length) {
     const c = s[i] as string;
-    if (/\s/.test(c)) {
+    if (isSpace(c)) {
       i++;
     } else if (c === "!" || c === "=") {
       if (s[i + 1] === "=") {
@@ -156,7 +189,7 @@ function tokenize(s: string): Token[] {
       i++;
     } else {
       const start = i;
-      while (i < s.length && !SPECIAL.has(s[i] as string) && !/\s/.test(s[i] as string)) i++;
+      while (i < s.length && !SPECIAL.has(s[i] as string) && !isSpace(s[i])) i++;
       out.push({ kind: "id", text: s.slice(start, i), pos: start });
     }
   }
@@ -201,7 +234,7 @@ export function parseLabelSelector(s: string): LabelSelector {
         } else if (!(v.kind === "end" || isOp(v, ","))) {
           fail("expected a value", v);
         }
-        reqs.push(new Requirement(key, op.kind === "op" && op.text === "!=" ? "!=" : "=", [value]));
+        reqs.push(new Requirement(key, (op as { text: "=" | "==" | "!=" }).text, [value]));
       } else if (isOp(op, ">") || isOp(op, "<")) {
         p++;
         const v = next();
@@ -210,8 +243,8 @@ export function parseLabelSelector(s: string): LabelSelector {
       } else if (op.kind === "id" && (op.text === "in" || op.text === "notin")) {
         p++;
         if (!isOp(next(), "(")) fail(`expected '(' after ${op.text}`, tokens[p - 1] as Token);
-        const values: string[] = [];
-        // Comma-separated slots; an empty slot is the empty value, but "()" has no values at all.
+        // Comma-separated slots, an empty one being the empty value ("()" too); a set, as apimachinery's parser reads it.
+        const values = new Set<string>();
         for (;;) {
           const v = peek();
           let value = "";
@@ -219,15 +252,12 @@ export function parseLabelSelector(s: string): LabelSelector {
             value = v.text;
             p++;
           }
+          values.add(value);
           const sep = next();
-          if (isOp(sep, ")")) {
-            if (v.kind === "id" || values.length > 0) values.push(value);
-            break;
-          }
+          if (isOp(sep, ")")) break;
           if (!isOp(sep, ",")) fail("expected ',' or ')'", sep);
-          values.push(value);
         }
-        reqs.push(new Requirement(key, op.text, values));
+        reqs.push(new Requirement(key, op.text, [...values].sort()));
       } else {
         fail("expected an operator", op);
       }
@@ -261,9 +291,9 @@ export function labelSelectorFromSpec(spec: LabelSelectorSpec): LabelSelector {
       Exists: "exists",
       DoesNotExist: "!",
     };
-    const op = ops[e.operator];
+    const op = Object.hasOwn(ops, e.operator) ? ops[e.operator] : undefined;
     if (!op) throw new Error(`invalid label selector operator ${JSON.stringify(e.operator)}`);
-    reqs.push(new Requirement(e.key, op, op === "exists" || op === "!" ? [] : (e.values ?? [])));
+    reqs.push(new Requirement(e.key, op, e.values ?? []));
   }
   return new Selector(reqs);
 }

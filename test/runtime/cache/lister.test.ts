@@ -1,4 +1,4 @@
-// Unit tests for label selector parsing and the Lister / ClusterLister over an Indexer.
+// Unit tests for the Lister / ClusterLister over an Indexer (label selectors themselves: labels.test.ts).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
@@ -6,51 +6,10 @@ import {
   Indexer,
   Lister,
   NamespaceIndex,
-  labelSelectorFromSpec,
   metaNamespaceIndexFunc,
   parseLabelSelector,
 } from "@crdgen/runtime/cache";
 import { type Obj, obj } from "../support/cache-fakes.js";
-
-test("parseLabelSelector handles equality, set-based, existence and comparison clauses", () => {
-  const s = parseLabelSelector(" a=b, c!=d ,e in (x, y),f notin (z),g,!h,n>3");
-  assert.equal(s.requirements.length, 7);
-  const base = { a: "b", e: "y", g: "", n: "4" };
-  assert.equal(s.matches(base), true);
-  assert.equal(s.matches({ ...base, a: "B" }), false); // a=b fails
-  assert.equal(s.matches({ ...base, c: "d" }), false); // c!=d fails
-  assert.equal(s.matches({ ...base, e: "q" }), false); // e in (x,y) fails
-  assert.equal(s.matches({ a: "b", g: "", n: "4" }), false); // e missing: "in" needs the label
-  assert.equal(s.matches({ ...base, f: "z" }), false); // f notin (z) fails
-  assert.equal(s.matches({ ...base, f: "w" }), true); // notin passes with other values
-  assert.equal(s.matches({ a: "b", e: "x", n: "4" }), false); // g must exist
-  assert.equal(s.matches({ ...base, h: "1" }), false); // !h fails
-  assert.equal(s.matches({ ...base, n: "3" }), false); // n>3 fails
-  assert.equal(parseLabelSelector("a==b").matches({ a: "b" }), true);
-  assert.equal(parseLabelSelector("a=").matches({ a: "" }), true);
-  assert.equal(parseLabelSelector("").matches(undefined), true);
-  assert.equal(parseLabelSelector("example.com/tier in (web)").matches({ "example.com/tier": "web" }), true);
-  assert.equal(parseLabelSelector("e in (y,x),a=b").toString(), "e in (x,y),a=b");
-});
-
-test("parseLabelSelector rejects malformed selectors", () => {
-  for (const bad of ["a in ()", "a in (x y)", "=b", "a b", "a in x", "a>x", "a,", "-bad-=x", "a=b c", "a=(x)"]) {
-    assert.throws(() => parseLabelSelector(bad), Error, bad);
-  }
-});
-
-test("labelSelectorFromSpec converts matchLabels and matchExpressions", () => {
-  const s = labelSelectorFromSpec({
-    matchLabels: { app: "db" },
-    matchExpressions: [
-      { key: "tier", operator: "In", values: ["a", "b"] },
-      { key: "legacy", operator: "DoesNotExist" },
-    ],
-  });
-  assert.equal(s.matches({ app: "db", tier: "b" }), true);
-  assert.equal(s.matches({ app: "db", tier: "b", legacy: "1" }), false);
-  assert.throws(() => labelSelectorFromSpec({ matchExpressions: [{ key: "x", operator: "Like" }] }), /operator/);
-});
 
 function store(): Indexer<Obj> {
   const idx = new Indexer<Obj>({ indexers: { [NamespaceIndex]: metaNamespaceIndexFunc } });
