@@ -1,7 +1,7 @@
 // What differs between two versions of a kind, as their TypeScript types see it: the fields a conversion has to
 // write by hand (conversion-gen's "requires manual conversion"). Descriptions and value constraints do not count:
 // they change no type, so a plain copy converts them.
-import type { SchemaNode } from "./schema-node.js";
+import type { Property, SchemaNode } from "./schema-node.js";
 
 /** The root fields that the runtime sets on every conversion. */
 const runtimeFields = new Set(["apiVersion", "kind", "metadata"]);
@@ -19,19 +19,18 @@ export function schemaDifferences(from: SchemaNode, to: SchemaNode, a: string, b
       return;
     }
     if (x.kind === "object" && y.kind === "object") {
-      const inY = new Map(y.properties.map((p) => [p.name, p]));
-      const inX = new Set(x.properties.map((p) => p.name));
-      for (const p of x.properties) {
-        if (at === "" && runtimeFields.has(p.name)) continue;
+      const compared = (props: Property[]) => (at === "" ? props.filter((p) => !runtimeFields.has(p.name)) : props);
+      const [xProps, yProps] = [compared(x.properties), compared(y.properties)];
+      const inY = new Map(yProps.map((p) => [p.name, p]));
+      const inX = new Set(xProps.map((p) => p.name));
+      for (const p of xProps) {
         const q = inY.get(p.name);
         const field = fieldPath(at, p.name);
         if (!q) lines.push(`${field}: only in ${a}`);
         else if (p.required !== q.required) lines.push(`${field}: required in ${p.required ? a : b} only`);
         else visit(p.node, q.node, field);
       }
-      for (const q of y.properties)
-        if (!inX.has(q.name) && !(at === "" && runtimeFields.has(q.name)))
-          lines.push(`${fieldPath(at, q.name)}: only in ${b}`);
+      for (const q of yProps) if (!inX.has(q.name)) lines.push(`${fieldPath(at, q.name)}: only in ${b}`);
     } else if (x.kind === "array" && y.kind === "array") visit(x.items, y.items, `${at}[*]`);
     else if (x.kind === "map" && y.kind === "map") visit(x.values, y.values, `${at}[*]`);
   };

@@ -69,6 +69,8 @@ class Requirement implements LabelRequirement {
     readonly values: readonly string[],
   ) {
     validateKey(key);
+    const comparison = operator === "gt" || operator === "lt";
+    this.bound = comparison && values.length === 1 ? parseInt64(values[0]!) : undefined;
     const fail = (why: string) => {
       throw new Error(`label selector: key ${key}: ${why}`);
     };
@@ -88,13 +90,11 @@ class Requirement implements LabelRequirement {
         break;
       case "gt":
       case "lt":
-        if (values.length !== 1 || parseInt64(values[0]!) === undefined)
-          fail(`"${operator === "gt" ? ">" : "<"}" needs one 64-bit integer value`);
+        if (this.bound === undefined) fail(`"${operator === "gt" ? ">" : "<"}" needs one 64-bit integer value`);
         break;
     }
-    if (operator !== "gt" && operator !== "lt") for (const v of values) validateValue(v);
+    if (!comparison) for (const v of values) validateValue(v);
     this.set = new Set(values);
-    this.bound = operator === "gt" || operator === "lt" ? parseInt64(values[0]!) : undefined;
   }
 
   matches(labels: Readonly<Record<string, string>> | undefined): boolean {
