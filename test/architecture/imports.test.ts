@@ -1,7 +1,7 @@
 // The import rules, checked on the source: no cycles between files or between runtime folders; the runtime never
-// imports the generator, explore or the samples; the leaves (clock, log, metrics) import nothing of ours; controller/
-// never imports manager/. The graph comes from ts.preProcessFile over every .ts file of runtime/, generator/,
-// explore/ and samples/.
+// imports the generator, explore or the samples; a sample's src/ never imports its tools/; the leaves (clock, log,
+// metrics) import nothing of ours; controller/ never imports manager/. The graph comes from ts.preProcessFile over
+// every .ts file of runtime/, generator/, explore/ and samples/.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
@@ -213,6 +213,21 @@ test("generated code imports only the runtime, @kubernetes/client-node, its own 
       .map((spec) => `${file} imports ${spec}`);
   });
   assert.deepEqual(bad, []);
+});
+
+test("a sample's operator (src/) never imports its tooling (tools/: demo, deploy manifests)", () => {
+  const sampleDir = (file: string) => /^samples\/[^/]+\//.exec(file)?.[0];
+  assert.ok(
+    graph.files.some((f) => /^samples\/[^/]+\/tools\//.test(f)),
+    "the sample's tools are in the graph",
+  );
+  const bad = graph.edges.filter(
+    (e) => /^samples\/[^/]+\/src\//.test(e.from) && e.to.startsWith(`${sampleDir(e.from)}tools/`),
+  );
+  assert.deepEqual(
+    bad.map((e) => `${e.from} imports ${e.spec}`),
+    [],
+  );
 });
 
 test("the generator never imports tree-sitter (explore's parsers are explore's own)", () => {

@@ -7,7 +7,7 @@ import { startControlPlane } from "@crdgen/runtime/envtest";
 import { repoRoot } from "./control-plane.js";
 
 async function runDemo(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  const child = spawn(process.execPath, [path.join(repoRoot, "dist/samples/mysql/src/demo.js"), ...args], {
+  const child = spawn(process.execPath, [path.join(repoRoot, "dist/samples/mysql/tools/demo.js"), ...args], {
     stdio: ["ignore", "pipe", "pipe"],
     env,
   });

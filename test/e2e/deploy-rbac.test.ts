@@ -37,7 +37,7 @@ import {
   type MySQLClusterVerbs,
 } from "../../samples/mysql/generated/example.com/v1/mysqlcluster.client.js";
 import * as hooks from "../../samples/mysql/src/mysqlcluster.hooks.js";
-import { deployDir, operatorAccess } from "../../samples/mysql/src/deploy-manifests.js";
+import { deployDir, operatorAccess } from "../../samples/mysql/tools/deploy-manifests.js";
 import { eventually, repoRoot } from "./control-plane.js";
 
 const run = promisify(execFile);

@@ -3,13 +3,13 @@
 // readiness probes really ping, the generated root password logs in through the client Service, the cluster scales
 // 5 -> 3, rolls 10.11 -> 11.8, recovers a deleted Pod, a backup Job writes a real mysqldump that a new cluster is
 // restored from, and deleting the leading operator Pod hands the Lease over. The story itself is
-// samples/mysql/src/real-node-story.ts (the demo's --real-node runs it too); this test asserts what each step saw.
+// samples/mysql/tools/real-node-story.ts (the demo's --real-node runs it too); this test asserts what each step saw.
 // Needs root, the node's prerequisites (see real-node.test.ts) and `npm run images:build`; run with
 // `flock <the machine's real-node lock> npm run test:real-node`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { cachedImage, runRealNodeStoryOnNewPlane } from "../../samples/mysql/src/real-node-story.js";
+import { cachedImage, runRealNodeStoryOnNewPlane } from "../../samples/mysql/tools/real-node-story.js";
 import { ipForward, leftovers } from "./leftovers.js";
 
 test("the MySQL sample on a real node: in-cluster operator, real servers, login, scaling, upgrade, recovery, backup and restore, handover", async (t) => {

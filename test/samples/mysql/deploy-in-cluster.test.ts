@@ -1,10 +1,15 @@
-// inClusterManifests (samples/mysql/src/deploy-in-cluster.ts): samples/mysql/deploy/ as committed, made to run without
-// cert-manager: the serving pair in the Deployment's Secret, its CA in every caBundle, the operator image and replicas.
+// inClusterManifests (samples/mysql/tools/deploy-in-cluster.ts): samples/mysql/deploy/ as committed, made to run
+// without cert-manager: the serving pair in the Deployment's Secret, its CA in every caBundle, the operator image and
+// replicas.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { V1CustomResourceDefinition, V1Deployment, V1Secret } from "@kubernetes/client-node";
-import { committedDeployDocs, inClusterManifests, webhookHosts } from "../../../samples/mysql/src/deploy-in-cluster.js";
-import { deployment } from "../../../samples/mysql/src/deploy-manifests.js";
+import {
+  committedDeployDocs,
+  inClusterManifests,
+  webhookHosts,
+} from "../../../samples/mysql/tools/deploy-in-cluster.js";
+import { deployment } from "../../../samples/mysql/tools/deploy-manifests.js";
 
 const pair = { tlsCrt: "CERT", tlsKey: "KEY", caCrt: "CA PEM" };
 const caBundle = Buffer.from("CA PEM").toString("base64");

@@ -7,7 +7,12 @@ import path from "node:path";
 import { parseAllDocuments } from "yaml";
 import type { V1Deployment } from "@kubernetes/client-node";
 import { rulesFor, type PolicyRule, type Role } from "@crdgen/runtime/manager";
-import { deployDir, deployManifests, deployment, operatorAccess } from "../../../samples/mysql/src/deploy-manifests.js";
+import {
+  deployDir,
+  deployManifests,
+  deployment,
+  operatorAccess,
+} from "../../../samples/mysql/tools/deploy-manifests.js";
 import { newWebhooks } from "../../../samples/mysql/generated/webhooks.js";
 import * as hooks from "../../../samples/mysql/src/mysqlcluster.hooks.js";
 

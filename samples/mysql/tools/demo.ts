@@ -29,7 +29,7 @@ import { newMySQLClusterClient } from "../generated/example.com/v1/mysqlcluster.
 import type { MySQLCluster } from "../generated/example.com/v1/mysqlcluster.types.js";
 import { newMySQLClusterClient as newV1alpha1Client } from "../generated/example.com/v1alpha1/mysqlcluster.client.js";
 import { newWebhooks } from "../generated/webhooks.js";
-import * as hooks from "./mysqlcluster.hooks.js";
+import * as hooks from "../src/mysqlcluster.hooks.js";
 import { runRealNodeStoryOnNewPlane } from "./real-node-story.js";
 
 const sampleDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../samples/mysql");
