@@ -1,4 +1,5 @@
 // The one error type for bad generator input: it names the file, the YAML document and the schema path.
+import { jsonPointer } from "@crdgen/runtime/json";
 import { UserError } from "../user-error.js";
 
 export interface InputLocation {
@@ -29,7 +30,7 @@ export function formatLocation({ file, documentIndex, schemaPath }: InputLocatio
 
 /** Appends one segment to a JSON pointer, escaping "~" and "/" as RFC 6901 asks. */
 export function pointer(base: string, ...segments: Array<string | number>): string {
-  return segments.reduce<string>((p, s) => `${p}/${String(s).replace(/~/g, "~0").replace(/\//g, "~1")}`, base);
+  return base + jsonPointer(...segments);
 }
 
 /** A YAML value where text is expected: a scalar as String() prints it, "" when absent, a mapping or sequence as JSON. */

@@ -64,7 +64,5 @@ export const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
   apply: "application/apply-patch+yaml",
 };
 
-/** Builds a JSON pointer from raw segments, escaping `~` and `/` (e.g. label keys like `app.kubernetes.io/name`). */
-export function jsonPointer(...segments: Array<string | number>): string {
-  return segments.map((s) => "/" + String(s).replace(/~/g, "~0").replace(/\//g, "~1")).join("");
-}
+// Builds a JSON pointer from raw segments, escaping `~` and `/` (e.g. label keys like `app.kubernetes.io/name`).
+export { jsonPointer } from "../json/pointer.js";

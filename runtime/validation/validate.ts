@@ -3,6 +3,7 @@
 // invariants, then the CEL rules: not run at all when the schema found a blocking error (an oversized value is
 // rejected before any rule sees it), and within the server's cost limits (per call and per object).
 import { Optional } from "@marcbachmann/cel-js";
+import { escapePointerSegment, unescapePointerSegment } from "../json/pointer.js";
 import { compileRule, toCelValue, type Evaluation } from "./cel-rules.js";
 import { costLimitExceededMessage, runtimeCostBudget } from "./cel-cost.js";
 import { normalizeLikeApiServer } from "./structural-defaulting.js";
@@ -70,10 +71,8 @@ export interface ValidateOptions {
 
 type Segment = { key: string; kind: "property" | "key" } | { index: number };
 
-const escapePointer = (s: string) => (/[~/]/.test(s) ? s.replace(/~/g, "~0").replace(/\//g, "~1") : s);
-const unescapePointer = (s: string) => (s.includes("~") ? s.replace(/~1/g, "/").replace(/~0/g, "~") : s);
 const pointerOf = (segments: Segment[]) =>
-  segments.map((s) => `/${"index" in s ? s.index : escapePointer(s.key)}`).join("");
+  segments.map((s) => `/${"index" in s ? s.index : escapePointerSegment(s.key)}`).join("");
 
 /** kube-openapi's names (map keys as `.key`) for schema errors; field.Path's (`[key]`) for list and CEL errors. */
 function fieldOf(segments: Segment[], style: "openapi" | "field"): string {
@@ -91,7 +90,7 @@ function segmentsOf(
   root: unknown,
   structure: StructuralNode,
 ): { segments: Segment[]; schemaPath: string[]; nodes: Array<StructuralNode | undefined> } {
-  const raw = instancePath === "" ? [] : instancePath.slice(1).split("/").map(unescapePointer);
+  const raw = instancePath === "" ? [] : instancePath.slice(1).split("/").map(unescapePointerSegment);
   const segments: Segment[] = [];
   const schemaPath: string[] = [];
   const nodes: Array<StructuralNode | undefined> = [structure];
@@ -160,7 +159,7 @@ function schemaErrors(data: unknown, version: VersionValidation): ValidationErro
       .replace(/^#\/?/, "")
       .split("/")
       .filter((p) => p !== "")
-      .map((p) => unescapePointer(decodeURIComponent(p)));
+      .map((p) => unescapePointerSegment(decodeURIComponent(p)));
     const relative = parts[0] === "definitions" ? parts.slice(2) : parts;
     const at = segmentsOf(e.instancePath, data, version.structure);
     const anchor = at.segments.length - instanceSteps(relative.slice(0, -1));
@@ -175,7 +174,7 @@ function schemaErrors(data: unknown, version: VersionValidation): ValidationErro
       return {
         field: "",
         instancePath: e.instancePath,
-        schemaPath: `/${[...anchorPath, ...keywordPath].map(escapePointer).join("/")}`,
+        schemaPath: `/${[...anchorPath, ...keywordPath].map(escapePointerSegment).join("/")}`,
         keyword: e.keyword,
         reason: "FieldValueInvalid",
         message: `Checked value must be of type ${type} with format ${String(e.params["format"])} in ${fieldOf(at.segments, "openapi")}`,
@@ -188,7 +187,7 @@ function schemaErrors(data: unknown, version: VersionValidation): ValidationErro
     return {
       field: fieldOf(segments, "openapi"),
       instancePath: e.instancePath,
-      schemaPath: `/${[...anchorPath, ...keywordPath].map(escapePointer).join("/")}`,
+      schemaPath: `/${[...anchorPath, ...keywordPath].map(escapePointerSegment).join("/")}`,
       keyword: e.keyword,
       reason: reasons[e.keyword] ?? "FieldValueInvalid",
       message: e.message ?? `${e.keyword} ${JSON.stringify(e.params)}`,
@@ -249,7 +248,7 @@ function walkStructure(
         child,
         schema,
         [...segments, { key, kind: isProperty ? "property" : "key" }],
-        `${schemaPath}/${isProperty ? `properties/${escapePointer(key)}` : "additionalProperties"}`,
+        `${schemaPath}/${isProperty ? `properties/${escapePointerSegment(key)}` : "additionalProperties"}`,
         out,
       );
     }
@@ -292,7 +291,7 @@ function walkRules(
         oldValue,
         schema,
         [...segments, { key, kind: isProperty ? "property" : "key" }],
-        `${schemaPath}/${isProperty ? `properties/${escapePointer(key)}` : "additionalProperties"}`,
+        `${schemaPath}/${isProperty ? `properties/${escapePointerSegment(key)}` : "additionalProperties"}`,
         out,
       );
     }
@@ -687,7 +686,7 @@ function unchangedSinceOld(
   structure: StructuralNode,
   same: (a: unknown, b: unknown) => boolean,
 ): boolean {
-  const parts = instancePath === "" ? [] : instancePath.slice(1).split("/").map(unescapePointer);
+  const parts = instancePath === "" ? [] : instancePath.slice(1).split("/").map(unescapePointerSegment);
   let value = data;
   let old = oldData;
   let node: StructuralNode | undefined = structure;
