@@ -4,6 +4,7 @@
 // rejected before any rule sees it), and within the server's cost limits (per call and per object).
 import { Optional } from "@marcbachmann/cel-js";
 import { escapePointerSegment, unescapePointerSegment } from "../json/pointer.js";
+import { sameJson } from "../json/same-json.js";
 import { compileRule, toCelValue, type Evaluation } from "./cel-rules.js";
 import { costLimitExceededMessage, runtimeCostBudget } from "./cel-cost.js";
 import { normalizeLikeApiServer } from "./structural-defaulting.js";
@@ -657,21 +658,6 @@ function hasRules(node: StructuralNode): boolean {
     withRules.set(node, known);
   }
   return known;
-}
-
-/** Deep equality of JSON values (key order aside). */
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
-  if (isJsonObject(a)) {
-    if (!isJsonObject(b)) return false;
-    const keys = Object.keys(a);
-    return (
-      keys.length === Object.keys(b).length &&
-      keys.every((k) => Object.prototype.hasOwnProperty.call(b, k) && sameJson(a[k], b[k]))
-    );
-  }
-  return false;
 }
 
 /**

@@ -3,6 +3,7 @@
 // cannot hold survive a round trip in an annotation the runtime manages around the user's functions.
 import type { V1ObjectMeta } from "@kubernetes/client-node";
 import type { KubernetesObject, ResourceDescriptor, Status } from "../client/types.js";
+import { sameJson } from "../json/same-json.js";
 import { isPanic, recoveredPanic } from "../panic/panic.js";
 import { BadRequest, conversionPath, type WebhookRegistration } from "./registration.js";
 
@@ -233,16 +234,4 @@ function restore(target: Json, fields: Json): void {
     if (isObject(value) && isObject(current)) restore(current, value);
     else target[key] = structuredClone(value);
   }
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
-  if (isObject(a) && isObject(b)) {
-    const keys = Object.keys(a).filter((k) => a[k] !== undefined);
-    return (
-      keys.length === Object.keys(b).filter((k) => b[k] !== undefined).length && keys.every((k) => sameJson(a[k], b[k]))
-    );
-  }
-  return false;
 }
