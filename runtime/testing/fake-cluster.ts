@@ -3,6 +3,8 @@
 // and a fake KubeClient so ResourceClient and generated clients run against the same objects.
 import { randomUUID } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
+// fast-json-patch is CommonJS: Node gives its exports as the default import only.
+import jsonPatch, { type Operation } from "fast-json-patch";
 import { ApiError } from "../client/api-error.js";
 import { bindResourceVerbs, type ObjectVerbs, type StatusVerbs } from "../client/bound-verbs.js";
 import { builtinResources } from "../client/builtin-resources.js";
@@ -25,7 +27,7 @@ import type {
   Status,
   WatchEvent,
 } from "../client/types.js";
-import { applyJsonPatch, applyMergePatch } from "./json-patch.js";
+import { applyMergePatch } from "./merge-patch.js";
 import { fieldSelectorMatcher, labelSelectorMatcher } from "./selectors.js";
 
 type Obj = KubernetesObject & {
@@ -599,7 +601,9 @@ function patched(s: Stored, current: Obj, patch: Patch<KubernetesObject>, name: 
   try {
     switch (patch.type) {
       case "json":
-        result = applyJsonPatch(current, patch.ops);
+        // validate: a missing path or a failed test op throws (the API server answers 422). A structured copy, not
+        // the library's JSON one, keeps the revived metadata dates.
+        result = jsonPatch.applyPatch(structuredClone(current), patch.ops as Operation[], true).newDocument;
         break;
       case "merge":
         result = applyMergePatch(current, patch.body);
