@@ -1,7 +1,29 @@
 // @crdgen/runtime/client: the REST client (KubeClient and its HTTP implementation), ResourceClient, bound verbs,
-// patches, API errors and retries. The root re-exports what an operator author uses.
-export * from "./types.js";
-export * from "./api-error.js";
+// patches, API errors and retries. The root re-exports what an operator author uses. The streaming decoders and the
+// identity-string pool behind list and watch are internals, tested by relative import.
+export type {
+  KubernetesObject,
+  KubernetesList,
+  ListOptions,
+  WatchEventType,
+  WatchEvent,
+  Status,
+  ResourceDescriptor,
+  IntOrString,
+} from "./types.js";
+export {
+  ApiError,
+  type ApiErrorInit,
+  type StatusReason,
+  TransportError,
+  isNotFound,
+  isConflict,
+  isAlreadyExists,
+  isGone,
+  isInvalid,
+  isForbidden,
+  ignoreNotFound,
+} from "./api-error.js";
 export {
   type KubeClient,
   HttpKubeClient,
@@ -29,12 +51,27 @@ export {
   type PatchType,
   jsonPointer,
 } from "./patch.js";
-export * from "./retry.js";
-export * from "./resource-client.js";
-export * from "./bound-verbs.js";
-export * from "./builtin-resources.js";
-// Exported for the runtime's own tests: the streaming decoders and the identity-string pool behind list and watch.
-export { LineSplitter, LineTooLongError } from "./ndjson.js";
-export { ListDecoder } from "./list-decoder.js";
-export { StringPool, shareIdentityStrings } from "./string-pool.js";
-export { reviveObjectMeta, reviveListMeta } from "./object-meta-dates.js";
+export { type RetryBackoff, defaultRetry, retryOnConflict, retryOnError } from "./retry.js";
+export {
+  ResourceClient,
+  type Subresource,
+  type WriteOptions,
+  type PatchOptions,
+  type PropagationPolicy,
+  type DeleteOptions,
+  type DeleteCollectionOptions,
+  type WatchResourceOptions,
+  apiVersionOf,
+  groupResource,
+  resourcePath,
+} from "./resource-client.js";
+export {
+  bindResourceVerbs,
+  type BoundVerbs,
+  type ObjectVerbs,
+  type StatusVerbs,
+  type ScaleVerbs,
+  type SubresourceFeatures,
+  type NamespaceFirstVerbs,
+} from "./bound-verbs.js";
+export { builtinResources } from "./builtin-resources.js";

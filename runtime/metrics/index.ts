@@ -10,6 +10,16 @@ export {
   setDefaultMetricsProvider,
   defaultMetricsProvider,
 } from "./provider.js";
-export * from "./prometheus.js";
+export {
+  ControllerMetrics,
+  METRIC_NAMES,
+  RECONCILE_TIME_BUCKETS,
+  type ReconcileOutcome,
+  Registry,
+  WORKQUEUE_DURATION_BUCKETS,
+  controllerMetrics,
+  metricsRegistry,
+  workqueueMetricsProvider,
+} from "./prometheus.js";
 export { LEADER_ELECTION_MASTER_STATUS, type LeaderElectionMetric, leaderElectionMetric } from "./leader-election.js";
 export { WEBHOOK_METRIC_NAMES, WebhookMetrics, webhookMetrics } from "./webhook.js";

@@ -1,7 +1,6 @@
 // @crdgen/runtime/testing: fakes for unit tests of reconcile hooks and runtime parts (no API server, no real time).
-export * from "./fake-cluster.js";
-export { applyJsonPatch, applyMergePatch } from "./json-patch.js";
-export * from "./fake-children.js";
+export { FakeCluster, FakeResourceClient, type FakeResourceOptions, newFakeResourceClient } from "./fake-cluster.js";
+export { fakeChildObjects } from "./fake-children.js";
 export { type Clock, FakeClock } from "../clock/clock.js";
 /** The cache's store: `new Indexer<Kind>()` backs a generated lister in a hook test. */
 export { Indexer } from "../cache/indexer.js";

@@ -22,8 +22,6 @@
 //   controllers with ManagerConfig.webhooks (its /readyz/webhook passes once a TLS handshake with it completes).
 export {
   admissionWebhooksFor,
-  defaultingPatch,
-  refusal,
   type AdmissionHooks,
   type AdmissionHookRequest,
   type AdmissionRequest,
@@ -35,15 +33,12 @@ export {
 export {
   conversionWebhookFor,
   conversionDataAnnotation,
-  conversionReviewGroupKind,
-  lostFields,
   type ConversionReview,
   type HubAndSpokes,
   type SpokeConversion,
 } from "./conversion.js";
 export {
   field,
-  fieldErrorText,
   Forbidden,
   Invalid,
   StatusError,

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
-import { compileRule } from "@crdgen/runtime/validation";
+import { compileRule } from "#runtime/validation/cel-rules.js";
 import { structuralNode } from "../../../generator/validation/structural-skeleton.js";
 import type { StructuralNode } from "@crdgen/runtime/validation";
 

@@ -3,14 +3,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import {
-  type CacheNotification,
-  DeletedFinalStateUnknown,
-  Indexer,
-  IndexerSink,
-  Reflector,
-  type ReflectorOptions,
-} from "@crdgen/runtime/cache";
+import { DeletedFinalStateUnknown, Indexer, Reflector, type ReflectorOptions } from "@crdgen/runtime/cache";
+import { type CacheNotification, IndexerSink } from "#runtime/cache/sink.js";
 import type { KubernetesList, ListOptions } from "@crdgen/runtime/client";
 import {
   FakeListerWatcher,

@@ -1,7 +1,8 @@
 // The decoder every object passes through: ObjectMeta dates become Date, repeated identity strings are shared.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { StringPool, reviveObjectMeta, shareIdentityStrings } from "@crdgen/runtime/client";
+import { StringPool, shareIdentityStrings } from "#runtime/client/string-pool.js";
+import { reviveObjectMeta } from "#runtime/client/object-meta-dates.js";
 
 function decoded(name: string) {
   // JSON.parse makes a fresh copy of each long string value, as a LIST or WATCH body does.

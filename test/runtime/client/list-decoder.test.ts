@@ -2,7 +2,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ApiError, type KubernetesObject, ResourceClient } from "@crdgen/runtime";
-import { ListDecoder, TransportError } from "@crdgen/runtime/client";
+import { TransportError } from "@crdgen/runtime/client";
+import { ListDecoder } from "#runtime/client/list-decoder.js";
 import { json, startFakeApi, writeInPieces, widgets } from "../support/fake-api-server.js";
 
 const tricky = {

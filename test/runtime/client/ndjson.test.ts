@@ -2,7 +2,7 @@
 // chunks costs time linear in its length.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { LineSplitter, LineTooLongError } from "@crdgen/runtime/client";
+import { LineSplitter, LineTooLongError } from "#runtime/client/ndjson.js";
 
 test("a line of exactly maxLineBytes is a line; the push that takes one past it throws LineTooLongError", () => {
   const s = new LineSplitter(10);

@@ -4,7 +4,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type http from "node:http";
 import { ApiError, ResourceClient, type KubernetesObject } from "@crdgen/runtime";
-import { LineSplitter, TransportError, isGone, type WatchEvent } from "@crdgen/runtime/client";
+import { TransportError, isGone, type WatchEvent } from "@crdgen/runtime/client";
+import { LineSplitter } from "#runtime/client/ndjson.js";
 import { startFakeApi, json, type FakeApi, type Handler, widgets } from "../support/fake-api-server.js";
 
 interface Widget extends KubernetesObject {

@@ -4,12 +4,8 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { Controller, builtinResources, type KubernetesObject } from "@crdgen/runtime";
 import { SharedIndexInformer, SharedInformerFactory, informerKey } from "@crdgen/runtime/cache";
-import {
-  controllerOwnerKey,
-  enqueueRequestForObject,
-  generationChangedPredicate,
-  primaryPredicates,
-} from "@crdgen/runtime/handler";
+import { enqueueRequestForObject, generationChangedPredicate, primaryPredicates } from "@crdgen/runtime/handler";
+import { controllerOwnerKey } from "#runtime/handler/event-handlers.js";
 import { newRateLimitingQueue, type RateLimitingQueue } from "@crdgen/runtime/workqueue";
 import {
   FakeListerWatcher,

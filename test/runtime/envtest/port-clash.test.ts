@@ -1,7 +1,7 @@
 // startControlPlane's guard against a port taken between picking it and the process binding it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { retryOnPortClash } from "@crdgen/runtime/envtest";
+import { retryOnPortClash } from "#runtime/envtest/util.js";
 
 // The shape of the error waitUntil throws when a process died, with its log's tail.
 const clash = () =>

@@ -2,7 +2,8 @@
 import { test } from "node:test";
 import { spawnSync } from "node:child_process";
 import assert from "node:assert/strict";
-import { managerUsage, parseBindAddress, parseManagerOptions } from "@crdgen/runtime/manager";
+import { managerUsage, parseManagerOptions } from "@crdgen/runtime/manager";
+import { parseBindAddress } from "#runtime/manager/options.js";
 
 test("defaults are controller-runtime's scaffold's: secure metrics :8443, probes :8081, all namespaces, no leader election, 30 s graceful shutdown", () => {
   assert.deepEqual(parseManagerOptions([], {}), {

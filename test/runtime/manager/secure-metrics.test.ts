@@ -11,7 +11,8 @@ import path from "node:path";
 import type { ManagedController } from "@crdgen/runtime";
 import { Counter } from "prom-client";
 import { Registry } from "@crdgen/runtime/metrics";
-import { certFileName, keyFileName, selfSignedCert, startManager, type Manager } from "@crdgen/runtime/manager";
+import { selfSignedCert, startManager, type Manager } from "@crdgen/runtime/manager";
+import { certFileName, keyFileName } from "#runtime/manager/serving-cert.js";
 import { json, startFakeApi, type FakeApi } from "../support/fake-api-server.js";
 import { quiet } from "../support/cache-fakes.js";
 

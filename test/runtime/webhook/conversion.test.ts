@@ -7,11 +7,11 @@ import {
   BadRequest,
   conversionDataAnnotation,
   conversionWebhookFor,
-  lostFields,
   type ConversionReview,
   type HubAndSpokes,
   type SpokeConversion,
 } from "@crdgen/runtime/webhook";
+import { lostFields } from "#runtime/webhook/conversion.js";
 import { conversionReview, widget, widgets, type Widget, type WidgetV1alpha1 } from "./reviews.js";
 
 const context = () => ({ signal: new AbortController().signal, log: newLogger({ write: () => undefined }) });

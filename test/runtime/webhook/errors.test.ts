@@ -2,7 +2,8 @@
 // code, reason, details.causes and the message, worded as k8s.io/apimachinery words it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { field, fieldErrorText, Forbidden, Invalid, StatusError } from "@crdgen/runtime/webhook";
+import { field, Forbidden, Invalid, StatusError } from "@crdgen/runtime/webhook";
+import { fieldErrorText } from "#runtime/webhook/errors.js";
 
 const gk = { group: "webhook.example.com", kind: "Widget" };
 
