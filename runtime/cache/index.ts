@@ -29,7 +29,7 @@ export {
   isRetriableWatchError,
   isStreamInterrupted,
 } from "./listerwatcher.js";
-export type { ReflectorBackoffOptions } from "./backoff.js";
+export type { ReflectorBackoffOptions } from "./reflector.js";
 export type { DeltaSink, CacheNotification } from "./sink.js";
 // Exported for the runtime's own tests: the sink that turns reflector deltas into store writes and notifications.
 export { IndexerSink } from "./sink.js";

@@ -14,8 +14,20 @@ import { metaNamespaceKeyFunc } from "./keys.js";
 import type { DeltaSink } from "./sink.js";
 import { type Clock, type SleepFunc, realClock, sleepOn } from "../clock/clock.js";
 import { defaultLogger, type Logger } from "../log/logger.js";
-import { Backoff, type ReflectorBackoffOptions } from "./backoff.js";
+import { Backoff, type BackoffSettings } from "../wait/backoff.js";
 import { ListPager } from "./list-pager.js";
+
+/** client-go's reflector backoff: 800 ms doubling to 30 s, jitter 1.0, reset after 2 quiet minutes. */
+export const reflectorBackoff: Readonly<BackoffSettings> = {
+  initialMs: 800,
+  maxMs: 30_000,
+  factor: 2,
+  jitter: 1,
+  resetAfterMs: 120_000,
+};
+
+/** Any of reflectorBackoff's settings, replaced. */
+export type ReflectorBackoffOptions = Partial<BackoffSettings>;
 
 export interface ReflectorOptions<T extends KubernetesObject> {
   listerWatcher: ListerWatcher<T>;
@@ -118,7 +130,7 @@ export class Reflector<T extends KubernetesObject> {
     this.sleep = options.sleep ?? sleepOn(this.clock);
     this.random = options.random ?? Math.random;
     this.logger = options.logger ?? defaultLogger();
-    this.backoff = new Backoff(options.backoff ?? {}, this.clock, this.random);
+    this.backoff = new Backoff({ ...reflectorBackoff, ...options.backoff }, this.clock, this.random);
     this.useWatchList = options.useWatchList ?? process.env["KUBE_FEATURE_WatchListClient"] === "true";
   }
 

@@ -1,19 +1,15 @@
 // Read-modify-write under optimistic concurrency: retry a function while the API server answers 409 Conflict.
+import { Backoff, type BackoffSettings } from "../wait/backoff.js";
 import { isConflict } from "./api-error.js";
 
-export interface RetryBackoff {
+/** The waits between attempts (initialMs before the second; jitter spreads racing writers out) and their number. */
+export interface RetryBackoff extends BackoffSettings {
   /** Attempts in all, the first included. */
   steps: number;
-  /** Wait before the second attempt. */
-  delayMs: number;
-  /** Each later wait is the previous one times this. */
-  factor: number;
-  /** Each wait is stretched by up to this fraction, at random, so racing writers spread out. */
-  jitter: number;
 }
 
 /** client-go's retry.DefaultRetry: 5 attempts 10 ms apart, jitter 0.1 — for conflicts between a few writers. */
-export const defaultRetry: Readonly<RetryBackoff> = { steps: 5, delayMs: 10, factor: 1, jitter: 0.1 };
+export const defaultRetry: Readonly<RetryBackoff> = { steps: 5, initialMs: 10, factor: 1, jitter: 0.1 };
 
 /**
  * Runs `fn` again while it throws a conflict (a stale resourceVersion), as client-go's retry.RetryOnConflict.
@@ -29,14 +25,14 @@ export async function retryOnError<T>(
   fn: () => Promise<T>,
   backoff: RetryBackoff = defaultRetry,
 ): Promise<T> {
-  let delay = backoff.delayMs;
+  const delays = new Backoff(backoff);
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn();
     } catch (e) {
       if (attempt >= backoff.steps || !retriable(e)) throw e;
     }
-    await new Promise((resolve) => setTimeout(resolve, delay * (1 + Math.random() * backoff.jitter)));
-    delay *= backoff.factor;
+    const delay = delays.next();
+    await new Promise((resolve) => setTimeout(resolve, delay));
   }
 }

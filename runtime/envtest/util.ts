@@ -29,7 +29,7 @@ export function retryOnPortClash<T>(start: () => Promise<T>, attempts = 3): Prom
   // waitUntil's error carries the log's tail, where etcd and the kube binaries report a failed bind.
   const portTaken = (error: unknown): boolean =>
     /address already in use/.test(String((error as Error | null | undefined)?.message));
-  return retryOnError(portTaken, start, { steps: attempts, delayMs: 0, factor: 1, jitter: 0 });
+  return retryOnError(portTaken, start, { steps: attempts, initialMs: 0, factor: 1, jitter: 0 });
 }
 
 export function httpOk(url: string): Promise<boolean> {

@@ -47,7 +47,7 @@ test("retryOnConflict gives up after its steps and throws the last conflict", as
         calls++;
         return Promise.reject(calls === 4 ? last : apiError(409, "Conflict"));
       },
-      { steps: 4, delayMs: 1, factor: 2, jitter: 0.1 },
+      { steps: 4, initialMs: 1, factor: 2, jitter: 0.1 },
     ),
     (e) => e === last,
   );
