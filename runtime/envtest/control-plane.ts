@@ -7,14 +7,16 @@ import { KubeConfig } from "@kubernetes/client-node";
 import { parseAllDocuments } from "yaml";
 import { HttpKubeClient, type KubeClient } from "../client/kube-client.js";
 import { isAlreadyExists } from "../client/api-error.js";
+import { apiServer, apiServerFlags, type ApiServer } from "./api-server.js";
 import { findBinary } from "./binaries.js";
 import { makeCerts, type ControlPlaneCerts } from "./certs.js";
 import { startControllers, type ControllersInfo } from "./controllers.js";
+import { startEtcd } from "./etcd.js";
 import { startFakeVolumeProvisioner } from "./fake-volume-provisioner.js";
-import { startProcess, type ManagedProcess } from "./process.js";
+import type { ManagedProcess } from "./process.js";
 import { startLocalPathProvisioner } from "./local-path-provisioner.js";
-import { realNodeGateway, startRealNode, type RealNode } from "./real-node.js";
-import { freePorts, httpOk, httpsOk, retryOnPortClash, waitUntil } from "./util.js";
+import { startRealNode, type RealNode } from "./real-node.js";
+import { freePorts, retryOnPortClash, waitUntil } from "./util.js";
 
 export interface ControlPlaneOptions {
   /** Folder holding etcd, kube-apiserver and kubectl (else TEST_ASSET_*, KUBEBUILDER_ASSETS, crdgen's build cache). */
@@ -85,199 +87,219 @@ export function startControlPlane(options: ControlPlaneOptions = {}): Promise<Co
 }
 
 async function startControlPlaneOnce(options: ControlPlaneOptions): Promise<ControlPlane> {
-  const etcdBinary = findBinary("etcd", options.assetsDir);
-  const apiServerBinary = findBinary("kube-apiserver", options.assetsDir);
+  const binaries = {
+    etcd: findBinary("etcd", options.assetsDir),
+    apiServer: findBinary("kube-apiserver", options.assetsDir),
+  };
   const startTimeoutMs = options.startTimeoutMs ?? (envStartTimeout > 0 ? envStartTimeout : 60_000);
   const dir = await mkdtemp(path.join(os.tmpdir(), "crdgen-envtest-"));
   const processes: ManagedProcess[] = [];
   try {
-    const certs = await makeCerts(dir);
-    const [etcdClientPort, etcdPeerPort, apiPort] = await freePorts(3);
-    const etcdEndpoint = `http://127.0.0.1:${etcdClientPort}`;
-    const etcd = startProcess(
-      "etcd",
-      etcdBinary,
-      [
-        `--data-dir=${path.join(dir, "etcd-data")}`,
-        `--listen-client-urls=${etcdEndpoint}`,
-        `--advertise-client-urls=${etcdEndpoint}`,
-        `--listen-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
-        `--initial-advertise-peer-urls=http://127.0.0.1:${etcdPeerPort}`,
-        `--initial-cluster=default=http://127.0.0.1:${etcdPeerPort}`,
-        "--unsafe-no-fsync=true",
-      ],
-      path.join(dir, "etcd.log"),
-    );
-    processes.push(etcd);
-    await waitUntil(
-      () => httpOk(`${etcdEndpoint}/health`),
-      startTimeoutMs,
-      "etcd /health",
-      etcd,
-      path.join(dir, "etcd.log"),
-    );
-
-    const apiServerUrl = `https://127.0.0.1:${apiPort}`;
-    const real = options.node === "real";
-    const apiServerArgs = [
-      // A real node's pods reach the API server through the `kubernetes` Service, which kube-proxy leads to the
-      // advertised address, the node's bridge gateway; the bridge appears later, so every address is bound.
-      ...(real ? ["--bind-address=0.0.0.0", `--advertise-address=${realNodeGateway}`] : ["--bind-address=127.0.0.1"]),
-      // A real kubelet (logs, exec, port-forward) takes only client certificates of our CA: the admin's is presented.
-      // It is reached at the node's InternalIP (the bridge gateway): its hostname resolves nowhere.
-      ...(real
-        ? [
-            `--kubelet-client-certificate=${certs.adminCert}`,
-            `--kubelet-client-key=${certs.adminKey}`,
-            "--kubelet-preferred-address-types=InternalIP",
-          ]
-        : []),
-      `--secure-port=${apiPort}`,
-      `--cert-dir=${dir}`,
-      `--tls-cert-file=${certs.servingCert}`,
-      `--tls-private-key-file=${certs.servingKey}`,
-      `--client-ca-file=${certs.caCert}`,
-      `--etcd-servers=${etcdEndpoint}`,
-      "--service-cluster-ip-range=10.0.0.0/24",
-      "--allow-privileged=true",
-      "--authorization-mode=RBAC",
-      // Without a real node no pod runs, so none needs its ServiceAccount token mounted; a real node's pods do.
-      ...(real ? [] : ["--disable-admission-plugins=ServiceAccount"]),
-      `--service-account-issuer=${apiServerUrl}/`,
-      `--service-account-key-file=${certs.serviceAccountPub}`,
-      `--service-account-signing-key-file=${certs.serviceAccountKey}`,
-      ...(options.apiServerArgs ?? []),
-    ];
-    const apiServerLog = path.join(dir, "kube-apiserver.log");
-    const startApiServer = async () => {
-      const p = startProcess("kube-apiserver", apiServerBinary, apiServerArgs, apiServerLog);
-      processes.push(p);
-      await waitUntil(
-        () => httpsOk(`${apiServerUrl}/readyz`, certs),
-        startTimeoutMs,
-        "kube-apiserver /readyz",
-        p,
-        apiServerLog,
-      );
-      return p;
-    };
-    let apiServer: ManagedProcess | undefined = await startApiServer();
-
-    const kubeconfigPath = path.join(dir, "kubeconfig");
-    await writeFile(kubeconfigPath, await kubeconfigYaml(apiServerUrl, certs));
-    const kubeConfig = () => {
-      const kc = new KubeConfig();
-      kc.loadFromFile(kubeconfigPath);
-      return kc;
-    };
-    const client = HttpKubeClient.fromKubeConfig(kubeConfig());
-    // The apiserver creates "default" shortly after it reports ready; tests expect it to exist.
-    await waitUntil(
-      async () =>
-        await client.request({ method: "GET", path: "/api/v1/namespaces/default" }).then(
-          () => true,
-          () => false,
-        ),
-      startTimeoutMs,
-      "namespace default",
-    );
-
-    let controllers: ControllersInfo = {};
-    let realNode: RealNode | undefined;
-    let stopProvisioner = (): void => undefined;
-    const plane: ControlPlane = {
-      dir,
-      kubeconfigPath,
-      apiServerUrl,
-      etcdEndpoint,
-      get fakeNodeName() {
-        return controllers.fakeNodeName;
-      },
-      get kwokUnavailable() {
-        return controllers.kwokUnavailable;
-      },
-      get realNodeName() {
-        return realNode?.name;
-      },
-      kubeConfig,
-      kubeClient: () => HttpKubeClient.fromKubeConfig(kubeConfig()),
-      installCrds: (files) => installCrds(client, files),
-      async restartApiServer() {
-        await plane.stopApiServer();
-        await plane.startApiServer();
-      },
-      async stopApiServer() {
-        const p = apiServer;
-        apiServer = undefined;
-        await p?.stop();
-      },
-      async startApiServer() {
-        if (apiServer !== undefined) return;
-        apiServer = await startApiServer();
-      },
-      async stop() {
-        stopProvisioner();
-        // The node first, while the API server still answers the kubelet; its stop rejects if anything stays.
-        const node = realNode;
-        realNode = undefined;
-        await node?.stop();
-        client.close();
-        for (const p of [...processes].reverse()) await p.stop();
-        await rm(dir, { recursive: true, force: true });
-      },
-    };
+    const core = await startCore({ options, binaries, dir, startTimeoutMs, processes });
+    const extras: Extras = { controllers: {}, stopProvisioner: () => undefined };
+    const plane = controlPlaneOf(core, extras);
     if (options.crdFiles?.length) await plane.installCrds(options.crdFiles);
-    if (options.controllers || real) {
-      controllers = await startControllers({
-        kwok: !real,
-        dir,
-        kubeconfigPath,
-        certs,
-        client,
-        assetsDir: options.assetsDir,
-        startTimeoutMs,
-        processes,
-      });
-      if (controllers.fakeNodeName) stopProvisioner = startFakeVolumeProvisioner(client);
-    }
-    if (real) {
-      try {
-        realNode = await startRealNode({
-          dir: path.join(dir, "node"),
-          kubeconfigPath,
-          assetsDir: path.dirname(findBinary("kubectl", options.assetsDir)),
-          ...(options.nodeImages ? { images: options.nodeImages } : {}),
-          timeoutMs: Math.max(startTimeoutMs, 300_000),
-        });
-        stopProvisioner = await startLocalPathProvisioner({
-          client,
-          volumesDir: path.join(realNode.dir, "volumes"),
-          nodeName: realNode.name,
-        });
-        // The ServiceAccount admission plugin rejects pods until kube-controller-manager made their namespace's
-        // ServiceAccount: the default namespace's is there before start returns.
-        await waitUntil(
-          () =>
-            client.request({ method: "GET", path: "/api/v1/namespaces/default/serviceaccounts/default" }).then(
-              () => true,
-              () => false,
-            ),
-          startTimeoutMs,
-          "ServiceAccount default/default",
-        );
-      } catch (error) {
-        stopProvisioner();
-        await realNode?.stop().catch(() => undefined);
-        client.close();
-        throw error;
-      }
-    }
+    const real = options.node === "real";
+    if (options.controllers || real)
+      await startClusterControllers(core, extras, { kwok: !real, assetsDir: options.assetsDir });
+    if (real) await startRealNodeWithStorage(core, extras, options);
     return plane;
   } catch (error) {
     for (const p of processes.reverse()) await p.stop(2_000);
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
+}
+
+interface StartContext {
+  options: ControlPlaneOptions;
+  binaries: { etcd: string; apiServer: string };
+  dir: string;
+  startTimeoutMs: number;
+  processes: ManagedProcess[];
+}
+
+/** What every control plane runs: etcd and kube-apiserver, with the admin's kubeconfig and a client of it. */
+interface Core {
+  dir: string;
+  startTimeoutMs: number;
+  certs: ControlPlaneCerts;
+  etcdEndpoint: string;
+  apiServerUrl: string;
+  apiServer: ApiServer;
+  kubeconfigPath: string;
+  client: HttpKubeClient;
+  /** Every process started, in order; stop ends them in reverse. */
+  processes: ManagedProcess[];
+}
+
+/** What start adds when asked (controllers, kwok, a real node, a volume provisioner) and stop takes down. */
+interface Extras {
+  controllers: ControllersInfo;
+  realNode?: RealNode;
+  stopProvisioner: () => void;
+}
+
+async function startCore({ options, binaries, dir, startTimeoutMs, processes }: StartContext): Promise<Core> {
+  const certs = await makeCerts(dir);
+  const [etcdClientPort, etcdPeerPort, apiPort] = (await freePorts(3)) as [number, number, number];
+  const etcdEndpoint = await startEtcd({
+    binary: binaries.etcd,
+    dir,
+    clientPort: etcdClientPort,
+    peerPort: etcdPeerPort,
+    startTimeoutMs,
+    processes,
+  });
+  const apiServerUrl = `https://127.0.0.1:${apiPort}`;
+  const args = apiServerFlags({
+    dir,
+    certs,
+    port: apiPort,
+    url: apiServerUrl,
+    etcdEndpoint,
+    realNode: options.node === "real",
+    extraArgs: options.apiServerArgs ?? [],
+  });
+  const server = apiServer({
+    binary: binaries.apiServer,
+    args,
+    dir,
+    url: apiServerUrl,
+    certs,
+    startTimeoutMs,
+    processes,
+  });
+  await server.start();
+  const kubeconfigPath = path.join(dir, "kubeconfig");
+  await writeFile(kubeconfigPath, await kubeconfigYaml(apiServerUrl, certs));
+  const client = HttpKubeClient.fromKubeConfig(loadKubeConfig(kubeconfigPath));
+  // The apiserver creates "default" shortly after it reports ready; tests expect it to exist.
+  await waitUntilFound(client, "/api/v1/namespaces/default", startTimeoutMs, "namespace default");
+  return {
+    dir,
+    startTimeoutMs,
+    certs,
+    etcdEndpoint,
+    apiServerUrl,
+    apiServer: server,
+    kubeconfigPath,
+    client,
+    processes,
+  };
+}
+
+/** The handle start returns; its getters read `extras`, which start fills in after this is made. */
+function controlPlaneOf(core: Core, extras: Extras): ControlPlane {
+  const { dir, kubeconfigPath, apiServerUrl, etcdEndpoint, client, processes } = core;
+  const kubeConfig = () => loadKubeConfig(kubeconfigPath);
+  const plane: ControlPlane = {
+    dir,
+    kubeconfigPath,
+    apiServerUrl,
+    etcdEndpoint,
+    get fakeNodeName() {
+      return extras.controllers.fakeNodeName;
+    },
+    get kwokUnavailable() {
+      return extras.controllers.kwokUnavailable;
+    },
+    get realNodeName() {
+      return extras.realNode?.name;
+    },
+    kubeConfig,
+    kubeClient: () => HttpKubeClient.fromKubeConfig(kubeConfig()),
+    installCrds: (files) => installCrds(client, files),
+    async restartApiServer() {
+      await plane.stopApiServer();
+      await plane.startApiServer();
+    },
+    stopApiServer: () => core.apiServer.stop(),
+    startApiServer: () => core.apiServer.start(),
+    async stop() {
+      extras.stopProvisioner();
+      // The node first, while the API server still answers the kubelet; its stop rejects if anything stays.
+      const node = extras.realNode;
+      extras.realNode = undefined;
+      await node?.stop();
+      client.close();
+      for (const p of [...processes].reverse()) await p.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  return plane;
+}
+
+/** kube-controller-manager, kube-scheduler and (with `kwok`, when built) kwok's fake node with a volume provisioner. */
+async function startClusterControllers(
+  core: Core,
+  extras: Extras,
+  { kwok, assetsDir }: { kwok: boolean; assetsDir?: string | undefined },
+): Promise<void> {
+  const { dir, kubeconfigPath, certs, client, startTimeoutMs, processes } = core;
+  extras.controllers = await startControllers({
+    kwok,
+    dir,
+    kubeconfigPath,
+    certs,
+    client,
+    assetsDir,
+    startTimeoutMs,
+    processes,
+  });
+  if (extras.controllers.fakeNodeName) extras.stopProvisioner = startFakeVolumeProvisioner(client);
+}
+
+/** A real node, its local-path volumes, and the default ServiceAccount its pods need; undone if any of them fails. */
+async function startRealNodeWithStorage(core: Core, extras: Extras, options: ControlPlaneOptions): Promise<void> {
+  const { dir, kubeconfigPath, client, startTimeoutMs } = core;
+  try {
+    const realNode = await startRealNode({
+      dir: path.join(dir, "node"),
+      kubeconfigPath,
+      assetsDir: path.dirname(findBinary("kubectl", options.assetsDir)),
+      ...(options.nodeImages ? { images: options.nodeImages } : {}),
+      timeoutMs: Math.max(startTimeoutMs, 300_000),
+    });
+    extras.realNode = realNode;
+    extras.stopProvisioner = await startLocalPathProvisioner({
+      client,
+      volumesDir: path.join(realNode.dir, "volumes"),
+      nodeName: realNode.name,
+    });
+    // The ServiceAccount admission plugin rejects pods until kube-controller-manager made their namespace's
+    // ServiceAccount: the default namespace's is there before start returns.
+    await waitUntilFound(
+      client,
+      "/api/v1/namespaces/default/serviceaccounts/default",
+      startTimeoutMs,
+      "ServiceAccount default/default",
+    );
+  } catch (error) {
+    extras.stopProvisioner();
+    await extras.realNode?.stop().catch(() => undefined);
+    client.close();
+    throw error;
+  }
+}
+
+function loadKubeConfig(kubeconfigPath: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfigPath);
+  return kc;
+}
+
+/** Polls until a GET of `apiPath` succeeds (the object exists). */
+function waitUntilFound(client: KubeClient, apiPath: string, timeoutMs: number, what: string): Promise<void> {
+  return waitUntil(
+    () =>
+      client.request({ method: "GET", path: apiPath }).then(
+        () => true,
+        () => false,
+      ),
+    timeoutMs,
+    what,
+  );
 }
 
 interface CrdDocument {
