@@ -1,16 +1,16 @@
 // What an operator's main() does (controller-runtime's manager): serve metrics and probes, run the controllers (only
 // while leading when leader election is on), stop gracefully on SIGINT/SIGTERM, then close the servers.
 import { readFileSync } from "node:fs";
-import type { KubeClient } from "../client/kube-client.js";
-import { runControllers, type Runnable } from "./run-controllers.js";
-import { newLogger, type Logger } from "../log/logger.js";
-import { cacheSyncedCheck, ping, startProbeServer, type HealthCheck, type ProbeServer } from "./health.js";
-import { parseBindAddress, type ManagerOptions } from "./options.js";
-import { metricsAuthorizer, type MetricsAuthOptions } from "./metrics-auth.js";
-import { readServingCert, selfSignedCert } from "./serving-cert.js";
 import type { Registry } from "prom-client";
+import type { KubeClient } from "../client/kube-client.js";
+import { newLogger, type Logger } from "../log/logger.js";
 import { leaderElectionMetric } from "../metrics/leader-election.js";
-import { startWebhookServer, type WebhookServer, type WebhookServerOptions } from "../webhook/server.js";
+import type { WebhookServerOptions } from "../webhook/server.js";
+import { cacheSyncedCheck, type HealthCheck } from "./health.js";
+import type { MetricsAuthOptions } from "./metrics-auth.js";
+import type { ManagerOptions } from "./options.js";
+import { runControllers, type LeaderElectionConfig, type Runnable } from "./run-controllers.js";
+import { servingAddresses, startServers } from "./servers.js";
 
 /** A controller as the manager runs it: a Runnable whose caches report when they have synced. */
 export interface ManagedController extends Runnable {
@@ -75,37 +75,59 @@ export async function startManager(controllers: readonly ManagedController[], co
   if (controllers.length === 0) throw new Error("startManager: no controllers to run");
   const { options } = config;
   const log = config.logger ?? newLogger();
-  const metricsAddress = parseBindAddress(options.metricsBindAddress, "--metrics-bind-address");
-  const probeAddress = parseBindAddress(options.healthProbeBindAddress, "--health-probe-bind-address");
-  // Secure unless switched off: a caller that omits the option gets controller-runtime's default.
-  const secure = options.metricsSecure ?? true;
-  if (
-    secure &&
-    metricsAddress &&
-    probeAddress &&
-    metricsAddress.port !== 0 &&
-    sameAddress(metricsAddress, probeAddress)
-  )
-    throw new Error(
-      "--metrics-bind-address and --health-probe-bind-address are the same: secure metrics (HTTPS) need their own port",
-    );
-  const leaderElection = options.leaderElect
-    ? {
-        kube: config.kube,
-        namespace: leaseNamespace(options.leaderElectionNamespace, config.kube),
-        name: options.leaderElectionId || controllers[0]!.name,
-        logger: log,
-        leaseDurationMs: config.leaseDurationMs,
-        renewDeadlineMs: config.renewDeadlineMs,
-        retryPeriodMs: config.retryPeriodMs,
-        releaseOnCancel: config.leaderElectionReleaseOnCancel ?? false,
-        metric: leaderElectionMetric(config.registry),
-      }
-    : undefined;
+  const addresses = servingAddresses(options);
+  const leaderElection = leaderElectionFor(controllers, config, log);
+  const leading = trackLeading(controllers);
+  const servers = await startServers({
+    kube: config.kube,
+    options,
+    addresses,
+    readyz: readyzCheck(controllers, leaderElection !== undefined, leading.isLeading),
+    webhooks: config.webhooks,
+    registry: config.registry,
+    metricsAuth: config.metricsAuth,
+    log,
+  });
+  if (leaderElection) log.info("leader election on", { lease: `${leaderElection.namespace}/${leaderElection.name}` });
+  const done = runControllers(leading.runnables, {
+    signal: config.signal,
+    leaderElection,
+    gracefulShutdownTimeoutMs: options.gracefulShutdownTimeoutMs,
+  }).finally(servers.close);
+  return {
+    metricsPort: servers.metrics?.port,
+    healthProbePort: servers.probe?.port,
+    webhookPort: servers.webhook?.port,
+    isLeading: leading.isLeading,
+    done: done.then(() => undefined),
+  };
+}
 
-  // runControllers calls run() only in the leader, so the wrappers know when this process leads.
+/** With --leader-elect: the Lease (named by --leader-election-id, else the first controller) and its timings. */
+function leaderElectionFor(
+  controllers: readonly ManagedController[],
+  config: ManagerConfig,
+  log: Logger,
+): LeaderElectionConfig | undefined {
+  const { options } = config;
+  if (!options.leaderElect) return undefined;
+  return {
+    kube: config.kube,
+    namespace: leaseNamespace(options.leaderElectionNamespace, config.kube),
+    name: options.leaderElectionId || controllers[0]!.name,
+    logger: log,
+    leaseDurationMs: config.leaseDurationMs,
+    renewDeadlineMs: config.renewDeadlineMs,
+    retryPeriodMs: config.retryPeriodMs,
+    releaseOnCancel: config.leaderElectionReleaseOnCancel ?? false,
+    metric: leaderElectionMetric(config.registry),
+  };
+}
+
+/** The controllers wrapped to count which run: runControllers calls run() only in the leader. */
+function trackLeading(controllers: readonly ManagedController[]): { runnables: Runnable[]; isLeading: () => boolean } {
   let running = 0;
-  const tracked: Runnable[] = controllers.map((c) => ({
+  const runnables: Runnable[] = controllers.map((c) => ({
     name: c.name,
     inFlightKeys: () => c.inFlightKeys?.() ?? [],
     run: async (signal) => {
@@ -117,106 +139,17 @@ export async function startManager(controllers: readonly ManagedController[], co
       }
     },
   }));
-  const isLeading = () => running > 0;
+  return { runnables, isLeading: () => running > 0 };
+}
+
+/** Ready once the caches synced; a standby (leader election on, not leading) is ready at once. */
+function readyzCheck(
+  controllers: readonly ManagedController[],
+  leaderElection: boolean,
+  isLeading: () => boolean,
+): HealthCheck {
   const synced = cacheSyncedCheck(controllers);
-  const readyz: HealthCheck = {
-    name: synced.name,
-    check: () => (leaderElection && !isLeading() ? true : synced.check()),
-  };
-
-  const servers: ProbeServer[] = [];
-  let webhookServer: WebhookServer | undefined;
-  // controller-runtime's webhook StartedChecker: not ready until the webhook server completes a TLS handshake.
-  const webhookReady: HealthCheck = { name: "webhook", check: () => webhookServer?.checkStarted() ?? false };
-  const closeServers = () => Promise.all([...servers.map((s) => s.close()), webhookServer?.close()]);
-  try {
-    if (config.webhooks) {
-      const certDir = config.webhooks.certDir ?? options.webhookCertPath;
-      webhookServer = await startWebhookServer({
-        logger: log,
-        ...(config.registry ? { registry: config.registry } : {}),
-        ...config.webhooks,
-        ...(certDir !== undefined ? { certDir } : {}),
-      });
-    }
-    const shared =
-      !secure &&
-      metricsAddress &&
-      probeAddress &&
-      metricsAddress.port !== 0 &&
-      sameAddress(metricsAddress, probeAddress);
-    if (probeAddress) {
-      servers.push(
-        await startProbeServer({
-          port: probeAddress.port,
-          host: probeAddress.host,
-          registry: config.registry,
-          checks: { healthz: [ping], readyz: config.webhooks ? [readyz, webhookReady] : [readyz] },
-          serve: shared ? ["metrics", "healthz", "readyz"] : ["healthz", "readyz"],
-        }),
-      );
-      log.info("serving health probes", {
-        address: options.healthProbeBindAddress,
-        port: servers[0]!.port,
-        paths: ["/healthz", "/readyz"],
-      });
-    }
-    if (metricsAddress && !shared) {
-      const tls = secure
-        ? options.metricsCertPath
-          ? await readServingCert(options.metricsCertPath)
-          : selfSignedCert()
-        : undefined;
-      const authorize = secure ? metricsAuthorizer(config.kube, config.metricsAuth) : undefined;
-      servers.push(
-        await startProbeServer({
-          port: metricsAddress.port,
-          host: metricsAddress.host,
-          registry: config.registry,
-          serve: ["metrics"],
-          ...(tls ? { tls } : {}),
-          ...(authorize
-            ? {
-                authorizeMetrics: async (req) => {
-                  const refusal = await authorize(req);
-                  if (refusal?.status === 500)
-                    log.error(refusal.message, {
-                      error: refusal.cause instanceof Error ? refusal.cause.message : String(refusal.cause),
-                    });
-                  return refusal;
-                },
-              }
-            : {}),
-        }),
-      );
-      log.info("serving metrics", {
-        address: options.metricsBindAddress,
-        port: servers.at(-1)!.port,
-        path: "/metrics",
-        secure,
-        ...(secure ? { certificate: options.metricsCertPath ?? "self-signed" } : {}),
-      });
-    }
-  } catch (error) {
-    await closeServers();
-    throw error;
-  }
-  const probeServer = probeAddress ? servers[0] : undefined;
-  const metricsServer = metricsAddress ? servers.at(-1) : undefined;
-
-  if (leaderElection) log.info("leader election on", { lease: `${leaderElection.namespace}/${leaderElection.name}` });
-  const done = runControllers(tracked, {
-    signal: config.signal,
-    leaderElection,
-    gracefulShutdownTimeoutMs: options.gracefulShutdownTimeoutMs,
-  }).finally(closeServers);
-  return {
-    metricsPort: metricsServer?.port,
-    healthProbePort: probeServer?.port,
-    webhookPort: webhookServer?.port,
-    isLeading,
-    done: done.then(() => undefined),
-  };
+  return { name: synced.name, check: () => (leaderElection && !isLeading() ? true : synced.check()) };
 }
 
 /** startManager, then wait until it has stopped. */
@@ -224,10 +157,6 @@ export async function runManager(controllers: readonly ManagedController[], conf
   await (
     await startManager(controllers, config)
   ).done;
-}
-
-function sameAddress(a: { host?: string; port: number }, b: { host?: string; port: number }): boolean {
-  return a.port === b.port && (a.host ?? "") === (b.host ?? "");
 }
 
 /** The Lease namespace: the option (--leader-election-namespace / POD_NAMESPACE), the pod's namespace, the kubeconfig's. */
