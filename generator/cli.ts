@@ -3,7 +3,7 @@ import { Command, Option } from "commander";
 import { statSync } from "node:fs";
 import path from "node:path";
 import { progressBar, progressThreshold } from "./progress-bar.js";
-import { formatLocation } from "./load/input-error.js";
+import { formatLocation } from "./input-error.js";
 import { UserError } from "./user-error.js";
 import { generatorVersion } from "./version.js";
 

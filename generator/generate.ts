@@ -1,9 +1,9 @@
 // The generator as a library: inputs -> CRD models -> planned files -> written (or checked) output.
 import path from "node:path";
 import { readInputs } from "./load/read-inputs.js";
-import { loadModels } from "./load/parallel-models.js";
+import { loadCrds } from "./load/load-crds.js";
 import type { SkippedDocument } from "./load/parse-crds.js";
-import type { CrdModel, VersionSelection } from "./model/resource-model.js";
+import { buildModels, type CrdModel, type VersionSelection } from "./model/resource-model.js";
 import type { SchemaWarning } from "./model/normalize-schema.js";
 import { planFiles, type PlannedFile } from "./emit/plan-files.js";
 import { generatorVersion } from "./version.js";
@@ -76,11 +76,10 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   ];
   timed("read inputs");
   const versions = options.versions ?? "served";
-  const { crds, skipped, warnings, declared } = await loadModels(texts, {
-    selection: versions,
-    rawSchemas: options.validation ?? false,
-  });
-  timed("parse and model");
+  const { crds: loaded, skipped } = loadCrds(texts);
+  timed("parse and check");
+  const { crds, warnings } = buildModels(loaded, { selection: versions, rawSchemas: options.validation ?? false });
+  timed("model");
   const previousHooks = new Map((previous?.crds ?? []).flatMap((c) => (c.hooks ? [[c.name, c.hooks] as const] : [])));
   const files = planFiles(crds, {
     outDir,
@@ -94,7 +93,6 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     warnings,
     progress: options.progress,
     webhooks: options.webhooks ?? false,
-    declared,
   });
   timed("emit");
   if (options.format) await formatGeneratedFiles(files);

@@ -1,6 +1,6 @@
 // The one error type for bad generator input: it names the file, the YAML document and the schema path.
 import { jsonPointer } from "@crdgen/runtime/json";
-import { UserError } from "../user-error.js";
+import { UserError } from "./user-error.js";
 
 export interface InputLocation {
   /** The input file as the user named it ("-" for stdin). */

@@ -11,7 +11,7 @@ import type { versionValidationCode } from "../validation/version-validation.js"
 import type { ExpectedHooks } from "../hooks/hook-signature.js";
 import { generatorVersion } from "../version.js";
 import { lineCommentText } from "../ts-literal.js";
-import { InputError } from "../load/input-error.js";
+import { InputError } from "../input-error.js";
 import { schemaDifferences } from "../model/schema-differences.js";
 
 export interface PlannedFile {

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import Handlebars from "handlebars";
-import { InputError } from "../load/input-error.js";
+import { InputError } from "../input-error.js";
 import { lineCommentText, tsLiteral } from "../ts-literal.js";
 
 export type TemplateName =

@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import jsYaml from "js-yaml";
 import { parseAllDocuments } from "yaml";
-import { InputError, scalarText } from "./input-error.js";
+import { InputError, scalarText } from "../input-error.js";
 import type { InputText } from "./read-inputs.js";
 import { dropUnusedAnchors, expansionLimit, maxAliases, measureExpansion } from "./yaml-expansion.js";
 

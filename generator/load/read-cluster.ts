@@ -3,7 +3,7 @@
 import { KubeConfig } from "@kubernetes/client-node";
 import { ApiError, HttpKubeClient, kubeconfigCredentialsOverHttp } from "@crdgen/runtime/client";
 import { stringify } from "yaml";
-import { InputError } from "./input-error.js";
+import { InputError } from "../input-error.js";
 import type { InputText } from "./read-inputs.js";
 
 export interface ClusterInputOptions {

@@ -1,7 +1,7 @@
 // Turns the CLI's input arguments (files, folders, "-" for stdin) into named YAML texts.
 import { readFile, readdir, stat } from "node:fs/promises";
 import path from "node:path";
-import { InputError } from "./input-error.js";
+import { InputError } from "../input-error.js";
 
 export interface InputText {
   /** The path as the user gave it, or "-" for stdin; used in every message about this input. */

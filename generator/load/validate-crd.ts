@@ -1,7 +1,7 @@
 // Checks a CustomResourceDefinition as the API server's apiextensions validation does before anything of it reaches a
 // file name, a string literal or a comment: names, group, versions, storage, schemas and subresource paths. Messages
 // are the API server's own (field path, "Invalid value: ...", detail), located by file, document and JSON pointer.
-import { InputError, pointer } from "./input-error.js";
+import { InputError, pointer } from "../input-error.js";
 import type { LoadedCrd } from "./parse-crds.js";
 import { escapeInvisible, tsString } from "../ts-literal.js";
 

@@ -1,5 +1,5 @@
 // Normalises a raw openAPIV3Schema into SchemaNodes, one explicit rule per Kubernetes extension and placement.
-import { InputError, pointer, scalarText, type InputLocation } from "../load/input-error.js";
+import { InputError, pointer, scalarText, type InputLocation } from "../input-error.js";
 import type { CelRule, Constraints, Property, RequiredCombinator, SchemaNode, ValueCombinator } from "./schema-node.js";
 
 export interface SchemaWarning extends InputLocation {

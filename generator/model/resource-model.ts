@@ -1,7 +1,6 @@
 // Builds the intermediate model of each CRD and version: names, scope, versions, subresources, columns and schema.
-import { InputError, pointer, scalarText } from "../load/input-error.js";
+import { InputError, pointer, scalarText } from "../input-error.js";
 import type { LoadedCrd } from "../load/parse-crds.js";
-import { validateCrd } from "../load/validate-crd.js";
 import { normalizeSchema, type SchemaWarning } from "./normalize-schema.js";
 import type { SchemaNode } from "./schema-node.js";
 
@@ -37,7 +36,7 @@ export interface VersionModel {
   schema: SchemaNode;
   /**
    * The version's openAPIV3Schema as written, and its JSON pointer in the document (for validation and defaults).
-   * Kept only when asked for (--validation): copying it back from the worker threads cost more than parsing it.
+   * Kept only when asked for (--validation, the one phase that reads it).
    */
   openAPIV3Schema?: Record<string, unknown>;
   schemaPointer: string;
@@ -78,6 +77,7 @@ export interface ModelOptions {
   rawSchemas?: boolean;
 }
 
+/** The models of CRDs the load phase has checked (load/load-crds.ts): their names reach file paths and literals. */
 export function buildModels(loaded: LoadedCrd[], options: ModelOptions = {}): ModelResult {
   const selection = options.selection ?? "served";
   const warnings: SchemaWarning[] = [];
@@ -108,8 +108,6 @@ function buildCrdModel(
     if (typeof value !== "string" || value === "") throw new InputError(where(schemaPath), `${what} is missing`);
     return value;
   };
-  // Every name below reaches file paths, string literals and comments: checked as the API server checks them first.
-  validateCrd(entry);
   const crd = entry.crd;
   const spec = isRecord(crd["spec"]) ? crd["spec"] : {};
   const names = isRecord(spec["names"]) ? spec["names"] : {};

@@ -55,7 +55,7 @@ export interface Property {
 }
 
 // Nodes keep no JSON pointer of their own: warnings and errors are located while normalising, and a pointer on each
-// of the corpus's 120,000 nodes was 24 MB of strings to build and to copy from the worker threads.
+// of the corpus's 120,000 nodes was 24 MB of strings to build.
 interface NodeBase {
   description?: string;
   nullable: boolean;

@@ -4,7 +4,7 @@
 // with a warning. Repeated subtrees become shared definitions so the compiled code stays small.
 import { createHash } from "node:crypto";
 import { kubernetesFormatName, re2Pattern } from "@crdgen/runtime/validation";
-import { pointer } from "../load/input-error.js";
+import { pointer } from "../input-error.js";
 
 type Raw = Record<string, unknown>;
 const isRecord = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);

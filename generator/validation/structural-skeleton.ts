@@ -1,7 +1,7 @@
 // Builds the StructuralNode tree (@crdgen/runtime/validation) of a version's openAPIV3Schema: only what pruning,
 // defaulting, list types and CEL need, and emits it as TypeScript with repeated subtrees declared once.
 import type { CelRule, StructuralNode, UncheckedKeyword } from "@crdgen/runtime/validation";
-import { pointer } from "../load/input-error.js";
+import { pointer } from "../input-error.js";
 import { tsLiteral, tsString } from "../ts-literal.js";
 
 type Raw = Record<string, unknown>;

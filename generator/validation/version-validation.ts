@@ -3,7 +3,7 @@ import type { CrdModel, VersionModel } from "../model/resource-model.js";
 import type { SchemaWarning } from "../model/normalize-schema.js";
 import { toAjvSchema } from "./ajv-schema.js";
 import { compileSchemaValidator, schemaProblems } from "./compile-validator.js";
-import { InputError } from "../load/input-error.js";
+import { InputError } from "../input-error.js";
 import { emitStructure, structuralNode, uncheckedByNode } from "./structural-skeleton.js";
 
 export interface VersionValidationCode {

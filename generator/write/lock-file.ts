@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { InputError } from "../load/input-error.js";
+import { InputError } from "../input-error.js";
 
 export const lockFileName = "crdgen.lock";
 const lockVersion = 1;

@@ -474,36 +474,6 @@ test("no progress bar when stderr is not a terminal, even for the whole corpus f
   assert.doesNotMatch(run.stderr, /\r|\[#*-*\]/);
 });
 
-test("worker threads (CRDGEN_WORKERS) give the same files and the same first error as one thread", () => {
-  const corpusFolders = ["gateway-api", "cert-manager", "external-dns", "metallb"].map((p) =>
-    path.resolve(repoRoot, "../shared/crds", p),
-  );
-  for (const folder of corpusFolders) assert.ok(existsSync(folder), `the corpus folder ${folder} is missing`);
-  const run = (workers: string, out: string, args: string[]) => {
-    const result = spawnSync(process.execPath, [crdgenBin, "generate", ...args, "--out", out], {
-      cwd: repoRoot,
-      encoding: "utf8",
-      env: { ...process.env, CRDGEN_WORKERS: workers },
-    });
-    return { status: result.status, stdout: result.stdout, stderr: result.stderr };
-  };
-  const serial = path.join(tempDir(), "serial");
-  const parallel = path.join(tempDir(), "parallel");
-  assertOk(run("0", serial, corpusFolders));
-  assertOk(run("3", parallel, corpusFolders));
-  assert.deepEqual(tree(parallel), tree(serial));
-  // A bad file in the last share: the same located error either way, and nothing written.
-  const withBad = [...corpusFolders, `${bad}/no-schema.yaml`];
-  const serialError = run("0", path.join(tempDir(), "e0"), withBad);
-  const parallelError = run("3", path.join(tempDir(), "e3"), withBad);
-  assert.equal(parallelError.status, 1, describe(parallelError));
-  assert.equal(parallelError.stderr, serialError.stderr);
-  assert.match(
-    parallelError.stderr,
-    /no-schema\.yaml \(document 0\) at \/spec\/versions\/1\/schema\/openAPIV3Schema: spec\.versions\[1\]\.schema\.openAPIV3Schema: Required value/,
-  );
-});
-
 test("--help works on the program and on generate", () => {
   const program = crdgen(["--help"]);
   assertOk(program);

@@ -12,7 +12,7 @@ import ts from "typescript";
 import { parse, stringify } from "yaml";
 import { generate } from "../../generator/generate.js";
 import { readTree } from "./support/read-tree.js";
-import { formatLocation } from "../../generator/load/input-error.js";
+import { formatLocation } from "../../generator/input-error.js";
 import type { SchemaWarning } from "../../generator/model/normalize-schema.js";
 
 /** The repository root: this file runs as dist/test/generator/golden.test.js. */

@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url";
 import ts from "typescript";
 import { stringify } from "yaml";
 import { generate } from "../../../generator/generate.js";
-import { InputError } from "../../../generator/load/input-error.js";
+import { InputError } from "../../../generator/input-error.js";
 import { parseCrds } from "../../../generator/load/parse-crds.js";
 import { buildModels } from "../../../generator/model/resource-model.js";
 import { planFiles } from "../../../generator/emit/plan-files.js";

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { stringify } from "yaml";
 import { generate } from "../../../generator/generate.js";
-import { InputError } from "../../../generator/load/input-error.js";
+import { InputError } from "../../../generator/input-error.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "crdgen-validate-crd-"));
 after(() => rmSync(dir, { recursive: true, force: true }));

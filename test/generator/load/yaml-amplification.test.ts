@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { InputError } from "../../../generator/load/input-error.js";
+import { InputError } from "../../../generator/input-error.js";
 import { parseCrds } from "../../../generator/load/parse-crds.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");

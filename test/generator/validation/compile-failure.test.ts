@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import vm from "node:vm";
 import { validateResource, validatorRequire, type SchemaValidateFunction } from "@crdgen/runtime/validation";
 import { generate } from "../../../generator/generate.js";
-import { InputError } from "../../../generator/load/input-error.js";
+import { InputError } from "../../../generator/input-error.js";
 import { toAjvSchema } from "../../../generator/validation/ajv-schema.js";
 import { compileSchemaValidator } from "../../../generator/validation/compile-validator.js";
 import { structuralNode, uncheckedByNode } from "../../../generator/validation/structural-skeleton.js";

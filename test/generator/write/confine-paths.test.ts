@@ -9,7 +9,7 @@ import { after, test } from "node:test";
 import type { PlannedFile } from "../../../generator/emit/plan-files.js";
 import { applyPlan } from "../../../generator/write/apply-plan.js";
 import { PathConfinementError } from "../../../generator/write/confine-paths.js";
-import { InputError } from "../../../generator/load/input-error.js";
+import { InputError } from "../../../generator/input-error.js";
 import { readLock, type LockFile } from "../../../generator/write/lock-file.js";
 import { snapshot } from "./snapshot.js";
 
