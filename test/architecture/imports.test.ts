@@ -161,11 +161,20 @@ test("controller/ never imports manager/ (the manager runs controllers, not the 
   );
 });
 
-/** ARCHITECTURE.md's "Import rules" table: runtime folder -> the runtime folders it may import. */
-function allowedImports(): Map<string, Set<string>> {
+/** One of ARCHITECTURE.md's "Import rules" tables: a package's folder -> the folders of that package it may import. */
+function allowedImports(pkg: "runtime" | "generator"): Map<string, Set<string>> {
   const doc = readFileSync(path.join(repoRoot, "ARCHITECTURE.md"), "utf8");
   const section = doc.slice(doc.indexOf("## Import rules"));
-  const rows = [...section.matchAll(/^\| ([a-z]+) \| ([a-z, ]*)\|$/gm)];
+  const header = `| ${pkg} folder | may import |`;
+  assert.ok(section.includes(header), `ARCHITECTURE.md's import rules have a table headed "${header}"`);
+  // The table's rows: the lines after its header (and the --- line) up to the first line that is not a row.
+  const table = section.slice(section.indexOf(header)).split("\n").slice(2);
+  const end = table.findIndex((line) => !line.startsWith("|"));
+  const rows = (end === -1 ? table : table.slice(0, end)).map((line) => {
+    const row = /^\| ([a-z]+) \| ([a-z, ]*)\|$/.exec(line);
+    assert.ok(row, `a row of the ${pkg} table reads "| folder | a, b |": ${line}`);
+    return row;
+  });
   return new Map(
     rows.map((r) => [
       r[1]!,
@@ -180,7 +189,7 @@ function allowedImports(): Map<string, Set<string>> {
 }
 
 test("every runtime folder is in ARCHITECTURE.md's import table, and imports only the folders its row allows", () => {
-  const allowed = allowedImports();
+  const allowed = allowedImports("runtime");
   const folders = readdirSync(path.join(repoRoot, "runtime"), { withFileTypes: true })
     .filter((e) => e.isDirectory() && !skipped.has(e.name))
     .map((e) => e.name)
@@ -191,6 +200,47 @@ test("every runtime folder is in ARCHITECTURE.md's import table, and imports onl
     const to = runtimeFolder(e.to);
     return from !== undefined && to !== undefined && from !== to && !allowed.get(from)?.has(to);
   });
+  assert.deepEqual(
+    bad.map((e) => `${e.from} imports ${e.spec}`),
+    [],
+  );
+});
+
+const generatorFolder = (file: string): string | undefined => /^generator\/([^/]+)\//.exec(file)?.[1];
+/** The generator's top-level files that run the phases; its other top-level files are leaves. */
+const generatorEntries = new Set(["generator/cli.ts", "generator/generate.ts"]);
+
+test("every generator folder is in ARCHITECTURE.md's import table, and imports only the folders its row allows", () => {
+  const allowed = allowedImports("generator");
+  const folders = readdirSync(path.join(repoRoot, "generator"), { withFileTypes: true })
+    .filter((e) => e.isDirectory() && !skipped.has(e.name))
+    .map((e) => e.name)
+    .sort();
+  assert.deepEqual([...allowed.keys()].sort(), folders, "the table lists exactly the generator's folders");
+  const bad = graph.edges.filter((e) => {
+    const from = generatorFolder(e.from);
+    const to = generatorFolder(e.to);
+    return from !== undefined && to !== undefined && from !== to && !allowed.get(from)?.has(to);
+  });
+  assert.deepEqual(
+    bad.map((e) => `${e.from} imports ${e.spec}`),
+    [],
+  );
+});
+
+test("the generator's table runs one way: no cycle between its folders, so the pipeline has an order", () => {
+  const allowed = allowedImports("generator");
+  const rows = [...allowed].flatMap(([from, tos]) => [...tos].map((to) => ({ from, to })));
+  assert.deepEqual(cycles([...allowed.keys()], rows), [], "each entry lists the folders of one cycle in the table");
+});
+
+test("no generator folder imports cli.ts or generate.ts; the other top-level files import only each other", () => {
+  const isLeaf = (file: string) => /^generator\/[^/]+\.ts$/.test(file) && !generatorEntries.has(file);
+  const bad = graph.edges.filter(
+    (e) =>
+      (generatorFolder(e.from) !== undefined && generatorEntries.has(e.to)) ||
+      (isLeaf(e.from) && e.to.startsWith("generator/") && !isLeaf(e.to)),
+  );
   assert.deepEqual(
     bad.map((e) => `${e.from} imports ${e.spec}`),
     [],
