@@ -1,9 +1,9 @@
 // Helpers shared by the control plane's start code: free ports, health probes, polling.
 import { readFile } from "node:fs/promises";
-import { setTimeout as sleep } from "node:timers/promises";
 import https from "node:https";
 import net from "node:net";
 import { retryOnError } from "../client/retry.js";
+import { PollTimeoutError, pollUntil } from "../wait/poll-until.js";
 import type { ControlPlaneCerts } from "./certs.js";
 import type { ManagedProcess } from "./process.js";
 
@@ -61,18 +61,19 @@ export async function waitUntil(
   proc?: ManagedProcess,
   logFile?: string,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    const dead = proc && (proc.child.exitCode !== null || proc.child.signalCode !== null);
-    if (dead || Date.now() > deadline) {
-      const tail = logFile ? (await readFile(logFile, "utf8").catch(() => "")).split("\n").slice(-15).join("\n") : "";
-      throw new Error(
-        `control plane: ${what} ${dead ? `failed: ${proc.name} exited` : `not ready after ${timeoutMs / 1000}s`}${tail ? `\n--- last lines of ${logFile}:\n${tail}` : ""}`,
-      );
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const exited = () => proc !== undefined && (proc.child.exitCode !== null || proc.child.signalCode !== null);
+  const outcome = await pollUntil(async () => ((await check()) ? "ready" : exited() && "exited"), {
+    intervalMs: 100,
+    timeoutMs,
+  }).catch((error: unknown) => {
+    if (error instanceof PollTimeoutError) return "timeout";
+    throw error;
+  });
+  if (outcome === "ready") return;
+  const tail = logFile ? (await readFile(logFile, "utf8").catch(() => "")).split("\n").slice(-15).join("\n") : "";
+  throw new Error(
+    `control plane: ${what} ${outcome === "exited" ? `failed: ${proc?.name} exited` : `not ready after ${timeoutMs / 1000}s`}${tail ? `\n--- last lines of ${logFile}:\n${tail}` : ""}`,
+  );
 }
 
 /**
@@ -80,13 +81,10 @@ export async function waitUntil(
  * is called; a stop interrupts the wait, so nothing is left pending.
  */
 export function pollUntilStopped(intervalMs: number, round: (signal: AbortSignal) => Promise<void>): () => void {
-  const ctrl = new AbortController();
-  const { signal } = ctrl;
-  void (async () => {
-    while (!signal.aborted) {
-      await round(signal).catch(() => undefined);
-      await sleep(intervalMs, undefined, { signal }).catch(() => undefined);
-    }
-  })();
-  return () => ctrl.abort();
+  const stop = new AbortController();
+  const { signal } = stop;
+  const roundIgnoringErrors = async () => void (await round(signal).catch(() => undefined));
+  // Never done: the poll ends only by the abort, whose rejection is the expected end.
+  void pollUntil(roundIgnoringErrors, { intervalMs, signal }).catch(() => undefined);
+  return () => stop.abort();
 }

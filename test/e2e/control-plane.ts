@@ -2,6 +2,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startControlPlane, type ControlPlane } from "@crdgen/runtime/envtest";
+import { pollUntil } from "@crdgen/runtime/wait";
 
 /** The repository root, from dist/test/e2e/ where this file runs. */
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -12,18 +13,12 @@ export async function startSampleControlPlane(): Promise<ControlPlane> {
 }
 
 /** Polls `check` (sync or async) every 100 ms until it returns a value, or fails after `timeoutMs` naming what it waited for. */
-export async function eventually<T>(
+export function eventually<T>(
   what: string,
   check: () => T | undefined | Promise<T | undefined>,
   timeoutMs = 30_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await Promise.resolve()
-      .then(check)
-      .catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  // A check that throws means "not yet", as one that returns undefined.
+  const notYet = () => undefined;
+  return pollUntil(() => Promise.resolve().then(check).catch(notYet), { intervalMs: 100, timeoutMs, what });
 }

@@ -14,6 +14,7 @@ import {
   type WebhookEnvironment,
 } from "@crdgen/runtime/envtest";
 import type { V1StatefulSet } from "@kubernetes/client-node";
+import { PollTimeoutError, pollUntil } from "@crdgen/runtime/wait";
 import {
   ApiError,
   ResourceClient,
@@ -86,14 +87,12 @@ async function connect(
   return { kube: plane.kubeClient(), plane, kubeletLike: plane.fakeNodeName !== undefined };
 }
 
-async function until<T>(ms: number, check: () => Promise<T | undefined | false>): Promise<T | undefined> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await check().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > deadline) return undefined;
-    await new Promise((r) => setTimeout(r, 250));
-  }
+/** What check returned first within ms (an error counts as "not yet"), or undefined when it never did. */
+function until<T>(ms: number, check: () => Promise<T | undefined | false>): Promise<T | undefined> {
+  return pollUntil(() => check().catch(() => undefined), { intervalMs: 250, timeoutMs: ms }).catch((error: unknown) => {
+    if (error instanceof PollTimeoutError) return undefined;
+    throw error;
+  });
 }
 
 /** Without kwok nothing runs pods: report every StatefulSet rollout as complete, as its controller would. */

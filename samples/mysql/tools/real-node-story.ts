@@ -9,6 +9,7 @@ import path from "node:path";
 import type { V1Container, V1CronJob, V1Deployment, V1Job, V1Lease, V1Pod, V1Secret } from "@kubernetes/client-node";
 import { ResourceClient, builtinResources as kinds, ignoreNotFound, type KubeClient } from "@crdgen/runtime";
 import { controlPlaneCacheDir, startControlPlane, type ControlPlane } from "@crdgen/runtime/envtest";
+import { PollTimeoutError, pollUntil } from "@crdgen/runtime/wait";
 import { newMySQLClusterClient } from "../generated/example.com/v1/mysqlcluster.client.js";
 import type { MySQLCluster } from "../generated/example.com/v1/mysqlcluster.types.js";
 import { deployInCluster } from "./deploy-in-cluster.js";
@@ -35,22 +36,18 @@ function splitImage(image: string): { repository: string; version: string } {
 
 export type Report = (step: string, facts: Record<string, unknown>) => void;
 
+/** Polls check every second until it returns a value; an error counts as "not yet" and is named on timeout. */
 async function waitFor<T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (error) {
+  const attempt = () =>
+    check().catch((error: unknown) => {
       lastError = error;
-    }
-    if (Date.now() > deadline) {
-      const why = lastError instanceof Error ? ` (last error: ${lastError.message})` : "";
-      throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}${why}`);
-    }
-    await new Promise((r) => setTimeout(r, 1000));
-  }
+      return undefined;
+    });
+  return pollUntil(attempt, { intervalMs: 1000, timeoutMs, what }).catch((error: unknown) => {
+    if (!(error instanceof PollTimeoutError) || !(lastError instanceof Error)) throw error;
+    throw new Error(`${error.message} (last error: ${lastError.message})`);
+  });
 }
 
 const minutes = (n: number) => n * 60_000;
