@@ -10,21 +10,42 @@ export interface Loc {
 export type Lang = "go" | "ts";
 
 /**
- * Abstract values, encoded as strings so sets of them are cheap:
- * `f|<fnId>` a function, `o|<typeKey>` an instance of a named type, `l|<litId>` an object or composite literal,
- * `c|<typeKey>` a class (TypeScript, for `new`), `m|<moduleKey>` a package or namespace import,
- * `q|<callId>` a queue created at a call, `i|<callId>` an informer (or watch) created at a call, `s|<text>` a string
- * (a TypeScript object literal's `kind: "..."`, which names the kind of a resource descriptor), `k|<Kind>` the kind of
- * a Go object written as `&pkg.Kind{}`, `b|<builderId>` a controller-runtime builder or controller (BuilderFact).
+ * What an abstract value is, by the tag its encoding starts with: `f` a function (its fnId), `o` an instance of a named
+ * type (typeKey), `l` an object or composite literal (litId), `c` a class (TypeScript, for `new`; typeKey), `m` a
+ * package or namespace import (moduleKey), `q` a queue created at a call (callId), `i` an informer (or watch) created
+ * at a call (callId), `s` a string (a TypeScript object literal's `kind: "..."`, which names the kind of a resource
+ * descriptor), `k` the kind of a Go object written as `&pkg.Kind{}`, `b` a controller-runtime builder or controller
+ * (BuilderFact id).
  */
-export type Value = string;
+export type ValueTag = "f" | "o" | "l" | "c" | "m" | "q" | "i" | "s" | "k" | "b";
+
+/** An abstract value, encoded as `<tag>|<key>` so that sets of values stay sets of strings (cheap). */
+export type Value = `${ValueTag}|${string}`;
+
+/** The key of a value with the given tag (`pkg.T` of `o|pkg.T` for "o"), or undefined for a value of another tag. */
+export function keyOf(v: Value, tag: ValueTag): string | undefined {
+  return v[0] === tag ? v.slice(2) : undefined;
+}
+
+/** The keys of the values with the given tag, in order (`["f|a", "q|b", "f|c"]` with "f": `["a", "c"]`). */
+export function keysOf(values: Iterable<Value>, tag: ValueTag): string[] {
+  const keys: string[] = [];
+  for (const v of values) if (v[0] === tag) keys.push(v.slice(2));
+  return keys;
+}
 
 /**
  * Slots hold values. Naming: `<moduleKey>.<name>` a package-level name, `<typeKey>.<field>` a field or method of a
  * type, `<litId>.<prop>` a literal's property, `<fnId>#p<i>` a parameter, `<fnId>#ret` a result, `<fnId>#this` the
- * receiver, `<fnId>$<name>` a local variable, `<fnId>~<n>` a temporary.
+ * receiver, `<fnId>$<name>` a local variable, `<fnId>~<n>` a temporary. A string built any other way is no slot.
  */
-export type Slot = string;
+export type Slot =
+  | `${string}.${string}`
+  | `${string}#p${number}`
+  | `${string}#ret`
+  | `${string}#this`
+  | `${string}$${string}`
+  | `${string}~${number}`;
 
 export type Constraint =
   | { c: "alloc"; dst: Slot; v: Value }

@@ -1,12 +1,12 @@
 // A small inclusion-based (Andersen-style) points-to solver over the facts' constraints. It answers "which queue does
 // `c.workqueue` hold" and "which function does `this.config.reconcile` call", across files and packages, without
 // knowing any language: the readers have already lowered every expression to slots.
-import type { Constraint, Slot, Value } from "./facts.js";
+import { type Constraint, type Slot, type Value, keyOf } from "./facts.js";
 
 /** The slot a value's field lives in, or undefined for values without fields (functions, queues, informers). */
 export function fieldSlot(v: Value, field: string): Slot | undefined {
-  const kind = v.slice(0, 2);
-  if (kind === "o|" || kind === "l|" || kind === "m|" || kind === "c|") return `${v.slice(2)}.${field}`;
+  const tag = v[0];
+  if (tag === "o" || tag === "l" || tag === "m" || tag === "c") return `${v.slice(2)}.${field}`;
   return undefined;
 }
 
@@ -84,15 +84,15 @@ export class PointsTo {
   }
 
   private onCall(v: Value, args: Slot[], ret: Slot): void {
-    if (!v.startsWith("f|")) return;
-    const fn = v.slice(2);
+    const fn = keyOf(v, "f");
+    if (fn === undefined) return;
     args.forEach((a, i) => this.addEdge(a, `${fn}#p${i}`));
     this.addEdge(`${fn}#ret`, ret);
   }
 
   private onNew(v: Value, args: Slot[], ret: Slot): void {
-    if (!v.startsWith("c|")) return;
-    const type = v.slice(2);
+    const type = keyOf(v, "c");
+    if (type === undefined) return;
     this.addValue(ret, `o|${type}`);
     this.add({ c: "call", callee: `${type}.constructor`, args, ret: `${type}.constructor#ignored` });
   }

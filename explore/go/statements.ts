@@ -56,7 +56,7 @@ export abstract class GoStatementReader extends GoExpressionReader {
   }
 
   protected declare(name: string): Slot {
-    const slot = `${this.scope!.fn.id}$${name}`;
+    const slot: Slot = `${this.scope!.fn.id}$${name}`;
     this.scope!.names.set(name, slot);
     return slot;
   }

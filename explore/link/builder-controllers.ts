@@ -1,7 +1,16 @@
 // controller-runtime controllers: a builder (or controller.New) is a value; every For/Owns/Watches/Watch/Named/Complete
 // called on it, wherever the value went (variables, reassignments, helpers, loops), adds to it. The reconciler is
 // unwrapped to the Reconcile that does the work; in-repo handlers and map functions are named with their place.
-import type { BuilderFact, CallFact, Constraint, Loc, Slot } from "../facts.js";
+import {
+  type BuilderFact,
+  type CallFact,
+  type Constraint,
+  type Loc,
+  type Slot,
+  type Value,
+  keyOf,
+  keysOf,
+} from "../facts.js";
 import { at, locOrder } from "../loc.js";
 import type { Controller, Handler, Source } from "../model.js";
 import { fieldSlot } from "../points-to.js";
@@ -99,7 +108,7 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
       let recv: Slot = call.recv;
       for (let hops = 0; opByRet.has(recv) && hops < 32; hops++) recv = opByRet.get(recv)!.recv!;
       // Points-to merges every caller's values: no builder here means none in any caller (client-go's Watch calls).
-      if (![...this.pts.valuesOf(recv)].some((v) => v.startsWith("b|"))) continue;
+      if (keysOf(this.pts.valuesOf(recv), "b").length === 0) continue;
       const start: Frame = { recv, object: op.object, handler: op.handler, loc: op.loc };
       for (const frame of this.framesOf(start, 0)) {
         for (const id of this.buildersAt(frame.recv, builders).flatMap((b) =>
@@ -171,11 +180,7 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
     const reconcile =
       reconcilerTypes.flatMap((t) =>
         this.fnsAt(`${t}.Reconcile`).map((fn) => this.unwrapReconcile(fn, hinted, 0)),
-      )[0] ??
-      values
-        .filter((v) => v.startsWith("f|"))
-        .map((v) => v.slice(2))
-        .find((id) => this.fns.has(id));
+      )[0] ?? keysOf(values, "f").find((id) => this.fns.has(id));
     const typeName = reconcilerTypes[0]
       ? (this.types.get(reconcilerTypes[0])?.name ?? reconcilerTypes[0].split(".").at(-1)!)
       : undefined;
@@ -251,7 +256,7 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
    * merged with every other caller's: the ones made in the receiver's own function (or one it is written in) win.
    */
   private buildersAt(recv: Slot | undefined, builders: Map<string, BuilderFact>): string[] {
-    const ids = [...this.pts.valuesOf(recv)].filter((v) => v.startsWith("b|")).map((v) => v.slice(2));
+    const ids = keysOf(this.pts.valuesOf(recv), "b");
     if (ids.length <= 1 || !recv) return ids;
     const enclosing = this.enclosingFns(recv);
     const local = ids.filter((id) => enclosing.has(builders.get(id)?.fn ?? ""));
@@ -262,9 +267,9 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
   private kindsAt(slot: Slot | undefined): string[] {
     const kinds = new Set<string>();
     for (const v of this.pts.valuesOf(slot)) {
-      if (v.startsWith("k|") && v !== "k|Kind") kinds.add(v.slice(2));
-      for (const inner of this.pts.valuesOf(fieldSlot(v, "Type")))
-        if (inner.startsWith("k|")) kinds.add(inner.slice(2));
+      const kind = keyOf(v, "k");
+      if (kind !== undefined && kind !== "Kind") kinds.add(kind);
+      for (const inner of keysOf(this.pts.valuesOf(fieldSlot(v, "Type")), "k")) kinds.add(inner);
     }
     return [...kinds].sort();
   }
@@ -286,7 +291,8 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
     };
     for (const v of this.pts.valuesOf(frame.handler)) {
       // A map function (EnqueueRequestsFromMapFunc(fn) stands for fn), or a handler type / handler.Funcs literal.
-      if (v.startsWith("f|") && this.fns.has(v.slice(2))) addFn(v.slice(2), "map");
+      const fn = keyOf(v, "f");
+      if (fn !== undefined && this.fns.has(fn)) addFn(fn, "map");
       for (const [member, event] of CR_HANDLER_MEMBERS)
         for (const fn of this.fnsAt(fieldSlot(v, member))) addFn(fn, event);
     }
@@ -312,10 +318,8 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
   }
 
   /** The types among values that have a Reconcile method. */
-  private reconcileTypes(values: string[]): string[] {
-    return [...new Set(values.filter((v) => v.startsWith("o|")).map((v) => v.slice(2)))].filter(
-      (t) => this.fnsAt(`${t}.Reconcile`).length > 0,
-    );
+  private reconcileTypes(values: Value[]): string[] {
+    return [...new Set(keysOf(values, "o"))].filter((t) => this.fnsAt(`${t}.Reconcile`).length > 0);
   }
 }
 

@@ -2,7 +2,7 @@
 // Run(name, queue, workers, reconcile) called by many controllers holds, in its parameters, every caller's informer,
 // queue and functions at once. Each call site of the helper is its own context: the helper's parameters are read as
 // what that site passes (through helpers that pass their own parameters on), so a controller gets only its own.
-import type { CallFact, Slot, Value } from "../facts.js";
+import { type CallFact, type Slot, type Value, keysOf } from "../facts.js";
 import { fieldSlot } from "../points-to.js";
 import { LinkGraph } from "./graph.js";
 
@@ -53,7 +53,7 @@ export abstract class ContextLinker extends LinkGraph {
     const f = this.fns.get(fnId);
     const out = new Set<string>();
     for (let i = 0; f && i < f.params; i++)
-      for (const v of this.valuesIn(`${fnId}#p${i}`, chain)) if (v.startsWith("f|")) out.add(v.slice(2));
+      for (const id of keysOf(this.valuesIn(`${fnId}#p${i}`, chain), "f")) out.add(id);
     return out;
   }
 

@@ -2,7 +2,7 @@
 // hooks, ...)` call (a generated new<Kind>Controller) is one controller. Its kind comes from the descriptor, its queue,
 // handlers and workers from the runtime's controllerFor (when the runtime is explored), and its processing goes on to
 // the hooks given at that call.
-import type { CallFact } from "../facts.js";
+import { type CallFact, keysOf } from "../facts.js";
 import { at } from "../loc.js";
 import type { Controller, Place, Source, Worker } from "../model.js";
 import { fieldSlot } from "../points-to.js";
@@ -93,7 +93,7 @@ export abstract class ControllerForLinker extends BuilderControllerLinker {
   protected descriptorKind(site: CallFact): string {
     const kinds = new Set<string>();
     for (const v of this.pts.valuesOf(site.args[1]))
-      for (const k of this.pts.valuesOf(fieldSlot(v, "kind"))) if (k.startsWith("s|")) kinds.add(k.slice(2));
+      for (const kind of keysOf(this.pts.valuesOf(fieldSlot(v, "kind")), "s")) kinds.add(kind);
     if (kinds.size) return [...kinds].sort().join(" | ");
     const name = /(\w+)\s*$/.exec(site.argTexts[1] ?? "")?.[1]?.replace(/Resource$/, "");
     return name ? name.charAt(0).toUpperCase() + name.slice(1) : RUNTIME_KIND;

@@ -1,5 +1,5 @@
 // The facts indexed for the linker: functions, calls, callers and callees through points-to, closures, reachability.
-import type { CallFact, Facts, FnFact, Slot, TypeFact } from "../facts.js";
+import { type CallFact, type Facts, type FnFact, type Slot, type TypeFact, keysOf } from "../facts.js";
 import { locOrder } from "../loc.js";
 import type { Place } from "../model.js";
 import type { PointsTo } from "../points-to.js";
@@ -36,18 +36,11 @@ export abstract class LinkGraph {
   }
 
   protected fnsAt(slot: Slot | undefined): string[] {
-    return [...this.pts.valuesOf(slot)]
-      .filter((v) => v.startsWith("f|"))
-      .map((v) => v.slice(2))
-      .filter((id) => this.fns.has(id));
+    return keysOf(this.pts.valuesOf(slot), "f").filter((id) => this.fns.has(id));
   }
 
   protected queuesAt(slot: Slot | undefined): string[] {
-    const queues = new Set<string>();
-    for (const v of this.pts.valuesOf(slot)) {
-      if (v.startsWith("q|")) queues.add(v.slice(2));
-    }
-    return [...queues];
+    return [...new Set(keysOf(this.pts.valuesOf(slot), "q"))];
   }
 
   protected place(fnId: string): Place {

@@ -2,7 +2,7 @@
 // through fields, parameters and helpers meet, and assembles one controller per queue.
 // The linker is one class in layers, a file each: graph → registrations → workers → queue-controllers →
 // builder-controllers → controller-for → ts-operators → linker (which finds the queues and solves).
-import type { CallFact, Constraint, Facts } from "../facts.js";
+import { type CallFact, type Constraint, type Facts, keysOf } from "../facts.js";
 import { locOrder } from "../loc.js";
 import type { Controller } from "../model.js";
 import { PointsTo } from "../points-to.js";
@@ -53,10 +53,8 @@ class Linker extends TsOperatorLinker {
       // A function returning a fresh value of an own queue type; one that returns a queue already made (q|) only hands
       // it on.
       const makesOwnQueue = this.fnsAt(call.callee).some((fn) => {
-        const ret = [...this.pts.valuesOf(`${fn}#ret`)];
-        return (
-          ret.some((v) => v.startsWith("o|") && this.queueTypes.has(v.slice(2))) && !ret.some((v) => v.startsWith("q|"))
-        );
+        const ret = this.pts.valuesOf(`${fn}#ret`);
+        return keysOf(ret, "o").some((t) => this.queueTypes.has(t)) && keysOf(ret, "q").length === 0;
       });
       if (makesOwnQueue) {
         this.queueCalls.set(call.id, call);

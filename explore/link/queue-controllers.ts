@@ -1,5 +1,5 @@
 // Controllers built around a queue: its producers from the handlers, its workers, its name, type and rate limiter.
-import type { CallFact, TypeFact } from "../facts.js";
+import { type CallFact, type TypeFact, keyOf, keysOf } from "../facts.js";
 import { at, locOrder } from "../loc.js";
 import type { Controller, Handler, Producer, Source } from "../model.js";
 import { push } from "./graph.js";
@@ -157,7 +157,8 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
         const queues = this.queuesAt(k.src);
         if (queues.length === 0) continue;
         for (const v of this.pts.valuesOf(k.base)) {
-          const t = v.startsWith("o|") ? this.types.get(v.slice(2)) : undefined;
+          const key = keyOf(v, "o");
+          const t = key === undefined ? undefined : this.types.get(key);
           if (t) for (const q of queues) push(this.holders, q, t);
         }
       }
@@ -171,12 +172,12 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
     for (const fnId of this.fnsAt(ctor.callee)) {
       // The constructor's result: the own queue type whose value it returns, unless it may also return an object of
       // another type (a library-style constructor with an optional variant is described by its own name).
-      const objects = [...this.pts.valuesOf(`${fnId}#ret`)].filter((v) => v.startsWith("o|"));
-      const own = objects.filter((v) => this.queueTypes.has(v.slice(2)));
-      if (own.length > 0 && own.length === objects.length) return this.queueTypes.get(own[0]!.slice(2));
+      const objects = keysOf(this.pts.valuesOf(`${fnId}#ret`), "o");
+      const own = objects.filter((t) => this.queueTypes.has(t));
+      if (own.length > 0 && own.length === objects.length) return this.queueTypes.get(own[0]!);
     }
-    for (const v of this.pts.valuesOf(ctor.callee))
-      if (v.startsWith("c|") && this.queueTypes.has(v.slice(2))) return this.queueTypes.get(v.slice(2));
+    for (const t of keysOf(this.pts.valuesOf(ctor.callee), "c"))
+      if (this.queueTypes.has(t)) return this.queueTypes.get(t);
     return undefined;
   }
 

@@ -1,6 +1,6 @@
 // Where handlers are attached to informers and watches (client-go, client-node, crdgen's runtime), and which functions
 // they are.
-import type { CallFact, Loc, Slot } from "../facts.js";
+import { type CallFact, type Loc, type Slot, keysOf } from "../facts.js";
 import { at, locOrder } from "../loc.js";
 import { fieldSlot } from "../points-to.js";
 import { type CallChain, ContextLinker, PARAM } from "./contexts.js";
@@ -24,9 +24,8 @@ export abstract class RegistrationLinker extends ContextLinker {
     const callByRet = new Map<Slot, CallFact>();
     for (const c of this.facts.calls) callByRet.set(c.ret, c);
     const informerOf = (slot: Slot | undefined): CallFact[] =>
-      [...this.pts.valuesOf(slot)]
-        .filter((v) => v.startsWith("i|"))
-        .map((v) => this.informerCalls.get(v.slice(2)))
+      keysOf(this.pts.valuesOf(slot), "i")
+        .map((id) => this.informerCalls.get(id))
         .filter((c): c is CallFact => !!c);
     for (const call of this.facts.calls) {
       if (this.isInternal(call.fn)) continue;
@@ -87,9 +86,8 @@ export abstract class RegistrationLinker extends ContextLinker {
         for (const chain of chains) {
           const mine = this.handlersIn(helper.fn, handlers, chain);
           if (mine.length === 0) continue;
-          const infs = this.valuesAlong(helper.fn, helper.index, helper.path, chain)
-            .filter((v) => v.startsWith("i|"))
-            .map((v) => this.informerCalls.get(v.slice(2)))
+          const infs = keysOf(this.valuesAlong(helper.fn, helper.index, helper.path, chain), "i")
+            .map((id) => this.informerCalls.get(id))
             .filter((c): c is CallFact => !!c);
           if (infs.length === 0)
             this.unlinked.push(
@@ -151,8 +149,7 @@ export abstract class RegistrationLinker extends ContextLinker {
         continue;
       }
       for (const c of forwards)
-        for (const v of this.valuesIn(c.callee, chain))
-          if (v.startsWith("f|") && this.fns.has(v.slice(2))) add(v.slice(2), h.events);
+        for (const id of keysOf(this.valuesIn(c.callee, chain), "f")) if (this.fns.has(id)) add(id, h.events);
     }
     const order = (events: string[]) => Math.min(...events.map((e) => EVENT_ORDER.indexOf(e)));
     return [...byFn]

@@ -11,7 +11,8 @@ export abstract class WorkerLinker extends RegistrationLinker {
   /** The queues a producer adds to; through a handler factory's parameter, the one passed at that factory call. */
   protected producerQueues(p: CallFact, factoryCall: CallFact | undefined): string[] {
     if (factoryCall && p.recvParam && this.callees(factoryCall).includes(p.recvParam.fn)) {
-      let slots: Slot[] = [factoryCall.args[p.recvParam.index] ?? ""];
+      const arg = factoryCall.args[p.recvParam.index];
+      let slots: Slot[] = arg ? [arg] : [];
       for (const field of p.recvParam.path)
         slots = slots.flatMap((s) =>
           [...this.pts.valuesOf(s)].map((v) => fieldSlot(v, field)).filter((x): x is Slot => !!x),

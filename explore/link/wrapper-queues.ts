@@ -1,7 +1,7 @@
 // Wrapper queues: a repository's own type holding a client-go workqueue in a field and the function its workers hand
 // keys to (a WorkerQueue built by NewWorkerQueueWithRateLimiter(handler, logger, name, limiter)). Each construction
 // site is one queue: the handler passed there is its processing function, and the wrapper's Get is its worker loop.
-import type { CallFact, FnFact, TypeFact } from "../facts.js";
+import { type CallFact, type FnFact, type TypeFact, keyOf, keysOf } from "../facts.js";
 import type { Worker } from "../model.js";
 import { WorkerLinker } from "./workers.js";
 import { ADD_METHODS, GET_METHODS } from "./vocabulary.js";
@@ -51,7 +51,7 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
       // One pass over the constraints: the function whose temporary or local receives a wrapper value.
       this.wrapperBuilders = new Set();
       for (const k of this.facts.constraints)
-        if (k.c === "alloc" && k.v.startsWith("o|") && this.wrapperTypes.has(k.v.slice(2))) {
+        if (k.c === "alloc" && this.wrapperTypes.has(keyOf(k.v, "o") ?? "")) {
           const owner = /^(.*)[~$][^~$]*$/.exec(k.dst)?.[1];
           if (owner) this.wrapperBuilders.add(owner);
         }
@@ -62,8 +62,8 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
   /** The wrapper type a call constructs (a call of a wrapper constructor), if any. */
   protected wrapperBuiltBy(call: CallFact): WrapperType | undefined {
     for (const fn of this.fnsAt(call.callee))
-      for (const v of this.pts.valuesOf(`${fn}#ret`)) {
-        const w = v.startsWith("o|") ? this.wrapperTypes.get(v.slice(2)) : undefined;
+      for (const t of keysOf(this.pts.valuesOf(`${fn}#ret`), "o")) {
+        const w = this.wrapperTypes.get(t);
         if (w) return w;
       }
     return undefined;

@@ -62,9 +62,9 @@ export abstract class TsCallReader extends TsReaderBase {
     let qualifier: string | undefined;
     let recvParam: CallFact["recvParam"];
     const nsMember = Node.isPropertyAccessExpression(calleeNode) ? this.namespaceMember(calleeNode) : undefined;
-    if (nsMember !== undefined && Node.isPropertyAccessExpression(calleeNode)) {
+    if (nsMember && Node.isPropertyAccessExpression(calleeNode)) {
       method = calleeNode.getName();
-      callee = nsMember || undefined;
+      callee = nsMember.slot;
     } else if (Node.isPropertyAccessExpression(calleeNode)) {
       method = calleeNode.getName();
       recv = this.expr(calleeNode.getExpression());

@@ -13,7 +13,7 @@ export class TsFileReader extends TsExpressionReader {
       const spec = imp.getModuleSpecifierValue();
       const target = this.resolver.resolve(this.file, spec);
       const ns = imp.getNamespaceImport()?.getText();
-      if (ns) this.imported.set(ns, target ? { slot: `@ns:${target}` } : { external: spec });
+      if (ns) this.imported.set(ns, target ? { namespace: target } : { external: spec });
       const def = imp.getDefaultImport()?.getText();
       if (def) this.imported.set(def, target ? this.importSlot(target, "default") : { external: spec });
       for (const n of imp.getNamedImports()) {
@@ -28,9 +28,8 @@ export class TsFileReader extends TsExpressionReader {
     });
   }
 
-  private importSlot(target: string, name: string): { slot?: Slot } {
-    const slot = resolveExport(this.exports, target, name);
-    return slot ? { slot } : {};
+  private importSlot(target: string, name: string): { slot?: Slot; namespace?: string } {
+    return resolveExport(this.exports, target, name) ?? {};
   }
 
   // ---- declarations and statements ----
@@ -159,7 +158,7 @@ export class TsFileReader extends TsExpressionReader {
 
   private classDeclaration(node: import("ts-morph").ClassDeclaration, topLevel: boolean): void {
     const name = node.getName() ?? "default";
-    const typeKey = `${this.key}.${name}`;
+    const typeKey: Slot = `${this.key}.${name}`; // a class's type key is its package-level slot too
     const dst = this.declare(name, topLevel);
     this.facts.constraints.push({ c: "alloc", dst, v: `c|${typeKey}` });
     if (dst !== typeKey) this.facts.constraints.push({ c: "alloc", dst: typeKey, v: `c|${typeKey}` });
@@ -226,14 +225,14 @@ export class TsFileReader extends TsExpressionReader {
   ): Slot {
     const fn = this.newFn(node, name, owner, role);
     const isArrow = Node.isArrowFunction(node);
-    const thisSlot = owner ? `${fn.id}#this` : isArrow ? undefined : `${fn.id}#this`;
+    const thisSlot: Slot | undefined = owner ? `${fn.id}#this` : isArrow ? undefined : `${fn.id}#this`;
     if (owner) this.facts.constraints.push({ c: "alloc", dst: `${fn.id}#this`, v: `o|${owner}` });
     this.withScope(fn, thisSlot, (scope) => {
       const params =
         (node as unknown as { getParameters?: () => import("ts-morph").ParameterDeclaration[] }).getParameters?.() ??
         [];
       params.forEach((p, i) => {
-        const slot = `${fn.id}#p${i}`;
+        const slot: Slot = `${fn.id}#p${i}`;
         this.bindName(p.getNameNode(), { src: slot, field: undefined }, false);
         if (Node.isIdentifier(p.getNameNode())) scope.names.set(p.getName(), slot);
         fn.paramNames.push(...boundNames(p.getNameNode()));

@@ -21,7 +21,7 @@ export abstract class TsExpressionReader extends TsCallReader {
     }
     if (Node.isPropertyAccessExpression(node)) {
       const direct = this.namespaceMember(node);
-      if (direct !== undefined) return direct || undefined;
+      if (direct) return direct.slot;
       const base = this.expr(node.getExpression());
       if (!base) return undefined;
       const t = this.temp();

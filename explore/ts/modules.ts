@@ -92,22 +92,26 @@ export function exportTable(sf: SourceFile, file: string, resolver: ModuleResolv
   return table;
 }
 
-export /** The package-level slot an exported name of a module stands for, following re-exports. */
-function resolveExport(
+/** What an exported name stands for: a package-level slot, or a whole module (`export * as name`, by its file). */
+export type ExportTarget = { slot: Slot } | { namespace: string };
+
+/** What an exported name of a module stands for, following re-exports. */
+export function resolveExport(
   exports: Map<string, ExportTable>,
   file: string,
   name: string,
   seen = new Set<string>(),
-): Slot | undefined {
+): ExportTarget | undefined {
   if (seen.has(`${file}#${name}`)) return undefined;
   seen.add(`${file}#${name}`);
   const table = exports.get(file);
   if (!table) return undefined;
   const own = table.own.get(name);
-  if (own) return `${moduleKey(file)}.${own}`;
+  if (own) return { slot: `${moduleKey(file)}.${own}` };
   const named = table.named.get(name);
   if (named) return resolveExport(exports, named[0], named[1], seen);
-  if (table.namespaces.has(name)) return `@ns:${table.namespaces.get(name)}`;
+  const namespace = table.namespaces.get(name);
+  if (namespace !== undefined) return { namespace };
   for (const star of table.stars) {
     const found = resolveExport(exports, star, name, seen);
     if (found) return found;

@@ -1,6 +1,6 @@
 // One TypeScript file's reading state: its module, imports, the function scopes, and the slots names stand for.
 import { Node, type SourceFile } from "ts-morph";
-import { type CallFact, type Facts, type FnFact, type Slot, newFnFact } from "../facts.js";
+import { type CallFact, type Facts, type FnFact, type Slot, type Value, newFnFact } from "../facts.js";
 import { type ExportTable, type ModuleResolver, moduleKey, resolveExport } from "./modules.js";
 
 export interface Scope {
@@ -12,12 +12,23 @@ export interface Scope {
   temps: number;
 }
 
+/**
+ * What a name imported into a file stands for: an export of the explored tree (a package-level slot, or a whole module
+ * for `import * as`, by its file), a module outside the tree (its specifier), or nothing when the tree does not export
+ * the name.
+ */
+interface Imported {
+  slot?: Slot;
+  namespace?: string;
+  external?: string;
+}
+
 /** The state and the name lookups every part of the TypeScript reader builds on; the walks come later. */
 export abstract class TsReaderBase {
   protected readonly key: string;
   protected scope: Scope | undefined;
-  /** Imported names: local name → slot (package-level slot of the explored module) or external module specifier. */
-  protected readonly imported = new Map<string, { slot?: Slot; external?: string }>();
+  /** Imported names, by their local name. */
+  protected readonly imported = new Map<string, Imported>();
   protected lits = 0;
   /** The base class of the class being read: `super(...)` calls its constructor. */
   protected baseClass: string | undefined;
@@ -86,7 +97,7 @@ export abstract class TsReaderBase {
     return `${this.scope!.fn.id}~${this.scope!.temps++}`;
   }
 
-  protected alloc(v: string): Slot {
+  protected alloc(v: Value): Slot {
     const t = this.temp();
     this.facts.constraints.push({ c: "alloc", dst: t, v });
     return t;
@@ -114,17 +125,13 @@ export abstract class TsReaderBase {
     const local = this.lookup(name);
     if (local) return local;
     const imp = this.imported.get(name);
-    if (imp) {
-      if (!imp.slot) return undefined;
-      if (imp.slot.startsWith("@ns:")) return this.alloc(`m|${moduleKey(imp.slot.slice(4))}`);
-      return imp.slot;
-    }
+    if (imp) return imp.namespace !== undefined ? this.alloc(`m|${moduleKey(imp.namespace)}`) : imp.slot;
     if (name === "undefined") return undefined;
     return `${this.key}.${name}`;
   }
 
   protected declare(name: string, topLevel: boolean): Slot {
-    const slot = topLevel ? `${this.key}.${name}` : `${this.scope!.fn.id}$${name}`;
+    const slot: Slot = topLevel ? `${this.key}.${name}` : `${this.scope!.fn.id}$${name}`;
     this.scope!.names.set(name, slot);
     return slot;
   }
@@ -144,14 +151,16 @@ export abstract class TsReaderBase {
 
   /**
    * `rt.newRateLimitingQueue` with `import * as rt from "<explored module>"`: the exported name's own slot, found
-   * through
-   * the module's re-exports. Undefined when the base is not such a namespace; "" when the name is not exported there.
+   * through the module's re-exports, or the module of a namespace it re-exports. Undefined when the base is not such
+   * a namespace; no slot when the name is not exported there.
    */
-  protected namespaceMember(node: import("ts-morph").PropertyAccessExpression): Slot | undefined {
+  protected namespaceMember(node: import("ts-morph").PropertyAccessExpression): { slot?: Slot } | undefined {
     const base = node.getExpression();
     if (!Node.isIdentifier(base) || this.lookup(base.getText())) return undefined;
-    const slot = this.imported.get(base.getText())?.slot;
-    if (!slot?.startsWith("@ns:")) return undefined;
-    return resolveExport(this.exports, slot.slice(4), node.getName()) ?? "";
+    const namespace = this.imported.get(base.getText())?.namespace;
+    if (namespace === undefined) return undefined;
+    const target = resolveExport(this.exports, namespace, node.getName());
+    if (!target) return {};
+    return "slot" in target ? target : { slot: this.alloc(`m|${moduleKey(target.namespace)}`) };
   }
 }
