@@ -5,27 +5,7 @@ import { fileURLToPath } from "node:url";
 import Handlebars from "handlebars";
 import { InputError } from "../input-error.js";
 import { lineCommentText, tsLiteral } from "../ts-literal.js";
-
-export type TemplateName =
-  | "types"
-  | "client"
-  | "lister"
-  | "informer"
-  | "controller"
-  | "webhook"
-  | "webhooks"
-  | "conversion"
-  | "conversion-test"
-  | "webhook-registry"
-  | "schema-validator"
-  | "validation"
-  | "hooks"
-  | "hooks-test"
-  | "expansion"
-  | "main"
-  | "registry"
-  | "version-index"
-  | "index";
+import type { TemplateData, TemplateName } from "./template-data.js";
 
 /** templates/ at the package root: two levels above this file both in the sources and in dist/. */
 export const packagedTemplatesDir = findTemplatesDir(path.dirname(fileURLToPath(import.meta.url)));
@@ -38,7 +18,8 @@ function findTemplatesDir(from: string): string {
   throw new Error(`crdgen: cannot find its templates/ folder above ${from}`);
 }
 
-export type RenderTemplate = (name: TemplateName, data: object) => string;
+/** Renders a template with the values its TemplateData entry declares. */
+export type RenderTemplate = <N extends TemplateName>(name: N, data: TemplateData[N]) => string;
 
 export function templateRenderer(overrideDir?: string): RenderTemplate {
   const handlebars = Handlebars.create();

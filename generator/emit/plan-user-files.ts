@@ -1,0 +1,132 @@
+// Plans the files around each controller's hooks: the user-owned hooks, expansion, example test and main.ts, and the
+// generated controllers.ts registry main.ts imports (adding a CRD adds its controller there, so no user file needs an
+// edit); with --webhooks the webhook files of plan-webhook-files.ts.
+import path from "node:path";
+import { headerLine } from "./file-header.js";
+import { camelCase, fileStem, groupVersionIdentifier } from "./names.js";
+import type { PlannedController } from "./plan-kind-files.js";
+import { specifierFrom, type PlannedFile, type PlanOptions } from "./plan-types.js";
+import { planWebhookRegistry, planWebhookUserFiles, type UserController } from "./plan-webhook-files.js";
+
+export function planUserFiles(controllers: PlannedController[], hooksDir: string, options: PlanOptions): PlannedFile[] {
+  const entries = placeUserFiles(controllers, hooksDir, options.previousHooks);
+  const files: PlannedFile[] = [];
+  for (const c of entries) {
+    files.push(hooksFile(c, hooksDir, options), expansionFile(c, hooksDir, options));
+    if (options.testsDir) files.push(hooksTestFile(c, options.testsDir, options));
+    if (options.webhooks) files.push(...planWebhookUserFiles(c, hooksDir, options));
+  }
+  const registry = controllerRegistry(entries, options);
+  files.push(registry);
+  if (options.webhooks) files.push(planWebhookRegistry(entries, options));
+  files.push({
+    path: path.join(hooksDir, "main.ts"),
+    content: options.render("main", {
+      registryModule: specifierFrom(hooksDir)(registry.path.replace(/\.ts$/, "")),
+      webhookRegistryModule: options.webhooks ? specifierFrom(hooksDir)(path.join(options.outDir, "webhooks")) : false,
+    }),
+    owner: "user",
+  });
+  return files;
+}
+
+/** How many of `values` each value is. */
+const counts = (values: string[]) => {
+  const count = new Map<string, number>();
+  for (const v of values) count.set(v, (count.get(v) ?? 0) + 1);
+  return count;
+};
+
+/** Each controller's hooks file and its id in the registries, both unique among the kinds of this run. */
+function placeUserFiles(
+  controllers: PlannedController[],
+  hooksDir: string,
+  previousHooks: ReadonlyMap<string, string> | undefined,
+): UserController[] {
+  const stemCount = counts(controllers.map((c) => fileStem(c.crd.kind)));
+  const camelCount = counts(controllers.map((c) => camelCase(c.crd.kind)));
+  return controllers.map((c) => {
+    const stem = fileStem(c.crd.kind);
+    // Kinds of the same name in two groups (metallb's and calico's BGPPeer) each get their own hooks file. A hooks file
+    // the lock already records keeps its path, so adding a second such CRD never moves the first one's.
+    const recorded = previousHooks?.get(c.crd.name);
+    const hooksPath =
+      recorded !== undefined
+        ? path.join(hooksDir, recorded)
+        : path.join(hooksDir, stemCount.get(stem)! > 1 ? `${stem}.${c.crd.group}.hooks.ts` : `${stem}.hooks.ts`);
+    const camelKind = camelCase(c.crd.kind);
+    const id =
+      camelCount.get(camelKind)! > 1
+        ? `${camelKind}_${groupVersionIdentifier(c.crd.group, c.version.name)}`
+        : camelKind;
+    return { ...c, hooksPath, id };
+  });
+}
+
+/** <kind>.hooks.ts: reconcile (and optionally finalize), signature-checked when it exists already. */
+function hooksFile(c: UserController, hooksDir: string, options: PlanOptions): PlannedFile {
+  const kind = c.crd.kind;
+  const typesModule = specifierFrom(hooksDir)(c.modulePath("types"));
+  const controllerModule = specifierFrom(hooksDir)(c.modulePath("controller"));
+  const parameterTypes = [`${kind}Context`, kind];
+  return {
+    path: c.hooksPath,
+    content: options.render("hooks", { rt: c.data.rt, promise: c.data.promise, kind, typesModule, controllerModule }),
+    owner: "user",
+    crdName: c.crd.name,
+    hooks: {
+      kind,
+      hooks: [
+        { name: "reconcile", parameterTypes, required: true },
+        { name: "finalize", parameterTypes, required: false },
+      ],
+      imports: { [kind]: typesModule, [`${kind}Context`]: controllerModule },
+    },
+  };
+}
+
+function expansionFile(c: UserController, hooksDir: string, options: PlanOptions): PlannedFile {
+  return {
+    path: c.hooksPath.replace(/\.hooks\.ts$/, ".expansion.ts"),
+    content: options.render("expansion", {
+      kind: c.crd.kind,
+      clientModule: specifierFrom(hooksDir)(c.modulePath("client")),
+    }),
+    owner: "user",
+  };
+}
+
+/** An example unit test of the kind's hooks, on the runtime's FakeCluster. */
+function hooksTestFile(c: UserController, testsDir: string, options: PlanOptions): PlannedFile {
+  const specifier = specifierFrom(testsDir);
+  return {
+    path: path.join(testsDir, `${path.basename(c.hooksPath, ".ts")}.test.ts`),
+    content: options.render("hooks-test", {
+      ...c.data,
+      typesModule: specifier(c.modulePath("types")),
+      clientModule: specifier(c.modulePath("client")),
+      listerModule: specifier(c.modulePath("lister")),
+      controllerModule: specifier(c.modulePath("controller")),
+      hooksModule: specifier(c.hooksPath.replace(/\.ts$/, "")),
+    }),
+    owner: "user",
+  };
+}
+
+/** controllers.ts in the output folder: every controller with the user's hooks, for main.ts. */
+function controllerRegistry(controllers: UserController[], options: PlanOptions): PlannedFile {
+  const specifier = specifierFrom(options.outDir);
+  return {
+    path: path.join(options.outDir, "controllers.ts"),
+    owner: "generator",
+    content: options.render("registry", {
+      header: headerLine(controllers.map((c) => c.crd)),
+      controllers: controllers.map((c) => ({
+        id: c.id,
+        kind: c.crd.kind,
+        controllerModule: specifier(c.modulePath("controller")),
+        hooksModule: specifier(c.hooksPath.replace(/\.ts$/, "")),
+      })),
+    }),
+  };
+}
