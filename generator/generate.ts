@@ -1,6 +1,6 @@
 // The generator as a library: inputs -> CRD models -> planned files -> written (or checked) output.
 import path from "node:path";
-import { readInputs } from "./load/read-inputs.js";
+import { readInputs, type InputText } from "./load/read-inputs.js";
 import { loadCrds } from "./load/load-crds.js";
 import type { SkippedDocument } from "./load/parse-crds.js";
 import { buildModels, type CrdModel, type VersionSelection } from "./model/resource-model.js";
@@ -10,7 +10,7 @@ import { generatorVersion } from "./version.js";
 import { templateRenderer } from "./emit/templates.js";
 import { formatGeneratedFiles } from "./emit/format-files.js";
 import { applyPlan, type ApplyReport } from "./write/apply-plan.js";
-import { lockFileName, lockPath, newLock, readLock, renderLock, sha256 } from "./write/lock-file.js";
+import { lockFileName, lockPath, newLock, readLock, renderLock, sha256, type LockFile } from "./write/lock-file.js";
 
 export interface GenerateOptions {
   /** Files, folders (every *.yaml / *.yml in them) or "-" for stdin. */
@@ -67,33 +67,14 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     throw new Error("--tests needs --hooks: the scaffolded tests import your hooks");
   const outDir = path.normalize(options.outDir);
   const previous = await readLock(outDir);
-  const texts = [
-    ...(options.inputs.length ? await readInputs(options.inputs, options.stdin) : []),
-    // client-node and the runtime take a third of a second to load: only when CRDs come from a cluster.
-    ...(options.fromCluster?.names.length
-      ? await (await import("./load/read-cluster.js")).readClusterInputs(options.fromCluster)
-      : []),
-  ];
+  const texts = await readAllInputs(options);
   timed("read inputs");
   const versions = options.versions ?? "served";
   const { crds: loaded, skipped } = loadCrds(texts);
   timed("parse and check");
   const { crds, warnings } = buildModels(loaded, { selection: versions, rawSchemas: options.validation ?? false });
   timed("model");
-  const previousHooks = new Map((previous?.crds ?? []).flatMap((c) => (c.hooks ? [[c.name, c.hooks] as const] : [])));
-  const files = planFiles(crds, {
-    outDir,
-    hooksDir: options.hooksDir ? path.normalize(options.hooksDir) : undefined,
-    testsDir: options.testsDir ? path.normalize(options.testsDir) : undefined,
-    previousHooks,
-    render: templateRenderer(options.templatesDir),
-    validationCode: options.validation
-      ? (await import("./validation/version-validation.js")).versionValidationCode
-      : undefined,
-    warnings,
-    progress: options.progress,
-    webhooks: options.webhooks ?? false,
-  });
+  const files = await plan(crds, warnings, options, outDir, previous);
   timed("emit");
   if (options.format) await formatGeneratedFiles(files);
   files.push(lockFor(files, crds, texts, { ...options, versions }, outDir));
@@ -107,6 +88,42 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   });
   timed("write");
   return { crds, skipped, warnings, report };
+}
+
+/** The input texts: files, folders and stdin, then the CRDs named for --from-cluster. */
+async function readAllInputs(options: GenerateOptions): Promise<InputText[]> {
+  return [
+    ...(options.inputs.length ? await readInputs(options.inputs, options.stdin) : []),
+    // client-node and the runtime take a third of a second to load: only when CRDs come from a cluster.
+    ...(options.fromCluster?.names.length
+      ? await (await import("./load/read-cluster.js")).readClusterInputs(options.fromCluster)
+      : []),
+  ];
+}
+
+/** Every file of this run, planned; hooks files keep the paths the previous run's lock recorded. */
+async function plan(
+  crds: CrdModel[],
+  warnings: SchemaWarning[],
+  options: GenerateOptions,
+  outDir: string,
+  previous: LockFile | undefined,
+): Promise<PlannedFile[]> {
+  const previousHooks = new Map((previous?.crds ?? []).flatMap((c) => (c.hooks ? [[c.name, c.hooks] as const] : [])));
+  return planFiles(crds, {
+    outDir,
+    hooksDir: options.hooksDir ? path.normalize(options.hooksDir) : undefined,
+    testsDir: options.testsDir ? path.normalize(options.testsDir) : undefined,
+    previousHooks,
+    render: templateRenderer(options.templatesDir),
+    // ajv and its standalone code load only with --validation.
+    validationCode: options.validation
+      ? (await import("./validation/version-validation.js")).versionValidationCode
+      : undefined,
+    warnings,
+    progress: options.progress,
+    webhooks: options.webhooks ?? false,
+  });
 }
 
 /** crdgen.lock for this run: inputs and their hashes, generator version, options, and every file with its hash. */
