@@ -1,4 +1,5 @@
 // Read-modify-write under optimistic concurrency: retry a function while the API server answers 409 Conflict.
+import { type Clock, realClock, sleepOn } from "../clock/clock.js";
 import { Backoff, type BackoffSettings } from "../wait/backoff.js";
 import { isConflict } from "./api-error.js";
 
@@ -15,8 +16,12 @@ export const defaultRetry: Readonly<RetryBackoff> = { steps: 5, initialMs: 10, f
  * Runs `fn` again while it throws a conflict (a stale resourceVersion), as client-go's retry.RetryOnConflict.
  * `fn` must read the object afresh on every call; any other error, or a conflict on the last attempt, is thrown.
  */
-export function retryOnConflict<T>(fn: () => Promise<T>, backoff: RetryBackoff = defaultRetry): Promise<T> {
-  return retryOnError(isConflict, fn, backoff);
+export function retryOnConflict<T>(
+  fn: () => Promise<T>,
+  backoff: RetryBackoff = defaultRetry,
+  clock: Clock = realClock,
+): Promise<T> {
+  return retryOnError(isConflict, fn, backoff, clock);
 }
 
 /** Runs `fn` again while it throws an error `retriable` accepts, waiting per `backoff` in between (client-go retry.OnError). */
@@ -24,15 +29,16 @@ export async function retryOnError<T>(
   retriable: (e: unknown) => boolean,
   fn: () => Promise<T>,
   backoff: RetryBackoff = defaultRetry,
+  clock: Clock = realClock,
 ): Promise<T> {
-  const delays = new Backoff(backoff);
+  const delays = new Backoff(backoff, clock);
+  const sleep = sleepOn(clock);
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn();
     } catch (e) {
       if (attempt >= backoff.steps || !retriable(e)) throw e;
     }
-    const delay = delays.next();
-    await new Promise((resolve) => setTimeout(resolve, delay));
+    await sleep(delays.next());
   }
 }

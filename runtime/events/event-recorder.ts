@@ -2,6 +2,7 @@
 // fails a reconcile. The API server also serves them as core/v1 Events (regarding -> involvedObject, note -> message).
 import os from "node:os";
 import type { KubeClient } from "../client/kube-client.js";
+import { type Clock, realClock } from "../clock/clock.js";
 import type { KubernetesObject } from "../client/types.js";
 import type { Logger } from "../log/logger.js";
 import { microTime } from "../meta/micro-time.js";
@@ -26,6 +27,8 @@ export interface EventRecorder {
 export interface EventRecorderOptions {
   /** reportingInstance; default `<component>-<hostname>` (at most 128 characters). */
   reportingInstance?: string;
+  /** The time source of eventTime and of the names' timestamps. Default: the real clock. */
+  clock?: Clock;
 }
 
 // Limits of the API server's events validation (ValidateEventCreate).
@@ -46,18 +49,20 @@ export function newEventRecorder(
 ): EventRecorder {
   const reportingController = component;
   const reportingInstance = truncate(options.reportingInstance ?? `${component}-${os.hostname()}`, INSTANCE_LIMIT);
+  const clock = options.clock ?? realClock;
   return {
     async event(obj, type, reason, message, eventOptions = {}) {
       const meta = obj.metadata ?? {};
       // Events of cluster-scoped objects live in "default", as kubectl and client-go put them.
       const namespace = meta.namespace ?? "default";
+      const now = clock.now();
       const body = {
         apiVersion: "events.k8s.io/v1",
         kind: "Event",
         // Named as client-go names them, <name>.<unix nanos in hex>: events.k8s.io validates metadata strictly,
         // so a generateName ending in "." (the core/v1 habit) is rejected.
-        metadata: { name: `${meta.name ?? "object"}.${unixNanos().toString(16)}`, namespace },
-        eventTime: microTime(),
+        metadata: { name: `${meta.name ?? "object"}.${unixNanos(now).toString(16)}`, namespace },
+        eventTime: microTime(new Date(now)),
         regarding: reference(obj),
         related: eventOptions.related ? reference(eventOptions.related) : undefined, // JSON drops it when absent
         type,
@@ -80,9 +85,9 @@ export function newEventRecorder(
   };
 }
 
-// Date.now() in ns, its sub-millisecond digits from the monotonic clock so names in one millisecond differ.
-function unixNanos(): bigint {
-  return BigInt(Date.now()) * 1_000_000n + (process.hrtime.bigint() % 1_000_000n);
+// A time in ms as ns, its sub-millisecond digits from the monotonic clock so names in one millisecond differ.
+function unixNanos(ms: number): bigint {
+  return BigInt(Math.floor(ms)) * 1_000_000n + (process.hrtime.bigint() % 1_000_000n);
 }
 
 function reference(obj: KubernetesObject): Record<string, string | undefined> {

@@ -28,10 +28,15 @@ export class QueueMetrics<T> {
   private readonly addTimes = new Map<T, number>();
   private readonly processingStartTimes = new Map<T, number>();
   private readonly now: () => number;
-  private ticker: ReturnType<typeof setInterval> | undefined;
+  private ticker: unknown;
 
   /** withPriority: the depth gauge is labelled by priority (a priority queue), when the provider can do so. */
-  constructor(name: string, provider: MetricsProvider, clock: Clock = realClock, withPriority = false) {
+  constructor(
+    name: string,
+    provider: MetricsProvider,
+    private readonly clock: Clock = realClock,
+    withPriority = false,
+  ) {
     this.depth =
       (withPriority ? provider.newDepthMetricWithPriority?.(name) : undefined) ??
       ignorePriority(provider.newDepthMetric(name));
@@ -101,16 +106,24 @@ export class QueueMetrics<T> {
     this.stopTicker();
   }
 
-  // A real, unref'd timer (never the queue's clock): it must not keep the process alive nor show up on a FakeClock.
+  // On the queue's clock, so a FakeClock drives the refresh; a real timer is unref'd: a gauge refresh must not keep
+  // the process alive.
   private startTicker(): void {
     if (this.ticker !== undefined) return;
-    this.ticker = setInterval(() => this.updateUnfinishedWork(), UNFINISHED_WORK_UPDATE_PERIOD_MS);
-    this.ticker.unref();
+    const tick = () => {
+      this.updateUnfinishedWork();
+      arm();
+    };
+    const arm = () => {
+      this.ticker = this.clock.setTimeout(tick, UNFINISHED_WORK_UPDATE_PERIOD_MS);
+      (this.ticker as { unref?: () => void }).unref?.();
+    };
+    arm();
   }
 
   private stopTicker(): void {
     if (this.ticker === undefined) return;
-    clearInterval(this.ticker);
+    this.clock.clearTimeout(this.ticker);
     this.ticker = undefined;
   }
 }

@@ -1,8 +1,15 @@
-// retryOnConflict: a read-modify-write is retried on 409 Conflict only, and gives up after its steps.
+// retryOnConflict: a read-modify-write is retried on 409 Conflict only, gives up after its steps, and waits on the
+// clock it is given.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ApiError, retryOnConflict } from "@crdgen/runtime";
 import { type Status } from "@crdgen/runtime/client";
+import { FakeClock } from "@crdgen/runtime/testing";
+import { setImmediate as tick } from "node:timers/promises";
+
+const settle = async () => {
+  for (let i = 0; i < 5; i++) await tick();
+};
 
 function apiError(code: number, reason: string): ApiError {
   const body: Status = { kind: "Status", apiVersion: "v1", status: "Failure", code, reason, message: reason };
@@ -52,4 +59,25 @@ test("retryOnConflict gives up after its steps and throws the last conflict", as
     (e) => e === last,
   );
   assert.equal(calls, 4);
+});
+
+test("retryOnConflict waits on the clock it is given: a FakeClock's step releases the next attempt", async () => {
+  const clock = new FakeClock();
+  let calls = 0;
+  const done = retryOnConflict(
+    () => (++calls < 3 ? Promise.reject(apiError(409, "Conflict")) : Promise.resolve("written")),
+    { steps: 3, initialMs: 60_000, factor: 2, jitter: 0 },
+    clock,
+  );
+  await settle();
+  assert.equal(calls, 1);
+  clock.step(59_999);
+  await settle();
+  assert.equal(calls, 1, "the first wait is 60 s of the clock");
+  clock.step(1);
+  await settle();
+  assert.equal(calls, 2);
+  clock.step(120_000);
+  assert.equal(await done, "written");
+  assert.equal(calls, 3);
 });

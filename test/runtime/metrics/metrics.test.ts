@@ -40,6 +40,23 @@ async function value(
   return found?.value;
 }
 
+test("the unfinished-work gauges refresh every 500 ms of the queue's clock while an item is processing", async () => {
+  const registry = new Registry();
+  const clock = new FakeClock();
+  const queue = newQueue<string>({ name: "slow", clock, metricsProvider: workqueueMetricsProvider(registry) });
+  const q = { name: "slow", controller: "slow" };
+  queue.add("a");
+  await queue.get();
+  clock.step(499);
+  assert.equal(await value(registry, "workqueue_unfinished_work_seconds", q), 0, "no refresh before 500 ms");
+  clock.step(701);
+  assert.equal(await value(registry, "workqueue_unfinished_work_seconds", q), 1, "refreshed at 500 and 1000 ms");
+  assert.equal(await value(registry, "workqueue_longest_running_processor_seconds", q), 1);
+  queue.done("a");
+  assert.equal(clock.hasWaiters(), false, "the refresh stops when nothing is processing");
+  queue.shutDown();
+});
+
 test("workqueue metrics move on add, get, done and retries, under client-go's names and the queue's name label", async () => {
   const registry = new Registry();
   const clock = new FakeClock(1_000);
