@@ -30,9 +30,9 @@ export {
   isStreamInterrupted,
 } from "./listerwatcher.js";
 export type { ReflectorBackoffOptions } from "./reflector.js";
-export type { DeltaSink, CacheNotification } from "./sink.js";
-// Exported for the runtime's own tests: the sink that turns reflector deltas into store writes and notifications.
-export { IndexerSink } from "./sink.js";
+// What a Reflector writes to (client-go's Store as the reflector sees it). The informer's own sink, IndexerSink, is
+// internal: its tests import #runtime/cache/sink.js.
+export type { DeltaSink } from "./sink.js";
 export { type ReflectorOptions, Reflector } from "./reflector.js";
 export { type ListPageFunc, type ListPagerOptions, type PagedList, ListPager } from "./list-pager.js";
 export {
@@ -44,4 +44,4 @@ export {
 } from "./informer.js";
 export { type NamespaceLister, Lister, ClusterLister } from "./lister.js";
 export { SharedInformerFactory, type GenericInformer } from "./informer-factory.js";
-export * from "./resource-lister-watcher.js";
+export { type InformerOptions, type InformerScope, informerKey, listerWatcherFor } from "./resource-lister-watcher.js";

@@ -1,6 +1,6 @@
 // @crdgen/runtime/client: the REST client (KubeClient and its HTTP implementation), ResourceClient, bound verbs,
 // patches, API errors and retries. The root re-exports what an operator author uses. The streaming decoders and the
-// identity-string pool behind list and watch are internals, tested by relative import.
+// identity-string pool behind list and watch are internals (their tests import #runtime/client/...).
 export type {
   KubernetesObject,
   KubernetesList,
