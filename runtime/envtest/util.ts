@@ -83,7 +83,10 @@ export async function waitUntil(
 export function pollUntilStopped(intervalMs: number, round: (signal: AbortSignal) => Promise<void>): () => void {
   const stop = new AbortController();
   const { signal } = stop;
-  const roundIgnoringErrors = async () => void (await round(signal).catch(() => undefined));
+  const roundIgnoringErrors = async (): Promise<undefined> => {
+    await round(signal).catch(() => undefined);
+    return undefined;
+  };
   // Never done: the poll ends only by the abort, whose rejection is the expected end.
   void pollUntil(roundIgnoringErrors, { intervalMs, signal }).catch(() => undefined);
   return () => stop.abort();
