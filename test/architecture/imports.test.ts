@@ -1,7 +1,8 @@
 // The import rules, checked on the source: no cycles between files or between runtime folders; the runtime never
 // imports the generator, explore or the samples; a sample's src/ never imports its tools/; the leaves (clock, log,
-// metrics) import nothing of ours; controller/ never imports manager/. The graph comes from ts.preProcessFile over
-// every .ts file of runtime/, generator/, explore/ and samples/.
+// metrics) import nothing of ours; controller/ never imports manager/; runtime and generator folders import only what
+// their rows of ARCHITECTURE.md's tables allow (the generator's run one way: load -> model -> emit -> write). The
+// graph comes from ts.preProcessFile over every .ts file of runtime/, generator/, explore/ and samples/.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
