@@ -704,7 +704,7 @@ test("subresource verbs appear in a client only when the CRD enables them", asyn
   const scale = await client("scale-subresource", "scale-subresource.fixtures.crdgen.dev/v1/workerpool.client.ts");
   assert.match(
     scale,
-    /export type WorkerPoolVerbs = client.ObjectVerbs<WorkerPool, WorkerPoolList> & client.StatusVerbs<WorkerPool> & client.ScaleVerbs;/,
+    /export type WorkerPoolVerbs = client.ObjectVerbs<WorkerPool, WorkerPoolList> &\n {2}client.StatusVerbs<WorkerPool> &\n {2}client.ScaleVerbs;/,
   );
   const cluster = await client("cluster-scoped", "cluster-scoped.fixtures.crdgen.dev/v1/storagepool.client.ts");
   assert.match(cluster, /export type StoragePoolVerbs = client.ObjectVerbs<StoragePool, StoragePoolList>;/);
@@ -733,7 +733,7 @@ test("kinds named like the runtime's exports get the runtime and its subpaths as
   }
   assert.match(
     file("controller.controller.ts"),
-    /export function newControllerController\(kube: rt\.KubeClient, hooks: ControllerHooks, options: rt\.ControllerOptions = \{\}\): rt\.Controller<Controller>/,
+    /export function newControllerController\(\n {2}kube: rt\.KubeClient,\n {2}hooks: ControllerHooks,\n {2}options: rt\.ControllerOptions = \{\},\n\): rt\.Controller<Controller>/,
   );
   assert.match(file("cluster.lister.ts"), /export type ClusterLister = cache\.ClusterLister<Cluster>;/);
   assert.match(file("rt.informer.ts"), /^import type \* as rt_ from "@crdgen\/runtime";$/m);

@@ -5,21 +5,34 @@ import { mySQLClusterResource, type MySQLCluster } from "./mysqlcluster.types.js
 import { newMySQLClusterClient, type MySQLClusterClient } from "./mysqlcluster.client.js";
 import { newMySQLClusterLister, type MySQLClusterLister } from "./mysqlcluster.lister.js";
 
-/** What the hooks receive with each MySQLCluster: typed client and lister, plus the runtime's logger, event recorder and key. */
+/**
+ * What the hooks receive with each MySQLCluster: typed client and lister, plus the runtime's logger, event recorder
+ * and key.
+ */
 export interface MySQLClusterContext extends rt.ReconcileContext {
   client: MySQLClusterClient;
   lister: MySQLClusterLister;
 }
 
-/** The hooks a user implements in the user-owned hooks file: reconcile, and optionally finalize, owns, watches, fieldManager. */
+/** The hooks you implement in your hooks file: reconcile, and optionally finalize, owns, watches, fieldManager. */
 export type MySQLClusterHooks = rt.ControllerHooks<MySQLCluster, MySQLClusterContext>;
 
 /**
  * Reconciles each MySQLCluster with your hooks; options set workers, namespace, predicates, the shared informer factory.
  */
-export function newMySQLClusterController(kube: rt.KubeClient, hooks: MySQLClusterHooks, options: rt.ControllerOptions = {}): rt.Controller<MySQLCluster> {
-  return rt.controllerFor<MySQLCluster, MySQLClusterContext>(kube, mySQLClusterResource, hooks, options, (informer) => ({
-    client: newMySQLClusterClient(kube),
-    lister: newMySQLClusterLister(informer.getIndexer()),
-  }));
+export function newMySQLClusterController(
+  kube: rt.KubeClient,
+  hooks: MySQLClusterHooks,
+  options: rt.ControllerOptions = {},
+): rt.Controller<MySQLCluster> {
+  return rt.controllerFor<MySQLCluster, MySQLClusterContext>(
+    kube,
+    mySQLClusterResource,
+    hooks,
+    options,
+    (informer) => ({
+      client: newMySQLClusterClient(kube),
+      lister: newMySQLClusterLister(informer.getIndexer()),
+    }),
+  );
 }
