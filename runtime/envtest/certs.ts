@@ -1,12 +1,9 @@
 // Certificates for the local control plane (as envtest's TinyCA): a CA, the apiserver's serving cert, an admin client
-// cert, a service-account key.
-import { execFile } from "node:child_process";
+// cert, a service-account key. Made in process by tls/certificates (node-forge): no external command needed.
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
+import { altNamesOf, newKeyPair, randomSerial, signCertificate, type KeyPair } from "../tls/certificates.js";
 import { realNodeGateway } from "./real-node.js";
-
-const run = promisify(execFile);
 
 export interface ControlPlaneCerts {
   caCert: string;
@@ -19,92 +16,70 @@ export interface ControlPlaneCerts {
   serviceAccountPub: string;
 }
 
-async function openssl(cwd: string, args: string[]): Promise<void> {
-  try {
-    await run("openssl", args, { cwd });
-  } catch (error) {
-    const e = error as NodeJS.ErrnoException & { stderr?: string };
-    if (e.code === "ENOENT")
-      throw new Error(
-        "the control plane needs the openssl command to make its certificates; install it (Debian: apt-get install openssl)",
-        { cause: error },
-      );
-    throw new Error(`openssl ${args[0]} failed: ${e.stderr ?? e.message}`, { cause: error });
-  }
-}
+const days = (n: number) => n * 86_400_000;
 
-/** ECDSA P-256 keys and 7-day certificates, like envtest's; written into `dir`. */
+// Pods of a real node reach the API server as kubernetes.default.svc (the first address of the service range,
+// 10.0.0.1) or at the node's bridge gateway, where it advertises itself.
+export const apiServerHosts: readonly string[] = [
+  "localhost",
+  "127.0.0.1",
+  "kubernetes",
+  "kubernetes.default",
+  "kubernetes.default.svc",
+  "kubernetes.default.svc.cluster.local",
+  "10.0.0.1",
+  realNodeGateway,
+];
+
+/** RSA 2048 keys and 7-day certificates (a minute of clock skew allowed), written into `dir` as PEM files. */
 export async function makeCerts(dir: string): Promise<ControlPlaneCerts> {
   const f = (name: string) => path.join(dir, name);
-  const ecKey = (name: string) => openssl(dir, ["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", name]);
-  await ecKey("ca.key");
-  await openssl(dir, [
-    "req",
-    "-x509",
-    "-new",
-    "-key",
-    "ca.key",
-    "-days",
-    "7",
-    "-subj",
-    "/O=crdgen/CN=crdgen-envtest-ca",
-    "-out",
-    "ca.crt",
+  const validity = () => ({ notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + days(7)) });
+  const write = async (name: string, pem: string) => writeFile(f(name), pem, { mode: 0o600 });
+
+  const ca = newKeyPair();
+  const caCert = signCertificate({
+    publicKey: ca.publicKey,
+    selfKey: ca.privateKey,
+    organization: "crdgen",
+    commonName: "crdgen-envtest-ca",
+    serial: randomSerial(),
+    ...validity(),
+    extensions: [
+      { name: "basicConstraints", cA: true, critical: true },
+      { name: "keyUsage", keyCertSign: true, cRLSign: true, digitalSignature: true, critical: true },
+    ],
+  });
+  await write("ca.crt", caCert);
+
+  const signed = async (name: string, subject: { organization?: string; commonName: string }, usage: object[]) => {
+    const pair: KeyPair = newKeyPair();
+    const cert = signCertificate({
+      publicKey: pair.publicKey,
+      issuer: { cert: caCert, privateKey: ca.privateKey },
+      ...subject,
+      serial: randomSerial(),
+      ...validity(),
+      extensions: [
+        { name: "basicConstraints", cA: false },
+        { name: "keyUsage", digitalSignature: true, keyEncipherment: true },
+        ...usage,
+      ],
+    });
+    await write(`${name}.key`, pair.privateKey);
+    await write(`${name}.crt`, cert);
+  };
+  await signed("apiserver", { commonName: "kube-apiserver" }, [
+    { name: "extKeyUsage", serverAuth: true },
+    { name: "subjectAltName", altNames: altNamesOf(apiServerHosts) },
+  ]);
+  await signed("admin", { organization: "system:masters", commonName: "admin" }, [
+    { name: "extKeyUsage", clientAuth: true },
   ]);
 
-  const signed = async (name: string, subject: string, extensions: string) => {
-    await ecKey(`${name}.key`);
-    await openssl(dir, ["req", "-new", "-key", `${name}.key`, "-subj", subject, "-out", `${name}.csr`]);
-    await writeFile(f(`${name}.ext`), extensions);
-    await openssl(dir, [
-      "x509",
-      "-req",
-      "-in",
-      `${name}.csr`,
-      "-CA",
-      "ca.crt",
-      "-CAkey",
-      "ca.key",
-      "-CAcreateserial",
-      "-days",
-      "7",
-      "-extfile",
-      `${name}.ext`,
-      "-out",
-      `${name}.crt`,
-    ]);
-  };
-  // Pods of a real node reach the API server as kubernetes.default.svc (the first address of the service range,
-  // 10.0.0.1) or at the node's bridge gateway, where it advertises itself.
-  const apiServerNames = [
-    "DNS:localhost",
-    "IP:127.0.0.1",
-    "DNS:kubernetes",
-    "DNS:kubernetes.default",
-    "DNS:kubernetes.default.svc",
-    "DNS:kubernetes.default.svc.cluster.local",
-    "IP:10.0.0.1",
-    `IP:${realNodeGateway}`,
-  ].join(",");
-  await signed(
-    "apiserver",
-    "/CN=kube-apiserver",
-    [
-      "basicConstraints=CA:FALSE",
-      "keyUsage=digitalSignature,keyEncipherment",
-      "extendedKeyUsage=serverAuth",
-      `subjectAltName=${apiServerNames}`,
-      "",
-    ].join("\n"),
-  );
-  await signed(
-    "admin",
-    "/O=system:masters/CN=admin",
-    "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n",
-  );
-
-  await openssl(dir, ["genrsa", "-out", "sa.key", "2048"]);
-  await openssl(dir, ["rsa", "-in", "sa.key", "-pubout", "-out", "sa.pub"]);
+  const serviceAccount = newKeyPair();
+  await write("sa.key", serviceAccount.privateKey);
+  await write("sa.pub", serviceAccount.publicKey);
   return {
     caCert: f("ca.crt"),
     servingCert: f("apiserver.crt"),

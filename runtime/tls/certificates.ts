@@ -1,5 +1,6 @@
-// X.509 certificates for serving TLS: the secure metrics server's self-signed one and envtest's webhook CA and serving
-// pair. node:crypto makes keys but not certificates, so node-forge builds and signs them.
+// X.509 certificates: the secure metrics server's self-signed one, envtest's webhook CA and serving pair, and the
+// local control plane's CA, serving and client certificates. node:crypto makes keys but not certificates, so
+// node-forge builds and signs them.
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import forge from "node-forge";
@@ -42,6 +43,8 @@ export interface CertificateSpec {
   /** The subject's PEM public key. */
   publicKey: string;
   commonName: string;
+  /** The subject's O, e.g. a client certificate's group (system:masters). */
+  organization?: string;
   serial: string;
   notBefore: Date;
   notAfter: Date;
@@ -60,7 +63,10 @@ export function signCertificate(spec: CertificateSpec): string {
   cert.serialNumber = spec.serial;
   cert.validity.notBefore = spec.notBefore;
   cert.validity.notAfter = spec.notAfter;
-  const subject = [{ name: "commonName", value: spec.commonName }];
+  const subject = [
+    ...(spec.organization === undefined ? [] : [{ name: "organizationName", value: spec.organization }]),
+    { name: "commonName", value: spec.commonName },
+  ];
   cert.setSubject(subject);
   cert.setExtensions(spec.extensions);
   const signingKey = spec.issuer?.privateKey ?? spec.selfKey;
