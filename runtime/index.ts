@@ -18,7 +18,6 @@ export { retryOnConflict } from "./client/retry.js";
 // Running the operator.
 export { runManager, type ManagerConfig, type ManagedController } from "./manager/manager.js";
 export { commandLineOptions, type ManagerOptions } from "./manager/options.js";
-export { clusterRoleFor, leaderElectionRole, type ControllerAccess } from "./manager/rbac.js";
 
 // Controllers and the reconcile contract.
 export { Controller, type ControllerOptions } from "./controller/controller.js";

@@ -5,8 +5,14 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse, parseDocument, stringify } from "yaml";
-import { builtinResources, leaderElectionRole, type ControllerAccess } from "@crdgen/runtime";
-import { metricsAuthClusterRole, metricsReaderClusterRole, roleFor } from "@crdgen/runtime/manager";
+import { builtinResources } from "@crdgen/runtime";
+import {
+  leaderElectionRole,
+  metricsAuthClusterRole,
+  metricsReaderClusterRole,
+  roleFor,
+  type ControllerAccess,
+} from "@crdgen/runtime/manager";
 import { crdConversionFor, webhookConfigurationsFor, type WebhookClientConfig } from "@crdgen/runtime/webhook";
 import { newWebhooks } from "../generated/webhooks.js";
 import { mySQLClusterResource } from "../generated/example.com/v1/mysqlcluster.types.js";

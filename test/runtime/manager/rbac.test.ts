@@ -1,9 +1,15 @@
 // The least-privilege RBAC helper: rules from what controllers touch, merged per API group and verb set, sorted.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { accessVerbs, rulesFor } from "@crdgen/runtime/manager";
+import { builtinResources } from "@crdgen/runtime";
+import {
+  accessVerbs,
+  clusterRoleFor,
+  leaderElectionRole,
+  rulesFor,
+  type ControllerAccess,
+} from "@crdgen/runtime/manager";
 import { mergeRules } from "#runtime/manager/rbac.js";
-import { builtinResources, clusterRoleFor, leaderElectionRole, type ControllerAccess } from "@crdgen/runtime";
 
 const clusters = {
   group: "example.com",
