@@ -1,7 +1,6 @@
 // @crdgen/runtime: the operator author's API, what hooks, main.ts and generated code use. Everything else is behind
-// the subpaths (/client, /cache, /workqueue, /handler, /manager, /leaderelection, /metrics, /testing, /envtest,
-// /validation, /webhook); README.md's "The runtime's API" lists both, and test/runtime/root-exports.test.ts keeps
-// them in step.
+// the subpaths of runtime/package.json "exports"; README.md's "The runtime's API" lists both (root-exports.test.ts
+// keeps them in step), and test/architecture/public-api.snapshot.txt holds every name each entry point publishes.
 
 // Talking to the API server.
 export type { KubeClient, LoadKubeClientOptions } from "./client/kube-client.js";
