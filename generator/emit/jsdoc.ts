@@ -39,10 +39,15 @@ type NumericConstraint = {
   [K in keyof Constraints]-?: Constraints[K] extends number | undefined ? K : never;
 }[keyof Constraints];
 
-export function constraintTags(c: Constraints): string[] {
-  const tags: string[] = [];
+/** The @default tag of a node: what the API server sets where the field is absent. */
+export function defaultTags(c: Constraints): string[] {
+  return c.default ? [`@default ${JSON.stringify(c.default.value)}`] : [];
+}
+
+/** A node's constraints as tags; `rulesOnly` leaves out @default, which a named type's property carries instead. */
+export function constraintTags(c: Constraints, rulesOnly = false): string[] {
+  const tags: string[] = rulesOnly ? [] : defaultTags(c);
   const json = (v: unknown) => JSON.stringify(v);
-  if (c.default) tags.push(`@default ${json(c.default.value)}`);
   const numeric: Array<[NumericConstraint, string]> = [
     ["minimum", "minimum"],
     ["maximum", "maximum"],

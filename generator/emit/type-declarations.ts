@@ -3,7 +3,7 @@ import type { CrdModel, VersionModel } from "../model/resource-model.js";
 import type { Property, SchemaNode } from "../model/schema-node.js";
 import { pairSubtrees, structuralIds } from "../model/structural-ids.js";
 import { assignTypeNames, rootEnvelopeKeys } from "../model/type-names.js";
-import { constraintTags, jsdoc, nestedTags } from "./jsdoc.js";
+import { constraintTags, defaultTags, jsdoc, nestedTags } from "./jsdoc.js";
 import { camelCase, globalName } from "./names.js";
 import { tsLiteral, tsString } from "../ts-literal.js";
 
@@ -95,23 +95,37 @@ export function emitTypeDeclarations(
 
   const envelope = `  apiVersion: ${tsString(`${crd.group}/${version.name}`)};\n  kind: ${tsString(crd.kind)};\n  metadata: ${objectMeta};\n`;
 
-  /** The constraints of a node, then those of its array items or map values that have no declaration of their own. */
-  const tagsOf = (node: SchemaNode): string[] => [...constraintTags(node.constraints), ...elementTags(node)];
+  /**
+   * The constraints of a node, then those of its array items or map values that have no declaration of their own.
+   * A named node's are written once: its rules on its declaration, its @default on the property that holds it.
+   */
+  const tagsOf = (node: SchemaNode, rulesOnly = false): string[] => [
+    ...constraintTags(node.constraints, rulesOnly),
+    ...elementTags(node),
+  ];
   const elementTags = (node: SchemaNode): string[] => {
     if (node.kind === "array" && !nameOf.has(node.items)) return nestedTags("item", tagsOf(node.items));
     if (node.kind === "map" && !nameOf.has(node.values)) return nestedTags("value", tagsOf(node.values));
     return [];
   };
 
+  // Named nodes a property holds directly: their @default is written on the property (items' stays on their type).
+  const heldByProperty = new Set(
+    declarationOrder.flatMap((n) => (n.kind === "object" ? n.properties.map((p) => p.node) : [])),
+  );
   const propertyLine = (p: Property, indent: string): string => {
     const key = identifier.test(p.name) ? p.name : tsString(p.name);
-    return `${jsdoc(indent, p.node.description, tagsOf(p.node))}${indent}${key}${p.required ? "" : "?"}: ${typeExpr(p.node)};\n`;
+    const tags = nameOf.has(p.node) ? defaultTags(p.node.constraints) : tagsOf(p.node);
+    return `${jsdoc(indent, p.node.description, tags)}${indent}${key}${p.required ? "" : "?"}: ${typeExpr(p.node)};\n`;
   };
 
   const declare = (node: SchemaNode): string => {
     const name = nameOf.get(node)!;
     const isRoot = node === root;
-    const doc = jsdoc("", node.description, [...(isRoot ? deprecationTags(crd, version) : []), ...tagsOf(node)]);
+    const doc = jsdoc("", node.description, [
+      ...(isRoot ? deprecationTags(crd, version) : []),
+      ...tagsOf(node, heldByProperty.has(node)),
+    ]);
     if (node.kind === "enum") {
       const values = `export const ${name}Values = [${node.values.map(tsLiteral).join(", ")}] as const;\n`;
       if (node.values.every(isPrimitive)) return `${doc}export type ${name} = ${literalUnion(node.values)};\n${values}`;
@@ -167,7 +181,7 @@ export function emitTypeDeclarations(
   const declareAlias = (node: SchemaNode, original: SchemaNode, topmost: boolean): string => {
     const name = nameOf.get(node)!;
     const target = nameOf.get(original)!;
-    const doc = topmost ? jsdoc("", node.description, tagsOf(node)) : "";
+    const doc = topmost ? jsdoc("", node.description, tagsOf(node, heldByProperty.has(node))) : "";
     if (node.kind === "enum")
       return `export type ${name} = ${target};\nexport const ${name}Values = ${target}Values;\n`;
     return `${doc}export type ${name} = ${target};\n`;

@@ -97,7 +97,7 @@ interface Member {
 
 interface Declarations {
   source: ts.SourceFile;
-  interfaces: Map<string, { members: Map<string, Member>; index?: string; tags: string[] }>;
+  interfaces: Map<string, { members: Map<string, Member>; index?: string; tags: Member["tags"] }>;
   aliases: Map<string, string>;
   consts: Map<string, string>;
 }
@@ -122,7 +122,7 @@ function declarationsOf(text: string): Declarations {
           index = m.type.getText(source);
         }
       }
-      result.interfaces.set(statement.name.text, { members, index, tags: tagsOf(statement).map((t) => t.name) });
+      result.interfaces.set(statement.name.text, { members, index, tags: tagsOf(statement) });
     } else if (ts.isTypeAliasDeclaration(statement)) {
       result.aliases.set(statement.name.text, statement.type.getText(source));
     } else if (ts.isVariableStatement(statement)) {
@@ -391,19 +391,20 @@ test("oneOf/anyOf/not made only of required lists keep every property and are do
   );
   assert.deepEqual([...iface(d, "PostgresqlSpecClone").members.keys()], ["cluster", "uid", "timestamp"]);
   assert.ok([...iface(d, "PostgresqlSpecStandby").members.values()].every((m) => m.optional));
-  const remarks = member(d, "PostgresqlSpec", "clone")
-    .tags.filter((t) => t.name === "remarks")
-    .map((t) => t.text);
+  // A named type's rules are on its declaration, once (not again on the property that holds it).
+  const remarksOf = (name: string) =>
+    iface(d, name)
+      .tags.filter((t) => t.name === "remarks")
+      .map((t) => t.text);
+  assert.deepEqual(member(d, "PostgresqlSpec", "clone").tags, []);
+  const remarks = remarksOf("PostgresqlSpecClone");
   assert.deepEqual(remarks, [
     "anyOf: at least one of these field sets must be set: [cluster] | [uid]",
     "not: these fields must not all be set: [uid, timestamp]",
   ]);
-  assert.deepEqual(
-    member(d, "PostgresqlSpec", "standby")
-      .tags.filter((t) => t.name === "remarks")
-      .map((t) => t.text),
-    ["oneOf: exactly one of these field sets must be set: [s3_wal_path] | [gs_wal_path] | [standby_host]"],
-  );
+  assert.deepEqual(remarksOf("PostgresqlSpecStandby"), [
+    "oneOf: exactly one of these field sets must be set: [s3_wal_path] | [gs_wal_path] | [standby_host]",
+  ]);
 });
 
 test("oneOf/anyOf of typed members is a union; a value-only anyOf under a typed node is documented, not a type", async () => {
@@ -445,14 +446,20 @@ test("JSDoc carries default, bounds, pattern, format, item counts, list and map 
     "@itemValidation self.startsWith('node.') || self.startsWith('zone.') — a toleration names a node or zone taint",
   ]);
   assert.deepEqual(tags("nothing"), ["@default null"]);
+  // The spec's rules are on CacheSpec's declaration, once: not again on the property that holds it.
+  assert.deepEqual(member(d, "Cache", "spec").tags, []);
   assert.deepEqual(
-    member(d, "Cache", "spec").tags.map((t) => t.text),
+    iface(d, "CacheSpec").tags.map((t) => t.text),
     [
       "self.minReplicas <= self.maxReplicas — minReplicas must not exceed maxReplicas",
       "!has(self.tier) || self.tier != 'gold' || self.minReplicas >= 3 — (messageExpression) 'gold needs 3 replicas, got ' + string(self.minReplicas) (reason FieldValueInvalid, fieldPath .minReplicas)",
     ],
   );
-  assert.deepEqual(iface(d, "Cache").tags, ["validation"], "a CEL rule at the schema root is documented on the kind");
+  assert.deepEqual(
+    iface(d, "Cache").tags.map((t) => t.name),
+    ["validation"],
+    "a CEL rule at the schema root is documented on the kind",
+  );
 });
 
 test("@default comes from the schema's default, never from the description text", async () => {

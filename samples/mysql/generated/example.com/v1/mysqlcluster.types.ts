@@ -31,9 +31,6 @@ export interface MySQLCluster {
   metadata: V1ObjectMeta;
   /**
    * Desired state of the cluster.
-   *
-   * @validation has(self.rootPasswordSecretRef) == has(oldSelf.rootPasswordSecretRef) && (!has(self.rootPasswordSecretRef) || self.rootPasswordSecretRef == oldSelf.rootPasswordSecretRef) — rootPasswordSecretRef is immutable
-   * @validation has(self.restoreFrom) == has(oldSelf.restoreFrom) && (!has(self.restoreFrom) || self.restoreFrom == oldSelf.restoreFrom) — restoreFrom is immutable
    */
   spec?: MySQLClusterSpec;
   /**
@@ -77,8 +74,6 @@ export interface MySQLClusterSpec {
    * The data volume of each instance (immutable once created).
    *
    * @default {"size":"1Gi","reclaimPolicy":"Retain"}
-   * @validation self.size == oldSelf.size — storage.size is immutable
-   * @validation has(self.storageClassName) == has(oldSelf.storageClassName) && (!has(self.storageClassName) || self.storageClassName == oldSelf.storageClassName) — storage.storageClassName is immutable
    */
   storage?: MySQLClusterSpecStorage;
   /**
@@ -114,7 +109,6 @@ export interface MySQLClusterSpec {
 /**
  * The data volume of each instance (immutable once created).
  *
- * @default {"size":"1Gi","reclaimPolicy":"Retain"}
  * @validation self.size == oldSelf.size — storage.size is immutable
  * @validation has(self.storageClassName) == has(oldSelf.storageClassName) && (!has(self.storageClassName) || self.storageClassName == oldSelf.storageClassName) — storage.storageClassName is immutable
  */
@@ -140,8 +134,6 @@ export interface MySQLClusterSpecStorage {
 
 /**
  * Retain keeps data volumes, the generated root password and the backup volume when the cluster is deleted; Delete removes them with it.
- *
- * @default "Retain"
  */
 export type MySQLClusterSpecStorageReclaimPolicy = "Retain" | "Delete";
 export const MySQLClusterSpecStorageReclaimPolicyValues = ["Retain", "Delete"] as const;
@@ -177,8 +169,6 @@ export interface MySQLClusterSpecRootPasswordSecretRef {
 
 /**
  * The client Service <name>, which targets the primary.
- *
- * @default {}
  */
 export interface MySQLClusterSpecService {
   /**
@@ -188,9 +178,6 @@ export interface MySQLClusterSpecService {
   annotations?: Record<string, string>;
 }
 
-/**
- * @default "ClusterIP"
- */
 export type MySQLClusterSpecServiceType = "ClusterIP" | "NodePort" | "LoadBalancer";
 export const MySQLClusterSpecServiceTypeValues = ["ClusterIP", "NodePort", "LoadBalancer"] as const;
 
