@@ -20,15 +20,9 @@ export {
   labelSelectorFromSpec,
   toLabelSelector,
 } from "./labels.js";
-export {
-  type ListerWatcher,
-  type ObjectType,
-  WatchErrorEvent,
-  isResourceVersionTooOld,
-  isResourceVersionTooLarge,
-  isRetriableWatchError,
-  isStreamInterrupted,
-} from "./listerwatcher.js";
+// The reflector's sorting of watch errors stays internal; isResourceVersionTooOld (410 Gone: list again) serves any
+// caller that lists from a resourceVersion or a continue token.
+export { type ListerWatcher, type ObjectType, isResourceVersionTooOld } from "./listerwatcher.js";
 export type { ReflectorBackoffOptions } from "./reflector.js";
 // What a Reflector writes to (client-go's Store as the reflector sees it). The informer's own sink, IndexerSink, is
 // internal: its tests import #runtime/cache/sink.js.
