@@ -26,7 +26,7 @@ import {
   type KubernetesObject,
 } from "@crdgen/runtime";
 import { newMySQLClusterController } from "../generated/example.com/v1/mysqlcluster.controller.js";
-import { newMySQLClusterClient } from "../generated/example.com/v1/mysqlcluster.client.js";
+import { newMySQLClusterClient, type MySQLClusterVerbs } from "../generated/example.com/v1/mysqlcluster.client.js";
 import type { MySQLCluster } from "../generated/example.com/v1/mysqlcluster.types.js";
 import { newMySQLClusterClient as newV1alpha1Client } from "../generated/example.com/v1alpha1/mysqlcluster.client.js";
 import { newWebhooks } from "../generated/webhooks.js";
@@ -156,140 +156,25 @@ async function main(): Promise<number> {
     const controller = newMySQLClusterController(kube, hooks, { logger: newLogger({ level: "warn" }) });
     const running = controller.run(stop.signal);
     if (!kubeletLike) playStatefulSetController(kube, stop.signal);
+    const steps = stepper();
+    const story: Story = { kube, kubeletLike, clusters: newMySQLClusterClient(kube).namespace("default"), ...steps };
 
-    const clusters = newMySQLClusterClient(kube).namespace("default");
-    const services = new ResourceClient<KubernetesObject>(kube, kinds.services);
-    const statefulSets = new ResourceClient<V1StatefulSet>(kube, kinds.statefulSets);
-    const desired = parse(await readFile(path.join(sampleDir, "cluster.yaml"), "utf8")) as MySQLCluster;
-    let failures = 0;
-
-    const step = async (title: string, expectation: string, check: () => Promise<string | undefined>, ms = 60_000) => {
-      say(`\n== ${title}`);
-      const seen = await until(ms, check);
-      if (seen)
-        say(
-          seen
-            .split("\n")
-            .map((l) => `   ${l}`)
-            .join("\n"),
-        );
-      else {
-        failures++;
-        say(`   FAILED: expected ${expectation} within ${ms / 1000}s`);
-      }
-    };
-    /** Phase, versions and conditions, as `kubectl get myc db -o wide` and `kubectl describe` would show them. */
-    const summary = (db: MySQLCluster) => {
-      const s = db.status ?? {};
-      const conditions = (s.conditions ?? []).map((c) => `${c.type}=${c.status} (${c.reason}: ${c.message})`);
-      return [
-        `phase ${s.phase}, ready ${s.readyReplicas ?? 0}/${db.spec?.replicas}, currentVersion ${s.currentVersion ?? "-"}, observedGeneration ${s.observedGeneration}`,
-        ...conditions.map((c) => `  ${c}`),
-      ].join("\n");
-    };
-    const whenStatus = (accept: (db: MySQLCluster) => boolean) => async () => {
-      const db = await clusters.get("db");
-      return accept(db) ? summary(db) : undefined;
-    };
-    const childList = async () => {
-      const found: string[] = [];
-      for (const [r, name] of [
-        [kinds.secrets, "db-root"],
-        [kinds.configMaps, "db-config"],
-        [kinds.serviceAccounts, "db"],
-        [kinds.services, "db-headless"],
-        [kinds.services, "db"],
-        [kinds.statefulSets, "db"],
-        [kinds.podDisruptionBudgets, "db"],
-      ] as const) {
-        const o = await new ResourceClient<KubernetesObject>(kube, r).get("default", name).catch(() => undefined);
-        if (!o) return undefined;
-        const owner = o.metadata?.ownerReferences?.find((x) => x.controller);
-        found.push(
-          `${r.kind} ${name}${owner ? ` (owned by ${owner.kind} ${owner.name})` : " (not owned: outlives the cluster with reclaimPolicy Retain)"}`,
-        );
-      }
-      return found.join("\n");
-    };
-
-    await clusters.create(desired);
-    await step(
-      `apply samples/mysql/cluster.yaml (replicas ${desired.spec?.replicas}, version ${desired.spec?.version})`,
-      "status.observedGeneration 1",
-      whenStatus((db) => db.status?.observedGeneration === 1),
-    );
-    await step(
-      "children created",
-      "Secret, ConfigMap, ServiceAccount, two Services, StatefulSet and PodDisruptionBudget",
-      childList,
-    );
-    await step(
-      "status moves to Ready",
-      "phase Ready with 3 ready instances",
-      whenStatus((db) => db.status?.phase === "Ready" && db.status.readyReplicas === 3),
-    );
-
+    await createCluster(story);
     if (plane) {
       // The API server calls the operator's webhooks over TLS: a CA made here, the server on loopback, caBundle set.
       webhooks = await startWebhookEnvironment({ kube, webhooks: newWebhooks(), logger: newLogger({ level: "warn" }) });
       say(`\n== webhooks served at ${webhooks.url} (${webhooks.server.paths.join(", ")})`);
-      await webhookSteps(kube, step);
+      await webhookSteps(kube, story.step);
     } else {
       say("\n== webhook steps skipped: a remote cluster's API server cannot call a webhook served on this machine");
     }
-
-    await clusters.patch("db", { type: "merge", body: { spec: { replicas: 5 } } });
-    await step("scale from 3 to 5 instances", "the StatefulSet at 5 replicas", async () => {
-      const sts = await statefulSets.get("default", "db");
-      return sts.spec?.replicas === 5
-        ? `StatefulSet db: spec.replicas 5 (pod template unchanged: no restart)`
-        : undefined;
-    });
-    await step(
-      "Ready again with 5 instances",
-      "phase Ready with 5 ready instances",
-      whenStatus((db) => db.status?.phase === "Ready" && db.status.readyReplicas === 5),
-    );
-
-    await clusters.patch("db", { type: "merge", body: { spec: { version: upgradeTo } } });
-    await step(
-      `upgrade to ${upgradeTo}`,
-      `image mysql:${upgradeTo} rolled out and currentVersion ${upgradeTo}`,
-      whenStatus((db) => db.status?.currentVersion === upgradeTo && db.status.phase === "Ready"),
-      120_000,
-    );
-
-    const before = await services.get("default", "db");
-    await services.delete("default", "db");
-    say(`\n== deleted Service db by hand (uid ${before.metadata?.uid})`);
-    await step("deleted Service restored", "a new Service db", async () => {
-      const svc = await services.get("default", "db").catch(() => undefined);
-      return svc && svc.metadata?.uid !== before.metadata?.uid
-        ? `Service db recreated (uid ${svc.metadata?.uid}) by the reconcile its delete event triggered`
-        : undefined;
-    });
-
-    await clusters.delete("db");
-    await step("delete the cluster", "the MySQLCluster to be gone", async () =>
-      clusters.get("db").then(
-        () => undefined,
-        (error: unknown) =>
-          isNotFound(error)
-            ? "MySQLCluster db is gone (no finalizer: the garbage collector removes the children)"
-            : undefined,
-      ),
-    );
-    if (kubeletLike) {
-      await step("children garbage-collected", "the StatefulSet to be deleted through its ownerReference", async () =>
-        statefulSets.get("default", "db").then(
-          () => undefined,
-          (error: unknown) => (isNotFound(error) ? "StatefulSet db deleted by the garbage collector" : undefined),
-        ),
-      );
-    }
+    await scaleAndUpgrade(story);
+    await restoreDeletedService(story);
+    await deleteCluster(story);
 
     stop.abort();
     await running;
+    const failures = steps.failures();
     say(
       failures === 0
         ? "\nall steps reached their expected state"
@@ -301,6 +186,154 @@ async function main(): Promise<number> {
     await webhooks?.stop();
     await plane?.stop();
   }
+}
+
+/** What the demo's steps share: the cluster, the sample's MySQLCluster client, and the step that checks each one. */
+interface Story {
+  kube: KubeClient;
+  /** A real kube-controller-manager runs (garbage collection, the StatefulSet controller). */
+  kubeletLike: boolean;
+  clusters: MySQLClusterVerbs;
+  step: Step;
+}
+
+/** A step prints its title and what it saw, or FAILED with what it expected; failures() counts those. */
+function stepper(): { step: Step; failures: () => number } {
+  let failures = 0;
+  const step: Step = async (title, expectation, check, ms = 60_000) => {
+    say(`\n== ${title}`);
+    const seen = await until(ms, check);
+    if (seen)
+      say(
+        seen
+          .split("\n")
+          .map((l) => `   ${l}`)
+          .join("\n"),
+      );
+    else {
+      failures++;
+      say(`   FAILED: expected ${expectation} within ${ms / 1000}s`);
+    }
+  };
+  return { step, failures: () => failures };
+}
+
+/** Phase, versions and conditions, as `kubectl get myc db -o wide` and `kubectl describe` would show them. */
+function clusterSummary(db: MySQLCluster): string {
+  const s = db.status ?? {};
+  const conditions = (s.conditions ?? []).map((c) => `${c.type}=${c.status} (${c.reason}: ${c.message})`);
+  return [
+    `phase ${s.phase}, ready ${s.readyReplicas ?? 0}/${db.spec?.replicas}, currentVersion ${s.currentVersion ?? "-"}, observedGeneration ${s.observedGeneration}`,
+    ...conditions.map((c) => `  ${c}`),
+  ].join("\n");
+}
+
+/** A check that passes, with the cluster's summary, once MySQLCluster db is as `accept` wants. */
+function whenStatus(story: Story, accept: (db: MySQLCluster) => boolean): () => Promise<string | undefined> {
+  return async () => {
+    const db = await story.clusters.get("db");
+    return accept(db) ? clusterSummary(db) : undefined;
+  };
+}
+
+/** Every child of db with its owner, once all exist. */
+async function childList(kube: KubeClient): Promise<string | undefined> {
+  const found: string[] = [];
+  for (const [r, name] of [
+    [kinds.secrets, "db-root"],
+    [kinds.configMaps, "db-config"],
+    [kinds.serviceAccounts, "db"],
+    [kinds.services, "db-headless"],
+    [kinds.services, "db"],
+    [kinds.statefulSets, "db"],
+    [kinds.podDisruptionBudgets, "db"],
+  ] as const) {
+    const o = await new ResourceClient<KubernetesObject>(kube, r).get("default", name).catch(() => undefined);
+    if (!o) return undefined;
+    const owner = o.metadata?.ownerReferences?.find((x) => x.controller);
+    found.push(
+      `${r.kind} ${name}${owner ? ` (owned by ${owner.kind} ${owner.name})` : " (not owned: outlives the cluster with reclaimPolicy Retain)"}`,
+    );
+  }
+  return found.join("\n");
+}
+
+async function createCluster(story: Story): Promise<void> {
+  const desired = parse(await readFile(path.join(sampleDir, "cluster.yaml"), "utf8")) as MySQLCluster;
+  await story.clusters.create(desired);
+  await story.step(
+    `apply samples/mysql/cluster.yaml (replicas ${desired.spec?.replicas}, version ${desired.spec?.version})`,
+    "status.observedGeneration 1",
+    whenStatus(story, (db) => db.status?.observedGeneration === 1),
+  );
+  await story.step(
+    "children created",
+    "Secret, ConfigMap, ServiceAccount, two Services, StatefulSet and PodDisruptionBudget",
+    () => childList(story.kube),
+  );
+  await story.step(
+    "status moves to Ready",
+    "phase Ready with 3 ready instances",
+    whenStatus(story, (db) => db.status?.phase === "Ready" && db.status.readyReplicas === 3),
+  );
+}
+
+async function scaleAndUpgrade(story: Story): Promise<void> {
+  const statefulSets = new ResourceClient<V1StatefulSet>(story.kube, kinds.statefulSets);
+  await story.clusters.patch("db", { type: "merge", body: { spec: { replicas: 5 } } });
+  await story.step("scale from 3 to 5 instances", "the StatefulSet at 5 replicas", async () => {
+    const sts = await statefulSets.get("default", "db");
+    return sts.spec?.replicas === 5
+      ? `StatefulSet db: spec.replicas 5 (pod template unchanged: no restart)`
+      : undefined;
+  });
+  await story.step(
+    "Ready again with 5 instances",
+    "phase Ready with 5 ready instances",
+    whenStatus(story, (db) => db.status?.phase === "Ready" && db.status.readyReplicas === 5),
+  );
+
+  await story.clusters.patch("db", { type: "merge", body: { spec: { version: upgradeTo } } });
+  await story.step(
+    `upgrade to ${upgradeTo}`,
+    `image mysql:${upgradeTo} rolled out and currentVersion ${upgradeTo}`,
+    whenStatus(story, (db) => db.status?.currentVersion === upgradeTo && db.status.phase === "Ready"),
+    120_000,
+  );
+}
+
+async function restoreDeletedService(story: Story): Promise<void> {
+  const services = new ResourceClient<KubernetesObject>(story.kube, kinds.services);
+  const before = await services.get("default", "db");
+  await services.delete("default", "db");
+  say(`\n== deleted Service db by hand (uid ${before.metadata?.uid})`);
+  await story.step("deleted Service restored", "a new Service db", async () => {
+    const svc = await services.get("default", "db").catch(() => undefined);
+    return svc && svc.metadata?.uid !== before.metadata?.uid
+      ? `Service db recreated (uid ${svc.metadata?.uid}) by the reconcile its delete event triggered`
+      : undefined;
+  });
+}
+
+async function deleteCluster(story: Story): Promise<void> {
+  await story.clusters.delete("db");
+  await story.step("delete the cluster", "the MySQLCluster to be gone", async () =>
+    story.clusters.get("db").then(
+      () => undefined,
+      (error: unknown) =>
+        isNotFound(error)
+          ? "MySQLCluster db is gone (no finalizer: the garbage collector removes the children)"
+          : undefined,
+    ),
+  );
+  if (!story.kubeletLike) return;
+  const statefulSets = new ResourceClient<V1StatefulSet>(story.kube, kinds.statefulSets);
+  await story.step("children garbage-collected", "the StatefulSet to be deleted through its ownerReference", async () =>
+    statefulSets.get("default", "db").then(
+      () => undefined,
+      (error: unknown) => (isNotFound(error) ? "StatefulSet db deleted by the garbage collector" : undefined),
+    ),
+  );
 }
 
 type Step = (
