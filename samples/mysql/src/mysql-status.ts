@@ -5,12 +5,12 @@ import { findStatusCondition, removeStatusCondition, setStatusCondition } from "
 import type {
   MySQLCluster,
   MySQLClusterStatus,
-  MySQLClusterStatusConditions,
+  MySQLClusterStatusCondition,
   MySQLClusterStatusPhase,
 } from "../generated/example.com/v1/mysqlcluster.types.js";
 import { childNames, rootPasswordRef, selectorString } from "./mysql-children.js";
 
-type Condition = MySQLClusterStatusConditions;
+type Condition = MySQLClusterStatusCondition;
 
 /** Why the cluster cannot run, when it cannot: decided before the StatefulSet is written. */
 export type Blocker =
