@@ -60,74 +60,114 @@ function progress(
 export function desiredStatus(obj: MySQLCluster, seen: Observed): MySQLClusterStatus {
   const now = seen.now ?? new Date();
   const generation = obj.metadata.generation ?? 0;
-  const replicas = obj.spec?.replicas ?? 1;
-  const sts = seen.statefulSet;
   const old = obj.status ?? {};
+  const r = rolloutOf(obj, seen.statefulSet, old.currentVersion);
   let conditions: Condition[] = [...(old.conditions ?? [])];
-  const set = (type: string, status: "True" | "False", reason: string, message: string) => {
-    conditions = setStatusCondition(conditions, { type, status, reason, message, observedGeneration: generation }, now);
+  const set = (type: string, c: ConditionValue | undefined) => {
+    if (c) conditions = setStatusCondition(conditions, { type, ...c, observedGeneration: generation }, now);
   };
+  set("Ready", readyCondition(seen.blocker, r));
+  set("Progressing", progressingCondition(obj, r));
+  set("Reconciled", reconciledCondition(seen));
+  if (obj.spec?.backup) set("BackupScheduled", backupCondition(obj, obj.spec.backup.schedule, seen));
+  else conditions = removeStatusCondition(conditions, "BackupScheduled");
 
-  const complete = rolloutComplete(sts, replicas);
-  const currentVersion = complete
-    ? (sts?.spec?.template.metadata?.labels?.["app.kubernetes.io/version"] ?? obj.spec?.version)
-    : old.currentVersion;
-  const progressing = sts && !complete ? progress(obj, sts, replicas, currentVersion) : undefined;
-  const ready = sts?.status?.readyReplicas ?? 0;
-
-  if (seen.blocker) set("Ready", "False", seen.blocker.reason, seen.blocker.message);
-  else if (!sts) set("Ready", "False", "StatefulSetNotFound", "the StatefulSet does not exist yet");
-  else if (complete) set("Ready", "True", "AllReplicasReady", `${ready}/${replicas} instances ready`);
-  else if (!currentVersion) set("Ready", "False", "Provisioning", `${ready}/${replicas} instances ready`);
-  else if (progressing === "Upgrading" || progressing === "Restarting")
-    set("Ready", "False", "RollingUpdate", `${sts.status?.updatedReplicas ?? 0}/${replicas} instances updated`);
-  else set("Ready", "False", "ReplicasNotReady", `${ready}/${replicas} instances ready`);
-
-  if (progressing) set("Progressing", "True", progressing, progressMessage(progressing, obj, currentVersion, replicas));
-  else if (sts) set("Progressing", "False", "RolloutComplete", "every instance runs the current spec");
-
-  if (seen.error !== undefined) set("Reconciled", "False", "ReconcileError", seen.error);
-  else if (seen.refusedDowngrade) set("Reconciled", "False", "ReconcileError", seen.refusedDowngrade);
-  else set("Reconciled", "True", "ReconcileSucceeded", "children match the spec");
-
-  if (obj.spec?.backup) {
-    if (seen.cronJob)
-      set(
-        "BackupScheduled",
-        "True",
-        "CronJobReady",
-        `CronJob ${childNames(obj.metadata.name!).backup} schedules "${obj.spec.backup.schedule}"`,
-      );
-    else set("BackupScheduled", "False", "CronJobError", seen.error ?? "the backup CronJob does not exist");
-  } else {
-    conditions = removeStatusCondition(conditions, "BackupScheduled");
-  }
-
-  const phase = phaseOf(seen.blocker !== undefined || !sts, currentVersion, progressing, complete);
-  const backupStatus =
-    obj.spec?.backup && seen.cronJob?.status
-      ? {
-          ...(seen.cronJob.status.lastScheduleTime
-            ? { lastScheduleTime: toRfc3339(seen.cronJob.status.lastScheduleTime) }
-            : {}),
-          ...(seen.cronJob.status.lastSuccessfulTime
-            ? { lastSuccessfulTime: toRfc3339(seen.cronJob.status.lastSuccessfulTime) }
-            : {}),
-        }
-      : undefined;
+  const backup = backupStatus(obj, seen.cronJob);
   return {
     observedGeneration: seen.error === undefined ? generation : (old.observedGeneration ?? 0),
-    replicas: sts?.status?.replicas ?? 0,
-    readyReplicas: ready,
-    updatedReplicas: sts?.status?.updatedReplicas ?? 0,
-    ...(currentVersion ? { currentVersion } : {}),
+    ...instanceCounts(r),
+    ...(r.currentVersion ? { currentVersion: r.currentVersion } : {}),
     selector: selectorString(obj),
     endpoint: `${childNames(obj.metadata.name!).client}.${obj.metadata.namespace}.svc:3306`,
     rootPasswordSecret: rootPasswordRef(obj).name,
-    phase,
-    ...(backupStatus && Object.keys(backupStatus).length > 0 ? { backup: backupStatus } : {}),
+    phase: phaseOf(seen.blocker !== undefined || !r.sts, r.currentVersion, r.progressing, r.complete),
+    ...(backup ? { backup } : {}),
     conditions,
   };
+}
+
+/** A condition's status, reason and message (setStatusCondition adds type, observedGeneration and the time). */
+interface ConditionValue {
+  status: "True" | "False";
+  reason: string;
+  message: string;
+}
+
+const condition = (status: "True" | "False", reason: string, message: string): ConditionValue => ({
+  status,
+  reason,
+  message,
+});
+
+/** Where the StatefulSet's rollout stands. */
+interface Rollout {
+  sts: V1StatefulSet | undefined;
+  replicas: number;
+  ready: number;
+  complete: boolean;
+  /** The version every instance runs once a rollout completed; until the next one completes, the last one's. */
+  currentVersion: string | undefined;
+  /** Progressing's reason, when something is rolling. */
+  progressing: string | undefined;
+}
+
+function rolloutOf(obj: MySQLCluster, sts: V1StatefulSet | undefined, lastVersion: string | undefined): Rollout {
+  const replicas = obj.spec?.replicas ?? 1;
+  const complete = rolloutComplete(sts, replicas);
+  const currentVersion = complete
+    ? (sts?.spec?.template.metadata?.labels?.["app.kubernetes.io/version"] ?? obj.spec?.version)
+    : lastVersion;
+  const progressing = sts && !complete ? progress(obj, sts, replicas, currentVersion) : undefined;
+  return { sts, replicas, ready: sts?.status?.readyReplicas ?? 0, complete, currentVersion, progressing };
+}
+
+function instanceCounts(r: Rollout): Pick<MySQLClusterStatus, "replicas" | "readyReplicas" | "updatedReplicas"> {
+  return {
+    replicas: r.sts?.status?.replicas ?? 0,
+    readyReplicas: r.ready,
+    updatedReplicas: r.sts?.status?.updatedReplicas ?? 0,
+  };
+}
+
+function readyCondition(blocker: Blocker | undefined, r: Rollout): ConditionValue {
+  const { sts, ready, replicas } = r;
+  if (blocker) return condition("False", blocker.reason, blocker.message);
+  if (!sts) return condition("False", "StatefulSetNotFound", "the StatefulSet does not exist yet");
+  if (r.complete) return condition("True", "AllReplicasReady", `${ready}/${replicas} instances ready`);
+  if (!r.currentVersion) return condition("False", "Provisioning", `${ready}/${replicas} instances ready`);
+  if (r.progressing === "Upgrading" || r.progressing === "Restarting")
+    return condition("False", "RollingUpdate", `${sts.status?.updatedReplicas ?? 0}/${replicas} instances updated`);
+  return condition("False", "ReplicasNotReady", `${ready}/${replicas} instances ready`);
+}
+
+/** Undefined (left as it was) until the StatefulSet exists. */
+function progressingCondition(obj: MySQLCluster, r: Rollout): ConditionValue | undefined {
+  if (r.progressing)
+    return condition("True", r.progressing, progressMessage(r.progressing, obj, r.currentVersion, r.replicas));
+  return r.sts ? condition("False", "RolloutComplete", "every instance runs the current spec") : undefined;
+}
+
+function reconciledCondition(seen: Observed): ConditionValue {
+  if (seen.error !== undefined) return condition("False", "ReconcileError", seen.error);
+  if (seen.refusedDowngrade) return condition("False", "ReconcileError", seen.refusedDowngrade);
+  return condition("True", "ReconcileSucceeded", "children match the spec");
+}
+
+function backupCondition(obj: MySQLCluster, schedule: string, seen: Observed): ConditionValue {
+  if (!seen.cronJob) return condition("False", "CronJobError", seen.error ?? "the backup CronJob does not exist");
+  const cronJob = childNames(obj.metadata.name!).backup;
+  return condition("True", "CronJobReady", `CronJob ${cronJob} schedules "${schedule}"`);
+}
+
+/** status.backup from the CronJob's last scheduled and last successful runs; undefined when it has neither. */
+function backupStatus(obj: MySQLCluster, cronJob: V1CronJob | undefined): MySQLClusterStatus["backup"] {
+  const s = cronJob?.status;
+  if (!obj.spec?.backup || !s) return undefined;
+  const backup = {
+    ...(s.lastScheduleTime ? { lastScheduleTime: toRfc3339(s.lastScheduleTime) } : {}),
+    ...(s.lastSuccessfulTime ? { lastSuccessfulTime: toRfc3339(s.lastSuccessfulTime) } : {}),
+  };
+  return Object.keys(backup).length > 0 ? backup : undefined;
 }
 
 /** Phase is derived from the conditions, never stored on its own. */
