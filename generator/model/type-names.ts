@@ -138,17 +138,27 @@ export const rootEnvelopeKeys = new Set(["apiVersion", "kind", "metadata"]);
 
 /**
  * Names come from paths only (kind, then one PascalCase segment per key), so adding a field never renames a type
- * of another path. Keys that are not identifiers keep their word breaks as "_" (max_size -> Max_Size, foo-bar ->
+ * of another path. An array's items are named in the singular (volumes: Volume[], policies: Policy[]; see
+ * singularSegment), and so is what lies below them (VolumeSource), unless a sibling key already has that name
+ * (argo's source beside sources): then in the plural, as the key is, so the two never meet. Keys that are not identifiers keep their word breaks as "_" (max_size -> Max_Size, foo-bar ->
  * Foo_Bar), so they never take the name of their camelCase twin. The rare paths that still meet on one name are
  * told apart readably: identifier paths first, in document order, keep the plain name; the next one gets "_" before
  * its last segment (a.bC -> ABC, aB.c -> AB_C); only then a number.
  */
 export function assignTypeNames(kind: string, root: SchemaNode, reserved: ReadonlySet<string> = new Set()): TypeNames {
   const candidates: Candidate[] = [];
-  const visit = (node: SchemaNode, prefix: string, segment: string, lossless: boolean, forceNamed = false): void => {
+  const visit = (
+    node: SchemaNode,
+    prefix: string,
+    segment: string,
+    lossless: boolean,
+    forceNamed = false,
+    itemSegment = segment,
+  ): void => {
     const name = prefix + segment;
     if (node.kind === "array") {
-      visit(node.items, prefix, segment, lossless);
+      // Items of items (a list of lists) keep the segment of the outer list's items.
+      visit(node.items, prefix, itemSegment, lossless);
       return;
     }
     if (node.kind === "map") {
@@ -162,13 +172,16 @@ export function assignTypeNames(kind: string, root: SchemaNode, reserved: Readon
     if (node.kind === "object" || node.kind === "enum" || forceNamed)
       candidates.push({ node, prefix, segment, lossless });
     if (node.kind === "object") {
+      const siblings = new Set(node.properties.map((p) => pascalSegment(p.name).text));
       for (const p of node.properties) {
         if (node === root && rootEnvelopeKeys.has(p.name)) continue;
         // An embedded resource's metadata is typed V1ObjectMeta, whatever its schema says.
         if (node.embeddedResource && p.name === "metadata") continue;
         const key = pascalSegment(p.name);
         const isRootPart = node === root && (p.name === "spec" || p.name === "status");
-        visit(p.node, name, key.text, lossless && key.lossless, isRootPart);
+        const singular = singularSegment(key.text);
+        const item = siblings.has(singular) ? key.text : singular;
+        visit(p.node, name, key.text, lossless && key.lossless, isRootPart, item);
       }
     }
   };
@@ -217,4 +230,26 @@ export function pascalSegment(key: string): { text: string; lossless: boolean } 
   const words = key.split(/[^A-Za-z0-9]+/).filter(Boolean);
   const text = words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join("_") || "Field";
   return { text, lossless: /^[A-Za-z][A-Za-z0-9]*$/.test(key) };
+}
+
+/** Segments ending in s that are not plurals: left as they are. */
+const notPlural = /(?:ss|us|is|Tls|Dns|Https|Kubernetes|Series|News)$/;
+
+/** English singular rules, the first that matches applies; a plain trailing "s" (Volumes -> Volume) is the last. */
+const singularRules: Array<[RegExp, string]> = [
+  [/([^aeiou])ies$/, "$1y"], // Policies -> Policy
+  [/([^aeiouAEIOU]us|ss|x|z|ch|sh|ias)es$/, "$1"], // Statuses -> Status, Addresses -> Address, Patches -> Patch
+  [/([^s])s$/, "$1"], // Volumes -> Volume, IPs -> IP, Resources -> Resource
+];
+
+/**
+ * The singular of a PascalCase segment that names a list: the name of one of its items (Conditions -> Condition,
+ * Policies -> Policy, Addresses -> Address, Foo_Bars -> Foo_Bar). A fixed rule set rather than a dictionary, so a
+ * type's name never changes with a library's word list; a word the rules do not know stays as it is (Data, Status,
+ * Egress, TLS).
+ */
+export function singularSegment(segment: string): string {
+  if (notPlural.test(segment)) return segment;
+  const rule = singularRules.find(([plural]) => plural.test(segment));
+  return rule ? segment.replace(rule[0], rule[1]) : segment;
 }

@@ -34,7 +34,7 @@ import {
 import type {
   MySQLCluster,
   MySQLClusterSpec,
-  MySQLClusterStatusConditions,
+  MySQLClusterStatusCondition,
 } from "../../samples/mysql/generated/example.com/v1/mysqlcluster.types.js";
 import * as hooks from "../../samples/mysql/src/mysqlcluster.hooks.js";
 import { configHashAnnotation } from "../../samples/mysql/src/mysql-children.js";
@@ -205,7 +205,7 @@ async function setStsStatus(
   });
 }
 
-const condition = (c: MySQLCluster, type: string): MySQLClusterStatusConditions | undefined =>
+const condition = (c: MySQLCluster, type: string): MySQLClusterStatusCondition | undefined =>
   c.status?.conditions?.find((x) => x.type === type);
 const ownerOf = (o: KubernetesObject) => o.metadata?.ownerReferences?.find((r) => r.controller);
 

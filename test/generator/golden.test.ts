@@ -345,8 +345,9 @@ test("enum strings that are not identifiers stay exact literals and round-trip t
 
 test("an enum in items or in additionalProperties names the element type", async () => {
   const d = declarationsOf(await typesOf("enum-in-items"));
-  assert.equal(member(d, "FirewallRuleSpec", "protocols").type, "FirewallRuleSpecProtocols[]");
-  assert.equal(d.aliases.get("FirewallRuleSpecProtocols"), `"TCP" | "UDP" | "SCTP"`);
+  // Items are named in the singular: one protocol of the list.
+  assert.equal(member(d, "FirewallRuleSpec", "protocols").type, "FirewallRuleSpecProtocol[]");
+  assert.equal(d.aliases.get("FirewallRuleSpecProtocol"), `"TCP" | "UDP" | "SCTP"`);
   assert.equal(member(d, "FirewallRuleSpec", "actions").type, "Record<string, FirewallRuleSpecActionsValue>");
   assert.equal(d.aliases.get("FirewallRuleSpecActionsValue"), `"Allow" | "Deny"`);
 });
@@ -563,11 +564,11 @@ test("a kind named like a TypeScript global keeps its name as the resource type"
 
 test("every nested object in arrays of maps of objects gets a type named from its path", async () => {
   const d = declarationsOf(await typesOf("deep-nesting"));
-  assert.equal(member(d, "TopologySpec", "regions").type, "Record<string, TopologySpecRegionsValue>[]");
-  assert.equal(member(d, "TopologySpecRegionsValue", "racks").type, "TopologySpecRegionsValueRacks[]");
+  assert.equal(member(d, "TopologySpec", "regions").type, "Record<string, TopologySpecRegionValue>[]");
+  assert.equal(member(d, "TopologySpecRegionValue", "racks").type, "TopologySpecRegionValueRack[]");
   assert.equal(
-    member(d, "TopologySpecRegionsValueRacks", "hosts").type,
-    "Record<string, TopologySpecRegionsValueRacksHostsValue[]>",
+    member(d, "TopologySpecRegionValueRack", "hosts").type,
+    "Record<string, TopologySpecRegionValueRackHostsValue[]>",
   );
   assert.equal(member(d, "TopologySpec", "matrix").type, "Array<TopologySpecMatrix[]>");
   assert.equal(member(d, "TopologySpec", "grid").type, "Array<Array<number | null>>");
@@ -649,17 +650,17 @@ test("every fixture except untyped-node generates without warnings", async () =>
 test("a repeated subtree is declared once: its copies and every named type inside them are aliases, each path keeps its name", async () => {
   const d = declarationsOf(await typesOf("repeated-subtrees"));
   // The second occurrence of the pod (under steps[].pod) has the same body: an alias, and so is each type inside it.
-  assert.equal(d.aliases.get("PipelineSpecStepsPod"), "PipelineSpecBuild");
-  assert.equal(d.aliases.get("PipelineSpecStepsPodContainers"), "PipelineSpecBuildContainers");
-  assert.equal(d.aliases.get("PipelineSpecStepsPodContainersPorts"), "PipelineSpecBuildContainersPorts");
-  assert.equal(d.aliases.get("PipelineSpecStepsPodContainersPullPolicy"), "PipelineSpecBuildContainersPullPolicy");
+  assert.equal(d.aliases.get("PipelineSpecStepPod"), "PipelineSpecBuild");
+  assert.equal(d.aliases.get("PipelineSpecStepPodContainer"), "PipelineSpecBuildContainer");
+  assert.equal(d.aliases.get("PipelineSpecStepPodContainerPort"), "PipelineSpecBuildContainerPort");
+  assert.equal(d.aliases.get("PipelineSpecStepPodContainerPullPolicy"), "PipelineSpecBuildContainerPullPolicy");
   assert.equal(
-    d.consts.get("PipelineSpecStepsPodContainersPullPolicyValues"),
-    "PipelineSpecBuildContainersPullPolicyValues",
+    d.consts.get("PipelineSpecStepPodContainerPullPolicyValues"),
+    "PipelineSpecBuildContainerPullPolicyValues",
   );
   // Its own description differs from the first occurrence's: it stays on the alias.
   const podAlias = d.source.statements.find(
-    (st) => ts.isTypeAliasDeclaration(st) && st.name.text === "PipelineSpecStepsPod",
+    (st) => ts.isTypeAliasDeclaration(st) && st.name.text === "PipelineSpecStepPod",
   )!;
   assert.deepEqual(
     ts.getJSDocCommentsAndTags(podAlias).map((c) => ts.getTextOfJSDocComment(c.comment)),
@@ -667,11 +668,11 @@ test("a repeated subtree is declared once: its copies and every named type insid
   );
   // A nested description differs under cleanup: declared anew, though the unchanged ports inside it are still shared.
   assert.deepEqual([...iface(d, "PipelineSpecCleanup").members.keys()], ["containers", "restartPolicy"]);
-  assert.ok(d.interfaces.has("PipelineSpecCleanup") && d.interfaces.has("PipelineSpecCleanupContainers"));
-  assert.equal(d.aliases.get("PipelineSpecCleanupContainersPorts"), "PipelineSpecBuildContainersPorts");
+  assert.ok(d.interfaces.has("PipelineSpecCleanup") && d.interfaces.has("PipelineSpecCleanupContainer"));
+  assert.equal(d.aliases.get("PipelineSpecCleanupContainerPort"), "PipelineSpecBuildContainerPort");
   assert.equal(
-    member(d, "PipelineSpecStepsPod", "containers").type,
-    "PipelineSpecBuildContainers[]",
+    member(d, "PipelineSpecStepPod", "containers").type,
+    "PipelineSpecBuildContainer[]",
     "an alias resolves to the shared declaration",
   );
 });

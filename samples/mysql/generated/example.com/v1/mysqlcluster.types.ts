@@ -287,7 +287,7 @@ export interface MySQLClusterStatus {
    * @listType map
    * @listMapKeys type
    */
-  conditions?: MySQLClusterStatusConditions[];
+  conditions?: MySQLClusterStatusCondition[];
 }
 
 /**
@@ -310,9 +310,9 @@ export interface MySQLClusterStatusBackup {
   lastSuccessfulTime?: string;
 }
 
-export interface MySQLClusterStatusConditions {
+export interface MySQLClusterStatusCondition {
   type: string;
-  status: MySQLClusterStatusConditionsStatus;
+  status: MySQLClusterStatusConditionStatus;
   /**
    * @format int64
    */
@@ -325,8 +325,8 @@ export interface MySQLClusterStatusConditions {
   message: string;
 }
 
-export type MySQLClusterStatusConditionsStatus = "True" | "False" | "Unknown";
-export const MySQLClusterStatusConditionsStatusValues = ["True", "False", "Unknown"] as const;
+export type MySQLClusterStatusConditionStatus = "True" | "False" | "Unknown";
+export const MySQLClusterStatusConditionStatusValues = ["True", "False", "Unknown"] as const;
 
 /** What LIST returns. */
 export interface MySQLClusterList {
