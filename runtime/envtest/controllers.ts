@@ -41,39 +41,81 @@ interface NodeView {
 export async function startControllers(ctx: ControllersContext): Promise<ControllersInfo> {
   const controllerManagerBinary = findBinary("kube-controller-manager", ctx.assetsDir);
   const schedulerBinary = findBinary("kube-scheduler", ctx.assetsDir);
-  let kwokBinary: string | undefined;
-  let kwokUnavailable: string | undefined;
-  let kwokStages: string | undefined;
+  const lookup: KwokLookup = ctx.kwok === false ? {} : findKwok(ctx.assetsDir);
+  const [controllerManagerPort, schedulerPort, kwokPort] = (await freePorts(3)) as [number, number, number];
+  // Started together, then waited for together.
+  const waits = [
+    startControllerManager(controllerManagerBinary, controllerManagerPort, ctx),
+    startScheduler(schedulerBinary, schedulerPort, ctx),
+  ];
+  const kwok = lookup.found ? await startKwok(lookup.found, kwokPort, ctx) : undefined;
+  await Promise.all(kwok ? [...waits, kwok.healthy] : waits);
+  if (!kwok) return { kwokUnavailable: lookup.unavailable };
+  await waitForFakeNode(kwok.process, ctx);
+  return { fakeNodeName };
+}
+
+interface KwokLookup {
+  found?: { binary: string; stages: string };
+  unavailable?: string;
+}
+
+/** kwok and its stage definitions, or why kwok cannot run (the missing file and how to build it). */
+function findKwok(assetsDir: string | undefined): KwokLookup {
   try {
-    kwokBinary = ctx.kwok === false ? undefined : findBinary("kwok", ctx.assetsDir);
-    kwokStages = kwokBinary && kwokStagesFile(kwokBinary);
-    if (kwokBinary && !kwokStages) {
-      kwokUnavailable = `kwok's stage definitions (kwok-stages.yaml) are missing beside ${kwokBinary}; run \`npm run controlplane:build\` to extract them from the kwok module`;
-      kwokBinary = undefined;
-    }
+    const binary = findBinary("kwok", assetsDir);
+    const stages = kwokStagesFile(binary);
+    if (stages) return { found: { binary, stages } };
+    return {
+      unavailable: `kwok's stage definitions (kwok-stages.yaml) are missing beside ${binary}; run \`npm run controlplane:build\` to extract them from the kwok module`,
+    };
   } catch (error) {
     if (!(error instanceof MissingBinaryError)) throw error;
-    kwokUnavailable = error.message;
+    return { unavailable: error.message };
   }
-  const { dir, certs, kubeconfigPath, startTimeoutMs } = ctx;
-  const [controllerManagerPort, schedulerPort, kwokPort] = await freePorts(3);
-  // Both serve /healthz on their secure port, with the apiserver's serving certificate (127.0.0.1, signed by our CA)
-  // so the probe can verify it; /healthz is in --authorization-always-allow-paths by default.
-  const serving = [
+}
+
+/**
+ * Both serve /healthz on their secure port, with the apiserver's serving certificate (127.0.0.1, signed by our CA)
+ * so the probe can verify it; /healthz is in --authorization-always-allow-paths by default.
+ */
+function servingFlags(certs: ControlPlaneCerts): string[] {
+  return [
     `--tls-cert-file=${certs.servingCert}`,
     `--tls-private-key-file=${certs.servingKey}`,
     "--bind-address=127.0.0.1",
   ];
-  const waits: Array<Promise<void>> = [];
+}
 
-  const controllerManagerLog = path.join(dir, "kube-controller-manager.log");
-  const controllerManager = startProcess(
+/** Starts a process on `port` and returns the wait for its HTTPS /healthz. */
+function startHealthChecked(
+  name: string,
+  binary: string,
+  args: string[],
+  port: number,
+  ctx: ControllersContext,
+): Promise<void> {
+  const log = path.join(ctx.dir, `${name}.log`);
+  const p = startProcess(name, binary, args, log);
+  ctx.processes.push(p);
+  return waitUntil(
+    () => httpsOk(`https://127.0.0.1:${port}/healthz`, ctx.certs),
+    ctx.startTimeoutMs,
+    `${name} /healthz`,
+    p,
+    log,
+  );
+}
+
+function startControllerManager(binary: string, port: number, ctx: ControllersContext): Promise<void> {
+  const { certs } = ctx;
+  return startHealthChecked(
     "kube-controller-manager",
-    controllerManagerBinary,
+    binary,
     [
-      `--kubeconfig=${kubeconfigPath}`,
-      `--secure-port=${controllerManagerPort}`,
-      ...serving,
+      `--kubeconfig=${ctx.kubeconfigPath}`,
+      `--secure-port=${port}`,
+      ...servingFlags(certs),
       // Every on-by-default controller: none needs a cloud (the cloud ones live in cloud-controller-manager now) and
       // node-ipam-controller does nothing without --allocate-node-cidrs. node-lifecycle-controller removes the
       // not-ready taint from the fake node once kwok reports it Ready.
@@ -83,92 +125,83 @@ export async function startControllers(ctx: ControllersContext): Promise<Control
       `--root-ca-file=${certs.caCert}`,
       "--leader-elect=false",
     ],
-    controllerManagerLog,
+    port,
+    ctx,
   );
-  ctx.processes.push(controllerManager);
-  waits.push(
-    waitUntil(
-      () => httpsOk(`https://127.0.0.1:${controllerManagerPort}/healthz`, certs),
-      startTimeoutMs,
-      "kube-controller-manager /healthz",
-      controllerManager,
-      controllerManagerLog,
-    ),
-  );
+}
 
-  const schedulerLog = path.join(dir, "kube-scheduler.log");
-  const scheduler = startProcess(
+function startScheduler(binary: string, port: number, ctx: ControllersContext): Promise<void> {
+  return startHealthChecked(
     "kube-scheduler",
-    schedulerBinary,
-    [`--kubeconfig=${kubeconfigPath}`, `--secure-port=${schedulerPort}`, ...serving, "--leader-elect=false"],
-    schedulerLog,
+    binary,
+    [`--kubeconfig=${ctx.kubeconfigPath}`, `--secure-port=${port}`, ...servingFlags(ctx.certs), "--leader-elect=false"],
+    port,
+    ctx,
   );
-  ctx.processes.push(scheduler);
-  waits.push(
-    waitUntil(
-      () => httpsOk(`https://127.0.0.1:${schedulerPort}/healthz`, certs),
-      startTimeoutMs,
-      "kube-scheduler /healthz",
-      scheduler,
-      schedulerLog,
-    ),
+}
+
+/** Creates the fake Node and starts kwok managing it; `healthy` resolves once kwok's /healthz answers. */
+async function startKwok(
+  kwok: { binary: string; stages: string },
+  port: number,
+  ctx: ControllersContext,
+): Promise<{ process: ManagedProcess; healthy: Promise<void> }> {
+  // kwok's own folder, so that a ~/.kwok/kwok.yaml of the user is not loaded (KWOK_WORKDIR is where it looks).
+  const kwokDir = path.join(ctx.dir, "kwok");
+  await mkdir(kwokDir, { recursive: true });
+  const kwokConfig = path.join(kwokDir, "kwok.yaml");
+  await copyFile(kwok.stages, kwokConfig);
+  try {
+    await ctx.client.request({ method: "POST", path: "/api/v1/nodes", body: kwokNode(fakeNodeName) });
+  } catch (error) {
+    if (!isAlreadyExists(error))
+      throw new Error(`creating the fake node ${fakeNodeName}: ${(error as Error).message}`, { cause: error });
+  }
+  const log = path.join(ctx.dir, "kwok.log");
+  const p = startProcess(
+    "kwok",
+    kwok.binary,
+    [
+      `--kubeconfig=${ctx.kubeconfigPath}`,
+      `--config=${kwokConfig}`,
+      "--manage-all-nodes=false",
+      `--manage-nodes-with-annotation-selector=${kwokNodeAnnotation}=${kwokNodeAnnotationValue}`,
+      // Leases as a kubelet keeps them, so node-lifecycle-controller sees the node alive (its grace period is 50 s).
+      "--node-lease-duration-seconds=40",
+      "--cidr=10.244.0.0/16",
+      `--server-address=127.0.0.1:${port}`,
+    ],
+    log,
+    { KWOK_WORKDIR: kwokDir },
   );
+  ctx.processes.push(p);
+  const healthy = waitUntil(
+    () => httpOk(`http://127.0.0.1:${port}/healthz`),
+    ctx.startTimeoutMs,
+    "kwok /healthz",
+    p,
+    log,
+  );
+  return { process: p, healthy };
+}
 
-  let kwok: ManagedProcess | undefined;
-  const kwokLog = path.join(dir, "kwok.log");
-  if (kwokBinary) {
-    // kwok's own folder, so that a ~/.kwok/kwok.yaml of the user is not loaded (KWOK_WORKDIR is where it looks).
-    const kwokDir = path.join(dir, "kwok");
-    await mkdir(kwokDir, { recursive: true });
-    const kwokConfig = path.join(kwokDir, "kwok.yaml");
-    await copyFile(kwokStages!, kwokConfig);
-    try {
-      await ctx.client.request({ method: "POST", path: "/api/v1/nodes", body: kwokNode(fakeNodeName) });
-    } catch (error) {
-      if (!isAlreadyExists(error))
-        throw new Error(`creating the fake node ${fakeNodeName}: ${(error as Error).message}`, { cause: error });
-    }
-    kwok = startProcess(
-      "kwok",
-      kwokBinary,
-      [
-        `--kubeconfig=${kubeconfigPath}`,
-        `--config=${kwokConfig}`,
-        "--manage-all-nodes=false",
-        `--manage-nodes-with-annotation-selector=${kwokNodeAnnotation}=${kwokNodeAnnotationValue}`,
-        // Leases as a kubelet keeps them, so node-lifecycle-controller sees the node alive (its grace period is 50 s).
-        "--node-lease-duration-seconds=40",
-        "--cidr=10.244.0.0/16",
-        `--server-address=127.0.0.1:${kwokPort}`,
-      ],
-      kwokLog,
-      { KWOK_WORKDIR: kwokDir },
-    );
-    ctx.processes.push(kwok);
-    waits.push(
-      waitUntil(() => httpOk(`http://127.0.0.1:${kwokPort}/healthz`), startTimeoutMs, "kwok /healthz", kwok, kwokLog),
-    );
-  }
-  await Promise.all(waits);
-
-  if (kwok) {
-    // Ready: kwok initialised the node. Untainted: node-lifecycle-controller removed node.kubernetes.io/not-ready,
-    // which the TaintNodesByCondition admission plugin put on it at creation; until then nothing is scheduled.
-    await waitUntil(
-      async () => {
-        const node = await ctx.client
-          .request<NodeView>({ method: "GET", path: `/api/v1/nodes/${fakeNodeName}` })
-          .catch(() => undefined);
-        const ready = node?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True");
-        const tainted = node?.spec?.taints?.some((t) => t.key.startsWith("node.kubernetes.io/"));
-        return Boolean(ready && !tainted);
-      },
-      startTimeoutMs,
-      `fake node ${fakeNodeName} Ready and without node.kubernetes.io taints`,
-      kwok,
-      kwokLog,
-    );
-    return { fakeNodeName };
-  }
-  return { kwokUnavailable };
+/**
+ * Ready: kwok initialised the node. Untainted: node-lifecycle-controller removed node.kubernetes.io/not-ready, which
+ * the TaintNodesByCondition admission plugin put on it at creation; until then nothing is scheduled.
+ */
+function waitForFakeNode(kwok: ManagedProcess, ctx: ControllersContext): Promise<void> {
+  return waitUntil(
+    async () => {
+      const node = await ctx.client
+        .request<NodeView>({ method: "GET", path: `/api/v1/nodes/${fakeNodeName}` })
+        .catch(() => undefined);
+      const ready = node?.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True");
+      const tainted = node?.spec?.taints?.some((t) => t.key.startsWith("node.kubernetes.io/"));
+      return Boolean(ready && !tainted);
+    },
+    ctx.startTimeoutMs,
+    `fake node ${fakeNodeName} Ready and without node.kubernetes.io taints`,
+    kwok,
+    path.join(ctx.dir, "kwok.log"),
+  );
 }
