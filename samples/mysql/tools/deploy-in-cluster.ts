@@ -57,45 +57,54 @@ const isCertManager = (doc: Doc) => doc.apiVersion?.startsWith("cert-manager.io/
  */
 export function inClusterManifests(docs: Doc[], options: InClusterOptions, pair: ServingPair): Doc[] {
   const caBundle = Buffer.from(pair.caCrt).toString("base64");
+  const out = docs.filter((d) => !isCertManager(d)).map((d) => structuredClone(d));
+  for (const doc of out) injectCaBundle(doc, caBundle);
+  const deployments = out.filter((d) => d.kind === "Deployment" && d.metadata?.name === deployment.name);
+  if (deployments.length !== 1)
+    throw new Error(`samples/mysql/deploy/ has ${deployments.length} Deployments named ${deployment.name}, expected 1`);
+  runLocalImage(deployments[0]!, options);
+  const afterNamespaces = out.filter((d) => d.kind === "Namespace").length;
+  out.splice(afterNamespaces, 0, servingSecret(pair));
+  return out;
+}
+
+/** The Secret the Deployment mounts, as cert-manager would have written it. */
+function servingSecret(pair: ServingPair): Doc {
   const b64 = (text: string) => Buffer.from(text).toString("base64");
-  const secret: Doc = {
+  return {
     apiVersion: "v1",
     kind: "Secret",
     metadata: { name: deployment.webhookCertSecret, namespace: deployment.namespace },
     type: "kubernetes.io/tls",
     data: { "tls.crt": b64(pair.tlsCrt), "tls.key": b64(pair.tlsKey), "ca.crt": b64(pair.caCrt) },
   };
-  const out = docs.filter((d) => !isCertManager(d)).map((d) => structuredClone(d));
-  let deployments = 0;
-  for (const doc of out) {
-    const annotations = doc.metadata?.annotations;
-    if (annotations) delete annotations["cert-manager.io/inject-ca-from"];
-    if (doc.kind === "MutatingWebhookConfiguration" || doc.kind === "ValidatingWebhookConfiguration") {
-      for (const hook of (doc["webhooks"] ?? []) as { clientConfig: Record<string, unknown> }[])
-        hook.clientConfig["caBundle"] = caBundle;
-    }
-    if (doc.kind === "CustomResourceDefinition") {
-      const spec = doc["spec"] as { conversion?: { webhook?: { clientConfig?: Record<string, unknown> } } };
-      if (spec.conversion?.webhook?.clientConfig) spec.conversion.webhook.clientConfig["caBundle"] = caBundle;
-    }
-    if (doc.kind === "Deployment" && doc.metadata?.name === deployment.name) {
-      deployments++;
-      const spec = doc["spec"] as {
-        replicas: number;
-        template: { spec: { containers: { name: string; image: string; imagePullPolicy: string }[] } };
-      };
-      spec.replicas = options.replicas;
-      for (const container of spec.template.spec.containers) {
-        container.image = options.image;
-        container.imagePullPolicy = "Never";
-      }
-    }
+}
+
+/** What cert-manager's CA injector does: caBundle in each webhook's and the CRD conversion's clientConfig. */
+function injectCaBundle(doc: Doc, caBundle: string): void {
+  const annotations = doc.metadata?.annotations;
+  if (annotations) delete annotations["cert-manager.io/inject-ca-from"];
+  if (doc.kind === "MutatingWebhookConfiguration" || doc.kind === "ValidatingWebhookConfiguration") {
+    for (const hook of (doc["webhooks"] ?? []) as { clientConfig: Record<string, unknown> }[])
+      hook.clientConfig["caBundle"] = caBundle;
   }
-  if (deployments !== 1)
-    throw new Error(`samples/mysql/deploy/ has ${deployments} Deployments named ${deployment.name}, expected 1`);
-  const afterNamespaces = out.filter((d) => d.kind === "Namespace").length;
-  out.splice(afterNamespaces, 0, secret);
-  return out;
+  if (doc.kind === "CustomResourceDefinition") {
+    const spec = doc["spec"] as { conversion?: { webhook?: { clientConfig?: Record<string, unknown> } } };
+    if (spec.conversion?.webhook?.clientConfig) spec.conversion.webhook.clientConfig["caBundle"] = caBundle;
+  }
+}
+
+/** The operator's Deployment with `replicas`, running `image` from the node's own store (pull policy Never). */
+function runLocalImage(operator: Doc, options: InClusterOptions): void {
+  const spec = operator["spec"] as {
+    replicas: number;
+    template: { spec: { containers: { name: string; image: string; imagePullPolicy: string }[] } };
+  };
+  spec.replicas = options.replicas;
+  for (const container of spec.template.spec.containers) {
+    container.image = options.image;
+    container.imagePullPolicy = "Never";
+  }
 }
 
 /** Runs kubectl with the manifests on stdin; rejects with kubectl's own message. */
