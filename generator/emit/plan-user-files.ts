@@ -1,4 +1,4 @@
-// Plans the files around each controller's hooks: the user-owned hooks, expansion, example test and main.ts, and the
+// Plans the files around each controller's hooks: the user-owned hooks, example test and main.ts, and the
 // generated controllers.ts registry main.ts imports (adding a CRD adds its controller there, so no user file needs an
 // edit); with --webhooks the webhook files of plan-webhook-files.ts.
 import path from "node:path";
@@ -12,7 +12,7 @@ export function planUserFiles(controllers: PlannedController[], hooksDir: string
   const entries = placeUserFiles(controllers, hooksDir, options.previousHooks);
   const files: PlannedFile[] = [];
   for (const c of entries) {
-    files.push(hooksFile(c, hooksDir, options), expansionFile(c, hooksDir, options));
+    files.push(hooksFile(c, hooksDir, options));
     if (options.testsDir) files.push(hooksTestFile(c, options.testsDir, options));
     if (options.webhooks) files.push(...planWebhookUserFiles(c, hooksDir, options));
   }
@@ -82,17 +82,6 @@ function hooksFile(c: UserController, hooksDir: string, options: PlanOptions): P
       ],
       imports: { [kind]: typesModule, [`${kind}Context`]: controllerModule },
     },
-  };
-}
-
-function expansionFile(c: UserController, hooksDir: string, options: PlanOptions): PlannedFile {
-  return {
-    path: c.hooksPath.replace(/\.hooks\.ts$/, ".expansion.ts"),
-    content: options.render("expansion", {
-      kind: c.crd.kind,
-      clientModule: specifierFrom(hooksDir)(c.modulePath("client")),
-    }),
-    owner: "user",
   };
 }
 

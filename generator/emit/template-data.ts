@@ -106,7 +106,6 @@ export interface TemplateData {
   validation: ValidationData;
   hooks: Pick<RuntimeNames, "rt" | "promise"> & { kind: string; typesModule: string; controllerModule: string };
   "hooks-test": KindData & { controllerModule: string; hooksModule: string };
-  expansion: { kind: string; clientModule: string };
   webhooks: Pick<KindData, "rtWebhook" | "kind" | "resourceConst" | "typesModule"> & {
     validationModule: OptionalModule;
   };
