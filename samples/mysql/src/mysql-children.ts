@@ -1,7 +1,9 @@
 // User-owned: the objects a MySQLCluster runs as, computed from its spec alone (test/e2e/mysql-behaviours.test.ts
 // checks each).
 import type {
+  V1Affinity,
   V1ConfigMap,
+  V1Container,
   V1CronJob,
   V1PersistentVolumeClaim,
   V1PodDisruptionBudget,
@@ -9,6 +11,7 @@ import type {
   V1Service,
   V1ServiceAccount,
   V1StatefulSet,
+  V1VolumeMount,
 } from "@kubernetes/client-node";
 import { contentHash, controllerOwnerReference, type ApplyConfiguration } from "@crdgen/runtime";
 import type { MySQLCluster } from "../generated/example.com/v1/mysqlcluster.types.js";
@@ -215,11 +218,8 @@ function restoreParts(obj: MySQLCluster, image: string) {
 
 /** The StatefulSet. `version` is what to run: spec.version, or the running one when a downgrade is refused. */
 export function statefulSet(obj: MySQLCluster, version: string): ApplyConfiguration<V1StatefulSet> {
-  const name = obj.metadata.name!;
-  const names = childNames(name);
+  const names = childNames(obj.metadata.name!);
   const storage = obj.spec?.storage;
-  const password = rootPasswordRef(obj);
-  const mysqlping = ["mysqladmin", "ping", "-h", "127.0.0.1"];
   const restore = restoreParts(obj, imageOf(obj, version));
   return {
     apiVersion: "apps/v1",
@@ -242,71 +242,73 @@ export function statefulSet(obj: MySQLCluster, version: string): ApplyConfigurat
           serviceAccountName: names.serviceAccount,
           securityContext: { fsGroup: 999 },
           terminationGracePeriodSeconds: 60,
-          affinity: {
-            podAntiAffinity: {
-              preferredDuringSchedulingIgnoredDuringExecution: [
-                {
-                  weight: 100,
-                  podAffinityTerm: {
-                    topologyKey: "kubernetes.io/hostname",
-                    labelSelector: { matchLabels: selectorLabels(obj) },
-                  },
-                },
-              ],
-            },
-          },
+          affinity: spreadAcrossNodes(obj),
           ...(restore ? { initContainers: [restore.initContainer] } : {}),
-          containers: [
-            {
-              name: "mysql",
-              image: imageOf(obj, version),
-              ports: [
-                { name: "mysql", containerPort: 3306, protocol: "TCP" },
-                { name: "mysqlx", containerPort: 33060, protocol: "TCP" },
-              ],
-              env: [
-                {
-                  name: "MYSQL_ROOT_PASSWORD",
-                  valueFrom: { secretKeyRef: { name: password.name, key: password.key } },
-                },
-              ],
-              ...(obj.spec?.resources ? { resources: obj.spec.resources as never } : {}),
-              volumeMounts: [
-                { name: "data", mountPath: "/var/lib/mysql" },
-                { name: "config", mountPath: "/etc/mysql/conf.d" },
-                ...(restore ? [restore.serverMount] : []),
-              ],
-              startupProbe: { exec: { command: mysqlping }, periodSeconds: 10, failureThreshold: 60 },
-              livenessProbe: {
-                exec: { command: mysqlping },
-                periodSeconds: 10,
-                timeoutSeconds: 5,
-                failureThreshold: 3,
-              },
-              readinessProbe: {
-                exec: {
-                  command: ["sh", "-c", 'MYSQL_PWD="$MYSQL_ROOT_PASSWORD" mysql -h 127.0.0.1 -uroot -e "SELECT 1"'],
-                },
-                periodSeconds: 5,
-                timeoutSeconds: 5,
-              },
-            },
-          ],
+          containers: [mysqlContainer(obj, version, restore?.serverMount)],
           volumes: [{ name: "config", configMap: { name: names.config } }, ...(restore?.volumes ?? [])],
         },
       },
-      volumeClaimTemplates: [
+      volumeClaimTemplates: [dataVolumeClaim(obj)],
+    },
+  };
+}
+
+/** Instances on different nodes where the scheduler can: one node's loss then takes one instance. */
+function spreadAcrossNodes(obj: MySQLCluster): V1Affinity {
+  return {
+    podAntiAffinity: {
+      preferredDuringSchedulingIgnoredDuringExecution: [
         {
-          apiVersion: "v1",
-          kind: "PersistentVolumeClaim",
-          metadata: { name: "data" },
-          spec: {
-            accessModes: ["ReadWriteOnce"],
-            resources: { requests: { storage: String(storage?.size ?? "1Gi") } },
-            ...(storage?.storageClassName ? { storageClassName: storage.storageClassName } : {}),
+          weight: 100,
+          podAffinityTerm: {
+            topologyKey: "kubernetes.io/hostname",
+            labelSelector: { matchLabels: selectorLabels(obj) },
           },
         },
       ],
+    },
+  };
+}
+
+/** The server: its ports, the root password from the Secret, data and config mounts, and its probes. */
+function mysqlContainer(obj: MySQLCluster, version: string, restoreMount: V1VolumeMount | undefined): V1Container {
+  const password = rootPasswordRef(obj);
+  const mysqlping = ["mysqladmin", "ping", "-h", "127.0.0.1"];
+  return {
+    name: "mysql",
+    image: imageOf(obj, version),
+    ports: [
+      { name: "mysql", containerPort: 3306, protocol: "TCP" },
+      { name: "mysqlx", containerPort: 33060, protocol: "TCP" },
+    ],
+    env: [{ name: "MYSQL_ROOT_PASSWORD", valueFrom: { secretKeyRef: { name: password.name, key: password.key } } }],
+    ...(obj.spec?.resources ? { resources: obj.spec.resources as never } : {}),
+    volumeMounts: [
+      { name: "data", mountPath: "/var/lib/mysql" },
+      { name: "config", mountPath: "/etc/mysql/conf.d" },
+      ...(restoreMount ? [restoreMount] : []),
+    ],
+    startupProbe: { exec: { command: mysqlping }, periodSeconds: 10, failureThreshold: 60 },
+    livenessProbe: { exec: { command: mysqlping }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 3 },
+    readinessProbe: {
+      exec: { command: ["sh", "-c", 'MYSQL_PWD="$MYSQL_ROOT_PASSWORD" mysql -h 127.0.0.1 -uroot -e "SELECT 1"'] },
+      periodSeconds: 5,
+      timeoutSeconds: 5,
+    },
+  };
+}
+
+/** Each instance's data volume: spec.storage's size (default 1Gi) and class. */
+function dataVolumeClaim(obj: MySQLCluster): V1PersistentVolumeClaim {
+  const storage = obj.spec?.storage;
+  return {
+    apiVersion: "v1",
+    kind: "PersistentVolumeClaim",
+    metadata: { name: "data" },
+    spec: {
+      accessModes: ["ReadWriteOnce"],
+      resources: { requests: { storage: String(storage?.size ?? "1Gi") } },
+      ...(storage?.storageClassName ? { storageClassName: storage.storageClassName } : {}),
     },
   };
 }
