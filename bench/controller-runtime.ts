@@ -7,11 +7,11 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { repoRoot } from "./paths.js";
 
-const sourceDir = path.join(path.dirname(fileURLToPath(import.meta.url)), "controller-runtime");
+const sourceDir = path.join(repoRoot, "bench", "controller-runtime");
 
-function goSources(dir = sourceDir) {
+function goSources(dir = sourceDir): string[] {
   return readdirSync(dir, { withFileTypes: true })
     .flatMap((e) =>
       e.isDirectory()
@@ -24,7 +24,7 @@ function goSources(dir = sourceDir) {
 }
 
 /** The binary's path, built first when it is missing. Fails (with the go command's output) if it cannot be built. */
-export function controllerRuntimeBinary() {
+export function controllerRuntimeBinary(): string {
   const hash = createHash("sha256");
   for (const f of goSources()) hash.update(path.relative(sourceDir, f)).update(readFileSync(f));
   const cacheRoot = process.env["CRDGEN_CACHE_DIR"] ?? path.join(os.homedir(), ".cache", "crdgen");
@@ -42,22 +42,25 @@ export function controllerRuntimeBinary() {
     encoding: "utf8",
   });
   if (build.status !== 0)
-    throw new Error(`go build of bench/controller-runtime failed (exit ${build.status}):\n${build.stderr}`);
+    throw new Error(`go build of bench/controller-runtime failed (exit ${String(build.status)}):\n${build.stderr}`);
   renameSync(tmp, binary);
   return binary;
 }
 
-/** Runs the binary with args; resolves with the JSON line it prints. */
-export function runControllerRuntime(binary, args) {
+/** Runs the binary with args; resolves with the JSON line it prints (its shape is the caller's to name). */
+export function runControllerRuntime<T>(binary: string, args: string[]): Promise<T> {
   return new Promise((resolve, reject) => {
     const p = spawn(binary, args, { stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
-    p.stdout.on("data", (d) => (out += d));
+    p.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
     p.on("error", reject);
     p.on("exit", (code) => {
-      if (code !== 0) return reject(new Error(`controller-runtime-bench ${args.join(" ")} exited ${code}: ${out}`));
+      if (code !== 0) {
+        reject(new Error(`controller-runtime-bench ${args.join(" ")} exited ${String(code)}: ${out}`));
+        return;
+      }
       try {
-        resolve(JSON.parse(out.trim().split("\n").pop() ?? ""));
+        resolve(JSON.parse(out.trim().split("\n").pop() ?? "") as T);
       } catch {
         reject(new Error(`controller-runtime-bench ${args.join(" ")}: no result line in ${JSON.stringify(out)}`));
       }

@@ -18,11 +18,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { flowKeys, graphSize, textReport } from "@crdgen/explore";
+import { pathToFileURL } from "node:url";
+import { type ExploreResult, flowKeys, graphSize, textReport } from "@crdgen/explore";
+import { repoRoot, resultsDir } from "./paths.js";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, "..");
 const FILES = Number(process.env["BENCH_GO_FILES"] ?? 5000);
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 3);
 const PER_PACKAGE = 20;
@@ -32,9 +31,9 @@ const SMALL_FILES = Math.max(2 * PER_PACKAGE, Math.round(FILES / 5 / PER_PACKAGE
 /** How much more output per flow the larger tree may print before the benchmark calls it superlinear. */
 const MAX_GROWTH = 1.25;
 
-const kindOf = (i) => `Widget${String(i).padStart(4, "0")}`;
+const kindOf = (i: number): string => `Widget${String(i).padStart(4, "0")}`;
 
-function controllerGo(pkg, kind) {
+function controllerGo(pkg: string, kind: string): string {
   return `package ${pkg}
 
 import (
@@ -81,7 +80,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 `;
 }
 
-function handlersGo(pkg) {
+function handlersGo(pkg: string): string {
   return `package ${pkg}
 
 import "k8s.io/client-go/tools/cache"
@@ -103,7 +102,7 @@ func (c *Controller) enqueueOwner(obj interface{}) {
 `;
 }
 
-function workerGo(pkg) {
+function workerGo(pkg: string): string {
   return `package ${pkg}
 
 import "context"
@@ -137,7 +136,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 `;
 }
 
-function fillerGo(pkg, kind, n) {
+function fillerGo(pkg: string, kind: string, n: number): string {
   const t = `${kind}Part${n}`;
   return `package ${pkg}
 
@@ -217,7 +216,7 @@ func merge${t}(a, b *${t}) *${t} {
 `;
 }
 
-function supportGo(pkg, kind) {
+function supportGo(pkg: string, kind: string): string {
   return `package ${pkg}
 
 import (
@@ -254,7 +253,7 @@ func apply(ctx context.Context, obj interface{}) error {
 `;
 }
 
-function writeTree(dir, wanted) {
+function writeTree(dir: string, wanted: number): number {
   writeFileSync(path.join(dir, "go.mod"), "module example.com/bench\n\ngo 1.24\n");
   let files = 0;
   for (let i = 0; i < Math.ceil(wanted / PER_PACKAGE) && files < wanted; i++) {
@@ -262,7 +261,7 @@ function writeTree(dir, wanted) {
     const kind = kindOf(i);
     const pdir = path.join(dir, "pkg", pkg);
     mkdirSync(pdir, { recursive: true });
-    const sources = [
+    const sources: [name: string, text: string][] = [
       ["controller.go", controllerGo(pkg, kind)],
       ["handlers.go", handlersGo(pkg)],
       ["worker.go", workerGo(pkg)],
@@ -278,33 +277,44 @@ function writeTree(dir, wanted) {
   return files;
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 // The CLI itself, in a child that also reports its own CPU time and peak RSS on exit: on a shared 2-CPU machine the
 // wall time swings with the neighbours' load, the CPU time much less.
-const bin = path.join(root, "bin", "crdgen.js");
+const bin = path.join(repoRoot, "bin", "crdgen.js");
 const child = `process.on("exit", () => { const u = process.cpuUsage(); process.stderr.write("\\nCPU_MS " + (u.user + u.system) / 1000 + " MAX_RSS_KB " + process.resourceUsage().maxRSS + "\\n"); });
 process.argv.splice(1, 0, ${JSON.stringify(bin)});
 await import(${JSON.stringify(pathToFileURL(bin).href)});`;
 
+interface Run {
+  ms: number;
+  cpuMs: number;
+  rssMb: number;
+  /** The 1-minute load average before the run. */
+  load: number;
+  controllers: number;
+  sources: number;
+  result: ExploreResult;
+}
+
 /** One fresh `crdgen explore <tree> --json`, checked to find every controller of a tree of `files` files. */
-function exploreOnce(dir, files) {
+function exploreOnce(dir: string, files: number): Run {
   const expected = Math.ceil(files / PER_PACKAGE);
-  const load = os.loadavg()[0];
+  const load = os.loadavg()[0]!;
   const started = process.hrtime.bigint();
   const run = spawnSync(process.execPath, ["--input-type=module", "-e", child, "explore", dir, "--json"], {
     encoding: "utf8",
     maxBuffer: 1 << 30,
   });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (run.status !== 0) throw new Error(`crdgen explore failed (${run.status}): ${run.stderr}`);
+  if (run.status !== 0) throw new Error(`crdgen explore failed (${String(run.status)}): ${run.stderr}`);
   const cpuMs = Number(/CPU_MS ([\d.]+)/.exec(run.stderr)?.[1]);
   const rssMb = Number(/MAX_RSS_KB (\d+)/.exec(run.stderr)?.[1]) / 1024;
-  const result = JSON.parse(run.stdout);
+  const result = JSON.parse(run.stdout) as ExploreResult;
   const controllers = result.controllers.length;
   const sources = result.controllers.reduce((n, c) => n + c.sources.length, 0);
   const complete = result.controllers.filter(
-    (c) => c.sources.length === 2 && c.workers.length === 1 && c.workers[0].process,
+    (c) => c.sources.length === 2 && c.workers.length === 1 && c.workers[0]!.process,
   ).length;
   if (result.files.go !== files || controllers !== expected || complete !== expected || result.unlinked.length) {
     throw new Error(
@@ -315,11 +325,29 @@ function exploreOnce(dir, files) {
 }
 
 /** What the user gets to read: the text report (bytes, lines), the flows, the nodes of the mermaid/dot picture. */
-function outputSize(files, result) {
+interface OutputSize {
+  files: number;
+  controllers: number;
+  flows: number;
+  bytes: number;
+  lines: number;
+  graphNodes: number;
+  bytesPerFlow: number;
+  linesPerFlow: number;
+  nodesPerFlow: number;
+}
+
+function outputSize(files: number, result: ExploreResult): OutputSize {
   const text = textReport(result);
   const flows = flowKeys(result).length;
-  const size = { files, controllers: result.controllers.length, flows, bytes: Buffer.byteLength(text) };
-  Object.assign(size, { lines: text.split("\n").length - 1, graphNodes: graphSize(result).nodes });
+  const size = {
+    files,
+    controllers: result.controllers.length,
+    flows,
+    bytes: Buffer.byteLength(text),
+    lines: text.split("\n").length - 1,
+    graphNodes: graphSize(result).nodes,
+  };
   return {
     ...size,
     bytesPerFlow: size.bytes / flows,
@@ -328,7 +356,7 @@ function outputSize(files, result) {
   };
 }
 
-function treeOf(files) {
+function treeOf(files: number): { dir: string; files: number; lines: number } {
   const dir = mkdtempSync(path.join(os.tmpdir(), "crdgen-bench-explore-"));
   const written = writeTree(dir, files);
   const lines = spawnSync("sh", ["-c", `cat $(find "${dir}" -name '*.go') | wc -l`], {
@@ -337,13 +365,13 @@ function treeOf(files) {
   return { dir, files: written, lines: Number(lines) };
 }
 
-const trees = [];
+const trees: { dir: string }[] = [];
 try {
   const tree = treeOf(FILES);
   trees.push(tree);
   const { files, lines } = tree;
   console.log(`generated ${files} Go files (${lines} lines, ${packages} packages) in a temporary folder`);
-  const runs = [];
+  const runs: Run[] = [];
   for (let r = 0; r < RUNS; r++) {
     const run = exploreOnce(tree.dir, files);
     runs.push(run);
@@ -351,7 +379,7 @@ try {
       `run ${r + 1}: ${(run.ms / 1000).toFixed(2)} s wall, ${(run.cpuMs / 1000).toFixed(2)} s CPU, peak RSS ${run.rssMb.toFixed(0)} MB (load average ${run.load.toFixed(2)} before), ${run.controllers} controllers, ${run.sources} watched kinds, every flow complete`,
     );
   }
-  const large = outputSize(files, runs.at(-1).result);
+  const large = outputSize(files, runs.at(-1)!.result);
   const smallTree = treeOf(SMALL_FILES);
   trees.push(smallTree);
   const smallRun = exploreOnce(smallTree.dir, smallTree.files);
@@ -372,7 +400,7 @@ try {
   const cpu = median(runs.map((r) => r.cpuMs));
   const rss = median(runs.map((r) => r.rssMb));
   const env = { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model.trim() ?? "?" };
-  const round = (x, digits = 2) => Number(x.toFixed(digits));
+  const round = (x: number, digits = 2): number => Number(x.toFixed(digits));
   const summary = {
     date,
     goFiles: files,
@@ -398,7 +426,7 @@ try {
     maxGrowth: MAX_GROWTH,
     env,
   };
-  const sizeRow = (o) =>
+  const sizeRow = (o: OutputSize): string =>
     `| ${o.files.toLocaleString("en")} | ${o.controllers} | ${o.flows} | ${o.bytes.toLocaleString("en")} | ${o.lines.toLocaleString("en")} | ${o.graphNodes.toLocaleString("en")} | ${o.bytesPerFlow.toFixed(1)} | ${o.linesPerFlow.toFixed(2)} | ${o.nodesPerFlow.toFixed(2)} |`;
   const md = `# crdgen explore benchmark — ${date}
 
@@ -426,9 +454,9 @@ nodes per flow ×${growth.nodesPerFlow.toFixed(3)}, flows per controller ×${gro
 ${sizeRow(small)}
 ${sizeRow(large)}
 `;
-  await mkdir(path.join(here, "results"), { recursive: true });
-  await writeFile(path.join(here, "results", `explore-${date}.json`), `${JSON.stringify(summary, null, 2)}\n`);
-  await writeFile(path.join(here, "results", `explore-${date}.md`), md);
+  await mkdir(resultsDir, { recursive: true });
+  await writeFile(path.join(resultsDir, `explore-${date}.json`), `${JSON.stringify(summary, null, 2)}\n`);
+  await writeFile(path.join(resultsDir, `explore-${date}.md`), md);
   console.log(`\n${md}`);
   if (superlinear.length) {
     throw new Error(

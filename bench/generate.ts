@@ -8,7 +8,7 @@
 //   crdgen-validation  the same with --validation (defaults, normalize and validate functions too)
 //   crdgen-per-file  one process per CRD file (like for like with the tools that take one file)
 //   cdk8s            cdk8s-cli's import (importDispatch, what `cdk8s import` calls) in one process over every file
-//                    (generate-cdk8s.mjs; given several specs, the CLI imports only the first)
+//                    (generate-cdk8s.ts; given several specs, the CLI imports only the first)
 //   cdk8s-per-file   the same, one process per file
 //   kubernetes-models `crd-generate --input <file>` (@kubernetes-models/crd-generate), one process per file (given
 //                    every file at once it stops at the first schema its ajv cannot compile)
@@ -26,10 +26,9 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { compiledDir, repoRoot as root, resultsDir } from "./paths.js";
+import type { CorpusFile, Crash } from "./peer-run.js";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, "..");
 const corpusDir = path.resolve(root, "../shared/crds");
 const cacheDir = path.join(
   process.env["CRDGEN_CACHE_DIR"] ?? path.join(os.homedir(), ".cache", "crdgen"),
@@ -59,7 +58,7 @@ const peerPackages = {
   "json-schema-to-typescript": "16.0.0",
 };
 
-function fail(message) {
+function fail(message: string): never {
   process.stderr.write(`bench:generate: ${message}\n`);
   process.exit(1);
 }
@@ -75,14 +74,14 @@ function installPeers() {
   const run = spawnSync("npm", ["install", "--prefix", peersDir, "--no-audit", "--no-fund", ...specs], {
     stdio: "inherit",
   });
-  if (run.status !== 0) fail(`npm install of the peers failed (exit ${run.status})`);
+  if (run.status !== 0) fail(`npm install of the peers failed (exit ${String(run.status)})`);
   writeFileSync(marker, wanted);
 }
 
-function listCorpus() {
+function listCorpus(): CorpusFile[] {
   if (!existsSync(path.join(corpusDir, "MANIFEST.tsv")))
     fail(`the CRD corpus is missing: expected ${corpusDir}/ with MANIFEST.tsv`);
-  const files = [];
+  const files: CorpusFile[] = [];
   for (const project of readdirSync(corpusDir).sort()) {
     const dir = path.join(corpusDir, project);
     if (!statSync(dir).isDirectory()) continue;
@@ -99,8 +98,15 @@ function listCorpus() {
   return files;
 }
 
-/** Runs a command under /usr/bin/time: { ok, seconds, maxRssKb, output }. */
-function timed(command, args, options = {}) {
+interface Timed {
+  ok: boolean;
+  seconds: number;
+  maxRssKb: number;
+  output: string;
+}
+
+/** Runs a command under /usr/bin/time. */
+function timed(command: string, args: string[], options: { cwd?: string } = {}): Timed {
   const report = path.join(cacheDir, `time-${process.pid}.txt`);
   const run = spawnSync(timeBin, ["-f", "%e %M", "-o", report, command, ...args], {
     encoding: "utf8",
@@ -108,8 +114,13 @@ function timed(command, args, options = {}) {
     timeout: 30 * 60_000,
     ...options,
   });
-  const [seconds, maxRssKb] = readFileSync(report, "utf8").trim().split("\n").at(-1).split(" ").map(Number);
-  return { ok: run.status === 0, seconds, maxRssKb, output: `${run.stdout ?? ""}${run.stderr ?? ""}` };
+  const [seconds = NaN, maxRssKb = NaN] = readFileSync(report, "utf8")
+    .trim()
+    .split("\n")
+    .at(-1)!
+    .split(" ")
+    .map(Number);
+  return { ok: run.status === 0, seconds, maxRssKb, output: `${run.stdout}${run.stderr}` };
 }
 
 /**
@@ -117,28 +128,37 @@ function timed(command, args, options = {}) {
  * each runs BENCH_REPEAT times (default 3) into a fresh folder: the median time, the highest peak, every time kept.
  */
 const repeat = Math.max(1, Number(process.env["BENCH_REPEAT"] ?? 3) || 1);
-function timedRepeatedly(prepare, command, args, options = {}) {
-  const runs = [];
+function timedRepeatedly(prepare: () => void, command: string, args: string[]): Timed & { runs: number[] } {
+  const runs: Timed[] = [];
   for (let i = 0; i < repeat; i++) {
     prepare();
-    runs.push(timed(command, args, options));
+    runs.push(timed(command, args));
   }
   const seconds = runs.map((r) => r.seconds).sort((a, b) => a - b);
-  const last = runs.at(-1);
+  const last = runs.at(-1)!;
   return {
     ...last,
     ok: runs.every((r) => r.ok),
-    seconds: seconds[Math.floor(seconds.length / 2)],
+    seconds: seconds[Math.floor(seconds.length / 2)]!,
     maxRssKb: Math.max(...runs.map((r) => r.maxRssKb)),
     runs: runs.map((r) => r.seconds),
   };
 }
 
 /** Many processes: their wall times add up, the peak is the largest one's. */
-function timedEach(files, commandFor) {
+interface Timing {
+  seconds: number;
+  maxRssKb: number;
+  crashed: Crash[];
+}
+
+function timedEach(
+  files: CorpusFile[],
+  commandFor: (file: CorpusFile) => [command: string, args: string[], options?: { cwd: string }],
+): Timing {
   let seconds = 0;
   let maxRssKb = 0;
-  const crashed = [];
+  const crashed: Crash[] = [];
   for (const file of files) {
     const [command, args, options] = commandFor(file);
     const r = timed(command, args, options);
@@ -154,8 +174,10 @@ function timedEach(files, commandFor) {
  * tsc (strict) over a tool's output, one run per corpus project (one over everything runs out of memory on some
  * tools' output): the CRD files (by <project>/<stem>/ folder) whose output has an error.
  */
-function typeCheck(outRoot, files, extraOptions = {}) {
-  const failing = new Map();
+type CompilerOptions = Record<string, unknown>;
+
+function typeCheck(outRoot: string, files: CorpusFile[], extraOptions: CompilerOptions = {}): Map<string, string> {
+  const failing = new Map<string, string>();
   for (const project of [...new Set(files.map((f) => f.project))]) {
     const inProject = files.filter((f) => f.project === project);
     for (const [dir, error] of runTsc(outRoot, inProject, extraOptions, [`${project}/**/*.ts`]).failing)
@@ -164,7 +186,16 @@ function typeCheck(outRoot, files, extraOptions = {}) {
   return failing;
 }
 
-function runTsc(outRoot, files, extraOptions, include = ["**/*.ts"]) {
+interface TscRun {
+  /** The CRD folders whose output has an error: the first error of each. */
+  failing: Map<string, string>;
+  status: number;
+  output: string;
+  seconds: number;
+  maxRssKb: number;
+}
+
+function runTsc(outRoot: string, files: CorpusFile[], extraOptions: CompilerOptions, include = ["**/*.ts"]): TscRun {
   const tsconfig = path.join(outRoot, "tsconfig.bench.json");
   writeFileSync(
     tsconfig,
@@ -197,14 +228,15 @@ function runTsc(outRoot, files, extraOptions, include = ["**/*.ts"]) {
     { cwd: outRoot },
   );
   const tsc = { status: run.ok ? 0 : 1, stdout: run.output, stderr: "" };
-  const failing = new Map();
+  const failing = new Map<string, string>();
   const byDir = new Set(files.map((f) => f.dir));
   for (const line of `${tsc.stdout}${tsc.stderr}`.split("\n")) {
     const match = /^(.+?)\(\d+,\d+\): error (TS\d+): (.*)$/.exec(line);
     if (!match) continue;
-    const dir = match[1].split(path.sep).join("/").split("/").slice(0, 2).join("/");
+    const [, file = "", code = "", message = ""] = match;
+    const dir = file.split(path.sep).join("/").split("/").slice(0, 2).join("/");
     if (!byDir.has(dir)) continue;
-    if (!failing.has(dir)) failing.set(dir, `${match[2]}: ${match[3].slice(0, 160)}`);
+    if (!failing.has(dir)) failing.set(dir, `${code}: ${message.slice(0, 160)}`);
   }
   if (tsc.status !== 0 && failing.size === 0) {
     // An error tsc could not place in a CRD's folder (or a crash of tsc) counts against all of them.
@@ -224,21 +256,52 @@ function runTsc(outRoot, files, extraOptions, include = ["**/*.ts"]) {
  * BENCH_TSC_REPEAT times (default 3): median wall seconds, highest peak RSS, and whether it passed.
  */
 const tscRepeat = Math.max(1, Number(process.env["BENCH_TSC_REPEAT"] ?? repeat) || 1);
-function typeCheckCost(outRoot, extraOptions = {}) {
-  const runs = [];
+interface TypeCheckCost {
+  seconds: number;
+  peakMb: number;
+  ok: boolean;
+  runs: number[];
+  errors: string;
+}
+
+function typeCheckCost(outRoot: string, extraOptions: CompilerOptions = {}): TypeCheckCost {
+  const runs: TscRun[] = [];
   for (let i = 0; i < tscRepeat; i++) runs.push(runTsc(outRoot, [], extraOptions));
   const seconds = runs.map((r) => r.seconds).sort((a, b) => a - b);
   return {
-    seconds: seconds[Math.floor(seconds.length / 2)],
+    seconds: seconds[Math.floor(seconds.length / 2)]!,
     peakMb: Math.round(Math.max(...runs.map((r) => r.maxRssKb)) / 1024),
     ok: runs.every((r) => r.status === 0),
     runs: runs.map((r) => r.seconds),
-    errors: runs[0].status === 0 ? "" : redact(runs[0].output.slice(0, 300)),
+    errors: runs[0]!.status === 0 ? "" : redact(runs[0]!.output.slice(0, 300)),
   };
 }
 
 /** Outputs of a tool that ran once over many files are split by CRD only when they name it; else checked as a whole. */
-function summarize(tool, timing, files, failing, note) {
+interface Result {
+  tool: string;
+  note: string;
+  seconds: number;
+  peakMb: number;
+  crashed: number;
+  typeChecked: number;
+  total: number;
+  crashes: Crash[];
+  typeErrors: { dir: string; error: string }[];
+  /** Each run's seconds, for the tools run BENCH_REPEAT times. */
+  runs?: number[];
+  typeCheckCost?: TypeCheckCost;
+  /** crdgen's one-process runs: the whole output type-checks in one tsc. */
+  wholeOutputTypeChecks?: boolean;
+}
+
+function summarize(
+  tool: string,
+  timing: Timing,
+  files: CorpusFile[],
+  failing: Map<string, string>,
+  note: string,
+): Result {
   const crashedDirs = new Set(timing.crashed.map((c) => files.find((f) => f.name === c.file)?.dir));
   const typeChecked = files.filter((f) => !crashedDirs.has(f.dir) && !failing.has(f.dir)).length;
   return {
@@ -255,7 +318,7 @@ function summarize(tool, timing, files, failing, note) {
 }
 
 /** Error excerpts name this machine's folders: results are committed, so they say <peers>, <repo>, <corpus> and <home> instead. */
-function redact(text) {
+function redact(text: string): string {
   return text
     .split(peersDir)
     .join("<peers>")
@@ -276,14 +339,14 @@ function main() {
   const files = listCorpus();
   mkdirSync(cacheDir, { recursive: true });
   if (tools.some((t) => !t.startsWith("crdgen"))) installPeers();
-  const bin = (name) => path.join(peersDir, "node_modules", ".bin", name);
-  const results = [];
-  const log = (r) =>
+  const bin = (name: string) => path.join(peersDir, "node_modules", ".bin", name);
+  const results: Result[] = [];
+  const log = (r: Result) =>
     process.stderr.write(
       `${r.tool}: ${r.seconds} s, peak ${r.peakMb} MB, ${r.typeChecked}/${r.total} type-check, ${r.crashed} crashed\n`,
     );
 
-  const crdgenOneProcess = (tool, dir, flags) => {
+  const crdgenOneProcess = (tool: string, dir: string, flags: string[]) => {
     const out = path.join(crdgenOut, dir);
     const projects = [...new Set(files.map((f) => path.join(corpusDir, f.project)))];
     const r = timedRepeatedly(() => rmSync(out, { recursive: true, force: true }), process.execPath, [
@@ -294,7 +357,7 @@ function main() {
       path.join(out, "generated"),
       ...flags,
     ]);
-    const timing = {
+    const timing: Timing = {
       seconds: r.seconds,
       maxRssKb: r.maxRssKb,
       crashed: r.ok ? [] : files.map((f) => ({ file: f.name, error: r.output.slice(-300) })),
@@ -306,7 +369,7 @@ function main() {
       tool,
       timing,
       files,
-      new Map(),
+      new Map<string, string>(),
       `one process, all folders${flags.length ? ` ${flags.join(" ")}` : ""}; median of ${r.runs.map((s) => s.toFixed(1)).join(", ")} s`,
     );
     result.runs = r.runs;
@@ -349,19 +412,19 @@ function main() {
       Object.assign(one, { typeChecked: result.typeChecked, typeErrors: result.typeErrors });
   }
   if (tools.includes("cdk8s")) {
-    // One process over every file: its CLI imports only the first of several specs, so generate-cdk8s.mjs calls the
+    // One process over every file: its CLI imports only the first of several specs, so generate-cdk8s.ts calls the
     // import command's own importDispatch once per file.
     const out = path.join(peerOut, "cdk8s");
     const list = path.join(cacheDir, "cdk8s-files.json");
     writeFileSync(list, JSON.stringify(files));
     const r = timedRepeatedly(() => rmSync(out, { recursive: true, force: true }), process.execPath, [
-      path.join(here, "generate-cdk8s.mjs"),
+      path.join(compiledDir, "generate-cdk8s.js"),
       list,
       out,
       peersDir,
     ]);
     const crashed = existsSync(path.join(out, "crashes.json"))
-      ? JSON.parse(readFileSync(path.join(out, "crashes.json"), "utf8"))
+      ? (JSON.parse(readFileSync(path.join(out, "crashes.json"), "utf8")) as Crash[])
       : files.map((f) => ({ file: f.name, error: r.output.trim().split("\n").slice(-3).join(" | ").slice(0, 300) }));
     const result = summarize(
       "cdk8s import",
@@ -432,23 +495,24 @@ function main() {
   }
   // json-schema-to-typescript in two modes: format:false (no prettier pass), and also maxItems:-1 (no tuple types
   // for arrays with maxItems), its fastest setting whose output compiles.
-  for (const [tool, dir, options] of [
+  const jsttModes: [tool: string, dir: string, options: Record<string, unknown>][] = [
     ["jstt", "jstt", { format: false }],
     ["jstt-fast", "jstt-fast", { format: false, maxItems: -1 }],
-  ]) {
+  ];
+  for (const [tool, dir, options] of jsttModes) {
     if (!tools.includes(tool)) continue;
     const out = path.join(peerOut, dir);
     const list = path.join(cacheDir, "jstt-files.json");
     writeFileSync(list, JSON.stringify(files));
     const r = timedRepeatedly(() => rmSync(out, { recursive: true, force: true }), process.execPath, [
-      path.join(here, "generate-jstt.mjs"),
+      path.join(compiledDir, "generate-jstt.js"),
       list,
       out,
       peersDir,
       JSON.stringify(options),
     ]);
     const crashed = existsSync(path.join(out, "crashes.json"))
-      ? JSON.parse(readFileSync(path.join(out, "crashes.json"), "utf8"))
+      ? (JSON.parse(readFileSync(path.join(out, "crashes.json"), "utf8")) as Crash[])
       : files.map((f) => ({ file: f.name, error: r.output.slice(-300) }));
     const result = summarize(
       "json-schema-to-typescript",
@@ -477,7 +541,7 @@ function main() {
     timeVsCrdgen: base ? Number((r.seconds / base.seconds).toFixed(2)) : null,
     memoryVsCrdgen: base ? Number((r.peakMb / base.peakMb).toFixed(2)) : null,
   }));
-  const cost = (r) =>
+  const cost = (r: Result) =>
     r.typeCheckCost
       ? `${r.typeCheckCost.seconds.toFixed(1)} | ${r.typeCheckCost.peakMb}${r.typeCheckCost.ok ? "" : " (fails)"}`
       : "- | -";
@@ -491,8 +555,8 @@ function main() {
         `| ${r.tool} | ${r.note} | ${r.seconds.toFixed(1)} | ${r.timeVsCrdgen ?? "-"} | ${r.peakMb} | ${r.memoryVsCrdgen ?? "-"} | ${r.typeChecked}/${r.total} | ${r.crashed} | ${cost(r)} |`,
     ),
   ].join("\n");
-  const mark = (met) => (met ? "✅" : "❌");
-  const targets = [];
+  const mark = (met: boolean) => (met ? "✅" : "❌");
+  const targets: string[] = [];
   if (base && fastest) {
     const speedup = fastest.seconds / base.seconds;
     const allCompile = base.typeChecked === base.total && base.crashed === 0;
@@ -500,10 +564,11 @@ function main() {
       `${mark(speedup >= 3 && allCompile)} ≥ 3× faster than the fastest peer (${fastest.tool}, ${fastest.note.split(";")[0]}: ${fastest.seconds.toFixed(1)} s) on all ${base.total} CRDs with 100% compiling: ${speedup.toFixed(2)}× (${base.seconds.toFixed(1)} s), ${base.typeChecked}/${base.total} type-check`,
       `${mark(base.peakMb < 1024)} peak RSS < 1 GB: ${base.peakMb} MB`,
     );
-    const cdk8s = results.find((r) => r.tool === "cdk8s import" && r.typeCheckCost);
-    const checked = peers.filter((r) => r.typeCheckCost?.ok);
+    const withCost = (r: Result): r is Result & { typeCheckCost: TypeCheckCost } => r.typeCheckCost !== undefined;
+    const cdk8s = results.filter(withCost).find((r) => r.tool === "cdk8s import");
+    const checked = peers.filter(withCost).filter((r) => r.typeCheckCost.ok);
     const fastestCheck = [...checked].sort((a, b) => a.typeCheckCost.seconds - b.typeCheckCost.seconds)[0];
-    for (const own of results.filter((r) => r.tool.startsWith("crdgen") && r.typeCheckCost)) {
+    for (const own of results.filter(withCost).filter((r) => r.tool.startsWith("crdgen"))) {
       const t = own.typeCheckCost.seconds;
       if (cdk8s)
         targets.push(
@@ -519,7 +584,7 @@ function main() {
         );
     }
   }
-  const fmtLoad = (l) => l.map((x) => x.toFixed(1)).join(" ");
+  const fmtLoad = (l: number[]) => l.map((x) => x.toFixed(1)).join(" ");
   const context =
     `${files.length} CRD files from ../shared/crds; ${os.cpus().length} CPUs shared with other work (load average ${fmtLoad(loadStart)} at the start, ${fmtLoad(os.loadavg())} at the end); ` +
     `Node ${process.version}; ${new Date().toISOString()}; one-process runs: median of ${repeat}, tsc: median of ${tscRepeat}`;
@@ -529,13 +594,13 @@ function main() {
   process.stdout.write(`\n${table}\n\n${targets.map((t) => `- ${t}`).join("\n")}\n${context}\n`);
   const date = new Date().toISOString().slice(0, 10);
   const suffix = process.env["BENCH_RESULT_SUFFIX"] ?? "";
-  mkdirSync(path.join(here, "results"), { recursive: true });
+  mkdirSync(resultsDir, { recursive: true });
   writeFileSync(
-    path.join(here, "results", `generate-${date}${suffix}.json`),
+    path.join(resultsDir, `generate-${date}${suffix}.json`),
     `${JSON.stringify({ context, loadStart, loadEnd: os.loadavg(), peers: peerPackages, results: rows, targets }, null, 2)}\n`,
   );
   writeFileSync(
-    path.join(here, "results", `generate-${date}${suffix}.md`),
+    path.join(resultsDir, `generate-${date}${suffix}.md`),
     `# bench:generate ${date}\n\n${context}\n\n${table}\n\n${notes}\n\n## Targets\n\n${targets.map((t) => `- ${t}`).join("\n")}\n`,
   );
 }

@@ -1,13 +1,12 @@
 // The memory an operator pays for its imports: the RSS of a fresh node process after importing one entry point and a
 // full GC, for the runtime's root, the subpaths the sample operator and bench:runtime use, and @kubernetes/client-node.
-//   npm run build && node bench/import-rss.mjs      (median of 5 fresh processes per entry point, in MB)
+//   npm run bench:import-rss      (builds first; median of 5 fresh processes per entry point, in MB)
 import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { repoRoot } from "./paths.js";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const generated = path.join(root, "dist/samples/mysql/generated");
-const entries = [
+const generated = path.join(repoRoot, "dist/samples/mysql/generated");
+const entries: [label: string, spec: string | null][] = [
   ["(nothing: bare node)", null],
   ["@crdgen/runtime", "@crdgen/runtime"],
   ["@crdgen/runtime/client", "@crdgen/runtime/client"],
@@ -23,13 +22,13 @@ if (spec !== "") await import(spec.startsWith("/") ? "file://" + spec : spec);
 for (let i = 0; i < 3; i++) { globalThis.gc(); await new Promise((r) => setTimeout(r, 20)); }
 console.log(process.memoryUsage().rss);`;
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 console.log("| imported | RSS after GC (MB) |\n|---|---:|");
 for (const [label, spec] of entries) {
-  const runs = [];
+  const runs: number[] = [];
   for (let i = 0; i < 5; i++) {
     const r = spawnSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", probe, spec ?? ""], {
-      cwd: root,
+      cwd: repoRoot,
       encoding: "utf8",
     });
     if (r.status !== 0) throw new Error(`${label}: ${r.stderr}`);

@@ -1,5 +1,5 @@
 // Runtime benchmark: crdgen's informer and controller against controller-runtime (Go, bench/controller-runtime/,
-// built by bench/controller-runtime.mjs into a cache outside the repo) and @kubernetes/client-node's informer, on one
+// built by bench/controller-runtime.ts into a cache outside the repo) and @kubernetes/client-node's informer, on one
 // real local control plane (etcd + kube-apiserver from @crdgen/runtime/envtest).
 //
 //   npm run bench:runtime    (builds first; BENCH_OBJECTS=1000 for a quick run; BENCH_RESULT_SUFFIX=-x names the files)
@@ -31,9 +31,13 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { setImmediate as tick } from "node:timers/promises";
+import type { OutgoingHttpHeaders } from "node:http";
+import type { RequestOptions } from "node:https";
+import type { KubeClient } from "@crdgen/runtime/client";
+import type { KubernetesListObject } from "@kubernetes/client-node";
+import type { MySQLCluster, MySQLClusterHooks } from "../samples/mysql/generated/example.com/v1/index.js";
+import { repoRoot as root, resultsDir } from "./paths.js";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, "..");
 const GROUP = "example.com";
 const VERSION = "v1";
 const PLURAL = "mysqlclusters";
@@ -42,10 +46,10 @@ const N = Number(process.env["BENCH_OBJECTS"] ?? 10_000);
 const CONCURRENCY = Number(process.env["BENCH_CONCURRENCY"] ?? 50);
 const WORKERS = Number(process.env["BENCH_WORKERS"] ?? 4);
 const collectionPath = `/apis/${GROUP}/${VERSION}/namespaces/${NAMESPACE}/${PLURAL}`;
-const name = (i) => `mysql-${String(i).padStart(5, "0")}`;
+const name = (i: number): string => `mysql-${String(i).padStart(5, "0")}`;
 
 /** Runs fn(i) for i in [0, n) with at most `limit` in flight. */
-async function pool(n, limit, fn) {
+async function pool(n: number, limit: number, fn: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
   const run = async () => {
     while (next < n) await fn(next++);
@@ -53,7 +57,7 @@ async function pool(n, limit, fn) {
   await Promise.all(Array.from({ length: Math.min(limit, n) }, run));
 }
 
-async function retrying(fn, attempts = 5) {
+async function retrying<T>(fn: () => Promise<T>, attempts = 5): Promise<T> {
   for (let a = 1; ; a++) {
     try {
       return await fn();
@@ -64,7 +68,8 @@ async function retrying(fn, attempts = 5) {
   }
 }
 
-async function settleHeap() {
+async function settleHeap(): Promise<number> {
+  if (!globalThis.gc) throw new Error("run with node --expose-gc");
   for (let i = 0; i < 4; i++) {
     globalThis.gc();
     await tick();
@@ -73,11 +78,11 @@ async function settleHeap() {
 }
 
 /** The process's peak resident set so far, in MB (includes the transient copies a LIST response needs). */
-function peakRssMB() {
+function peakRssMB(): number {
   return process.resourceUsage().maxRSS / 1024;
 }
 
-async function until(cond, timeoutMs, what) {
+async function until(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!cond()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -87,7 +92,7 @@ async function until(cond, timeoutMs, what) {
 
 // client-node's KubeConfig, for the client-node informer and the floor; crdgen's children load the kubeconfig as an
 // operator does (loadKubeClient), without client-node.
-async function loadKubeConfig(kubeconfigPath) {
+async function loadKubeConfig(kubeconfigPath: string) {
   const { KubeConfig } = await import("@kubernetes/client-node");
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfigPath);
@@ -97,12 +102,28 @@ async function loadKubeConfig(kubeconfigPath) {
 // ---------------------------------------------------------------------------------------------------------------
 // Children
 
-async function informerCrdgen(kubeconfigPath, { keepManagedFields = false, useWatchList = false } = {}) {
+/** An informer's result line: the Go binary prints the same fields. */
+interface InformerResult {
+  runtime: string;
+  cached: number;
+  adds: number;
+  syncMs: number;
+  listedMs?: number;
+  heapBefore: number;
+  heapAfter: number;
+  heapPerObject: number;
+  peakRssMB: number;
+  rssBeforeMB?: number;
+}
+
+async function informerCrdgen(
+  kubeconfigPath: string,
+  { keepManagedFields = false, useWatchList = false } = {},
+): Promise<InformerResult> {
   const { loadKubeClient } = await import("@crdgen/runtime/client");
   const { SharedInformerFactory } = await import("@crdgen/runtime/cache");
-  const { mySQLClusterInformerFor } = await import(
-    path.join(root, "dist/samples/mysql/generated/example.com/v1/index.js")
-  );
+  // The generated modules are imported only by the children that measure them.
+  const { mySQLClusterInformerFor } = await import("../samples/mysql/generated/example.com/v1/index.js");
   const kube = loadKubeClient({ kubeconfig: kubeconfigPath });
   const factory = new SharedInformerFactory();
   const controller = new AbortController();
@@ -112,11 +133,15 @@ async function informerCrdgen(kubeconfigPath, { keepManagedFields = false, useWa
   const started = performance.now();
   const { informer } = mySQLClusterInformerFor(factory, kube, {
     namespace: NAMESPACE,
-    ...(keepManagedFields ? { transform: (o) => o } : {}),
+    ...(keepManagedFields ? { transform: (o: MySQLCluster) => o } : {}),
     reflector: { useWatchList },
   });
   let adds = 0;
-  informer.addEventHandler({ addFunc: () => void adds++ });
+  informer.addEventHandler({
+    addFunc: () => {
+      adds++;
+    },
+  });
   factory.start(controller.signal);
   await informer.waitForCacheSync(controller.signal);
   const listedMs = performance.now() - started;
@@ -126,7 +151,7 @@ async function informerCrdgen(kubeconfigPath, { keepManagedFields = false, useWa
   const after = await settleHeap();
   const cached = informer.getIndexer().list().length;
   controller.abort();
-  kube.close?.();
+  kube.close();
   const runtime = keepManagedFields
     ? "crdgen (managedFields kept)"
     : useWatchList
@@ -146,7 +171,7 @@ async function informerCrdgen(kubeconfigPath, { keepManagedFields = false, useWa
   };
 }
 
-async function informerClientNode(kubeconfigPath) {
+async function informerClientNode(kubeconfigPath: string): Promise<InformerResult> {
   const k8s = await import("@kubernetes/client-node");
   const kc = await loadKubeConfig(kubeconfigPath);
   const api = kc.makeApiClient(k8s.CustomObjectsApi);
@@ -155,22 +180,29 @@ async function informerClientNode(kubeconfigPath) {
   const started = performance.now();
   let listResolved = false;
   const listFn = async () => {
-    const list = await api.listNamespacedCustomObject({
+    // client-node types a custom object list as any.
+    const list = (await api.listNamespacedCustomObject({
       group: GROUP,
       version: VERSION,
       namespace: NAMESPACE,
       plural: PLURAL,
-    });
+    })) as KubernetesListObject<MySQLCluster>;
     listResolved = true;
     return list;
   };
   const informer = k8s.makeInformer(kc, collectionPath, listFn);
   let adds = 0;
   let connected = false;
-  informer.on("add", () => void adds++);
-  informer.on("connect", () => void (connected = true));
+  informer.on("add", () => {
+    adds++;
+  });
+  informer.on("connect", () => {
+    connected = true;
+  });
   let stopping = false;
-  informer.on("error", (e) => void (stopping || console.error("client-node informer error", e)));
+  informer.on("error", (e) => {
+    if (!stopping) console.error("client-node informer error", e);
+  });
   await informer.start();
   // start() resolves once the list is applied and the watch is open; the add count confirms every object arrived.
   const listedMs = performance.now() - started;
@@ -194,17 +226,26 @@ async function informerClientNode(kubeconfigPath) {
   };
 }
 
+interface FloorResult {
+  runtime: string;
+  bytes: number;
+  syncMs: number;
+}
+
 /** The floor under every informer's time to sync: the API server producing and sending the LIST, nothing decoded. */
-async function listFloor(kubeconfigPath) {
+async function listFloor(kubeconfigPath: string): Promise<FloorResult> {
   const https = await import("node:https");
   const kc = await loadKubeConfig(kubeconfigPath);
-  const tls = {};
+  const tls: RequestOptions = {};
   await kc.applyToHTTPSOptions(tls);
-  const server = new URL(kc.getCurrentCluster().server);
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new Error(`${kubeconfigPath} has no current cluster`);
+  const server = new URL(cluster.server);
   const started = performance.now();
-  const bytes = await new Promise((resolve, reject) => {
+  const bytes = await new Promise<number>((resolve, reject) => {
     const query = "resourceVersion=0&limit=500";
-    const headers = { ...tls.headers, Accept: "application/json", "Accept-Encoding": "gzip" };
+    // client-node sets its authentication headers as an object.
+    const headers = { ...(tls.headers as OutgoingHttpHeaders), Accept: "application/json", "Accept-Encoding": "gzip" };
     https
       .get(
         {
@@ -218,7 +259,7 @@ async function listFloor(kubeconfigPath) {
         },
         (res) => {
           let n = 0;
-          res.on("data", (d) => void (n += d.length));
+          res.on("data", (d: Buffer) => void (n += d.length));
           res.on("end", () => resolve(n));
           res.on("error", reject);
         },
@@ -235,21 +276,43 @@ async function listFloor(kubeconfigPath) {
  * is reconciled at that generation or later. The writer is another process and done before this one starts, so the
  * time is the controller's alone (cache sync, queue and workers).
  */
-async function controllerStartRun(kubeconfigPath, { workers, keepManagedFields, targetsFile }) {
+interface ControllerRunOptions {
+  workers: number;
+  keepManagedFields: boolean;
+  targetsFile: string;
+}
+
+/** A controller's result line: the Go binary prints the same fields. */
+interface ControllerResult {
+  runtime: string;
+  workers: number;
+  targets: number;
+  reconciledMs: number | null;
+  firstReconcileMs: number;
+  reconciles: number;
+  reconcilesPerSec: number | null;
+  missing: number;
+  peakRssMB: number;
+}
+
+async function controllerStartRun(
+  kubeconfigPath: string,
+  { workers, keepManagedFields, targetsFile }: ControllerRunOptions,
+): Promise<ControllerResult> {
   const { readFile } = await import("node:fs/promises");
   const { loadKubeClient } = await import("@crdgen/runtime/client");
   const { SharedInformerFactory } = await import("@crdgen/runtime/cache");
-  const { newMySQLClusterController, mySQLClusterInformerFor } = await import(
-    path.join(root, "dist/samples/mysql/generated/example.com/v1/index.js")
-  );
-  const targets = new Map(Object.entries(JSON.parse(await readFile(targetsFile, "utf8"))));
+  const { newMySQLClusterController, mySQLClusterInformerFor } =
+    await import("../samples/mysql/generated/example.com/v1/index.js");
+  const targets = new Map(Object.entries(JSON.parse(await readFile(targetsFile, "utf8")) as Record<string, number>));
   const kube = loadKubeClient({ kubeconfig: kubeconfigPath });
-  const seen = new Map(); // key -> newest generation reconciled
+  const seen = new Map<string, number>(); // key -> newest generation reconciled
   let behind = targets.size;
   let reconciles = 0;
   let firstAt = 0;
   let doneAt = 0;
-  const hooks = {
+  const hooks: MySQLClusterHooks = {
+    // eslint-disable-next-line @typescript-eslint/require-await -- the hook's type is async; this one only counts
     async reconcile(ctx, obj) {
       reconciles++;
       if (firstAt === 0) firstAt = performance.now();
@@ -264,7 +327,8 @@ async function controllerStartRun(kubeconfigPath, { workers, keepManagedFields, 
   const started = performance.now();
   const informerFactory = new SharedInformerFactory();
   // The controller's primary informer is the factory's: created here first, it keeps managedFields.
-  if (keepManagedFields) mySQLClusterInformerFor(informerFactory, kube, { namespace: NAMESPACE, transform: (o) => o });
+  if (keepManagedFields)
+    mySQLClusterInformerFor(informerFactory, kube, { namespace: NAMESPACE, transform: (o: MySQLCluster) => o });
   const controller = newMySQLClusterController(kube, hooks, { namespace: NAMESPACE, workers, informerFactory });
   const abort = new AbortController();
   const running = controller.run(abort.signal);
@@ -291,22 +355,28 @@ async function controllerStartRun(kubeconfigPath, { workers, keepManagedFields, 
  * with usePriorityQueue the live change goes ahead of them, without it waits behind them (1 worker, each reconcile
  * BENCH_RECONCILE_MS of simulated work, default 1 ms).
  */
-async function liveUpdateRun(kubeconfigPath, usePriorityQueue) {
+interface LiveUpdateResult {
+  runtime: string;
+  workMs: number;
+  syncMs: number;
+  liveUpdateMs: number;
+  reconcilesBefore: number;
+  queuedAfter: number;
+}
+
+async function liveUpdateRun(kubeconfigPath: string, usePriorityQueue: boolean): Promise<LiveUpdateResult> {
   const { loadKubeClient } = await import("@crdgen/runtime/client");
-  const { newMySQLClusterController } = await import(
-    path.join(root, "dist/samples/mysql/generated/example.com/v1/index.js")
-  );
+  const { newMySQLClusterController } = await import("../samples/mysql/generated/example.com/v1/index.js");
   const workMs = Number(process.env["BENCH_RECONCILE_MS"] ?? 1);
   const kube = loadKubeClient({ kubeconfig: kubeconfigPath });
   const writer = loadKubeClient({ kubeconfig: kubeconfigPath });
   const target = `${NAMESPACE}/${name(N - 1)}`; // last in the list: without priorities, last to be reconciled
-  let patchedAt;
   let reconciles = 0;
   // Every reconcile of the target, kept: with a priority queue the live change can be reconciled before this process
   // has read the PATCH's response (which tells the generation to wait for); a check made only inside reconcile missed
   // it then and waited for a reconcile that never came.
-  const targetReconciles = [];
-  const hooks = {
+  const targetReconciles: { generation: number; at: number; before: number }[] = [];
+  const hooks: MySQLClusterHooks = {
     async reconcile(ctx, obj) {
       reconciles++;
       if (ctx.key === target)
@@ -325,18 +395,18 @@ async function liveUpdateRun(kubeconfigPath, usePriorityQueue) {
   await until(() => controller.hasSynced(), 300_000, "cache sync");
   const syncMs = performance.now() - started;
   // A replicas value other than the current one (the CRD allows 0-9), so every run makes a new generation.
-  const current = await writer.request({ method: "GET", path: `${collectionPath}/${name(N - 1)}` });
-  patchedAt = performance.now();
-  const patched = await writer.request({
+  const current = await writer.request<MySQLCluster>({ method: "GET", path: `${collectionPath}/${name(N - 1)}` });
+  const patchedAt = performance.now();
+  const patched = await writer.request<MySQLCluster>({
     method: "PATCH",
     path: `${collectionPath}/${name(N - 1)}`,
-    body: { spec: { replicas: current.spec.replicas === 5 ? 6 : 5 } },
+    body: { spec: { replicas: current.spec?.replicas === 5 ? 6 : 5 } },
     contentType: "application/merge-patch+json",
   });
-  const wantGeneration = patched.metadata.generation;
+  const wantGeneration = patched.metadata.generation ?? 0;
   const reconciledLive = () => targetReconciles.find((r) => r.generation >= wantGeneration);
   await until(() => reconciledLive() !== undefined, 600_000, "the patched object reconciled");
-  const { at: reconciledAt, before: reconcilesBefore } = reconciledLive();
+  const { at: reconciledAt, before: reconcilesBefore } = reconciledLive()!;
   const queuedAfter = controller.queue.len();
   abort.abort();
   await running;
@@ -352,13 +422,18 @@ async function liveUpdateRun(kubeconfigPath, usePriorityQueue) {
   };
 }
 
-async function priorityQueueScenario(kubeconfigPath) {
+interface PriorityQueueRuns {
+  plain: LiveUpdateResult[];
+  priority: LiveUpdateResult[];
+}
+
+async function priorityQueueScenario(kubeconfigPath: string): Promise<PriorityQueueRuns> {
   const runs = Number(process.env["BENCH_RUNS"] ?? 3);
-  const out = { plain: [], priority: [] };
+  const out: PriorityQueueRuns = { plain: [], priority: [] };
   for (let r = 1; r <= runs; r++) {
     console.error(`live update, run ${r}/${runs} ...`);
-    out.plain.push(await child("live-update", kubeconfigPath));
-    out.priority.push(await child("live-update-priority", kubeconfigPath));
+    out.plain.push(await child<LiveUpdateResult>("live-update", kubeconfigPath));
+    out.priority.push(await child<LiveUpdateResult>("live-update-priority", kubeconfigPath));
   }
   return out;
 }
@@ -366,7 +441,8 @@ async function priorityQueueScenario(kubeconfigPath) {
 // ---------------------------------------------------------------------------------------------------------------
 // Parent
 
-function child(mode, kubeconfigPath, options = {}) {
+/** Runs a measurement in a fresh node process; resolves with the result line it prints. */
+function child<T>(mode: ChildMode, kubeconfigPath: string, options?: ControllerRunOptions): Promise<T> {
   return new Promise((resolve, reject) => {
     const p = spawn(
       process.execPath,
@@ -376,18 +452,21 @@ function child(mode, kubeconfigPath, options = {}) {
         env: {
           ...process.env,
           CRDGEN_LOG_LEVEL: process.env["CRDGEN_LOG_LEVEL"] ?? "warn",
-          BENCH_CHILD_OPTIONS: JSON.stringify(options),
+          BENCH_CHILD_OPTIONS: JSON.stringify(options ?? {}),
         },
       },
     );
     let out = "";
-    p.stdout.on("data", (d) => (out += d));
+    p.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
     p.on("error", reject);
     p.on("exit", (code) => {
       const line = out.trim().split("\n").pop() ?? "";
-      if (code !== 0) return reject(new Error(`${mode} exited ${code}: ${out}`));
+      if (code !== 0) {
+        reject(new Error(`${mode} exited ${String(code)}: ${out}`));
+        return;
+      }
       try {
-        resolve(JSON.parse(line));
+        resolve(JSON.parse(line) as T);
       } catch {
         reject(new Error(`${mode}: no result line in ${JSON.stringify(out)}`));
       }
@@ -395,16 +474,17 @@ function child(mode, kubeconfigPath, options = {}) {
   });
 }
 
-const fmtMs = (ms) => (ms === null || ms === undefined ? "—" : `${(ms / 1000).toFixed(2)} s`);
-const fmtB = (b) => `${Math.round(b).toLocaleString("en-US")} B`;
-const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
-const fmtLoad = (l) => l.map((x) => x.toFixed(1)).join(" ");
-const median = (xs, f) => [...xs].sort((a, b) => (f(a) ?? Infinity) - (f(b) ?? Infinity))[Math.floor(xs.length / 2)];
+const fmtMs = (ms: number | null | undefined) =>
+  ms === null || ms === undefined ? "—" : `${(ms / 1000).toFixed(2)} s`;
+const fmtB = (b: number) => `${Math.round(b).toLocaleString("en-US")} B`;
+const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+const fmtLoad = (l: number[]) => l.map((x) => x.toFixed(1)).join(" ");
+const median = <T>(xs: T[], f: (x: T) => number | null | undefined): T =>
+  [...xs].sort((a, b) => (f(a) ?? Infinity) - (f(b) ?? Infinity))[Math.floor(xs.length / 2)]!;
 
-function priorityMarkdown(p) {
-  const median = (xs) => [...xs].sort((a, b) => a.liveUpdateMs - b.liveUpdateMs)[Math.floor(xs.length / 2)];
-  const row = (xs) => {
-    const m = median(xs);
+function priorityMarkdown(p: PriorityQueueRuns): string {
+  const row = (xs: LiveUpdateResult[]) => {
+    const m = median(xs, (x) => x.liveUpdateMs);
     const each = xs.map((x) => (x.liveUpdateMs / 1000).toFixed(3)).join(", ");
     return `| ${m.runtime} | ${fmtMs(m.liveUpdateMs)} | ${m.reconcilesBefore.toLocaleString("en-US")} | ${each} |`;
   };
@@ -416,7 +496,7 @@ function priorityMarkdown(p) {
     row(p.plain),
     row(p.priority),
     "",
-    `One worker, ${p.plain[0].workMs} ms of simulated work per reconcile. The last object of the list is patched as soon as the cache has synced, while the initial list's keys are queued; ` +
+    `One worker, ${p.plain[0]!.workMs} ms of simulated work per reconcile. The last object of the list is patched as soon as the cache has synced, while the initial list's keys are queued; ` +
       "time runs from sending the patch until the reconciler sees the patched generation.",
     "",
   ].join("\n");
@@ -425,12 +505,20 @@ function priorityMarkdown(p) {
 // ---------------------------------------------------------------------------------------------------------------
 // Webhooks: admission round trip with and without the runtime's webhooks
 
-const percentile = (xs, p) => {
+const percentile = (xs: number[], p: number): number => {
   const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 };
 
-async function webhooksScenario() {
+/** The Widget of test/fixtures/webhook/widgets.yaml, as far as the webhooks read it. */
+interface Widget {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  spec: { version: string; replicas?: number; engine?: string };
+}
+
+async function webhooksScenario(): Promise<void> {
   const { startControlPlane, startWebhookEnvironment } = await import("@crdgen/runtime/envtest");
   const { admissionWebhooksFor, field, Invalid } = await import("@crdgen/runtime/webhook");
   const { newLogger } = await import("@crdgen/runtime");
@@ -440,7 +528,7 @@ async function webhooksScenario() {
     crdFiles: [path.join(root, "test/fixtures/webhook/widgets.yaml")],
     apiServerArgs: ["--max-requests-inflight=1000", "--max-mutating-requests-inflight=500"],
   });
-  let env;
+  let env: Awaited<ReturnType<typeof startWebhookEnvironment>> | undefined;
   try {
     const kube = plane.kubeClient();
     const namespaces = { without: "bench-plain", with: "bench-webhooks" };
@@ -461,22 +549,22 @@ async function webhooksScenario() {
       kube,
       logger: newLogger({ level: "warn" }),
       namespaceSelector: { matchLabels: { webhooks: "on" } },
-      webhooks: admissionWebhooksFor(widgets, {
+      webhooks: admissionWebhooksFor<Widget>(widgets, {
         default(obj) {
           obj.spec.replicas ??= 1;
           obj.spec.engine ??= "mysql";
         },
         validateCreate(obj) {
-          if (obj.spec.replicas > 9)
+          if (obj.spec.replicas !== undefined && obj.spec.replicas > 9)
             throw new Invalid({ group: widgets.group, kind: "Widget" }, obj.metadata.name, [
               field.invalid("spec.replicas", obj.spec.replicas, "must be at most 9"),
             ]);
         },
       }),
     });
-    const at = (ns) => `/apis/webhook.example.com/v1/namespaces/${ns}/widgets`;
-    const create = (ns, name, query) =>
-      kube.request({
+    const at = (ns: string) => `/apis/webhook.example.com/v1/namespaces/${ns}/widgets`;
+    const create = (ns: string, name: string, query?: Record<string, string>) =>
+      kube.request<Widget>({
         method: "POST",
         path: at(ns),
         ...(query ? { query } : {}),
@@ -484,15 +572,15 @@ async function webhooksScenario() {
       });
     // The API server loads webhook configurations through an informer: wait until a dry-run create is defaulted.
     for (const deadline = Date.now() + 30_000; ;) {
-      const probe = await create(namespaces.with, "probe", { dryRun: "All" }).catch(() => ({ spec: {} }));
+      const probe = await create(namespaces.with, "probe", { dryRun: "All" }).catch(() => ({ spec: { replicas: 0 } }));
       if (probe.spec.replicas === 1) break;
       if (Date.now() > deadline) throw new Error("timed out waiting for the webhooks to be called");
       await new Promise((r) => setTimeout(r, 100));
     }
-    const latencies = { without: [], with: [] };
+    const latencies: Record<keyof typeof namespaces, number[]> = { without: [], with: [] };
     let serial = 0;
     for (let r = 1; r <= rounds; r++) {
-      for (const key of r % 2 ? ["without", "with"] : ["with", "without"]) {
+      for (const key of r % 2 ? (["without", "with"] as const) : (["with", "without"] as const)) {
         console.error(`webhooks, round ${r}/${rounds}: ${perRound} concurrent creates ${key} webhooks ...`);
         const round = await Promise.all(
           Array.from({ length: perRound }, async () => {
@@ -505,7 +593,7 @@ async function webhooksScenario() {
         latencies[key].push(...round);
       }
     }
-    const summary = (xs) => ({ p50Ms: percentile(xs, 50), p99Ms: percentile(xs, 99), creates: xs.length });
+    const summary = (xs: number[]) => ({ p50Ms: percentile(xs, 50), p99Ms: percentile(xs, 99), creates: xs.length });
     const date = new Date().toISOString().slice(0, 10);
     const result = {
       date,
@@ -515,7 +603,7 @@ async function webhooksScenario() {
       without: summary(latencies.without),
       with: summary(latencies.with),
     };
-    const ms = (x) => `${x.toFixed(1)} ms`;
+    const ms = (x: number) => `${x.toFixed(1)} ms`;
     const md = [
       "## Admission round trip: 100 concurrent creates, with and without webhooks",
       "",
@@ -530,10 +618,9 @@ async function webhooksScenario() {
       "",
     ].join("\n");
     console.log(md);
-    const outDir = path.join(here, "results");
-    await mkdir(outDir, { recursive: true });
-    await writeFile(path.join(outDir, `webhooks-${date}.json`), `${JSON.stringify(result, null, 2)}\n`);
-    await writeFile(path.join(outDir, `webhooks-${date}.md`), md);
+    await mkdir(resultsDir, { recursive: true });
+    await writeFile(path.join(resultsDir, `webhooks-${date}.json`), `${JSON.stringify(result, null, 2)}\n`);
+    await writeFile(path.join(resultsDir, `webhooks-${date}.md`), md);
     console.error(`wrote bench/results/webhooks-${date}.json and .md`);
     kube.close();
   } finally {
@@ -542,22 +629,66 @@ async function webhooksScenario() {
   }
 }
 
+type WithRuns<T> = T & { runs: T[] };
+/** The fields of T that hold a figure (a number, null when the run did not finish, absent on some runtimes). */
+type Figure<T> = { [K in keyof T]: T[K] extends number | null | undefined ? K : never }[keyof T];
+
 /** A runtime's median run: each figure is the median of its runs (of the runs that finished, for the times). */
-function medianOf(xs, fields) {
-  const out = { ...xs[0], runs: xs };
-  for (const f of fields) out[f] = median(xs, (x) => x[f])[f];
+function medianOf<T extends object>(xs: T[], fields: Figure<T>[]): WithRuns<T> {
+  const out: WithRuns<T> = { ...xs[0]!, runs: xs };
+  for (const f of fields) (out as T)[f] = median(xs, (x) => x[f] as number | null | undefined)[f];
   return out;
 }
 
-function markdown(r) {
+type InformerKey =
+  | "crdgen"
+  | "goTypedStripped"
+  | "clientNode"
+  | "goTyped"
+  | "crdgenManagedFields"
+  | "goUnstructuredStripped"
+  | "crdgenWatchList"
+  | "goUnstructured";
+
+interface Target {
+  name: string;
+  met: boolean;
+  value: string;
+}
+
+interface RuntimeResults {
+  date: string;
+  objects: number;
+  concurrency: number;
+  runs: number;
+  controllerRuns: number;
+  env: {
+    node: string;
+    cpus: number;
+    cpuModel: string;
+    apiServer: string;
+    controllerRuntime: string;
+    clientGo: string;
+    go: string;
+  };
+  load: Record<"informersStart" | "informersEnd" | "controllersStart" | "updatesStart" | "updatesEnd", number[]>;
+  createMs: number;
+  informers: Record<InformerKey, WithRuns<InformerResult>> & { floor: WithRuns<FloorResult> };
+  controllers: { initial: WithRuns<ControllerResult>[]; updates: WithRuns<ControllerResult>[] };
+  updates: { writeMs: number; generation: number };
+  priorityQueue: PriorityQueueRuns | null;
+  targets: Target[];
+}
+
+function markdown(r: RuntimeResults): string {
   const inf = r.informers;
-  const informerRow = (x) =>
+  const informerRow = (x: WithRuns<InformerResult>) =>
     `| ${x.runtime} | ${x.cached.toLocaleString("en-US")} | ${fmtMs(x.syncMs)} | ${fmtB(x.heapPerObject)} | ${Math.round(x.peakRssMB)} MB | ${x.rssBeforeMB ? `${Math.round(x.rssBeforeMB)} MB` : ""} | ${x.runs.map((y) => (y.syncMs / 1000).toFixed(2)).join(", ")} |`;
-  const ratioRow = (label, a, b, bold = false) => {
-    const w = (t) => (bold ? `**${t}**` : t);
+  const ratioRow = (label: string, a: InformerResult, b: InformerResult, bold = false) => {
+    const w = (t: string) => (bold ? `**${t}**` : t);
     return `| ${w(label)} | | ${w(ratio(a.syncMs, b.syncMs))} | ${w(ratio(a.heapPerObject, b.heapPerObject))} | ${ratio(a.peakRssMB, b.peakRssMB)} | | |`;
   };
-  const ctlRow = (x) =>
+  const ctlRow = (x: WithRuns<ControllerResult>) =>
     `| ${x.runtime} | ${x.workers} | ${fmtMs(x.reconciledMs)} | ${x.reconcilesPerSec ? Math.round(x.reconcilesPerSec).toLocaleString("en-US") : "—"} | ${x.reconciles.toLocaleString("en-US")} | ${x.missing} | ${Math.round(x.peakRssMB)} MB | ${x.runs.map((y) => (y.reconciledMs === null ? "—" : (y.reconciledMs / 1000).toFixed(2))).join(", ")} |`;
   const ctlHeader = [
     "| runtime | workers | time until every target generation reconciled | reconciles/s | reconciles | missing | peak RSS | each run (s) |",
@@ -633,20 +764,22 @@ function markdown(r) {
 }
 
 /** Patches every object (spec.replicas 1 → 2 or back) and writes the generation each now has to a targets file. */
-async function writeUpdates(kube, file) {
-  const targets = {};
+async function writeUpdates(kube: KubeClient, file: string): Promise<{ writeMs: number; generation: number }> {
+  const targets: Record<string, number> = {};
   const started = performance.now();
   await pool(N, CONCURRENCY, async (i) => {
-    const current = await retrying(() => kube.request({ method: "GET", path: `${collectionPath}/${name(i)}` }));
+    const current = await retrying(() =>
+      kube.request<MySQLCluster>({ method: "GET", path: `${collectionPath}/${name(i)}` }),
+    );
     const obj = await retrying(() =>
-      kube.request({
+      kube.request<MySQLCluster>({
         method: "PATCH",
         path: `${collectionPath}/${name(i)}`,
-        body: { spec: { replicas: current.spec.replicas === 2 ? 1 : 2 } },
+        body: { spec: { replicas: current.spec?.replicas === 2 ? 1 : 2 } },
         contentType: "application/merge-patch+json",
       }),
     );
-    targets[`${NAMESPACE}/${name(i)}`] = obj.metadata.generation;
+    targets[`${NAMESPACE}/${name(i)}`] = obj.metadata.generation ?? 0;
   });
   const writeMs = performance.now() - started;
   await writeFile(file, JSON.stringify(targets));
@@ -654,19 +787,19 @@ async function writeUpdates(kube, file) {
 }
 
 /** The Go module's pinned versions, for the report. */
-async function goVersions() {
+async function goVersions(): Promise<{ controllerRuntime: string; clientGo: string; go: string }> {
   const { readFile } = await import("node:fs/promises");
-  const mod = await readFile(path.join(here, "controller-runtime/go.mod"), "utf8");
-  const v = (m) => new RegExp(`${m.replace(/[.]/g, "\\.")} (v[^\\s]+)`).exec(mod)?.[1] ?? "?";
+  const mod = await readFile(path.join(root, "bench/controller-runtime/go.mod"), "utf8");
+  const v = (m: string) => new RegExp(`${m.replace(/[.]/g, "\\.")} (v[^\\s]+)`).exec(mod)?.[1] ?? "?";
   const { spawnSync } = await import("node:child_process");
   const go = spawnSync("go", ["version"], { encoding: "utf8" }).stdout.trim().split(" ")[2] ?? "go ?";
   return { controllerRuntime: v("sigs.k8s.io/controller-runtime"), clientGo: v("k8s.io/client-go"), go };
 }
 
-async function parent() {
+async function parent(): Promise<void> {
   if (process.env["BENCH_SCENARIO"] === "webhooks") return webhooksScenario();
   const { startControlPlane } = await import("@crdgen/runtime/envtest");
-  const { controllerRuntimeBinary, runControllerRuntime } = await import("./controller-runtime.mjs");
+  const { controllerRuntimeBinary, runControllerRuntime } = await import("./controller-runtime.js");
   const goBinary = controllerRuntimeBinary();
   const plane = await startControlPlane({
     crdFiles: [path.join(root, "samples/mysql/crd.yaml")],
@@ -683,10 +816,10 @@ async function parent() {
     });
     console.error(`creating ${N} MySQLClusters (concurrency ${CONCURRENCY}) ...`);
     const createStart = performance.now();
-    const initialTargets = {};
+    const initialTargets: Record<string, number> = {};
     await pool(N, CONCURRENCY, async (i) => {
       const obj = await retrying(() =>
-        kube.request({
+        kube.request<MySQLCluster>({
           method: "POST",
           path: collectionPath,
           body: {
@@ -697,7 +830,7 @@ async function parent() {
           },
         }),
       );
-      initialTargets[`${NAMESPACE}/${name(i)}`] = obj.metadata.generation;
+      initialTargets[`${NAMESPACE}/${name(i)}`] = obj.metadata.generation ?? 0;
     });
     const createMs = performance.now() - createStart;
     console.error(`created in ${fmtMs(createMs)}`);
@@ -710,106 +843,131 @@ async function parent() {
       return;
     }
     const kubeconfig = plane.kubeconfigPath;
-    const go = (args) => () => runControllerRuntime(goBinary, ["-kubeconfig", kubeconfig, ...args]);
-    const goInformer = (variant, strip) =>
-      go(["-mode", "informer", "-variant", variant, `-strip-managed-fields=${strip}`]);
+    const go =
+      <T>(args: string[]) =>
+      () =>
+        runControllerRuntime<T>(goBinary, ["-kubeconfig", kubeconfig, ...args]);
+    const goInformer = (variant: string, strip: boolean) =>
+      go<InformerResult>(["-mode", "informer", "-variant", variant, `-strip-managed-fields=${String(strip)}`]);
+    const crdgenInformer = (mode: ChildMode) => () => child<InformerResult>(mode, kubeconfig);
     // Informer runs are interleaved and repeated (BENCH_RUNS, default 5); the table shows each runtime's median run.
     const RUNS = Number(process.env["BENCH_RUNS"] ?? 5);
-    const variants = [
-      ["crdgen", () => child("informer-crdgen", kubeconfig)],
-      ["goTypedStripped", goInformer("typed", true)],
-      ["clientNode", () => child("informer-client-node", kubeconfig)],
-      ["goTyped", goInformer("typed", false)],
-      ["crdgenManagedFields", () => child("informer-crdgen-raw", kubeconfig)],
-      ["goUnstructuredStripped", goInformer("unstructured", true)],
-      ["crdgenWatchList", () => child("informer-crdgen-watchlist", kubeconfig)],
-      ["goUnstructured", goInformer("unstructured", false)],
-      ["floor", () => child("list-floor", kubeconfig)],
+    type Variant =
+      { key: InformerKey; run: () => Promise<InformerResult> } | { key: "floor"; run: () => Promise<FloorResult> };
+    const variants: Variant[] = [
+      { key: "crdgen", run: crdgenInformer("informer-crdgen") },
+      { key: "goTypedStripped", run: goInformer("typed", true) },
+      { key: "clientNode", run: crdgenInformer("informer-client-node") },
+      { key: "goTyped", run: goInformer("typed", false) },
+      { key: "crdgenManagedFields", run: crdgenInformer("informer-crdgen-raw") },
+      { key: "goUnstructuredStripped", run: goInformer("unstructured", true) },
+      { key: "crdgenWatchList", run: crdgenInformer("informer-crdgen-watchlist") },
+      { key: "goUnstructured", run: goInformer("unstructured", false) },
+      { key: "floor", run: () => child<FloorResult>("list-floor", kubeconfig) },
     ];
-    const load = { informersStart: os.loadavg() };
-    const runs = Object.fromEntries(variants.map(([key]) => [key, []]));
+    const informersStart = os.loadavg();
+    const informerRuns = new Map<InformerKey, InformerResult[]>();
+    const floorRuns: FloorResult[] = [];
     for (let r = 1; r <= RUNS; r++) {
       // The order rotates each round, so no runtime always follows the same one (the API server's GC after a big list).
-      const order = variants.map((_, i) => variants[(i + r - 1) % variants.length]);
-      console.error(`informers, run ${r}/${RUNS}: ${order.map(([key]) => key).join(", ")} ...`);
-      for (const [key, run] of order) runs[key].push(await run());
+      const order = variants.map((_, i) => variants[(i + r - 1) % variants.length]!);
+      console.error(`informers, run ${r}/${RUNS}: ${order.map(({ key }) => key).join(", ")} ...`);
+      for (const v of order) {
+        if (v.key === "floor") floorRuns.push(await v.run());
+        else informerRuns.set(v.key, [...(informerRuns.get(v.key) ?? []), await v.run()]);
+      }
     }
-    load.informersEnd = os.loadavg();
-    const informers = {};
-    for (const [k, xs] of Object.entries(runs))
-      informers[k] = medianOf(xs, ["syncMs", "heapPerObject", "peakRssMB", "rssBeforeMB"]);
+    const informersEnd = os.loadavg();
+    const informerOf = (key: InformerKey) =>
+      medianOf(informerRuns.get(key)!, ["syncMs", "heapPerObject", "peakRssMB", "rssBeforeMB"]);
+    const informers: RuntimeResults["informers"] = {
+      crdgen: informerOf("crdgen"),
+      goTypedStripped: informerOf("goTypedStripped"),
+      clientNode: informerOf("clientNode"),
+      goTyped: informerOf("goTyped"),
+      crdgenManagedFields: informerOf("crdgenManagedFields"),
+      goUnstructuredStripped: informerOf("goUnstructuredStripped"),
+      crdgenWatchList: informerOf("crdgenWatchList"),
+      goUnstructured: informerOf("goUnstructured"),
+      floor: medianOf(floorRuns, ["syncMs"]),
+    };
 
     // Controllers: each start is a fresh process; nobody writes while one runs.
     const CONTROLLER_RUNS = Number(process.env["BENCH_CONTROLLER_RUNS"] ?? 3);
-    const controllerVariants = (workers, targetsFile) => [
-      [`crdgen|${workers}`, () => child("controller", kubeconfig, { workers, keepManagedFields: false, targetsFile })],
-      [`goTypedStripped|${workers}`, goController("typed", true, workers, targetsFile)],
-      [
-        `crdgenManagedFields|${workers}`,
-        () => child("controller", kubeconfig, { workers, keepManagedFields: true, targetsFile }),
-      ],
-      [`goTyped|${workers}`, goController("typed", false, workers, targetsFile)],
-      [`goUnstructuredStripped|${workers}`, goController("unstructured", true, workers, targetsFile)],
-      [`goUnstructured|${workers}`, goController("unstructured", false, workers, targetsFile)],
-    ];
-    function goController(variant, strip, workers, targetsFile) {
-      return go([
+    type ControllerVariant = [key: string, run: () => Promise<ControllerResult>];
+    const crdgenController = (options: ControllerRunOptions) => () =>
+      child<ControllerResult>("controller", kubeconfig, options);
+    const goController = (variant: string, strip: boolean, workers: number, targetsFile: string) =>
+      go<ControllerResult>([
         "-mode",
         "controller",
         "-variant",
         variant,
-        `-strip-managed-fields=${strip}`,
+        `-strip-managed-fields=${String(strip)}`,
         "-workers",
         String(workers),
         "-targets",
         targetsFile,
       ]);
-    }
-    const runControllers = async (label, list) => {
-      const out = Object.fromEntries(list.map(([key]) => [key, []]));
+    const controllerVariants = (workers: number, targetsFile: string): ControllerVariant[] => [
+      [`crdgen|${workers}`, crdgenController({ workers, keepManagedFields: false, targetsFile })],
+      [`goTypedStripped|${workers}`, goController("typed", true, workers, targetsFile)],
+      [`crdgenManagedFields|${workers}`, crdgenController({ workers, keepManagedFields: true, targetsFile })],
+      [`goTyped|${workers}`, goController("typed", false, workers, targetsFile)],
+      [`goUnstructuredStripped|${workers}`, goController("unstructured", true, workers, targetsFile)],
+      [`goUnstructured|${workers}`, goController("unstructured", false, workers, targetsFile)],
+    ];
+    const runControllers = async (label: string, list: ControllerVariant[]) => {
+      const out = new Map<string, ControllerResult[]>(list.map(([key]) => [key, []]));
       for (let r = 1; r <= CONTROLLER_RUNS; r++) {
-        const order = list.map((_, i) => list[(i + r - 1) % list.length]);
+        const order = list.map((_, i) => list[(i + r - 1) % list.length]!);
         console.error(`${label}, run ${r}/${CONTROLLER_RUNS} ...`);
-        for (const [key, run] of order) out[key].push(await run());
+        for (const [key, run] of order) out.get(key)!.push(await run());
       }
-      return Object.values(out).map((xs) => ({
+      return [...out.values()].map((xs) => ({
         ...medianOf(xs, ["reconciledMs", "reconcilesPerSec", "peakRssMB", "firstReconcileMs"]),
         reconciles: Math.max(...xs.map((x) => x.reconciles)),
         missing: Math.max(...xs.map((x) => x.missing)),
       }));
     };
-    load.controllersStart = os.loadavg();
+    const controllersStart = os.loadavg();
     const initial = await runControllers("controllers from start", controllerVariants(WORKERS, initialTargetsFile));
     console.error(`writing ${N} updates while no controller runs ...`);
     const updatedTargetsFile = path.join(work, "targets-updated.json");
     const updates = await writeUpdates(kube, updatedTargetsFile);
     kube.close();
-    load.updatesStart = os.loadavg();
-    const updateRuns = [];
+    const updatesStart = os.loadavg();
+    const updateRuns: WithRuns<ControllerResult>[] = [];
     for (const workers of [1, 4, 16])
       updateRuns.push(
         ...(await runControllers(`update run, ${workers} workers`, controllerVariants(workers, updatedTargetsFile))),
       );
-    load.updatesEnd = os.loadavg();
+    const updatesEnd = os.loadavg();
+    const load = { informersStart, informersEnd, controllersStart, updatesStart, updatesEnd };
     const priorityQueue = process.env["BENCH_PRIORITY"] === "0" ? null : await priorityQueueScenario(kubeconfig);
 
     const version = await plane
       .kubeClient()
-      .request({ method: "GET", path: "/version" })
-      .catch(() => ({}));
+      .request<{ gitVersion?: string }>({ method: "GET", path: "/version" })
+      .catch(() => ({ gitVersion: undefined }));
     const date = new Date().toISOString().slice(0, 10);
-    const byRuntime = (xs, runtime) => xs.find((x) => x.runtime === runtime);
-    const goTypedName = (strip) => `controller-runtime (typed${strip ? "" : ", managedFields kept"})`;
-    const targets = [];
-    for (const [label, crdgenName, strip] of [
+    const byRuntime = (xs: ControllerResult[], runtime: string) => {
+      const found = xs.find((x) => x.runtime === runtime);
+      if (!found) throw new Error(`no controller result of ${runtime}`);
+      return found;
+    };
+    const goTypedName = (strip: boolean) => `controller-runtime (typed${strip ? "" : ", managedFields kept"})`;
+    const targets: Target[] = [];
+    const sides: [label: string, crdgenName: string, strip: boolean][] = [
       ["managedFields stripped on both sides", "crdgen", true],
       ["managedFields kept on both sides", "crdgen (managedFields kept)", false],
-    ]) {
+    ];
+    for (const [label, crdgenName, strip] of sides) {
       const c = byRuntime(initial, crdgenName);
       const g = byRuntime(initial, goTypedName(strip));
       const ci = strip ? informers.crdgen : informers.crdgenManagedFields;
       const gi = strip ? informers.goTypedStripped : informers.goTyped;
-      const t = c.reconciledMs / g.reconciledMs;
+      const t = Number(c.reconciledMs) / Number(g.reconciledMs);
       const rss = c.peakRssMB / g.peakRssMB;
       const heap = ci.heapPerObject / gi.heapPerObject;
       targets.push(
@@ -853,7 +1011,7 @@ async function parent() {
         value: `${syncRatio.toFixed(2)}× (${fmtMs(informers.crdgen.syncMs)} vs ${fmtMs(informers.clientNode.syncMs)})`,
       },
     );
-    const result = {
+    const result: RuntimeResults = {
       date,
       objects: N,
       concurrency: CONCURRENCY,
@@ -876,11 +1034,10 @@ async function parent() {
     };
     const md = markdown(result);
     console.log(md);
-    const outDir = path.join(here, "results");
     const suffix = process.env["BENCH_RESULT_SUFFIX"] ?? "";
-    await mkdir(outDir, { recursive: true });
-    await writeFile(path.join(outDir, `${date}${suffix}.json`), `${JSON.stringify(result, null, 2)}\n`);
-    await writeFile(path.join(outDir, `${date}${suffix}.md`), md);
+    await mkdir(resultsDir, { recursive: true });
+    await writeFile(path.join(resultsDir, `${date}${suffix}.json`), `${JSON.stringify(result, null, 2)}\n`);
+    await writeFile(path.join(resultsDir, `${date}${suffix}.md`), md);
     console.error(`wrote bench/results/${date}${suffix}.json and .md`);
   } finally {
     await plane.stop();
@@ -888,22 +1045,26 @@ async function parent() {
   }
 }
 
+/** The measurements that run in a child process, by the name `--child=<mode>` gives them. */
+const childModes = (kubeconfigPath: string, options: ControllerRunOptions) => ({
+  "informer-crdgen": () => informerCrdgen(kubeconfigPath),
+  "informer-crdgen-raw": () => informerCrdgen(kubeconfigPath, { keepManagedFields: true }),
+  "informer-crdgen-watchlist": () => informerCrdgen(kubeconfigPath, { useWatchList: true }),
+  "informer-client-node": () => informerClientNode(kubeconfigPath),
+  "list-floor": () => listFloor(kubeconfigPath),
+  controller: () => controllerStartRun(kubeconfigPath, options),
+  "live-update": () => liveUpdateRun(kubeconfigPath, false),
+  "live-update-priority": () => liveUpdateRun(kubeconfigPath, true),
+});
+type ChildMode = keyof ReturnType<typeof childModes>;
+
 const mode = process.argv.find((a) => a.startsWith("--child="))?.slice("--child=".length);
 if (mode) {
-  const kubeconfigPath = process.argv[process.argv.length - 1];
-  const options = JSON.parse(process.env["BENCH_CHILD_OPTIONS"] ?? "{}");
-  const run = {
-    "informer-crdgen": () => informerCrdgen(kubeconfigPath),
-    "informer-crdgen-raw": () => informerCrdgen(kubeconfigPath, { keepManagedFields: true }),
-    "informer-crdgen-watchlist": () => informerCrdgen(kubeconfigPath, { useWatchList: true }),
-    "informer-client-node": () => informerClientNode(kubeconfigPath),
-    "list-floor": () => listFloor(kubeconfigPath),
-    controller: () => controllerStartRun(kubeconfigPath, options),
-    "live-update": () => liveUpdateRun(kubeconfigPath, false),
-    "live-update-priority": () => liveUpdateRun(kubeconfigPath, true),
-  }[mode];
-  if (!run) throw new Error(`unknown child mode ${mode}`);
-  const result = await run();
+  const kubeconfigPath = process.argv.at(-1)!;
+  const options = JSON.parse(process.env["BENCH_CHILD_OPTIONS"] ?? "{}") as ControllerRunOptions;
+  const modes = childModes(kubeconfigPath, options);
+  if (!Object.hasOwn(modes, mode)) throw new Error(`unknown child mode ${mode}`);
+  const result = await modes[mode as ChildMode]();
   process.stdout.write(`${JSON.stringify(result)}\n`);
   process.exit(0);
 } else {
