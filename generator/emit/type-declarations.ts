@@ -9,6 +9,8 @@ import { tsLiteral, tsString } from "../ts-literal.js";
 
 const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const simpleType = /^[A-Za-z_$][A-Za-z0-9_$<>, ]*$/;
+/** The formatter's width (prettier's printWidth in this repository): a longer declaration is broken as it breaks it. */
+const lineWidth = 120;
 
 export interface TypeDeclarations {
   /** Exported declarations (nested types and enum value arrays), root last. */
@@ -33,6 +35,20 @@ export interface TypeDeclarationOptions {
   reserved?: ReadonlySet<string>;
 }
 
+/** What declaring one version's types needs at every node: its names, and the names the module imports. */
+interface Context {
+  crd: CrdModel;
+  version: VersionModel;
+  root: SchemaNode;
+  nameOf: ReadonlyMap<SchemaNode, string>;
+  /** Named nodes a property holds directly: their @default is written on the property (items' stays on their type). */
+  heldByProperty: ReadonlySet<SchemaNode>;
+  /** How the module names what it imports or uses globally (aliased when one of its declarations takes the name). */
+  names: { objectMeta: string; intOrString: string; array: string; record: string };
+  /** Set while declaring, so the module imports only what its text uses. */
+  uses: { intOrString: boolean; objectMeta: boolean };
+}
+
 export function emitTypeDeclarations(
   crd: CrdModel,
   version: VersionModel,
@@ -40,161 +56,30 @@ export function emitTypeDeclarations(
 ): TypeDeclarations {
   const root = version.schema;
   const { nameOf, declarationOrder, exported: nestedExports } = assignTypeNames(crd.kind, root, options.reserved);
-  // Set from the declaring closures below; a record keeps flow analysis from pinning them to their initial `false`.
-  const uses = { intOrString: false, objectMeta: false };
   const exported = [crd.kind, `${crd.kind}List`, `${camelCase(crd.kind)}Resource`, ...nestedExports];
   // Imported names are aliased when a declaration of this module has the same name (a kind called IntOrString).
   const declared = new Set(exported);
-  const objectMeta = freeName("V1ObjectMeta", declared);
   const listMeta = freeName("V1ListMeta", declared);
-  const intOrString = freeName("IntOrString", declared);
-  // The kind itself may be called Array or Record (nested types never are: type-names.ts keeps globals' names free).
-  const arrayType = globalName("Array", declared);
-  const recordType = globalName("Record", declared);
-
-  const typeExpr = (node: SchemaNode): string => {
-    const base = bareTypeExpr(node);
-    // unknown already holds null, and so does an enum that lists it.
-    const holdsNull = base === "unknown" || (node.kind === "enum" && node.values.includes(null));
-    return node.nullable && !holdsNull ? `${base} | null` : base;
-  };
-  const bareTypeExpr = (node: SchemaNode): string => {
-    const named = nameOf.get(node);
-    if (named) return named;
-    switch (node.kind) {
-      case "string":
-        return "string";
-      case "integer":
-      case "number":
-        return "number";
-      case "boolean":
-        return "boolean";
-      case "intOrString":
-        uses.intOrString = true;
-        return intOrString;
-      case "enum":
-        return literalUnion(node.values);
-      case "array": {
-        const item = typeExpr(node.items);
-        return simpleType.test(item) ? `${item}[]` : `${arrayType}<${item}>`;
-      }
-      case "map":
-        return `${recordType}<string, ${typeExpr(node.values)}>`;
-      case "unknownRecord":
-        return `${recordType}<string, unknown>`;
-      case "emptyObject":
-        return `${recordType}<string, never>`;
-      case "unknown":
-        return "unknown";
-      case "union":
-        return node.members.map(typeExpr).join(" | ");
-      case "object":
-        throw new Error(`internal: an object of ${crd.kind} ${version.name} has no type name`);
-    }
+  const ctx: Context = {
+    crd,
+    version,
+    root,
+    nameOf,
+    heldByProperty: new Set(
+      declarationOrder.flatMap((n) => (n.kind === "object" ? n.properties.map((p) => p.node) : [])),
+    ),
+    names: {
+      objectMeta: freeName("V1ObjectMeta", declared),
+      intOrString: freeName("IntOrString", declared),
+      // The kind itself may be called Array or Record (nested types never are: type-names.ts keeps globals' names free).
+      array: globalName("Array", declared),
+      record: globalName("Record", declared),
+    },
+    uses: { intOrString: false, objectMeta: false },
   };
 
-  const envelope = `  apiVersion: ${tsString(`${crd.group}/${version.name}`)};\n  kind: ${tsString(crd.kind)};\n  metadata: ${objectMeta};\n`;
-
-  /**
-   * The constraints of a node, then those of its array items or map values that have no declaration of their own.
-   * A named node's are written once: its rules on its declaration, its @default on the property that holds it.
-   */
-  const tagsOf = (node: SchemaNode, rulesOnly = false): string[] => [
-    ...constraintTags(node.constraints, rulesOnly),
-    ...elementTags(node),
-  ];
-  const elementTags = (node: SchemaNode): string[] => {
-    if (node.kind === "array" && !nameOf.has(node.items)) return nestedTags("item", tagsOf(node.items));
-    if (node.kind === "map" && !nameOf.has(node.values)) return nestedTags("value", tagsOf(node.values));
-    return [];
-  };
-
-  // Named nodes a property holds directly: their @default is written on the property (items' stays on their type).
-  const heldByProperty = new Set(
-    declarationOrder.flatMap((n) => (n.kind === "object" ? n.properties.map((p) => p.node) : [])),
-  );
-  const propertyLine = (p: Property, indent: string): string => {
-    const key = identifier.test(p.name) ? p.name : tsString(p.name);
-    const tags = nameOf.has(p.node) ? defaultTags(p.node.constraints) : tagsOf(p.node);
-    return `${jsdoc(indent, p.node.description, tags)}${indent}${key}${p.required ? "" : "?"}: ${typeExpr(p.node)};\n`;
-  };
-
-  const declare = (node: SchemaNode): string => {
-    const name = nameOf.get(node)!;
-    const isRoot = node === root;
-    const doc = jsdoc("", node.description, [
-      ...(isRoot ? deprecationTags(crd, version) : []),
-      ...tagsOf(node, heldByProperty.has(node)),
-    ]);
-    if (node.kind === "enum") {
-      const values = `export const ${name}Values = [${node.values.map(tsLiteral).join(", ")}] as const;\n`;
-      if (node.values.every(isPrimitive)) return `${doc}export type ${name} = ${literalUnion(node.values)};\n${values}`;
-      return `${values}${doc}export type ${name} = (typeof ${name}Values)[number];\n`;
-    }
-    if (isRoot && node.kind !== "object") {
-      // A root without properties still has the Kubernetes envelope; with preserve-unknown-fields it keeps every other
-      // key too, while a bare `type: object` root keeps nothing else (the API server prunes it).
-      uses.objectMeta = true;
-      return `${doc}export interface ${name} {\n${envelope}${node.kind === "emptyObject" ? "" : "  [key: string]: unknown;\n"}}\n`;
-    }
-    if (node.kind !== "object") return `${doc}export type ${name} = ${aliasTarget(node)};\n`;
-    let body = "";
-    if (isRoot) {
-      uses.objectMeta = true;
-      body += envelope;
-    } else if (node.embeddedResource) {
-      uses.objectMeta = true;
-      // The API server rejects an embedded resource without apiVersion or kind (metadata may be left out).
-      const declared = new Set(node.properties.map((p) => p.name));
-      if (!declared.has("apiVersion")) body += "  apiVersion: string;\n";
-      if (!declared.has("kind")) body += "  kind: string;\n";
-      if (!declared.has("metadata")) body += `  metadata?: ${objectMeta};\n`;
-    }
-    for (const p of node.properties) {
-      if (isRoot && rootEnvelopeKeys.has(p.name)) continue;
-      if (node.embeddedResource && p.name === "metadata") {
-        body += `${jsdoc("  ", p.node.description)}  metadata${p.required ? "" : "?"}: ${objectMeta};\n`;
-        continue;
-      }
-      body += propertyLine(
-        node.embeddedResource && (p.name === "apiVersion" || p.name === "kind") ? { ...p, required: true } : p,
-        "  ",
-      );
-    }
-    // Structural schemas prune unknown keys, so objects stay closed unless the schema preserves them.
-    if (node.openIndexSignature) body += "  [key: string]: unknown;\n";
-    return `${doc}export interface ${name} {\n${body}}\n`;
-  };
-
-  /** The right-hand side of `type X = ...` for a named non-object node (the root's spec or status). */
-  const aliasTarget = (node: SchemaNode): string => {
-    const saved = nameOf.get(node);
-    nameOf.delete(node);
-    const text = typeExpr(node);
-    if (saved) nameOf.set(node, saved);
-    return text;
-  };
-
-  // A named object whose body was already declared under another path (structural memoisation) becomes an alias of
-  // it, and so does every named node below it: each path keeps its name, the shape is written out once.
-  const aliases = aliasesOfRepeatedSubtrees(root, declarationOrder, nameOf);
-  const declareAlias = (node: SchemaNode, original: SchemaNode, topmost: boolean): string => {
-    const name = nameOf.get(node)!;
-    const target = nameOf.get(original)!;
-    const doc = topmost ? jsdoc("", node.description, tagsOf(node, heldByProperty.has(node))) : "";
-    if (node.kind === "enum")
-      return `export type ${name} = ${target};\nexport const ${name}Values = ${target}Values;\n`;
-    return `${doc}export type ${name} = ${target};\n`;
-  };
-  const parts: string[] = [];
-  for (const node of declarationOrder) {
-    if (node === root) continue;
-    const repeated = aliases.get(node);
-    if (!repeated) parts.push(declare(node));
-    else if (repeated.topmost)
-      parts.push(repeated.pairs.map(([copy, original], i) => declareAlias(copy, original, i === 0)).join(""));
-  }
-  const rootText = declare(root);
+  const parts = declareNested(ctx, declarationOrder);
+  const rootText = declareNode(ctx, root);
   const spec = root.kind === "object" ? root.properties.find((p) => p.name === "spec") : undefined;
   const status = root.kind === "object" ? root.properties.find((p) => p.name === "status") : undefined;
   const importSpec = (name: string, local: string) => (name === local ? name : `${name} as ${local}`);
@@ -203,15 +88,189 @@ export function emitTypeDeclarations(
     exported,
     k8sImports: [
       importSpec("V1ListMeta", listMeta),
-      ...(uses.objectMeta ? [importSpec("V1ObjectMeta", objectMeta)] : []),
+      ...(ctx.uses.objectMeta ? [importSpec("V1ObjectMeta", ctx.names.objectMeta)] : []),
     ].join(", "),
-    runtimeImports: uses.intOrString ? importSpec("IntOrString", intOrString) : "",
+    runtimeImports: ctx.uses.intOrString ? importSpec("IntOrString", ctx.names.intOrString) : "",
     listMeta,
     specType: spec ? nameOf.get(spec.node) : undefined,
     statusType: status ? nameOf.get(status.node) : undefined,
-    usesIntOrString: uses.intOrString,
-    usesObjectMeta: uses.objectMeta,
+    usesIntOrString: ctx.uses.intOrString,
+    usesObjectMeta: ctx.uses.objectMeta,
   };
+}
+
+/**
+ * The declarations of every named node but the root, in declaration order. A named object whose body was already
+ * declared under another path (structural memoisation) becomes an alias of it, and so does every named node below
+ * it: each path keeps its name, the shape is written out once.
+ */
+function declareNested(ctx: Context, declarationOrder: SchemaNode[]): string[] {
+  const aliases = aliasesOfRepeatedSubtrees(ctx.root, declarationOrder, ctx.nameOf);
+  const parts: string[] = [];
+  for (const node of declarationOrder) {
+    if (node === ctx.root) continue;
+    const repeated = aliases.get(node);
+    if (!repeated) parts.push(declareNode(ctx, node));
+    else if (repeated.topmost)
+      parts.push(repeated.pairs.map(([copy, original], i) => declareAlias(ctx, copy, original, i === 0)).join(""));
+  }
+  return parts;
+}
+
+/** The TypeScript type of a node: its name when it has one, else its shape; `| null` when nullable. */
+function typeExpression(ctx: Context, node: SchemaNode, ownName = true): string {
+  const base = shapeExpression(ctx, node, ownName);
+  // unknown already holds null, and so does an enum that lists it.
+  const holdsNull = base === "unknown" || (node.kind === "enum" && node.values.includes(null));
+  return node.nullable && !holdsNull ? `${base} | null` : base;
+}
+
+function shapeExpression(ctx: Context, node: SchemaNode, ownName: boolean): string {
+  const named = ownName ? ctx.nameOf.get(node) : undefined;
+  if (named) return named;
+  switch (node.kind) {
+    case "string":
+      return "string";
+    case "integer":
+    case "number":
+      return "number";
+    case "boolean":
+      return "boolean";
+    case "intOrString":
+      ctx.uses.intOrString = true;
+      return ctx.names.intOrString;
+    case "enum":
+      return literalUnion(node.values);
+    case "array": {
+      const item = typeExpression(ctx, node.items);
+      return simpleType.test(item) ? `${item}[]` : `${ctx.names.array}<${item}>`;
+    }
+    case "map":
+      return `${ctx.names.record}<string, ${typeExpression(ctx, node.values)}>`;
+    case "unknownRecord":
+      return `${ctx.names.record}<string, unknown>`;
+    case "emptyObject":
+      return `${ctx.names.record}<string, never>`;
+    case "unknown":
+      return "unknown";
+    case "union":
+      return node.members.map((m) => typeExpression(ctx, m)).join(" | ");
+    case "object":
+      throw new Error(`internal: an object of ${ctx.crd.kind} ${ctx.version.name} has no type name`);
+  }
+}
+
+/**
+ * The constraints of a node, then those of its array items or map values that have no declaration of their own.
+ * A named node's are written once: its rules on its declaration, its @default on the property that holds it.
+ */
+function tagsOf(ctx: Context, node: SchemaNode, rulesOnly = false): string[] {
+  return [...constraintTags(node.constraints, rulesOnly), ...elementTags(ctx, node)];
+}
+
+function elementTags(ctx: Context, node: SchemaNode): string[] {
+  if (node.kind === "array" && !ctx.nameOf.has(node.items)) return nestedTags("item", tagsOf(ctx, node.items));
+  if (node.kind === "map" && !ctx.nameOf.has(node.values)) return nestedTags("value", tagsOf(ctx, node.values));
+  return [];
+}
+
+/** The JSDoc of a named node's declaration: its description and rules (and on the root, its deprecation). */
+function declarationDoc(ctx: Context, node: SchemaNode): string {
+  const deprecation = node === ctx.root ? deprecationTags(ctx.crd, ctx.version) : [];
+  return jsdoc("", node.description, [...deprecation, ...tagsOf(ctx, node, ctx.heldByProperty.has(node))]);
+}
+
+function propertyLine(ctx: Context, p: Property): string {
+  const key = identifier.test(p.name) ? p.name : tsString(p.name);
+  const tags = ctx.nameOf.has(p.node) ? defaultTags(p.node.constraints) : tagsOf(ctx, p.node);
+  return `${jsdoc("  ", p.node.description, tags)}  ${key}${p.required ? "" : "?"}: ${typeExpression(ctx, p.node)};\n`;
+}
+
+function declareNode(ctx: Context, node: SchemaNode): string {
+  const name = ctx.nameOf.get(node)!;
+  const doc = declarationDoc(ctx, node);
+  if (node.kind === "enum") {
+    const values = valuesConst(name, node.values.map(tsLiteral));
+    if (node.values.every(isPrimitive)) return `${doc}${typeAlias(name, literalMembers(node.values))}${values}`;
+    return `${values}${doc}${typeAlias(name, [`(typeof ${name}Values)[number]`])}`;
+  }
+  if (node === ctx.root && node.kind !== "object") {
+    // A root without properties still has the Kubernetes envelope; with preserve-unknown-fields it keeps every other
+    // key too, while a bare `type: object` root keeps nothing else (the API server prunes it).
+    const rest = node.kind === "emptyObject" ? "" : "  [key: string]: unknown;\n";
+    return `${doc}export interface ${name} {\n${envelope(ctx)}${rest}}\n`;
+  }
+  // A named non-object node (the root's spec or status): an alias of its shape.
+  if (node.kind !== "object") return `${doc}${typeAlias(name, [typeExpression(ctx, node, false)])}`;
+  return `${doc}export interface ${name} {\n${interfaceBody(ctx, node)}}\n`;
+}
+
+/** apiVersion, kind and metadata of the root: the kind's own, whatever the schema says. */
+function envelope(ctx: Context): string {
+  ctx.uses.objectMeta = true;
+  const apiVersion = tsString(`${ctx.crd.group}/${ctx.version.name}`);
+  return `  apiVersion: ${apiVersion};\n  kind: ${tsString(ctx.crd.kind)};\n  metadata: ${ctx.names.objectMeta};\n`;
+}
+
+function interfaceBody(ctx: Context, node: SchemaNode & { kind: "object" }): string {
+  const isRoot = node === ctx.root;
+  let body = isRoot ? envelope(ctx) : node.embeddedResource ? embeddedEnvelope(ctx, node) : "";
+  for (const p of node.properties) {
+    if (isRoot && rootEnvelopeKeys.has(p.name)) continue;
+    if (node.embeddedResource && p.name === "metadata") {
+      body += `${jsdoc("  ", p.node.description)}  metadata${p.required ? "" : "?"}: ${ctx.names.objectMeta};\n`;
+      continue;
+    }
+    // The API server rejects an embedded resource without apiVersion or kind.
+    const required = p.required || (node.embeddedResource && (p.name === "apiVersion" || p.name === "kind"));
+    body += propertyLine(ctx, { ...p, required });
+  }
+  // Structural schemas prune unknown keys, so objects stay closed unless the schema preserves them.
+  if (node.openIndexSignature) body += "  [key: string]: unknown;\n";
+  return body;
+}
+
+/** The envelope keys an embedded resource's schema leaves out: apiVersion and kind (required), metadata. */
+function embeddedEnvelope(ctx: Context, node: SchemaNode & { kind: "object" }): string {
+  ctx.uses.objectMeta = true;
+  const declared = new Set(node.properties.map((p) => p.name));
+  let body = "";
+  if (!declared.has("apiVersion")) body += "  apiVersion: string;\n";
+  if (!declared.has("kind")) body += "  kind: string;\n";
+  if (!declared.has("metadata")) body += `  metadata?: ${ctx.names.objectMeta};\n`;
+  return body;
+}
+
+/** A named node inside a repeated subtree: an alias of its counterpart in the first occurrence. */
+function declareAlias(ctx: Context, node: SchemaNode, original: SchemaNode, topmost: boolean): string {
+  const name = ctx.nameOf.get(node)!;
+  const target = ctx.nameOf.get(original)!;
+  if (node.kind === "enum") return `${typeAlias(name, [target])}${constAlias(`${name}Values`, `${target}Values`)}`;
+  const doc = topmost ? jsdoc("", node.description, tagsOf(ctx, node, ctx.heldByProperty.has(node))) : "";
+  return `${doc}${typeAlias(name, [target])}`;
+}
+
+/**
+ * `export type Name = A | B;` on one line when it fits, else broken as prettier breaks it: after the `=`, and a
+ * union one member a line.
+ */
+function typeAlias(name: string, members: string[]): string {
+  const line = `export type ${name} = ${members.join(" | ")};\n`;
+  if (line.length <= lineWidth + 1) return line;
+  if (members.length === 1) return `export type ${name} =\n  ${members[0]};\n`;
+  return `export type ${name} =\n${members.map((m) => `  | ${m}`).join("\n")};\n`;
+}
+
+/** `export const NameValues = [...] as const;`, one value a line when it does not fit on one. */
+function valuesConst(name: string, literals: string[]): string {
+  const line = `export const ${name}Values = [${literals.join(", ")}] as const;\n`;
+  if (line.length <= lineWidth + 1) return line;
+  return `export const ${name}Values = [\n${literals.map((l) => `  ${l},\n`).join("")}] as const;\n`;
+}
+
+function constAlias(name: string, target: string): string {
+  const line = `export const ${name} = ${target};\n`;
+  return line.length <= lineWidth + 1 ? line : `export const ${name} =\n  ${target};\n`;
 }
 
 interface RepeatedSubtree {
@@ -257,9 +316,14 @@ export function freeName(base: string, taken: ReadonlySet<string>): string {
 
 const isPrimitive = (v: unknown) => v === null || ["string", "number", "boolean"].includes(typeof v);
 
+/** The distinct literals of an enum's values ("never" for none), each a member of a union. */
+function literalMembers(values: unknown[]): string[] {
+  if (values.length === 0) return ["never"];
+  return [...new Set(values.map(tsLiteral))];
+}
+
 function literalUnion(values: unknown[]): string {
-  if (values.length === 0) return "never";
-  return [...new Set(values.map(tsLiteral))].join(" | ");
+  return literalMembers(values).join(" | ");
 }
 
 export function deprecationTags(crd: CrdModel, version: VersionModel): string[] {

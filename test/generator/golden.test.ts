@@ -152,7 +152,8 @@ function member(d: Declarations, interfaceName: string, key: string): Member {
 function valuesConst(d: Declarations, name: string): unknown {
   const init = d.consts.get(name);
   assert.ok(init, `const ${name} is declared`);
-  return JSON.parse(init.replace(/\s+as const$/, ""));
+  // A long array is written one value a line, with a trailing comma JSON does not allow.
+  return JSON.parse(init.replace(/\s+as const$/, "").replace(/,\s*\]$/, "]"));
 }
 
 /** The schema node at a path of property names under the first version's spec, read from the fixture's YAML. */

@@ -294,7 +294,14 @@ export interface MySQLClusterStatus {
  * A one-word summary for people, derived from the conditions.
  */
 export type MySQLClusterStatusPhase = "Pending" | "Provisioning" | "Ready" | "Scaling" | "Updating" | "Degraded";
-export const MySQLClusterStatusPhaseValues = ["Pending", "Provisioning", "Ready", "Scaling", "Updating", "Degraded"] as const;
+export const MySQLClusterStatusPhaseValues = [
+  "Pending",
+  "Provisioning",
+  "Ready",
+  "Scaling",
+  "Updating",
+  "Degraded",
+] as const;
 
 /**
  * Copied from the backup CronJob's status.
