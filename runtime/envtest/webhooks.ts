@@ -145,69 +145,18 @@ const configurationPath = (kind: string) => `/apis/admissionregistration.k8s.io/
 export async function startWebhookEnvironment(options: WebhookEnvironmentOptions): Promise<WebhookEnvironment> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "crdgen-webhooks-"));
   const certificates = await makeWebhookCertificates(dir);
-  const serverOptions: WebhookServerOptions = {
-    webhooks: options.webhooks,
-    host: "127.0.0.1",
-    port: 0,
-    certDir: dir,
-    ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
-    ...(options.logger ? { logger: options.logger } : {}),
-    ...(options.registry ? { registry: options.registry } : {}),
-  };
+  const serverOptions = loopbackServerOptions(options, dir);
   let server: WebhookServer | undefined = await startWebhookServer(serverOptions).catch(async (error: unknown) => {
     await rm(dir, { recursive: true, force: true });
     throw error;
   });
   const port = server.port;
   const url = `https://127.0.0.1:${port}`;
-  const { kube } = options;
-  const configOptions: WebhookConfigurationOptions = {
-    name: options.name ?? "crdgen-envtest",
-    clientConfig: (p) => ({ url: `${url}${p}`, caBundle: certificates.caBundle }),
-    ...(options.failurePolicy ? { failurePolicy: options.failurePolicy } : {}),
-    ...(options.timeoutSeconds !== undefined ? { timeoutSeconds: options.timeoutSeconds } : {}),
-    ...(options.namespaceSelector ? { namespaceSelector: options.namespaceSelector } : {}),
-    ...(options.objectSelector ? { objectSelector: options.objectSelector } : {}),
-  };
-  const configurations = webhookConfigurationsFor(options.webhooks, configOptions);
-  const conversions = options.webhooks.filter((w) => w.type === "conversion");
-  const crdPath = (w: WebhookRegistration) =>
-    `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${w.resource.plural}.${w.resource.group}`;
-  const patchConversion = (w: WebhookRegistration, conversion: unknown) =>
-    kube.request({
-      method: "PATCH",
-      path: crdPath(w),
-      contentType: "application/merge-patch+json",
-      body: { spec: { conversion } },
-    });
-
-  const installed: KubernetesObject[] = [];
-  const uninstall = async () => {
-    for (const c of installed)
-      await kube
-        .request({ method: "DELETE", path: `${configurationPath(c.kind!)}/${c.metadata!.name!}` })
-        .catch((error: unknown) => {
-          if (!isNotFound(error)) throw error;
-        });
-    for (const w of conversions)
-      await patchConversion(w, { strategy: "None", webhook: null }).catch((error: unknown) => {
-        if (!isNotFound(error)) throw error;
-      });
-  };
+  const installation = webhookInstallation(options, url, certificates.caBundle);
   try {
-    for (const c of configurations) {
-      const at = `${configurationPath(c.kind!)}/${c.metadata!.name!}`;
-      await kube.request({ method: "DELETE", path: at }).catch((error: unknown) => {
-        if (!isNotFound(error)) throw error;
-      });
-      installed.push(
-        await kube.request<KubernetesObject>({ method: "POST", path: configurationPath(c.kind!), body: c }),
-      );
-    }
-    for (const w of conversions)
-      await patchConversion(w, crdConversionFor({ url: `${url}${w.path}`, caBundle: certificates.caBundle }));
+    await installation.install();
   } catch (error) {
-    await uninstall().catch(() => undefined);
+    await installation.uninstall().catch(() => undefined);
     await server.close();
     await rm(dir, { recursive: true, force: true });
     throw error;
@@ -220,7 +169,7 @@ export async function startWebhookEnvironment(options: WebhookEnvironmentOptions
     },
     certificates,
     url,
-    configurations: installed,
+    configurations: installation.installed,
     stopServer: async () => {
       await server?.close();
       server = undefined;
@@ -228,20 +177,10 @@ export async function startWebhookEnvironment(options: WebhookEnvironmentOptions
     startServer: async () => {
       server ??= await startWebhookServer({ ...serverOptions, port });
     },
-    setFailurePolicy: async (policy) => {
-      for (const c of installed) {
-        const hooks = (c as KubernetesObject & { webhooks: Array<{ name: string }> }).webhooks;
-        await kube.request({
-          method: "PATCH",
-          path: `${configurationPath(c.kind!)}/${c.metadata!.name!}`,
-          contentType: "application/json-patch+json",
-          body: hooks.map((_, i) => ({ op: "replace", path: `/webhooks/${i}/failurePolicy`, value: policy })),
-        });
-      }
-    },
+    setFailurePolicy: (policy) => installation.setFailurePolicy(policy),
     stop: async () => {
       try {
-        await uninstall();
+        await installation.uninstall();
       } finally {
         await server?.close();
         server = undefined;
@@ -249,4 +188,94 @@ export async function startWebhookEnvironment(options: WebhookEnvironmentOptions
       }
     },
   };
+}
+
+/** The WebhookServer on 127.0.0.1, a free port, with the certificates of `certDir`. */
+function loopbackServerOptions(options: WebhookEnvironmentOptions, certDir: string): WebhookServerOptions {
+  return {
+    webhooks: options.webhooks,
+    host: "127.0.0.1",
+    port: 0,
+    certDir,
+    ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.registry ? { registry: options.registry } : {}),
+  };
+}
+
+/** The API server's side: the webhook configurations and the CRDs' conversion, installed and removed. */
+interface WebhookInstallation {
+  /** The configuration objects as installed. */
+  readonly installed: KubernetesObject[];
+  /** Replaces any configuration of the same name, then points each conversion webhook's CRD at the server. */
+  install(): Promise<void>;
+  /** Deletes what install created (gone already is fine) and sets the CRDs' conversion back to None. */
+  uninstall(): Promise<void>;
+  setFailurePolicy(policy: "Fail" | "Ignore"): Promise<void>;
+}
+
+function webhookInstallation(options: WebhookEnvironmentOptions, url: string, caBundle: string): WebhookInstallation {
+  const { kube } = options;
+  const configurations = webhookConfigurationsFor(options.webhooks, configurationOptions(options, url, caBundle));
+  const conversions = options.webhooks.filter((w) => w.type === "conversion");
+  const installed: KubernetesObject[] = [];
+  const objectPath = (c: KubernetesObject) => `${configurationPath(c.kind!)}/${c.metadata!.name!}`;
+  return {
+    installed,
+    async install() {
+      for (const c of configurations) {
+        await kube.request({ method: "DELETE", path: objectPath(c) }).catch(unlessNotFound);
+        installed.push(
+          await kube.request<KubernetesObject>({ method: "POST", path: configurationPath(c.kind!), body: c }),
+        );
+      }
+      for (const w of conversions)
+        await patchConversion(kube, w, crdConversionFor({ url: `${url}${w.path}`, caBundle }));
+    },
+    async uninstall() {
+      for (const c of installed) await kube.request({ method: "DELETE", path: objectPath(c) }).catch(unlessNotFound);
+      for (const w of conversions)
+        await patchConversion(kube, w, { strategy: "None", webhook: null }).catch(unlessNotFound);
+    },
+    async setFailurePolicy(policy) {
+      for (const c of installed) {
+        const hooks = (c as KubernetesObject & { webhooks: Array<{ name: string }> }).webhooks;
+        await kube.request({
+          method: "PATCH",
+          path: objectPath(c),
+          contentType: "application/json-patch+json",
+          body: hooks.map((_, i) => ({ op: "replace", path: `/webhooks/${i}/failurePolicy`, value: policy })),
+        });
+      }
+    },
+  };
+}
+
+/** url-based client configs with the CA bundle, and the options' name, failure policy, timeout and selectors. */
+function configurationOptions(
+  options: WebhookEnvironmentOptions,
+  url: string,
+  caBundle: string,
+): WebhookConfigurationOptions {
+  return {
+    name: options.name ?? "crdgen-envtest",
+    clientConfig: (p) => ({ url: `${url}${p}`, caBundle }),
+    ...(options.failurePolicy ? { failurePolicy: options.failurePolicy } : {}),
+    ...(options.timeoutSeconds !== undefined ? { timeoutSeconds: options.timeoutSeconds } : {}),
+    ...(options.namespaceSelector ? { namespaceSelector: options.namespaceSelector } : {}),
+    ...(options.objectSelector ? { objectSelector: options.objectSelector } : {}),
+  };
+}
+
+function patchConversion(kube: KubeClient, w: WebhookRegistration, conversion: unknown): Promise<unknown> {
+  return kube.request({
+    method: "PATCH",
+    path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${w.resource.plural}.${w.resource.group}`,
+    contentType: "application/merge-patch+json",
+    body: { spec: { conversion } },
+  });
+}
+
+function unlessNotFound(error: unknown): void {
+  if (!isNotFound(error)) throw error;
 }
