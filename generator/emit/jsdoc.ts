@@ -46,45 +46,69 @@ export function defaultTags(c: Constraints): string[] {
 
 /** A node's constraints as tags; `rulesOnly` leaves out @default, which a named type's property carries instead. */
 export function constraintTags(c: Constraints, rulesOnly = false): string[] {
-  const tags: string[] = rulesOnly ? [] : defaultTags(c);
-  const json = (v: unknown) => JSON.stringify(v);
-  const numeric: Array<[NumericConstraint, string]> = [
-    ["minimum", "minimum"],
-    ["maximum", "maximum"],
-    ["multipleOf", "multipleOf"],
-    ["minLength", "minLength"],
-    ["maxLength", "maxLength"],
-    ["minItems", "minItems"],
-    ["maxItems", "maxItems"],
-    ["minProperties", "minProperties"],
-    ["maxProperties", "maxProperties"],
+  return [
+    ...(rulesOnly ? [] : defaultTags(c)),
+    ...valueTags(c),
+    ...listAndMapTags(c),
+    ...celTags(c),
+    ...combinatorTags(c),
   ];
-  for (const [key, tag] of numeric) if (c[key] !== undefined) tags.push(`@${tag} ${String(c[key])}`);
+}
+
+const numericTags: NumericConstraint[] = [
+  "minimum",
+  "maximum",
+  "multipleOf",
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+  "minProperties",
+  "maxProperties",
+];
+
+/** Bounds, counts, pattern and format. */
+function valueTags(c: Constraints): string[] {
+  const tags = numericTags.filter((key) => c[key] !== undefined).map((key) => `@${key} ${String(c[key])}`);
   if (c.exclusiveMinimum) tags.push("@exclusiveMinimum");
   if (c.exclusiveMaximum) tags.push("@exclusiveMaximum");
   if (c.uniqueItems) tags.push("@uniqueItems");
   if (c.pattern !== undefined) tags.push(`@pattern ${c.pattern}`);
   if (c.format !== undefined) tags.push(`@format ${c.format}`);
+  return tags;
+}
+
+/** x-kubernetes-list-type, -list-map-keys and -map-type. */
+function listAndMapTags(c: Constraints): string[] {
+  const tags: string[] = [];
   if (c.listType) tags.push(`@listType ${c.listType}`);
   if (c.listMapKeys) tags.push(`@listMapKeys ${c.listMapKeys.join(", ")}`);
   if (c.mapType) tags.push(`@mapType ${c.mapType}`);
-  for (const v of c.validations ?? []) {
+  return tags;
+}
+
+/** Each x-kubernetes-validations rule on one line, with its message, reason and field path. */
+function celTags(c: Constraints): string[] {
+  return (c.validations ?? []).map((v) => {
     const message = v.message ?? (v.messageExpression ? `(messageExpression) ${v.messageExpression}` : undefined);
     const where = [v.reason ? `reason ${v.reason}` : "", v.fieldPath ? `fieldPath ${v.fieldPath}` : ""]
       .filter(Boolean)
       .join(", ");
-    tags.push(
-      `@validation ${v.rule.replace(/\s*\n\s*/g, " ")}${message ? ` — ${message}` : ""}${where ? ` (${where})` : ""}`,
-    );
-  }
-  for (const r of c.requiredCombinators ?? []) {
+    return `@validation ${v.rule.replace(/\s*\n\s*/g, " ")}${message ? ` — ${message}` : ""}${where ? ` (${where})` : ""}`;
+  });
+}
+
+/** oneOf/anyOf/allOf/not, of required field sets or of values, as remarks saying what they mean. */
+function combinatorTags(c: Constraints): string[] {
+  const required = (c.requiredCombinators ?? []).map((r) => {
     const sets = r.alternatives.map((a) => `[${a.join(", ")}]`).join(" | ");
-    tags.push(`@remarks ${r.combinator}: ${requiredMeaning[r.combinator]}: ${sets}`);
-  }
-  for (const v of c.valueCombinators ?? []) {
-    tags.push(`@remarks ${v.combinator}: ${valueMeaning[v.combinator]}: ${v.members.map(json).join(" | ")}`);
-  }
-  return tags;
+    return `@remarks ${r.combinator}: ${requiredMeaning[r.combinator]}: ${sets}`;
+  });
+  const values = (c.valueCombinators ?? []).map((v) => {
+    const members = v.members.map((m) => JSON.stringify(m)).join(" | ");
+    return `@remarks ${v.combinator}: ${valueMeaning[v.combinator]}: ${members}`;
+  });
+  return [...required, ...values];
 }
 
 /**

@@ -125,17 +125,21 @@ function typeExpression(ctx: Context, node: SchemaNode, ownName = true): string 
   return node.nullable && !holdsNull ? `${base} | null` : base;
 }
 
+/** Kinds whose TypeScript type is a keyword. */
+const keywordTypes: Partial<Record<SchemaNode["kind"], string>> = {
+  string: "string",
+  integer: "number",
+  number: "number",
+  boolean: "boolean",
+  unknown: "unknown",
+};
+
 function shapeExpression(ctx: Context, node: SchemaNode, ownName: boolean): string {
   const named = ownName ? ctx.nameOf.get(node) : undefined;
   if (named) return named;
+  const keyword = keywordTypes[node.kind];
+  if (keyword) return keyword;
   switch (node.kind) {
-    case "string":
-      return "string";
-    case "integer":
-    case "number":
-      return "number";
-    case "boolean":
-      return "boolean";
     case "intOrString":
       ctx.uses.intOrString = true;
       return ctx.names.intOrString;
@@ -151,12 +155,10 @@ function shapeExpression(ctx: Context, node: SchemaNode, ownName: boolean): stri
       return `${ctx.names.record}<string, unknown>`;
     case "emptyObject":
       return `${ctx.names.record}<string, never>`;
-    case "unknown":
-      return "unknown";
     case "union":
       return node.members.map((m) => typeExpression(ctx, m)).join(" | ");
-    case "object":
-      throw new Error(`internal: an object of ${ctx.crd.kind} ${ctx.version.name} has no type name`);
+    default:
+      throw new Error(`internal: ${node.kind} node of ${ctx.crd.kind} ${ctx.version.name} has no type`);
   }
 }
 

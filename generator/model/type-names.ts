@@ -146,46 +146,7 @@ export const rootEnvelopeKeys = new Set(["apiVersion", "kind", "metadata"]);
  * its last segment (a.bC -> ABC, aB.c -> AB_C); only then a number.
  */
 export function assignTypeNames(kind: string, root: SchemaNode, reserved: ReadonlySet<string> = new Set()): TypeNames {
-  const candidates: Candidate[] = [];
-  const visit = (
-    node: SchemaNode,
-    prefix: string,
-    segment: string,
-    lossless: boolean,
-    forceNamed = false,
-    itemSegment = segment,
-  ): void => {
-    const name = prefix + segment;
-    if (node.kind === "array") {
-      // Items of items (a list of lists) keep the segment of the outer list's items.
-      visit(node.items, prefix, itemSegment, lossless);
-      return;
-    }
-    if (node.kind === "map") {
-      visit(node.values, name, "Value", lossless);
-      return;
-    }
-    if (node.kind === "union") {
-      node.members.forEach((m, i) => visit(m, name, `Option${i + 1}`, lossless));
-      return;
-    }
-    if (node.kind === "object" || node.kind === "enum" || forceNamed)
-      candidates.push({ node, prefix, segment, lossless });
-    if (node.kind === "object") {
-      const siblings = new Set(node.properties.map((p) => pascalSegment(p.name).text));
-      for (const p of node.properties) {
-        if (node === root && rootEnvelopeKeys.has(p.name)) continue;
-        // An embedded resource's metadata is typed V1ObjectMeta, whatever its schema says.
-        if (node.embeddedResource && p.name === "metadata") continue;
-        const key = pascalSegment(p.name);
-        const isRootPart = node === root && (p.name === "spec" || p.name === "status");
-        const singular = singularSegment(key.text);
-        const item = siblings.has(singular) ? key.text : singular;
-        visit(p.node, name, key.text, lossless && key.lossless, isRootPart, item);
-      }
-    }
-  };
-  visit(root, "", kind, true, true);
+  const candidates = collectCandidates(kind, root);
 
   // The root is the kind itself: every template refers to it by that name, even when it is a global's (Function).
   // Names of the generated list type, client, lister, informer and hooks are reserved first, so a root field called
@@ -220,6 +181,44 @@ export function assignTypeNames(kind: string, root: SchemaNode, reserved: Readon
   nested.filter((c) => c.lossless).forEach(claim);
   nested.filter((c) => !c.lossless).forEach(claim);
   return { nameOf, declarationOrder: candidates.map((c) => c.node), exported };
+}
+
+/** Every node that gets a name, with the path it is named from, in declaration order (depth-first). */
+function collectCandidates(kind: string, root: SchemaNode): Candidate[] {
+  const candidates: Candidate[] = [];
+  const visit = (
+    node: SchemaNode,
+    prefix: string,
+    segment: string,
+    lossless: boolean,
+    forceNamed = false,
+    itemSegment = segment,
+  ): void => {
+    const name = prefix + segment;
+    // Items of items (a list of lists) keep the segment of the outer list's items.
+    if (node.kind === "array") visit(node.items, prefix, itemSegment, lossless);
+    else if (node.kind === "map") visit(node.values, name, "Value", lossless);
+    else if (node.kind === "union") node.members.forEach((m, i) => visit(m, name, `Option${i + 1}`, lossless));
+    else {
+      if (node.kind === "object" || node.kind === "enum" || forceNamed)
+        candidates.push({ node, prefix, segment, lossless });
+      if (node.kind === "object") visitProperties(node, name, lossless);
+    }
+  };
+  const visitProperties = (node: SchemaNode & { kind: "object" }, name: string, lossless: boolean): void => {
+    const siblings = new Set(node.properties.map((p) => pascalSegment(p.name).text));
+    for (const p of node.properties) {
+      if (node === root && rootEnvelopeKeys.has(p.name)) continue;
+      // An embedded resource's metadata is typed V1ObjectMeta, whatever its schema says.
+      if (node.embeddedResource && p.name === "metadata") continue;
+      const key = pascalSegment(p.name);
+      const isRootPart = node === root && (p.name === "spec" || p.name === "status");
+      const singular = singularSegment(key.text);
+      visit(p.node, name, key.text, lossless && key.lossless, isRootPart, siblings.has(singular) ? key.text : singular);
+    }
+  };
+  visit(root, "", kind, true, true);
+  return candidates;
 }
 
 /**
