@@ -1,7 +1,7 @@
 // User-owned: crdgen created this file once and never overwrites it. Your MySQLCluster operator logic lives here.
 import { randomInt } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
-import type { V1CronJob, V1Secret, V1StatefulSet } from "@kubernetes/client-node";
+import type { V1Secret, V1StatefulSet } from "@kubernetes/client-node";
 import {
   ResourceClient,
   builtinResources as kinds,
@@ -12,7 +12,7 @@ import {
 import type { MySQLCluster, MySQLClusterStatus } from "../generated/example.com/v1/mysqlcluster.types.js";
 import type { MySQLClusterContext } from "../generated/example.com/v1/mysqlcluster.controller.js";
 import * as child from "./mysql-children.js";
-import { desiredStatus, type Blocker } from "./mysql-status.js";
+import { desiredStatus, type Blocker, type Observed } from "./mysql-status.js";
 
 /** Server-side apply owner of every field this operator writes (ctx.children.apply uses it). */
 export const fieldManager = child.operatorName;
@@ -52,42 +52,22 @@ const secretRecheckMs = 15_000;
  * written only when it differs, so a steady-state reconcile sends no write at all.
  */
 export async function reconcile(ctx: MySQLClusterContext, obj: MySQLCluster): Promise<ReconcileResult | undefined> {
-  const { children } = ctx;
-  const namespace = obj.metadata.namespace!;
   const names = child.childNames(obj.metadata.name!);
-  let blocker: Blocker | undefined;
-  let refusedDowngrade: string | undefined;
-  let statefulSet = children.get<V1StatefulSet>(kinds.statefulSets, namespace, names.statefulSet);
-  let cronJob: V1CronJob | undefined;
+  const seen: Seen = {
+    statefulSet: ctx.children.get<V1StatefulSet>(kinds.statefulSets, obj.metadata.namespace, names.statefulSet),
+    cronJob: undefined,
+    blocker: undefined,
+    refusedDowngrade: undefined,
+  };
   let failure: unknown;
   try {
-    blocker = await ensureRootPassword(ctx, obj, statefulSet !== undefined);
-    await children.apply(kinds.configMaps, child.configMap(obj));
-    await children.apply(kinds.serviceAccounts, child.serviceAccount(obj));
-    await children.apply(kinds.services, child.headlessService(obj));
-    await children.apply(kinds.services, child.clientService(obj));
-    const version = versionToRun(obj, statefulSet);
-    refusedDowngrade =
-      version === obj.spec?.version
-        ? undefined
-        : `downgrade from ${version} to ${obj.spec?.version} refused: an in-place downgrade across major.minor series is unsupported`;
-    // Without its password Secret the StatefulSet's pods could not start (or would start with another password).
-    if (!blocker) statefulSet = (await children.apply(kinds.statefulSets, child.statefulSet(obj, version))).object;
-    if ((obj.spec?.replicas ?? 1) >= 2)
-      await children.apply(kinds.podDisruptionBudgets, child.podDisruptionBudget(obj));
-    else await children.delete(kinds.podDisruptionBudgets, namespace, names.pdb);
-    if (obj.spec?.backup) {
-      await children.apply(kinds.persistentVolumeClaims, child.backupVolume(obj));
-      cronJob = (await children.apply(kinds.cronJobs, child.backupCronJob(obj, version))).object;
-    } else {
-      await children.delete(kinds.cronJobs, namespace, names.backup);
-    }
+    await applyChildren(ctx, obj, seen);
   } catch (error) {
     failure = error;
   }
 
   const error = failure === undefined ? undefined : errorMessage(failure);
-  const status = desiredStatus(obj, { statefulSet, cronJob, blocker, error, refusedDowngrade });
+  const status = desiredStatus(obj, { ...seen, error });
   await writeStatus(ctx, obj, status);
   if (error !== undefined) {
     await ctx.recorder.event(obj, "Warning", "ReconcileError", error.slice(0, 1000));
@@ -102,7 +82,38 @@ export async function reconcile(ctx: MySQLClusterContext, obj: MySQLCluster): Pr
     );
   }
   // The user's Secret is not watched: look again later. Everything else arrives as events of owned or watched kinds.
-  if (blocker?.reason === "RootPasswordSecretNotFound") return { requeueAfter: secretRecheckMs };
+  if (seen.blocker?.reason === "RootPasswordSecretNotFound") return { requeueAfter: secretRecheckMs };
+}
+
+/** What applying the children saw, as far as it got before a failure: the status is computed from it either way. */
+type Seen = Pick<Observed, "statefulSet" | "cronJob" | "blocker" | "refusedDowngrade">;
+
+/** Applies every child the spec asks for and deletes those it no longer does, recording what it saw in `seen`. */
+async function applyChildren(ctx: MySQLClusterContext, obj: MySQLCluster, seen: Seen): Promise<void> {
+  const { children } = ctx;
+  const namespace = obj.metadata.namespace!;
+  const names = child.childNames(obj.metadata.name!);
+  seen.blocker = await ensureRootPassword(ctx, obj, seen.statefulSet !== undefined);
+  await children.apply(kinds.configMaps, child.configMap(obj));
+  await children.apply(kinds.serviceAccounts, child.serviceAccount(obj));
+  await children.apply(kinds.services, child.headlessService(obj));
+  await children.apply(kinds.services, child.clientService(obj));
+  const version = versionToRun(obj, seen.statefulSet);
+  seen.refusedDowngrade =
+    version === obj.spec?.version
+      ? undefined
+      : `downgrade from ${version} to ${obj.spec?.version} refused: an in-place downgrade across major.minor series is unsupported`;
+  // Without its password Secret the StatefulSet's pods could not start (or would start with another password).
+  if (!seen.blocker)
+    seen.statefulSet = (await children.apply(kinds.statefulSets, child.statefulSet(obj, version))).object;
+  if ((obj.spec?.replicas ?? 1) >= 2) await children.apply(kinds.podDisruptionBudgets, child.podDisruptionBudget(obj));
+  else await children.delete(kinds.podDisruptionBudgets, namespace, names.pdb);
+  if (obj.spec?.backup) {
+    await children.apply(kinds.persistentVolumeClaims, child.backupVolume(obj));
+    seen.cronJob = (await children.apply(kinds.cronJobs, child.backupCronJob(obj, version))).object;
+  } else {
+    await children.delete(kinds.cronJobs, namespace, names.backup);
+  }
 }
 
 /**
