@@ -22,6 +22,9 @@
 #   CRDGEN_KWOK_VERSION   kwok release (sigs.k8s.io/kwok module), default below; "none" skips kwok.
 #                         kwok is optional: if it cannot be resolved or built, the script warns
 #                         and still succeeds (only fake-node tests need it).
+#   CRDGEN_CONTROLLERS    0 = only etcd, kube-apiserver and kubectl (setup-envtest's set, all envtest's tests need;
+#                         what `crdgen envtest` builds unless given --controllers); default 1 also builds
+#                         kube-controller-manager, kube-scheduler and kwok
 #   CRDGEN_NODE_BINARIES  1 = also build kubelet and kube-proxy (same module, same folder) for a real node
 #                         (controlplane/node/); off by default, so a control-plane-only cache stays valid
 #   CRDGEN_CACHE_DIR      cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/crdgen)
@@ -43,10 +46,12 @@ ETCD_VERSION="${ETCD_VERSION#v}"
 KWOK_VERSION="${KWOK_VERSION#v}"
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # Built by one `go build` from the k8s.io/kubernetes module, so they share compiled packages.
-KUBE_BINARIES=(kube-apiserver kubectl kube-controller-manager kube-scheduler)
+KUBE_BINARIES=(kube-apiserver kubectl)
+CONTROLLERS="${CRDGEN_CONTROLLERS:-1}"
+[[ "$CONTROLLERS" == 1 ]] && KUBE_BINARIES+=(kube-controller-manager kube-scheduler)
 [[ "${CRDGEN_NODE_BINARIES:-0}" == 1 ]] && KUBE_BINARIES+=(kubelet kube-proxy)
 BINARIES=(etcd "${KUBE_BINARIES[@]}")
-[[ "$KWOK_VERSION" == none ]] || BINARIES+=(kwok)
+[[ "$CONTROLLERS" != 1 || "$KWOK_VERSION" == none ]] || BINARIES+=(kwok)
 
 log() { printf 'controlplane:build: %s\n' "$*" >&2; }
 die() {
@@ -130,7 +135,9 @@ check_cache() {
 }
 
 T_TOTAL="$(now_us)"
-log "kube $KUBE_VERSION, etcd $ETCD_VERSION, kwok $KWOK_VERSION, into $OUT_DIR"
+with_kwok=""
+[[ " ${BINARIES[*]} " == *" kwok "* ]] && with_kwok=", kwok $KWOK_VERSION"
+log "kube $KUBE_VERSION, etcd $ETCD_VERSION$with_kwok, into $OUT_DIR"
 check_cache
 if ((${#missing[@]} > 0)) && command -v flock >/dev/null 2>&1; then
   # Another build of the same version may be running: wait for it, then look again.
@@ -155,7 +162,7 @@ needs() { # true if any of the named binaries is missing
 }
 
 # --- Go environment ----------------------------------------------------------------
-command -v go >/dev/null 2>&1 || die "the 'go' command is not on PATH: install Go (the modules need the version in their go line, 1.26 for kube 1.37)"
+command -v go >/dev/null 2>&1 || die "building the control plane needs Go 1.26 or newer (kube 1.37's modules say so), and 'go' is not on PATH: install it from https://go.dev/dl/"
 log "using $(go version)${GOTOOLCHAIN:+ (GOTOOLCHAIN=$GOTOOLCHAIN)}"
 export GOWORK=off GO111MODULE=on CGO_ENABLED=0
 unset GOOS GOARCH || true # build for this machine

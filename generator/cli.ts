@@ -6,6 +6,7 @@ import { progressBar, progressThreshold } from "./progress-bar.js";
 import { formatLocation } from "./input-error.js";
 import { UserError } from "./user-error.js";
 import { generatorVersion } from "./version.js";
+import { envtestCommand } from "./envtest/envtest-command.js";
 
 // Each command loads its own modules when it runs, so `crdgen --help` and `generate` never load explore's parsers.
 const program = new Command("crdgen")
@@ -163,6 +164,8 @@ program
       `crdgen init: created ${created.join(", ")} in ${dir}\nNext: put your CRDs in ${path.join(dir, "crds")}/, then cd ${dir} && npm install && npm run generate && npm test\n`,
     );
   });
+
+envtestCommand(program);
 
 const isDirectory = (p: string) => {
   try {

@@ -14,7 +14,7 @@ const controllerBinaries: ReadonlySet<ControlPlaneBinary> = new Set([
   "kwok",
 ]);
 
-/** The Kubernetes release `npm run controlplane:build` builds by default (keep in step with controlplane/build.sh). */
+/** The Kubernetes release `crdgen envtest` (controlplane/build.sh) builds by default (keep the two in step). */
 export const defaultKubeVersion = "1.37.2";
 
 /** crdgen's build cache: `${CRDGEN_CACHE_DIR:-${XDG_CACHE_HOME:-~/.cache}/crdgen}/controlplane/<version>`. */
@@ -33,8 +33,8 @@ export class MissingBinaryError extends Error {
     super(
       `the control plane binary ${binary} was not found (looked at: ${looked.join(", ")}). ` +
         (controllerBinaries.has(binary)
-          ? `startControlPlane({ controllers: true }) needs it; build it with \`npm run controlplane:build\` (setup-envtest's folders do not have it), or set TEST_ASSET_${envSuffix(binary)}.`
-          : "Build it with `npm run controlplane:build`, or point KUBEBUILDER_ASSETS at a folder holding etcd, kube-apiserver and kubectl."),
+          ? `startControlPlane({ controllers: true }) needs it; build it with \`npx crdgen envtest --controllers\` (setup-envtest's folders do not have it), or set TEST_ASSET_${envSuffix(binary)}.`
+          : "Build it with `npx crdgen envtest` (Go needed; `npm run controlplane:build` in crdgen's own repository), or point KUBEBUILDER_ASSETS at a folder holding etcd, kube-apiserver and kubectl."),
     );
     this.name = "MissingBinaryError";
   }

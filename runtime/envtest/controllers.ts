@@ -67,7 +67,7 @@ function findKwok(assetsDir: string | undefined): KwokLookup {
     const stages = kwokStagesFile(binary);
     if (stages) return { found: { binary, stages } };
     return {
-      unavailable: `kwok's stage definitions (kwok-stages.yaml) are missing beside ${binary}; run \`npm run controlplane:build\` to extract them from the kwok module`,
+      unavailable: `kwok's stage definitions (kwok-stages.yaml) are missing beside ${binary}; run \`npx crdgen envtest --controllers\` to extract them from the kwok module`,
     };
   } catch (error) {
     if (!(error instanceof MissingBinaryError)) throw error;
