@@ -119,17 +119,85 @@ export function nestedTags(prefix: string, tags: string[]): string[] {
   return tags.map((t) => t.replace(/^@(\w)/, (_, first: string) => `@${prefix}${first.toUpperCase()}`));
 }
 
+/** The formatter's width: a JSDoc line longer than it is wrapped at spaces, where that keeps its meaning. */
+const lineWidth = 120;
+
+/** Tags of prose or CEL, wrapped like text; others (@default, @pattern, @format, ...) hold a value read verbatim. */
+const wrappedTag = /^@(?:\w*(?:Validation|Remarks)|validation|remarks|deprecated) /;
+
+/** How a wrapped tag's continuation lines are indented, under the tag's text. */
+const continuation = "  ";
+
 /** A JSDoc block indented by `indent`, or "" when there is nothing to say. */
 export function jsdoc(indent: string, description: string | undefined, tags: string[] = []): string {
+  const width = lineWidth - indent.length - " * ".length;
   const lines: string[] = [];
   const text = description === undefined ? "" : commentSafe(description).trim();
-  if (text) lines.push(...text.split("\n").map((l) => textLine(l.trimEnd())));
+  if (text) lines.push(...descriptionLines(text, width));
   if (text && tags.length) lines.push("");
   for (const tag of tags) {
-    // Only a tag's first line is a tag; its continuation lines (a multi-line message) are text.
+    // Only a tag's first line is a tag; its continuation lines (a multi-line message, a wrapped rule) are text.
     const [first = "", ...rest] = commentSafe(tag).split("\n");
-    lines.push(first, ...rest.map(textLine));
+    const [head = "", ...wrapped] = wrappedTag.test(first)
+      ? wrapWords(first, width - continuation.length, splitOutsideQuotes)
+      : [first];
+    lines.push(head, ...wrapped.map((l) => textLine(continuation + l)), ...rest.map(textLine));
   }
   if (lines.length === 0) return "";
   return `${indent}/**\n${lines.map((l) => (l ? `${indent} * ${l}` : `${indent} *`)).join("\n")}\n${indent} */\n`;
+}
+
+/**
+ * A description's lines, each longer than `width` wrapped at spaces, as markdown joins them again. Lines inside a
+ * ``` fence, indented lines (code, nested lists) and table rows are kept whole.
+ */
+function descriptionLines(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let fenced = false;
+  for (const raw of text.split("\n")) {
+    const line = raw.trimEnd();
+    if (line.trimStart().startsWith("```")) fenced = !fenced;
+    const keep = fenced || /^[\s|]/.test(line) || line.trimStart().startsWith("```");
+    lines.push(...(keep ? [line] : wrapWords(line, width, (l) => l.split(" "))).map(textLine));
+  }
+  return lines;
+}
+
+/** `line` as lines of at most `width` where its words allow (a longer word stays whole on its own line). */
+function wrapWords(line: string, width: number, words: (line: string) => string[]): string[] {
+  if (line.length <= width) return [line];
+  const lines: string[] = [];
+  let current = "";
+  for (const word of words(line)) {
+    if (current && current.length + 1 + word.length > width) {
+      lines.push(current);
+      current = word;
+    } else current = current ? `${current} ${word}` : word;
+  }
+  lines.push(current);
+  return lines;
+}
+
+/**
+ * A CEL rule's words: split at spaces outside its string literals, so a wrapped rule never breaks a string. A quote
+ * opens a literal only after a non-word character, so an apostrophe in the message (the cluster's) does not.
+ */
+function splitOutsideQuotes(line: string): string[] {
+  const words: string[] = [];
+  let word = "";
+  let quote: string | undefined;
+  // Spaces, quotes and backslashes are single UTF-16 units, so walking the units finds every one.
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i]!;
+    if (quote === undefined && ch === " ") {
+      words.push(word);
+      word = "";
+      continue;
+    }
+    if (quote !== undefined && ch === quote && line[i - 1] !== "\\") quote = undefined;
+    else if (quote === undefined && (ch === "'" || ch === '"') && !/\w/.test(line[i - 1] ?? "")) quote = ch;
+    word += ch;
+  }
+  words.push(word);
+  return words;
 }

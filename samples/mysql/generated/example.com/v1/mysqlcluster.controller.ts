@@ -18,7 +18,8 @@ export interface MySQLClusterContext extends rt.ReconcileContext {
 export type MySQLClusterHooks = rt.ControllerHooks<MySQLCluster, MySQLClusterContext>;
 
 /**
- * Reconciles each MySQLCluster with your hooks; options set workers, namespace, predicates, the shared informer factory.
+ * Reconciles each MySQLCluster with your hooks; options set workers, namespace, predicates and the shared informer
+ * factory.
  */
 export function newMySQLClusterController(
   kube: rt.KubeClient,

@@ -42,8 +42,11 @@ export interface MySQLCluster {
 /**
  * Desired state of the cluster.
  *
- * @validation has(self.rootPasswordSecretRef) == has(oldSelf.rootPasswordSecretRef) && (!has(self.rootPasswordSecretRef) || self.rootPasswordSecretRef == oldSelf.rootPasswordSecretRef) — rootPasswordSecretRef is immutable
- * @validation has(self.restoreFrom) == has(oldSelf.restoreFrom) && (!has(self.restoreFrom) || self.restoreFrom == oldSelf.restoreFrom) — restoreFrom is immutable
+ * @validation has(self.rootPasswordSecretRef) == has(oldSelf.rootPasswordSecretRef) &&
+ *   (!has(self.rootPasswordSecretRef) || self.rootPasswordSecretRef == oldSelf.rootPasswordSecretRef) —
+ *   rootPasswordSecretRef is immutable
+ * @validation has(self.restoreFrom) == has(oldSelf.restoreFrom) && (!has(self.restoreFrom) || self.restoreFrom ==
+ *   oldSelf.restoreFrom) — restoreFrom is immutable
  */
 export interface MySQLClusterSpec {
   /**
@@ -60,7 +63,9 @@ export interface MySQLClusterSpec {
    *
    * @maxLength 20
    * @pattern ^[0-9]+\.[0-9]+\.[0-9]+$
-   * @validation int(self.split('.')[0]) > int(oldSelf.split('.')[0]) || (int(self.split('.')[0]) == int(oldSelf.split('.')[0]) && int(self.split('.')[1]) >= int(oldSelf.split('.')[1])) — spec.version cannot move to an older major.minor series (in-place downgrade is unsupported)
+   * @validation int(self.split('.')[0]) > int(oldSelf.split('.')[0]) || (int(self.split('.')[0]) ==
+   *   int(oldSelf.split('.')[0]) && int(self.split('.')[1]) >= int(oldSelf.split('.')[1])) — spec.version cannot move
+   *   to an older major.minor series (in-place downgrade is unsupported)
    */
   version: string;
   /**
@@ -101,7 +106,9 @@ export interface MySQLClusterSpec {
    */
   backup?: MySQLClusterSpecBackup;
   /**
-   * Creates the cluster's data from a backup: a mysqldump (.sql or .sql.gz) in a PersistentVolumeClaim of this namespace, such as another cluster's <name>-backup. Each instance loads it on its first start, before it serves; the claim must stay while the cluster can scale up. Immutable.
+   * Creates the cluster's data from a backup: a mysqldump (.sql or .sql.gz) in a PersistentVolumeClaim of this
+   * namespace, such as another cluster's <name>-backup. Each instance loads it on its first start, before it serves;
+   * the claim must stay while the cluster can scale up. Immutable.
    */
   restoreFrom?: MySQLClusterSpecRestoreFrom;
 }
@@ -110,7 +117,8 @@ export interface MySQLClusterSpec {
  * The data volume of each instance (immutable once created).
  *
  * @validation self.size == oldSelf.size — storage.size is immutable
- * @validation has(self.storageClassName) == has(oldSelf.storageClassName) && (!has(self.storageClassName) || self.storageClassName == oldSelf.storageClassName) — storage.storageClassName is immutable
+ * @validation has(self.storageClassName) == has(oldSelf.storageClassName) && (!has(self.storageClassName) ||
+ *   self.storageClassName == oldSelf.storageClassName) — storage.storageClassName is immutable
  */
 export interface MySQLClusterSpecStorage {
   /**
@@ -125,7 +133,8 @@ export interface MySQLClusterSpecStorage {
    */
   storageClassName?: string;
   /**
-   * Retain keeps data volumes, the generated root password and the backup volume when the cluster is deleted; Delete removes them with it.
+   * Retain keeps data volumes, the generated root password and the backup volume when the cluster is deleted; Delete
+   * removes them with it.
    *
    * @default "Retain"
    */
@@ -133,7 +142,8 @@ export interface MySQLClusterSpecStorage {
 }
 
 /**
- * Retain keeps data volumes, the generated root password and the backup volume when the cluster is deleted; Delete removes them with it.
+ * Retain keeps data volumes, the generated root password and the backup volume when the cluster is deleted; Delete
+ * removes them with it.
  */
 export type MySQLClusterSpecStorageReclaimPolicy = "Retain" | "Delete";
 export const MySQLClusterSpecStorageReclaimPolicyValues = ["Retain", "Delete"] as const;
@@ -209,7 +219,9 @@ export interface MySQLClusterSpecBackup {
 }
 
 /**
- * Creates the cluster's data from a backup: a mysqldump (.sql or .sql.gz) in a PersistentVolumeClaim of this namespace, such as another cluster's <name>-backup. Each instance loads it on its first start, before it serves; the claim must stay while the cluster can scale up. Immutable.
+ * Creates the cluster's data from a backup: a mysqldump (.sql or .sql.gz) in a PersistentVolumeClaim of this namespace,
+ * such as another cluster's <name>-backup. Each instance loads it on its first start, before it serves; the claim must
+ * stay while the cluster can scale up. Immutable.
  */
 export interface MySQLClusterSpecRestoreFrom {
   /**
@@ -221,7 +233,8 @@ export interface MySQLClusterSpecRestoreFrom {
    */
   claimName: string;
   /**
-   * The dump's file name at the claim's top level, e.g. db-20260101T030000Z.sql.gz; when unset the newest *.sql.gz by name (the backup Job's names sort by time).
+   * The dump's file name at the claim's top level, e.g. db-20260101T030000Z.sql.gz; when unset the newest *.sql.gz by
+   * name (the backup Job's names sort by time).
    *
    * @maxLength 253
    * @pattern ^[A-Za-z0-9][A-Za-z0-9._-]*\.sql(\.gz)?$
