@@ -8,10 +8,20 @@ import { SharedIndexInformer } from "./informer.js";
 import { ClusterLister, Lister } from "./lister.js";
 import { informerKey, listerWatcherFor, type InformerOptions } from "./resource-lister-watcher.js";
 
-/** An informer of one resource and its lister (client-go's GenericInformer): a cluster-scoped kind gets a ClusterLister. */
-export interface GenericInformer<T extends KubernetesObject> {
+/** A namespaced kind's lister is a Lister, a cluster-scoped kind's a ClusterLister; either when the scope is not known. */
+type ListerOf<T extends KubernetesObject, Namespaced extends boolean> = [Namespaced] extends [true]
+  ? Lister<T>
+  : [Namespaced] extends [false]
+    ? ClusterLister<T>
+    : Lister<T> | ClusterLister<T>;
+
+/**
+ * An informer of one resource and its lister (client-go's GenericInformer). Namespaced is the descriptor's
+ * `namespaced` (a literal for typed descriptors), which picks the lister's type.
+ */
+export interface GenericInformer<T extends KubernetesObject, Namespaced extends boolean = boolean> {
   readonly informer: SharedIndexInformer<T>;
-  readonly lister: Lister<T> | ClusterLister<T>;
+  readonly lister: ListerOf<T, Namespaced>;
 }
 
 export class SharedInformerFactory {
@@ -41,13 +51,16 @@ export class SharedInformerFactory {
    * selectors, created on first use with the rest of `options` (logger, transform, ...) and shared afterwards, so
    * a controller's primary informer and a generated `<kind>InformerFor` of the same scope are one watch.
    *
+   * T is inferred from a typed descriptor: forResource(kube, builtinResources.deployments) lists V1Deployment objects
+   * through a Lister (a namespaced kind), forResource(kube, builtinResources.namespaces) through a ClusterLister.
+   *
    * @example const { informer, lister } = factory.forResource<MySQLCluster>(kube, mySQLClusterResource, { namespace: "db" });
    */
-  forResource<T extends KubernetesObject>(
+  forResource<T extends KubernetesObject, Namespaced extends boolean = boolean>(
     kube: KubeClient,
-    resource: ResourceDescriptor,
+    resource: ResourceDescriptor<T> & { readonly namespaced: Namespaced },
     options: InformerOptions<T> = {},
-  ): GenericInformer<T> {
+  ): GenericInformer<T, Namespaced> {
     const { namespace, labelSelector, fieldSelector, ...informerOptions } = options;
     const scope = { namespace, labelSelector, fieldSelector };
     const informer = this.informerFor<T>(
@@ -60,7 +73,8 @@ export class SharedInformerFactory {
         }),
     );
     const indexer = informer.getIndexer();
-    return { informer, lister: resource.namespaced ? new Lister<T>(indexer) : new ClusterLister<T>(indexer) };
+    const lister = resource.namespaced ? new Lister<T>(indexer) : new ClusterLister<T>(indexer);
+    return { informer, lister: lister as ListerOf<T, Namespaced> };
   }
 
   /** Starts every informer not started yet; they run until signal aborts or shutdown(). No-op after shutdown(). */

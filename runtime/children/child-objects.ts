@@ -17,26 +17,55 @@ export interface ApplyOutcome<C> {
   changed: boolean;
 }
 
-/** Children access for one controller; the hooks reach it as `ctx.children`. */
+/**
+ * What apply() takes for a descriptor of T, but for kind (which SameKind checks): T's apply configuration. A
+ * descriptor without an object type (T is KubernetesObject) takes any fields, as before descriptors were typed.
+ */
+export type ChildApplyBody<T extends KubernetesObject> = Omit<ApplyConfiguration<T>, "kind"> &
+  (KubernetesObject extends T ? Record<string, unknown> : unknown);
+
+/**
+ * When the kind expected (the descriptor's, else T's) and the body's are both literals, they must be the same: a
+ * ConfigMap body fits a Secret's fields but is refused for builtinResources.secrets. A body whose kind is typed only
+ * `string` (a function returning ApplyConfiguration<V1Secret>) is checked by its fields alone.
+ */
+export type SameKind<Kind extends string, BodyKind extends string> = string extends Kind
+  ? unknown
+  : string extends BodyKind
+    ? unknown
+    : [BodyKind] extends [Kind]
+      ? unknown
+      : { "the body's kind must be": Kind };
+
+/** The kind a descriptor of T whose `kind` is Kind expects: the descriptor's literal, else T's. */
+type ExpectedKind<T extends KubernetesObject, Kind extends string> = string extends Kind
+  ? NonNullable<T["kind"]>
+  : Kind;
+
+/**
+ * Children access for one controller; the hooks reach it as `ctx.children`. Each method takes the kind's descriptor
+ * and is typed by it: get(builtinResources.deployments, ...) is a V1Deployment, apply(builtinResources.services, ...)
+ * takes a Service's apply configuration.
+ */
 export interface ChildObjects {
   /** The cached object (owned or watched kinds only), or undefined. Read-only. */
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the cache is untyped: C names the kind the descriptor stands for (callers write get<V1Secret>)
-  get<C extends KubernetesObject>(
-    resource: ResourceDescriptor,
+  get<T extends KubernetesObject>(
+    resource: ResourceDescriptor<T>,
     namespace: string | undefined,
     name: string,
-  ): C | undefined;
+  ): T | undefined;
   /** Cached objects of a kind, optionally in one namespace. Read-only. */
-  list<C extends KubernetesObject>(resource: ResourceDescriptor, namespace?: string): C[];
+  list<T extends KubernetesObject>(resource: ResourceDescriptor<T>, namespace?: string): T[];
   /**
    * Server-side apply of `desired` with the controller's field manager (force: the operator owns these fields).
    * Skipped when the cached object already holds exactly these fields under this manager, so a steady-state
    * reconcile sends no request. `desired` must carry apiVersion, kind, metadata.name (and namespace).
+   * T, Kind and BodyKind are inferred (from the descriptor, and the body's kind); `apply<T>(...)` checks fields only.
    */
-  apply<C extends KubernetesObject>(
-    resource: ResourceDescriptor,
-    desired: ApplyConfiguration<C>,
-  ): Promise<ApplyOutcome<C>>;
+  apply<T extends KubernetesObject, Kind extends string = string, BodyKind extends string = string>(
+    resource: ResourceDescriptor<T> & { readonly kind: Kind },
+    desired: NoInfer<ChildApplyBody<T>> & { kind: BodyKind } & NoInfer<SameKind<ExpectedKind<T, Kind>, BodyKind>>,
+  ): Promise<ApplyOutcome<T>>;
   /** Deletes the object if the cache holds it (no request otherwise); true when a delete was sent. Gone already is fine. */
   delete(resource: ResourceDescriptor, namespace: string | undefined, name: string): Promise<boolean>;
 }
@@ -59,31 +88,32 @@ export function newChildObjects(
     }
     return informer.getIndexer();
   };
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- implements ChildObjects.get: the cache is untyped, C is the caller's kind
-  const get = <C extends KubernetesObject>(
-    resource: ResourceDescriptor,
+  // The informers' caches hold KubernetesObject: the descriptor's T is what the caller's kind is.
+  const get = <T extends KubernetesObject>(
+    resource: ResourceDescriptor<T>,
     namespace: string | undefined,
     name: string,
-  ): C | undefined =>
-    cacheOf(resource).getByKey(objectKey(resource.namespaced ? namespace : undefined, name)) as C | undefined;
+  ): T | undefined =>
+    cacheOf(resource).getByKey(objectKey(resource.namespaced ? namespace : undefined, name)) as T | undefined;
   return {
     get,
-    list: <C extends KubernetesObject>(resource: ResourceDescriptor, namespace?: string) => {
+    list: <T extends KubernetesObject>(resource: ResourceDescriptor<T>, namespace?: string) => {
       const cache = cacheOf(resource);
-      return (namespace === undefined ? cache.list() : cache.byIndex("namespace", namespace)) as C[];
+      return (namespace === undefined ? cache.list() : cache.byIndex("namespace", namespace)) as T[];
     },
-    async apply<C extends KubernetesObject>(
-      resource: ResourceDescriptor,
-      desired: ApplyConfiguration<C>,
-    ): Promise<ApplyOutcome<C>> {
+    async apply<T extends KubernetesObject>(
+      resource: ResourceDescriptor<T>,
+      body: ChildApplyBody<T> & { kind: string },
+    ): Promise<ApplyOutcome<T>> {
+      const desired = body as ApplyConfiguration<T>; // its kind was checked apart (SameKind)
       const name = desired.metadata.name;
       if (!name) throw new Error(`apply ${resource.kind}: desired object has no metadata.name`);
       const namespace = resource.namespaced ? desired.metadata.namespace : undefined;
-      const cached = get<C>(resource, namespace, name);
+      const cached = get(resource, namespace, name);
       if (cached && sameAppliedFields(appliedFieldsOf(desired), extractApplied(cached, fieldManager))) {
         return { object: cached, changed: false };
       }
-      const client = new ResourceClient<C>(kube, resource);
+      const client = new ResourceClient(kube, resource);
       const object = await client.patch(namespace, name, { type: "apply", body: desired, fieldManager, force: true });
       return { object, changed: true };
     },

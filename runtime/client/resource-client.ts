@@ -70,11 +70,12 @@ export function resourcePath(
 /**
  * Typed access to one resource. Every method takes the namespace first; cluster-scoped kinds pass undefined.
  * For a namespaced kind, undefined (or "") means all namespaces in list and watch, and is an error elsewhere.
+ * T is inferred from a typed descriptor: `new ResourceClient(kube, builtinResources.deployments)` serves V1Deployment.
  */
 export class ResourceClient<T extends KubernetesObject, TList extends KubernetesList<T> = KubernetesList<T>> {
   constructor(
     readonly client: KubeClient,
-    readonly resource: ResourceDescriptor,
+    readonly resource: ResourceDescriptor<T>,
   ) {}
 
   async get(namespace: string | undefined, name: string, signal?: AbortSignal): Promise<T> {

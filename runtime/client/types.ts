@@ -52,13 +52,26 @@ export interface Status {
   };
 }
 
-/** What a generic client needs to know to build a resource's URL. */
-export interface ResourceDescriptor {
+// Type-only key of ResourceDescriptor's object type: declared, never defined, so no descriptor carries it at run time.
+declare const objectType: unique symbol;
+
+/**
+ * What a generic client needs to know to build a resource's URL, and (in its type only) the object type T the resource
+ * serves: the verbs that take a descriptor infer T from it, so `new ResourceClient(kube, builtinResources.deployments)`
+ * is a client of V1Deployment. A descriptor declared without T (a plain object literal, or one typed
+ * `ResourceDescriptor`) stands for KubernetesObject and fits every T, as before descriptors were typed.
+ */
+export interface ResourceDescriptor<T extends KubernetesObject = KubernetesObject> {
   group: string;
   version: string;
   plural: string;
   kind: string;
   namespaced: boolean;
+  /**
+   * Never present: carries T for inference. A method, so that a descriptor typed only `ResourceDescriptor` (T is
+   * KubernetesObject) still fits every T, while the descriptors of unrelated kinds (Deployment, Service) do not mix.
+   */
+  [objectType]?(object: T): void;
 }
 
 /** x-kubernetes-int-or-string: a plain number or string (a port number or name, a count or a percentage). */

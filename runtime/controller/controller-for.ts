@@ -48,7 +48,7 @@ export interface ControllerHooks<T extends KubernetesObject, Ctx extends Reconci
  */
 export function controllerFor<T extends KubernetesObject, Ctx extends ReconcileContext>(
   kube: KubeClient,
-  resource: ResourceDescriptor,
+  resource: ResourceDescriptor<T>,
   hooks: ControllerHooks<T, Ctx>,
   options: ControllerOptions,
   extendContext: (informer: SharedIndexInformer<T>) => Omit<Ctx, keyof ReconcileContext>,

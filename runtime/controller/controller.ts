@@ -92,7 +92,7 @@ class UnrecoveredPanic extends Error {
 
 export interface ControllerConfig<T extends KubernetesObject> extends ControllerOptions {
   name: string;
-  resource: ResourceDescriptor;
+  resource: ResourceDescriptor<T>;
   kube: KubeClient;
   informerFactory: SharedInformerFactory;
   informer: SharedIndexInformer<T>;
@@ -143,7 +143,7 @@ export class Controller<T extends KubernetesObject> {
    * The informer comes from the informer factory and must sync before workers start, so call this before run().
    * Returns the informer (its indexer is a cache of the owned objects).
    */
-  owns<C extends KubernetesObject = KubernetesObject>(child: ResourceDescriptor): SharedIndexInformer<C> {
+  owns<C extends KubernetesObject = KubernetesObject>(child: ResourceDescriptor<C>): SharedIndexInformer<C> {
     if (this.started) throw new Error(`controller ${this.name}: owns(${child.kind}) must be called before run()`);
     const scope = this.config.namespace ? { namespace: this.config.namespace } : {};
     const key = informerKey(apiVersionOf(child), child.plural, scope);

@@ -77,7 +77,8 @@ export function enqueueRequestForOwner<T extends KubernetesObject>(
 
 /** A kind watched for its effect on objects of the controller's kind (controller-runtime's Watches()). */
 export interface WatchSpec<C extends KubernetesObject = KubernetesObject> {
-  resource: ResourceDescriptor;
+  /** The watched kind; a typed descriptor (builtinResources.secrets) types mapToKeys' object. */
+  resource: ResourceDescriptor<C>;
   /** Only objects with these labels are watched and cached, e.g. "app.kubernetes.io/managed-by=mysql-operator". */
   labelSelector?: string;
   /** The keys (`namespace/name` of the controller's kind) an event of obj enqueues. */

@@ -4,7 +4,7 @@ import { isDeepStrictEqual } from "node:util";
 import { isNotFound } from "../client/api-error.js";
 import type { ApplyConfiguration } from "../client/patch.js";
 import type { KubernetesObject, ResourceDescriptor } from "../client/types.js";
-import type { ChildObjects } from "../children/child-objects.js";
+import type { ChildApplyBody, ChildObjects } from "../children/child-objects.js";
 import { appliedFieldsOf } from "../children/managed-fields.js";
 import type { FakeCluster } from "./fake-cluster.js";
 
@@ -17,14 +17,13 @@ export function fakeChildObjects(
   const id = (r: ResourceDescriptor, ns: string | undefined, name: string) =>
     `${r.group}/${r.plural}/${r.namespaced ? (ns ?? "") : ""}/${name}`;
   const sent = { apply: 0, delete: 0 };
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- implements ChildObjects.get: the fake cluster is untyped, C is the caller's kind
-  const get = <C extends KubernetesObject>(
-    r: ResourceDescriptor,
+  const get = <T extends KubernetesObject>(
+    r: ResourceDescriptor<T>,
     ns: string | undefined,
     name: string,
-  ): C | undefined => {
+  ): T | undefined => {
     try {
-      return cluster.get(r, r.namespaced ? ns : undefined, name) as unknown as C;
+      return cluster.get(r, r.namespaced ? ns : undefined, name);
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
@@ -33,14 +32,15 @@ export function fakeChildObjects(
   return {
     sent,
     get,
-    list: <C extends KubernetesObject>(r: ResourceDescriptor, ns?: string) =>
-      cluster.list(r, r.namespaced ? ns : undefined).items as unknown as C[],
+    list: <T extends KubernetesObject>(r: ResourceDescriptor<T>, ns?: string): T[] =>
+      cluster.list(r, r.namespaced ? ns : undefined).items,
     // eslint-disable-next-line @typescript-eslint/require-await -- async so that the fake cluster's errors reject, as the real apply's do
-    async apply<C extends KubernetesObject>(r: ResourceDescriptor, desired: ApplyConfiguration<C>) {
+    async apply<T extends KubernetesObject>(r: ResourceDescriptor<T>, body: ChildApplyBody<T> & { kind: string }) {
+      const desired = body as ApplyConfiguration<T>; // its kind was checked apart (SameKind)
       const name = desired.metadata.name;
       const ns = desired.metadata.namespace;
       const fields = appliedFieldsOf(desired);
-      const live = get<C>(r, ns, name);
+      const live = get(r, ns, name);
       if (live && isDeepStrictEqual(lastApplied.get(id(r, ns, name)), fields)) return { object: live, changed: false };
       sent.apply++;
       const object = cluster.patch(r, r.namespaced ? ns : undefined, name, {
@@ -48,7 +48,7 @@ export function fakeChildObjects(
         body: desired,
         fieldManager,
         force: true,
-      }) as unknown as C;
+      });
       lastApplied.set(id(r, ns, name), fields);
       return { object, changed: true };
     },

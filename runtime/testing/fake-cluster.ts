@@ -36,6 +36,8 @@ type Obj = KubernetesObject & {
   [k: string]: unknown;
 };
 type Meta = Record<string, unknown>;
+/** What the verbs return for a descriptor of T: a T whose metadata.name is set and whose other fields stay readable. */
+type Served<T extends KubernetesObject> = T & Obj;
 
 export interface FakeResourceOptions {
   /** The status subresource is enabled (default true, as crdgen's kinds with `subresources.status` have it). */
@@ -86,7 +88,7 @@ export class FakeCluster {
 
   /** A client of one resource with ResourceClient's namespace-first verbs and the generated clients' bound verbs. */
   client<T extends KubernetesObject, TList extends KubernetesList<T> = KubernetesList<T>>(
-    resource: ResourceDescriptor,
+    resource: ResourceDescriptor<T>,
     options: FakeResourceOptions = {},
   ): FakeResourceClient<T, TList> {
     this.register(resource, options);
@@ -122,18 +124,23 @@ export class FakeCluster {
   }
 
   // ---- the verbs, namespace-first, on plain JSON objects (dates as RFC 3339 strings) ----
+  // Each is typed by its descriptor (builtinResources.deployments: V1Deployment): the store holds what was written.
 
-  get(r: ResourceDescriptor, ns: string | undefined, name: string): Obj {
+  get<T extends KubernetesObject>(r: ResourceDescriptor<T>, ns: string | undefined, name: string): Served<T> {
     const s = this.store(r);
     const obj = s.objects.get(key(this.scope(s, ns), name));
     if (!obj) throw notFound(s.resource, name);
-    return clone(obj);
+    return clone(obj) as Served<T>;
   }
 
-  list(r: ResourceDescriptor, ns: string | undefined, opts: ListOptions = {}): KubernetesList<Obj> {
+  list<T extends KubernetesObject>(
+    r: ResourceDescriptor<T>,
+    ns: string | undefined,
+    opts: ListOptions = {},
+  ): KubernetesList<Served<T>> {
     const s = this.store(r);
     const matches = this.matcher(s, ns, opts);
-    const items = [...s.objects.values()].filter(matches).sort(byKey).map(clone);
+    const items = [...s.objects.values()].filter(matches).sort(byKey).map(clone) as Array<Served<T>>;
     return {
       apiVersion: apiVersionOf(s.resource),
       kind: `${s.resource.kind}List`,
@@ -142,9 +149,14 @@ export class FakeCluster {
     };
   }
 
-  create(r: ResourceDescriptor, ns: string | undefined, input: KubernetesObject, opts: WriteOptions = {}): Obj {
+  create<T extends KubernetesObject>(
+    r: ResourceDescriptor<T>,
+    ns: string | undefined,
+    input: T,
+    opts: WriteOptions = {},
+  ): Served<T> {
     const s = this.store(r);
-    const obj = clone(input as Obj);
+    const obj = clone(input as unknown as Obj);
     const meta: Meta = (obj as { metadata?: Meta }).metadata ?? {}; // a create body may lack metadata
     obj.metadata = meta as Obj["metadata"];
     const namespace = this.scope(s, ns ?? (meta["namespace"] as string | undefined));
@@ -175,70 +187,86 @@ export class FakeCluster {
       creationTimestamp: new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace(".000Z", "Z"),
     });
     delete meta["deletionTimestamp"];
-    if (opts.dryRun) return clone(obj);
-    return this.commit(s, "ADDED", obj, undefined);
+    if (opts.dryRun) return clone(obj) as Served<T>;
+    return this.commit(s, "ADDED", obj, undefined) as Served<T>;
   }
 
   /** PUT: resourceVersion required and checked (409 when stale); status kept from the stored object when the subresource is on. */
-  update(r: ResourceDescriptor, ns: string | undefined, input: KubernetesObject, opts: WriteOptions = {}): Obj {
+  update<T extends KubernetesObject>(
+    r: ResourceDescriptor<T>,
+    ns: string | undefined,
+    input: T,
+    opts: WriteOptions = {},
+  ): Served<T> {
     const s = this.store(r);
     const current = this.current(s, ns, nameOf(input));
     checkResourceVersion(s, current, input, true);
-    const next = clone(input as Obj);
+    const next = clone(input as unknown as Obj);
     if (s.status) setStatus(next, current.status);
-    return this.write(s, current, next, opts);
+    return this.write(s, current, next, opts) as Served<T>;
   }
 
-  updateStatus(r: ResourceDescriptor, ns: string | undefined, input: KubernetesObject, opts: WriteOptions = {}): Obj {
+  /** PUT .../status: only input.status is kept; T's status type checks it. */
+  updateStatus<T extends KubernetesObject>(
+    r: ResourceDescriptor<T>,
+    ns: string | undefined,
+    input: T,
+    opts: WriteOptions = {},
+  ): Served<T> {
     const s = this.statusStore(r);
     const current = this.current(s, ns, nameOf(input));
     checkResourceVersion(s, current, input, false);
     const next = clone(current);
-    setStatus(next, (input as Obj).status);
-    return this.write(s, current, next, opts);
+    setStatus(next, (input as unknown as Obj).status);
+    return this.write(s, current, next, opts) as Served<T>;
   }
 
-  patch(
-    r: ResourceDescriptor,
+  patch<T extends KubernetesObject>(
+    r: ResourceDescriptor<T>,
     ns: string | undefined,
     name: string,
-    patch: Patch<KubernetesObject>,
+    patch: Patch<T>,
     opts: PatchOptions = {},
-  ): Obj {
+  ): Served<T> {
     const s = this.store(r);
     if (patch.type === "apply" && !s.objects.has(key(this.scope(s, ns), name))) {
-      return this.create(
-        r,
-        ns,
-        { ...(patch.body as KubernetesObject), metadata: { ...(patch.body.metadata as Meta), name } },
-        opts,
-      );
+      const body = patch.body as KubernetesObject;
+      return this.create(r, ns, { ...body, metadata: { ...(body.metadata as Meta), name } } as T, opts);
     }
     const current = this.current(s, ns, name);
     const next = patched(s, current, patch, name);
     checkResourceVersion(s, current, next, false);
     if (s.status) setStatus(next, current.status);
-    return this.write(s, current, next, opts);
+    return this.write(s, current, next, opts) as Served<T>;
   }
 
-  patchStatus(
-    r: ResourceDescriptor,
+  /**
+   * PATCH .../status: only the patched status is kept. The patch is T's (a merge body's status is checked against
+   * T's status type), so a typed descriptor or a generated kind's refuses a status of another shape.
+   */
+  patchStatus<T extends KubernetesObject>(
+    r: ResourceDescriptor<T>,
     ns: string | undefined,
     name: string,
-    patch: Patch<KubernetesObject>,
+    patch: Patch<T>,
     opts: PatchOptions = {},
-  ): Obj {
+  ): Served<T> {
     const s = this.statusStore(r);
     const current = this.current(s, ns, name);
     const next = patched(s, current, patch, name);
     checkResourceVersion(s, current, next, false);
     const result = clone(current);
     setStatus(result, next.status);
-    return this.write(s, current, result, opts);
+    return this.write(s, current, result, opts) as Served<T>;
   }
 
   /** With finalizers the object only gets a deletionTimestamp (and is returned); otherwise it goes (a Success Status). */
-  delete(r: ResourceDescriptor, ns: string | undefined, name: string, opts: DeleteOptions = {}): Obj | Status {
+  delete<T extends KubernetesObject>(
+    r: ResourceDescriptor<T>,
+    ns: string | undefined,
+    name: string,
+    opts: DeleteOptions = {},
+  ): Served<T> | Status {
     const s = this.store(r);
     const current = this.current(s, ns, name);
     const pre = opts.preconditions;
@@ -270,11 +298,11 @@ export class FakeCluster {
     };
   }
 
-  deleteCollection(
-    r: ResourceDescriptor,
+  deleteCollection<T extends KubernetesObject>(
+    r: ResourceDescriptor<T>,
     ns: string | undefined,
     opts: DeleteCollectionOptions = {},
-  ): KubernetesList<Obj> {
+  ): KubernetesList<Served<T>> {
     const {
       propagationPolicy: _propagationPolicy,
       gracePeriodSeconds: _gracePeriodSeconds,
@@ -291,14 +319,14 @@ export class FakeCluster {
    * Without resourceVersion (or with "0") the watch starts with an ADDED per existing object; with one, it replays
    * what happened after it. Objects moving in or out of a label selector arrive as ADDED / DELETED, as on the server.
    */
-  watch(
-    r: ResourceDescriptor,
+  watch<T extends KubernetesObject>(
+    r: ResourceDescriptor<T>,
     ns: string | undefined,
     opts: WatchResourceOptions = {},
     signal?: AbortSignal,
-  ): AsyncIterable<WatchEvent<Obj>> {
+  ): AsyncIterable<WatchEvent<Served<T>>> {
     const { idleTimeoutMs: _idleTimeoutMs, ...list } = opts;
-    return this.watchStore(this.store(r), ns, list, signal, true);
+    return this.watchStore(this.store(r), ns, list, signal, true) as AsyncIterable<WatchEvent<Served<T>>>;
   }
 
   // ---- internals ----
@@ -526,30 +554,28 @@ export class FakeCluster {
 export class FakeResourceClient<T extends KubernetesObject, TList extends KubernetesList<T> = KubernetesList<T>> {
   constructor(
     readonly cluster: FakeCluster,
-    readonly resource: ResourceDescriptor,
+    readonly resource: ResourceDescriptor<T>,
   ) {}
 
   // The verbs are async so that the fake's errors reject, as the real client's do.
   /* eslint-disable @typescript-eslint/require-await -- async only to turn throws into rejections */
   async get(namespace: string | undefined, name: string, _signal?: AbortSignal): Promise<T> {
-    return reviveObjectMeta(this.cluster.get(this.resource, namespace, name) as unknown as T);
+    return reviveObjectMeta<T>(this.cluster.get(this.resource, namespace, name));
   }
   async list(namespace: string | undefined, opts: ListOptions = {}, _signal?: AbortSignal): Promise<TList> {
     return reviveListMeta(this.cluster.list(this.resource, namespace, opts) as unknown as TList);
   }
   async create(namespace: string | undefined, obj: T, opts: WriteOptions = {}): Promise<T> {
-    return reviveObjectMeta(this.cluster.create(this.resource, namespace, obj, opts) as unknown as T);
+    return reviveObjectMeta<T>(this.cluster.create(this.resource, namespace, obj, opts));
   }
   async update(namespace: string | undefined, obj: T, opts: WriteOptions = {}): Promise<T> {
-    return reviveObjectMeta(this.cluster.update(this.resource, namespace, obj, opts) as unknown as T);
+    return reviveObjectMeta<T>(this.cluster.update(this.resource, namespace, obj, opts));
   }
   async patch(namespace: string | undefined, name: string, patch: Patch<T>, opts: PatchOptions = {}): Promise<T> {
-    return reviveObjectMeta(
-      this.cluster.patch(this.resource, namespace, name, patch as Patch<KubernetesObject>, opts) as unknown as T,
-    );
+    return reviveObjectMeta<T>(this.cluster.patch(this.resource, namespace, name, patch, opts));
   }
   async delete(namespace: string | undefined, name: string, opts: DeleteOptions = {}): Promise<T | Status> {
-    return reviveObjectMeta(this.cluster.delete(this.resource, namespace, name, opts) as unknown as T | Status);
+    return reviveObjectMeta<T | Status>(this.cluster.delete(this.resource, namespace, name, opts));
   }
   async deleteCollection(namespace: string | undefined, opts: DeleteCollectionOptions = {}): Promise<TList | Status> {
     return reviveListMeta(this.cluster.deleteCollection(this.resource, namespace, opts) as unknown as TList);
@@ -560,16 +586,14 @@ export class FakeResourceClient<T extends KubernetesObject, TList extends Kubern
     opts: WatchResourceOptions = {},
     signal?: AbortSignal,
   ): AsyncIterable<WatchEvent<T>> {
-    return this.cluster.watch(this.resource, namespace, opts, signal) as unknown as AsyncIterable<WatchEvent<T>>;
+    return this.cluster.watch(this.resource, namespace, opts, signal);
   }
   /* eslint-disable @typescript-eslint/require-await -- async only to turn throws into rejections */
   async updateStatus(namespace: string | undefined, obj: T, opts: WriteOptions = {}): Promise<T> {
-    return reviveObjectMeta(this.cluster.updateStatus(this.resource, namespace, obj, opts) as unknown as T);
+    return reviveObjectMeta<T>(this.cluster.updateStatus(this.resource, namespace, obj, opts));
   }
   async patchStatus(namespace: string | undefined, name: string, patch: Patch<T>, opts: PatchOptions = {}): Promise<T> {
-    return reviveObjectMeta(
-      this.cluster.patchStatus(this.resource, namespace, name, patch as Patch<KubernetesObject>, opts) as unknown as T,
-    );
+    return reviveObjectMeta<T>(this.cluster.patchStatus(this.resource, namespace, name, patch, opts));
   }
   /* eslint-enable @typescript-eslint/require-await */
 
@@ -589,7 +613,7 @@ export class FakeResourceClient<T extends KubernetesObject, TList extends Kubern
 
 /** A FakeResourceClient on its own FakeCluster (or on `options.cluster`, to share objects with other resources). */
 export function newFakeResourceClient<T extends KubernetesObject, TList extends KubernetesList<T> = KubernetesList<T>>(
-  resource: ResourceDescriptor,
+  resource: ResourceDescriptor<T>,
   options: FakeResourceOptions & { cluster?: FakeCluster } = {},
 ): FakeResourceClient<T, TList> {
   const { cluster = new FakeCluster(), ...rest } = options;
