@@ -12,12 +12,15 @@ import type {
   V1StatefulSet,
 } from "@kubernetes/client-node";
 import {
+  Controller,
   ResourceClient,
   builtinResources as kinds,
   type ApplyConfiguration,
+  type KubernetesObject,
   type ResourceDescriptor,
+  type WatchSpec,
 } from "@crdgen/runtime";
-import { ClusterLister, Lister, SharedInformerFactory } from "@crdgen/runtime/cache";
+import { ClusterLister, Lister, SharedInformerFactory, type SharedIndexInformer } from "@crdgen/runtime/cache";
 import { FakeCluster, fakeChildObjects } from "@crdgen/runtime/testing";
 import { quiet } from "../support/cache-fakes.js";
 
@@ -211,3 +214,16 @@ test("FakeCluster's verbs are typed by the descriptor, and its status patch chec
   same<typeof loose.spec, unknown>(true);
   assert.deepEqual(loose.spec, { size: 3 });
 });
+
+// Type-level only (never called): owns() returns the owned kind's informer, watches() types mapToKeys' object.
+function _ownedAndWatchedKindsAreTyped(controller: Controller<KubernetesObject>): void {
+  const _owned = controller.owns(kinds.statefulSets);
+  same<typeof _owned, SharedIndexInformer<V1StatefulSet>>(true);
+  // mapToKeys' object is a V1Secret: its `type` field is known.
+  controller.watches({
+    resource: kinds.secrets,
+    mapToKeys: (secret) => [secret.type ?? ""],
+  });
+  // @ts-expect-error a watch of Services cannot be fed Deployments' descriptor
+  const _wrong: WatchSpec<V1Service> = { resource: kinds.deployments, mapToKeys: () => [] };
+}
