@@ -4,8 +4,8 @@
 import type { CrdModel } from "../model/resource-model.js";
 import { declareTypes } from "./declare-types.js";
 import { planIndexFiles } from "./plan-index-files.js";
-import { planKindVersion, type PlannedController } from "./plan-kind-files.js";
-import type { PlannedFile, PlanOptions } from "./plan-types.js";
+import { planKindVersion } from "./plan-kind-files.js";
+import type { PlannedController, PlannedFile, PlanOptions } from "./plan-types.js";
 import { planUserFiles } from "./plan-user-files.js";
 
 export type { PlannedFile, PlanOptions } from "./plan-types.js";

@@ -5,7 +5,7 @@ import type { CrdModel, VersionModel } from "../model/resource-model.js";
 import { headerLine } from "./file-header.js";
 import { camelCase, fileStem, globalName } from "./names.js";
 import { conversionSpokes } from "./plan-webhook-files.js";
-import type { PlannedFile, PlanOptions } from "./plan-types.js";
+import type { PlannedController, PlannedFile, PlanOptions } from "./plan-types.js";
 import type { KindData, Spoke, TemplateName } from "./template-data.js";
 import { declaredExports } from "./templates.js";
 import { kindModuleNames } from "./declare-types.js";
@@ -21,17 +21,6 @@ export interface KindModule {
   module: string;
   kind: string;
   exports: string[];
-}
-
-/** The version a kind's controller reconciles, with what its user files and the registries refer to. */
-export interface PlannedController {
-  crd: CrdModel;
-  version: VersionModel;
-  data: KindData;
-  /** With webhooks: the versions converting to and from the controller's (the hub); empty for a single version. */
-  spokes: Spoke[];
-  /** A module of this kind's version, without extension: modulePath("client") -> <dir>/<kind>.client. */
-  modulePath: (artifact: string) => string;
 }
 
 /** One kind's version, planned: its files, its modules as the version index lists them, its controller if any. */
@@ -102,6 +91,8 @@ function kindData(crd: CrdModel, version: VersionModel, types: TypeDeclarations)
     rtValidation: freeName("validation", taken),
     rtTesting: freeName("testing", taken),
     rtWebhook: freeName("webhook", taken),
+    rtEnvtest: freeName("envtest", taken),
+    rtWait: freeName("wait", taken),
     promise: globalName("Promise", taken),
     object: globalName("Object", taken),
     kind: crd.kind,

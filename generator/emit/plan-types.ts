@@ -6,6 +6,8 @@ import type { ExpectedHooks } from "../hooks/hook-signature.js";
 import type { RenderTemplate } from "./templates.js";
 import type { DeclaredGroupVersions } from "./declare-types.js";
 import { moduleSpecifier } from "./names.js";
+import type { CrdModel, VersionModel } from "../model/resource-model.js";
+import type { KindData, Spoke } from "./template-data.js";
 
 export interface PlannedFile {
   path: string;
@@ -50,3 +52,14 @@ export const specifierFrom =
   (fromDir: string) =>
   (file: string): string =>
     moduleSpecifier(fromDir, file, (from, to) => path.relative(from, to));
+
+/** The version a kind's controller reconciles, with what its user files and the registries refer to. */
+export interface PlannedController {
+  crd: CrdModel;
+  version: VersionModel;
+  data: KindData;
+  /** With webhooks: the versions converting to and from the controller's (the hub); empty for a single version. */
+  spokes: Spoke[];
+  /** A module of this kind's version, without extension: modulePath("client") -> <dir>/<kind>.client. */
+  modulePath: (artifact: string) => string;
+}

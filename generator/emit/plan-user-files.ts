@@ -1,10 +1,11 @@
-// Plans the files around each controller's hooks: the user-owned hooks, example test and main.ts, and the
+// Plans the files around each controller's hooks: the user-owned hooks, example tests and main.ts, and the
 // generated controllers.ts registry main.ts imports (adding a CRD adds its controller there, so no user file needs an
 // edit); with --webhooks the webhook files of plan-webhook-files.ts.
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { headerLine } from "./file-header.js";
 import { camelCase, fileStem, groupVersionIdentifier } from "./names.js";
-import type { PlannedController } from "./plan-kind-files.js";
+import type { PlannedController } from "./plan-types.js";
 import { specifierFrom, type PlannedFile, type PlanOptions } from "./plan-types.js";
 import { planWebhookRegistry, planWebhookUserFiles, type UserController } from "./plan-webhook-files.js";
 
@@ -14,6 +15,7 @@ export function planUserFiles(controllers: PlannedController[], hooksDir: string
   for (const c of entries) {
     files.push(hooksFile(c, hooksDir, options));
     if (options.testsDir) files.push(hooksTestFile(c, options.testsDir, options));
+    if (options.testsDir) files.push(...e2eTestFile(c, options.testsDir, options));
     if (options.webhooks) files.push(...planWebhookUserFiles(c, hooksDir, options));
   }
   const registry = controllerRegistry(entries, options);
@@ -100,6 +102,30 @@ function hooksTestFile(c: UserController, testsDir: string, options: PlanOptions
     }),
     owner: "user",
   };
+}
+
+/**
+ * An example end-to-end test of the kind's controller on a local control plane, which installs the CRD from its file:
+ * none for a CRD read from stdin or a cluster. The file is named from the folder crdgen runs in, as npm runs both.
+ */
+function e2eTestFile(c: UserController, testsDir: string, options: PlanOptions): PlannedFile[] {
+  const source = c.crd.source.file;
+  if (source === "-" || !existsSync(source)) return [];
+  const specifier = specifierFrom(testsDir);
+  return [
+    {
+      path: path.join(testsDir, `${path.basename(c.hooksPath, ".hooks.ts")}.e2e.test.ts`),
+      content: options.render("e2e-test", {
+        ...c.data,
+        typesModule: specifier(c.modulePath("types")),
+        clientModule: specifier(c.modulePath("client")),
+        controllerModule: specifier(c.modulePath("controller")),
+        hooksModule: specifier(c.hooksPath.replace(/\.ts$/, "")),
+        crdFile: path.relative(process.cwd(), source).split(path.sep).join("/"),
+      }),
+      owner: "user",
+    },
+  ];
 }
 
 /** controllers.ts in the output folder: every controller with the user's hooks, for main.ts. */

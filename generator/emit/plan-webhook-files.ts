@@ -6,7 +6,7 @@ import { InputError } from "../input-error.js";
 import { schemaDifferences } from "../model/schema-differences.js";
 import { headerLine } from "./file-header.js";
 import { fileStem } from "./names.js";
-import type { PlannedController } from "./plan-kind-files.js";
+import type { PlannedController } from "./plan-types.js";
 import { specifierFrom, type PlannedFile, type PlanOptions } from "./plan-types.js";
 import type { Spoke, UserSpoke } from "./template-data.js";
 
