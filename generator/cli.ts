@@ -3,7 +3,7 @@ import { Command, Option } from "commander";
 import { statSync } from "node:fs";
 import path from "node:path";
 import { progressBar, progressThreshold } from "./progress-bar.js";
-import { formatLocation } from "./input-error.js";
+import { formatLocation, formatWarning, type InputWarning } from "./input-error.js";
 import { UserError } from "./user-error.js";
 import { generatorVersion } from "./version.js";
 import { envtestCommand } from "./envtest/envtest-command.js";
@@ -26,7 +26,9 @@ program
     "--from-cluster <crd-names...>",
     "also read these CRDs (<plural>.<group>) from the cluster of the current kubeconfig context (KUBECONFIG or ~/.kube/config)",
   )
-  .option("--context <name>", "with --from-cluster: the kubeconfig context to use instead of the current one")
+  .option("--kube-context <name>", "with --from-cluster: the kubeconfig context to use instead of the current one")
+  // kubectl's spelling, accepted as well: the operator's own flag (and crdgen's) is --kube-context.
+  .addOption(new Option("--context <name>").hideHelp())
   .requiredOption("-o, --out <dir>", "folder for generator-owned files (rewritten on every run)")
   .option(
     "--hooks <dir>",
@@ -54,7 +56,10 @@ program
     "also emit each kind's admission webhook wiring (and, for several versions, conversion through the storage version); with --hooks a <kind>.webhooks.ts (default, validateCreate, validateUpdate, validateDelete) and a <kind>.conversion.ts, created once",
   )
   .option("--check", "write nothing; exit 1 and list the files that would change (for CI)")
-  .option("--strict", "exit non-zero when a schema node had to be typed as unknown")
+  .option(
+    "--strict",
+    "a warning is an error: exit 1 and write nothing (a schema node typed as unknown, an unknown field)",
+  )
   .option("--format", "one formatter pass over the generated files (the templates already emit formatted code)")
   .action(
     async (
@@ -71,6 +76,7 @@ program
         validation?: boolean;
         webhooks?: boolean;
         fromCluster?: string[];
+        kubeContext?: string;
         context?: string;
       },
     ) => {
@@ -86,7 +92,8 @@ program
         inputs.length > progressThreshold || inputs.some((i) => i !== "-" && isDirectory(i))
           ? progressBar()
           : undefined;
-      const { generate } = await import("./generate.js");
+      const context = kubeContext(opts);
+      const { generate, StrictWarningsError } = await import("./generate.js");
       const result = await generate({
         inputs,
         format: opts.format,
@@ -94,7 +101,7 @@ program
           ? (done: number, total: number) => total > progressThreshold && bar.update(done, total)
           : undefined,
         fromCluster: opts.fromCluster?.length
-          ? { names: opts.fromCluster, ...(opts.context ? { context: opts.context } : {}) }
+          ? { names: opts.fromCluster, ...(context ? { context } : {}) }
           : undefined,
         outDir: opts.out,
         hooksDir: opts.hooks,
@@ -104,8 +111,14 @@ program
         validation: opts.validation ?? false,
         webhooks: opts.webhooks ?? false,
         check: opts.check ?? false,
-      }).finally(() => bar?.done());
-      for (const w of result.warnings) process.stderr.write(`warning: ${formatLocation(w)}: ${w.message}\n`);
+        strict: opts.strict ?? false,
+      })
+        .catch((error: unknown) => {
+          if (error instanceof StrictWarningsError) printWarnings(error.warnings);
+          throw error;
+        })
+        .finally(() => bar?.done());
+      printWarnings(result.warnings);
       for (const s of result.skipped)
         process.stderr.write(
           `skipped: ${formatLocation(s)}: ${s.kind || "no kind"} ${s.apiVersion} is not a CustomResourceDefinition\n`,
@@ -138,10 +151,6 @@ program
           `crdgen: ${result.crds.length} CRD(s), ${versions} version(s): ${changed.length} file(s) written, ${unchanged.length} unchanged, ${removed.length} removed, ${userKept.length} user-owned kept.\n`,
         );
       }
-      if (opts.strict && result.warnings.length) {
-        process.stderr.write(`crdgen: --strict: ${result.warnings.length} warning(s)\n`);
-        process.exitCode = 1;
-      }
     },
   );
 
@@ -165,6 +174,11 @@ program
     );
   });
 
+/** One line each, with the file's and the message's invisible characters escaped. */
+const printWarnings = (warnings: InputWarning[]) => {
+  for (const w of warnings) process.stderr.write(`warning: ${formatWarning(w)}\n`);
+};
+
 envtestCommand(program);
 
 const isDirectory = (p: string) => {
@@ -177,6 +191,13 @@ const isDirectory = (p: string) => {
 
 /** A wrong combination of options: said in one line, like commander's own errors. */
 class UsageError extends UserError {}
+
+/** --kube-context, or kubectl's --context: one setting with two spellings (the operator's flags take both too). */
+function kubeContext(opts: { kubeContext?: string; context?: string }): string | undefined {
+  if (opts.kubeContext !== undefined && opts.context !== undefined && opts.kubeContext !== opts.context)
+    throw new UsageError("--kube-context and --context name the same setting: give one");
+  return opts.kubeContext ?? opts.context;
+}
 
 /**
  * explore is an optional peer package: its parsers (tree-sitter's Go grammar among them) are not installed with every

@@ -2,6 +2,9 @@
 import path from "node:path";
 import { readInputs, type InputText } from "./load/read-inputs.js";
 import { loadCrds } from "./load/load-crds.js";
+import { SourcePositions } from "./load/source-positions.js";
+import { InputError, type InputWarning } from "./input-error.js";
+import { UserError } from "./user-error.js";
 import type { SkippedDocument } from "./load/parse-crds.js";
 import { buildModels, type CrdModel, type VersionSelection } from "./model/resource-model.js";
 import type { SchemaWarning } from "./model/normalize-schema.js";
@@ -36,6 +39,8 @@ export interface GenerateOptions {
   progress?: (done: number, total: number) => void;
   /** Write nothing; report what would change. */
   check?: boolean;
+  /** A warning is an error: throw StrictWarningsError before writing anything. */
+  strict?: boolean;
   stdin?: () => Promise<string>;
 }
 
@@ -70,12 +75,15 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const texts = await readAllInputs(options);
   timed("read inputs");
   const versions = options.versions ?? "served";
-  const { crds: loaded, skipped } = loadCrds(texts);
-  timed("parse and check");
-  const { crds, warnings } = buildModels(loaded, { selection: versions, rawSchemas: options.validation ?? false });
-  timed("model");
-  const files = await plan(crds, warnings, options, outDir, previous);
-  timed("emit");
+  // Line and column are found only for what is reported: the fast parse keeps no positions.
+  const positions = new SourcePositions(texts);
+  const planned = await loadAndPlan(texts, options, { outDir, previous, timed }).catch((error: unknown) => {
+    throw error instanceof InputError ? positions.locate(error) : error;
+  });
+  const { crds, skipped, files } = planned;
+  const warnings = positions.locateAll(planned.warnings);
+  // Every warning is known before anything is written: --strict fails with the output untouched.
+  if (options.strict && warnings.length) throw new StrictWarningsError(warnings);
   if (options.format) await formatGeneratedFiles(files);
   files.push(lockFor(files, crds, texts, { ...options, versions }, outDir));
   timed("lock file");
@@ -88,6 +96,32 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   });
   timed("write");
   return { crds, skipped, warnings, report };
+}
+
+/** With --strict, the warnings that stopped the run before it wrote anything. */
+export class StrictWarningsError extends UserError {
+  constructor(readonly warnings: InputWarning[]) {
+    super(`--strict: ${warnings.length} warning(s); nothing written`);
+  }
+}
+
+/** Load, model and emit: every file of the run, in memory, and the warnings met on the way. */
+async function loadAndPlan(
+  texts: InputText[],
+  options: GenerateOptions,
+  { outDir, previous, timed }: { outDir: string; previous: LockFile | undefined; timed: (phase: string) => void },
+): Promise<{ crds: CrdModel[]; skipped: SkippedDocument[]; warnings: SchemaWarning[]; files: PlannedFile[] }> {
+  const { crds: loaded, skipped, warnings: loadWarnings } = loadCrds(texts);
+  timed("parse and check");
+  const model = buildModels(loaded, {
+    selection: options.versions ?? "served",
+    rawSchemas: options.validation ?? false,
+  });
+  const warnings = [...loadWarnings, ...model.warnings];
+  timed("model");
+  const files = await plan(model.crds, warnings, options, outDir, previous);
+  timed("emit");
+  return { crds: model.crds, skipped, warnings, files };
 }
 
 /** The input texts: files, folders and stdin, then the CRDs named for --from-cluster. */

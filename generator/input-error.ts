@@ -1,14 +1,29 @@
-// The one error type for bad generator input: it names the file, the YAML document and the schema path.
+// The one error type for bad generator input: it names the file, the line and column, the YAML document and the
+// schema path.
 import { jsonPointer } from "@crdgen/runtime/json";
+import { escapeInvisible } from "./ts-literal.js";
 import { UserError } from "./user-error.js";
 
 export interface InputLocation {
   /** The input file as the user named it ("-" for stdin). */
   file: string;
-  /** Zero-based index of the YAML document in a multi-document file. */
+  /** Zero-based index of the YAML document in a multi-document file (messages count from 1, as editors do). */
   documentIndex?: number;
   /** JSON pointer inside the document, e.g. /spec/versions/0/schema/openAPIV3Schema/properties/spec. */
   schemaPath?: string;
+  /** One-based line and column of the offending key (or value) in the file, when known. */
+  line?: number;
+  column?: number;
+}
+
+/** A problem the API server would accept (or drop with a warning): reported, and fatal only with --strict. */
+export interface InputWarning extends InputLocation {
+  message: string;
+}
+
+/** A warning as the CLI prints it: located, and escaped like an InputError's message. */
+export function formatWarning(warning: InputWarning): string {
+  return `${formatLocation(warning)}: ${escapeInvisible(warning.message)}`;
 }
 
 export class InputError extends UserError {
@@ -16,16 +31,27 @@ export class InputError extends UserError {
     readonly location: InputLocation,
     readonly problem: string,
   ) {
-    super(`${formatLocation(location)}: ${problem}`);
+    // The problem quotes keys and values of the input: escaped, like the file name, for the terminal.
+    super(`${formatLocation(location)}: ${escapeInvisible(problem)}`);
     this.name = "InputError";
   }
 }
 
-export function formatLocation({ file, documentIndex, schemaPath }: InputLocation): string {
-  let where = file === "-" ? "stdin" : file;
-  if (documentIndex !== undefined) where += ` (document ${documentIndex})`;
-  if (schemaPath) where += ` at ${schemaPath}`;
+/**
+ * `file:line:column (document N) at /pointer`, the form editors and terminals turn into a link. File names and keys
+ * come from the user (or a cluster): their invisible characters are escaped, so they cannot restyle the terminal.
+ */
+export function formatLocation({ file, documentIndex, schemaPath, line, column }: InputLocation): string {
+  let where = file === "-" ? "stdin" : escapeInvisible(file);
+  if (line !== undefined) where += `:${line}:${column ?? 1}`;
+  if (documentIndex !== undefined) where += ` (document ${documentIndex + 1})`;
+  if (schemaPath) where += ` at ${escapeInvisible(schemaPath)}`;
   return where;
+}
+
+/** The same error, with the line and column of its location (found once the error is known: see source-positions). */
+export function withPosition(error: InputError, position: { line: number; column: number } | undefined): InputError {
+  return position ? new InputError({ ...error.location, ...position }, error.problem) : error;
 }
 
 /** Appends one segment to a JSON pointer, escaping "~" and "/" as RFC 6901 asks. */

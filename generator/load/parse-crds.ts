@@ -64,7 +64,7 @@ export function parseCrds(inputs: InputText[]): ParsedInputs {
       crds.push({ file: input.file, documentIndex, fileSha256, crd: object });
     });
     if (documents.length === 0 || documents.every((d) => d === null || d === undefined)) {
-      // No document at all (or only comments and separators): document 0 is the empty one.
+      // No document at all (or only comments and separators): the first document is the empty one.
       throw new InputError({ file: input.file, documentIndex: 0 }, "the file is empty: it holds no YAML document");
     }
     if (found === 0) {
@@ -124,10 +124,10 @@ function carefulLoad(file: string, text: string): unknown[] {
     // The yaml package reports its own stack overflow on absurdly deep nesting as a parse error.
     if (error && /Maximum call stack size exceeded/.test(error.message)) throw tooDeep(file, documentIndex);
     if (error) {
-      const [line, col] = error.linePos?.[0] ? [error.linePos[0].line, error.linePos[0].col] : [0, 0];
+      const position = error.linePos?.[0] ? { line: error.linePos[0].line, column: error.linePos[0].col } : {};
       // The yaml package ends its first message line with " at line L, column C:"; the location is already said.
       const message = (error.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "");
-      throw new InputError({ file, documentIndex }, `invalid YAML at line ${line}, column ${col}: ${message}`);
+      throw new InputError({ file, documentIndex, ...position }, `invalid YAML: ${message}`);
     }
     // Aliases are counted and the expanded size bounded before toJS expands anything.
     const expansion = measureExpansion(doc.contents, limit - expanded, limit);
@@ -158,6 +158,6 @@ function tooDeep(file: string, documentIndex?: number): InputError {
 function describeKinds(skipped: SkippedDocument[], file: string): string {
   const kinds = skipped
     .filter((s) => s.file === file)
-    .map((s) => `${s.kind || "no kind"} in document ${s.documentIndex}`);
+    .map((s) => `${s.kind || "no kind"} in document ${s.documentIndex + 1}`);
   return kinds.length ? kinds.join(", ") : "nothing";
 }

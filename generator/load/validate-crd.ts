@@ -1,12 +1,11 @@
 // Checks a CustomResourceDefinition as the API server's apiextensions validation does before anything of it reaches a
 // file name, a string literal or a comment: names, group, versions, storage, schemas and subresource paths. Messages
 // are the API server's own (field path, "Invalid value: ...", detail), located by file, document and JSON pointer.
-import { InputError, pointer } from "../input-error.js";
+import { InputError, type InputWarning } from "../input-error.js";
 import type { LoadedCrd } from "./parse-crds.js";
-import { escapeInvisible, tsString } from "../ts-literal.js";
-
-type Raw = Record<string, unknown>;
-const isRecord = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
+import { checkSchema } from "./check-schema.js";
+import { child, displayValue, field, isRecord, type Field, type Raw } from "./crd-field.js";
+import { misspelling, unknownCrdFields, versionFields } from "./unknown-fields.js";
 
 // k8s.io/apimachinery/pkg/util/validation: the formats and messages of IsDNS1035Label and IsDNS1123Subdomain.
 const dns1035LabelFormat = "[a-z]([-a-z0-9]*[a-z0-9])?";
@@ -40,26 +39,18 @@ export function dns1123SubdomainErrors(value: string): string[] {
   return errors;
 }
 
-/** A field of the CRD: its path as the API server prints it (spec.versions[0].name) and as a JSON pointer. */
-interface Field {
-  path: string;
-  pointer: string;
-}
-
-const child = (parent: Field, ...segments: Array<string | number>): Field => ({
-  path: segments.reduce<string>((p, s) => (typeof s === "number" ? `${p}[${s}]` : p ? `${p}.${s}` : s), parent.path),
-  pointer: pointer(parent.pointer, ...segments),
-});
-const field = (...segments: Array<string | number>): Field => child({ path: "", pointer: "" }, ...segments);
-
 /**
  * Throws an InputError for the first problem the API server would report on creating this CRD, plus the generator's
  * own: a kind and listKind must also be identifiers (the API server allows "-"), a scale path must exist in the schema.
+ * Returns the warnings: what the API server accepts but drops (unknown fields) or cannot mean (see checkSchema).
  */
-export function validateCrd(entry: LoadedCrd): void {
-  const fail = (at: Field, problem: string): never => {
-    throw new InputError({ file: entry.file, documentIndex: entry.documentIndex, schemaPath: at.pointer }, problem);
+export function validateCrd(entry: LoadedCrd): InputWarning[] {
+  const at = { file: entry.file, documentIndex: entry.documentIndex };
+  const fail = (field: Field, problem: string): never => {
+    throw new InputError({ ...at, schemaPath: field.pointer }, problem);
   };
+  const warnings: InputWarning[] = unknownCrdFields(entry.crd).map((w) => ({ ...at, ...w }));
+  const warn = (warning: Omit<InputWarning, "file" | "documentIndex">) => warnings.push({ ...at, ...warning });
   const required = (at: Field, detail = "") => fail(at, `${at.path}: Required value${detail ? `: ${detail}` : ""}`);
   const invalid = (at: Field, value: unknown, detail: string) =>
     fail(at, `${at.path}: Invalid value: ${displayValue(value)}: ${detail}`);
@@ -118,19 +109,23 @@ export function validateCrd(entry: LoadedCrd): void {
   }
   if (kind === listKind) invalid(field("spec", "names", "listKind"), listKind, "kind and listKind may not be the same");
 
-  validateVersions(spec, { required, invalid, text });
+  validateVersions(spec, { required, invalid, text, fail, warn });
   // Checked last, though the API server checks it first: a bad name is then reported at the field that made it bad.
   for (const problem of dns1123SubdomainErrors(name)) invalid(nameAt, name, problem);
   if (name !== `${plural}.${group}`) invalid(nameAt, name, 'must be spec.names.plural+"."+spec.group');
+  return warnings;
 }
 
 interface Reporters {
   required: (at: Field, detail?: string) => never;
   invalid: (at: Field, value: unknown, detail: string) => never;
   text: (value: unknown, at: Field) => string | undefined;
+  fail: (at: Field, problem: string) => never;
+  warn: (warning: Omit<InputWarning, "file" | "documentIndex">) => void;
 }
 
-function validateVersions(spec: Raw, { required, invalid, text }: Reporters): void {
+function validateVersions(spec: Raw, report: Reporters): void {
+  const { required, invalid, text } = report;
   const versionsAt = field("spec", "versions");
   const versions = spec["versions"];
   if (versions !== undefined && !Array.isArray(versions)) invalid(versionsAt, versions, "must be a list of versions");
@@ -149,8 +144,9 @@ function validateVersions(spec: Raw, { required, invalid, text }: Reporters): vo
     if (version["storage"] === true) storage++;
     const schema = isRecord(version["schema"]) ? version["schema"]["openAPIV3Schema"] : undefined;
     if (version["served"] === true && !isRecord(schema))
-      required(child(at, "schema", "openAPIV3Schema"), "because otherwise all fields are pruned");
-    validateSubresources(version, at, isRecord(schema) ? schema : undefined, { required, invalid, text });
+      required(child(at, "schema", "openAPIV3Schema"), `because otherwise all fields are pruned${misspelled(version)}`);
+    if (isRecord(schema)) checkSchema(schema, child(at, "schema", "openAPIV3Schema"), report);
+    validateSubresources(version, at, isRecord(schema) ? schema : undefined, report);
   });
   if (storage !== 1) invalid(versionsAt, versionNames(list), "must have exactly one version marked as storage version");
 }
@@ -207,13 +203,17 @@ function pathInSchema(schema: Raw, segments: string[]): boolean {
   return true;
 }
 
-function versionNames(list: unknown[]): string[] {
-  return list.map((v) => (isRecord(v) && typeof v["name"] === "string" ? v["name"] : "?"));
+/** Where a schema is missing because its key is misspelled (dropped as unknown): which key, and what was meant. */
+function misspelled(version: Raw): string {
+  const schemaKey = misspelling(version, "schema", versionFields);
+  const schema = schemaKey === undefined ? version["schema"] : version[schemaKey];
+  const schemaAt = schemaKey ?? "schema";
+  const openAPIKey = misspelling(schema, "openAPIV3Schema", ["openAPIV3Schema"]);
+  if (schemaKey === undefined && openAPIKey === undefined) return "";
+  const found = [schemaAt, ...(openAPIKey === undefined ? [] : [openAPIKey])].join(".");
+  return ` (crdgen: found ${displayValue(found)}: did you mean "schema.openAPIV3Schema"?)`;
 }
 
-/** A value in an error message: quoted and escaped, so a hostile name cannot restyle or reorder the terminal. */
-function displayValue(value: unknown): string {
-  if (typeof value === "string") return tsString(value);
-  const json = JSON.stringify(value) as string | undefined;
-  return json === undefined ? String(value) : escapeInvisible(json);
+function versionNames(list: unknown[]): string[] {
+  return list.map((v) => (isRecord(v) && typeof v["name"] === "string" ? v["name"] : "?"));
 }

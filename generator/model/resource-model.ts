@@ -88,7 +88,7 @@ export function buildModels(loaded: LoadedCrd[], options: ModelOptions = {}): Mo
     if (first) {
       throw new InputError(
         { file: entry.file, documentIndex: entry.documentIndex, schemaPath: "/metadata/name" },
-        `a second CustomResourceDefinition named ${model.name} (the first is in ${first.file}, document ${first.documentIndex})`,
+        `a second CustomResourceDefinition named ${model.name} (the first is in ${first.file}, document ${first.documentIndex + 1})`,
       );
     }
     seen.set(model.name, entry);

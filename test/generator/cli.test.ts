@@ -398,11 +398,14 @@ test("a schema node crdgen does not understand is a warning naming file and poin
   assertOk(lenient);
   assert.match(
     lenient.stderr,
-    /^warning: test\/fixtures\/schema\/untyped-node\/crd\.yaml \(document 0\) at \/spec\/versions\/0\/schema\/openAPIV3Schema\/properties\/spec\/properties\/mystery: .*typed as unknown$/m,
+    /^warning: test\/fixtures\/schema\/untyped-node\/crd\.yaml:24:17 \(document 1\) at \/spec\/versions\/0\/schema\/openAPIV3Schema\/properties\/spec\/properties\/mystery: .*typed as unknown$/m,
   );
-  const strict = crdgen(["generate", crd, "--out", out, "--strict"]);
+  const strictOut = path.join(tempDir(), "strict");
+  const strict = crdgen(["generate", crd, "--out", strictOut, "--strict"]);
   assert.equal(strict.status, 1, describe(strict));
-  assert.match(strict.stderr, /--strict: 3 warning\(s\)/);
+  assert.match(strict.stderr, /^warning: .*mystery: .*typed as unknown$/m, "the warnings are printed");
+  assert.match(strict.stderr, /^crdgen: --strict: 2 warning\(s\); nothing written$/m);
+  assert.equal(existsSync(strictOut), false, "a failing --strict writes nothing");
   assertOk(crdgen(["generate", sampleCrd, "--out", path.join(tempDir(), "clean"), "--strict"]));
 });
 
@@ -418,7 +421,7 @@ test("a 3,000-level deep schema is a clear error naming the file, never a stack 
   const out = path.join(dir, "out");
   const run = crdgen(["generate", path.join(dir, "deep.yaml"), "--out", out]);
   assert.equal(run.status, 1, describe(run));
-  assert.match(run.stderr, /^crdgen: .*deep\.yaml \(document 0\): the YAML nests too deep to read/m);
+  assert.match(run.stderr, /^crdgen: .*deep\.yaml \(document 1\): the YAML nests too deep to read/m);
   assert.doesNotMatch(
     run.stderr,
     /RangeError|Maximum call stack|\n\s+at /,
@@ -434,7 +437,7 @@ test("a schema deeper than crdgen reads (300 levels) is an error naming the sche
   assert.equal(run.status, 1, describe(run));
   assert.match(
     run.stderr,
-    /deep\.yaml \(document 0\) at \/spec\/versions\/0\/schema\/openAPIV3Schema\/properties\/spec(\/properties\/n)+: the schema nests more than 256 levels deep here/,
+    /deep\.yaml:1:\d+ \(document 1\) at \/spec\/versions\/0\/schema\/openAPIV3Schema\/properties\/spec(\/properties\/n)+: the schema nests more than 256 levels deep here/,
   );
   assert.doesNotMatch(run.stderr, /RangeError|\n\s+at /);
   writeFileSync(path.join(dir, "ok.yaml"), deepCrd(200));
@@ -576,23 +579,22 @@ function assertRejected(inputArgs: string[], file: string, expected: string[]): 
 }
 
 test("invalid YAML is rejected naming the file and document, writing nothing", () => {
-  assertRejected([`${bad}/invalid-yaml.yaml`], `${bad}/invalid-yaml.yaml (document 1)`, ["invalid YAML at line 39"]);
+  assertRejected([`${bad}/invalid-yaml.yaml`], `${bad}/invalid-yaml.yaml:39:1 (document 2): invalid YAML: `, []);
 });
 
 test("an empty file is rejected naming the file, writing nothing", () => {
-  assertRejected([`${bad}/empty.yaml`], `${bad}/empty.yaml (document 0)`, ["the file is empty"]);
+  assertRejected([`${bad}/empty.yaml`], `${bad}/empty.yaml (document 1)`, ["the file is empty"]);
 });
 
 test("a file with no CRD is rejected naming the file and what its documents hold, writing nothing", () => {
   assertRejected([`${bad}/no-crd.yaml`], `${bad}/no-crd.yaml`, [
     "no apiextensions.k8s.io/v1 CustomResourceDefinition",
-    "Namespace in document 0",
-    "ConfigMap in document 1",
+    "(found: Namespace in document 1, ConfigMap in document 2)",
   ]);
 });
 
 test("an apiextensions.k8s.io/v1beta1 CRD is rejected naming the file, document and /apiVersion, writing nothing", () => {
-  assertRejected([`${bad}/v1beta1.yaml`], `${bad}/v1beta1.yaml (document 1) at /apiVersion`, [
+  assertRejected([`${bad}/v1beta1.yaml`], `${bad}/v1beta1.yaml:36:1 (document 2) at /apiVersion`, [
     "apiextensions.k8s.io/v1beta1",
   ]);
 });
@@ -600,38 +602,39 @@ test("an apiextensions.k8s.io/v1beta1 CRD is rejected naming the file, document 
 test("a version without a schema is rejected naming the file, document and schema path, writing nothing", () => {
   assertRejected(
     [`${bad}/no-schema.yaml`],
-    `${bad}/no-schema.yaml (document 0) at /spec/versions/1/schema/openAPIV3Schema`,
+    // At the version that lacks it (line 19, column 7: its first key).
+    `${bad}/no-schema.yaml:19:7 (document 1) at /spec/versions/1/schema/openAPIV3Schema`,
     // The API server's words (a served version without a schema would have every field pruned).
     ["spec.versions[1].schema.openAPIV3Schema: Required value: because otherwise all fields are pruned"],
   );
 });
 
 test("a missing names.kind is rejected naming the file, document and /spec/names/kind, writing nothing", () => {
-  assertRejected([`${bad}/missing-kind.yaml`], `${bad}/missing-kind.yaml (document 0) at /spec/names/kind`, [
+  assertRejected([`${bad}/missing-kind.yaml`], `${bad}/missing-kind.yaml:8:3 (document 1) at /spec/names/kind`, [
     "spec.names.kind: Required value",
   ]);
 });
 
 test("two CRDs with the same name in one file are rejected naming both documents, writing nothing", () => {
-  assertRejected([`${bad}/duplicate-name.yaml`], `${bad}/duplicate-name.yaml (document 1) at /metadata/name`, [
+  assertRejected([`${bad}/duplicate-name.yaml`], `${bad}/duplicate-name.yaml:39:3 (document 2) at /metadata/name`, [
     "twins.dup.example.com",
-    `${bad}/duplicate-name.yaml, document 0`,
+    `${bad}/duplicate-name.yaml, document 1`,
   ]);
 });
 
 test("two CRDs with the same name in two files are rejected naming both files, writing nothing", () => {
   const dir = `${bad}/duplicate-across-files`;
-  assertRejected([`${dir}/first.yaml`, `${dir}/second.yaml`], `${dir}/second.yaml (document 0) at /metadata/name`, [
+  assertRejected([`${dir}/first.yaml`, `${dir}/second.yaml`], `${dir}/second.yaml:5:3 (document 1) at /metadata/name`, [
     "twins.across.example.com",
-    `${dir}/first.yaml, document 0`,
+    `${dir}/first.yaml, document 1`,
   ]);
-  assertRejected([dir], `${dir}/second.yaml (document 0) at /metadata/name`, [`${dir}/first.yaml, document 0`]);
+  assertRejected([dir], `${dir}/second.yaml:5:3 (document 1) at /metadata/name`, [`${dir}/first.yaml, document 1`]);
 });
 
 test("a $ref deep in a schema is rejected naming its schema path, writing nothing", () => {
   assertRejected(
     [`${bad}/ref.yaml`],
-    `${bad}/ref.yaml (document 0) at /spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/template/properties/containers/items/properties/env/items/$ref`,
+    `${bad}/ref.yaml:34:31 (document 1) at /spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/template/properties/containers/items/properties/env/items/$ref`,
     ["$ref is not allowed"],
   );
 });
@@ -642,8 +645,8 @@ test("a CRD file that also holds other kinds generates the CRDs and reports what
   assertOk(run);
   assert.ok(existsSync(path.join(out, "stock.example.com/v1/warehouse.types.ts")));
   assert.equal(files(out).length, 8, `only the CRD was generated (and crdgen.lock): ${files(out).join(", ")}`);
-  assert.ok(run.stderr.includes(`skipped: ${inputs}/mixed-kinds.yaml (document 0): Namespace v1`), describe(run));
-  assert.ok(run.stderr.includes(`skipped: ${inputs}/mixed-kinds.yaml (document 2): Deployment apps/v1`), describe(run));
+  assert.ok(run.stderr.includes(`skipped: ${inputs}/mixed-kinds.yaml (document 1): Namespace v1`), describe(run));
+  assert.ok(run.stderr.includes(`skipped: ${inputs}/mixed-kinds.yaml (document 3): Deployment apps/v1`), describe(run));
 });
 
 test("a write that fails part-way (a file where a folder is needed) leaves no generated or temp file behind", () => {

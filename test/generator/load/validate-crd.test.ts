@@ -4,7 +4,7 @@
 // (TestValidateCustomResourceDefinition), written anew as YAML fixtures.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { stringify } from "yaml";
@@ -105,14 +105,34 @@ async function generateFrom(edit: (crd: Crd) => void): Promise<{ error: unknown;
   return { error, file, outDir };
 }
 
-/** Generation fails with an InputError naming the file, document 1 and the pointer, with the API server's message. */
+/**
+ * Generation fails with an InputError naming the file, the line and column of the offending key, the second document
+ * (documentIndex 1, "document 2" in the message: counted from 1) and the pointer, with the API server's message.
+ */
 async function assertRejected(edit: (crd: Crd) => void, schemaPath: string, message: string): Promise<void> {
   const { error, file, outDir } = await generateFrom(edit);
   assert.ok(error instanceof InputError, `rejected with an InputError, got ${String(error)}`);
-  assert.deepEqual(error.location, { file, documentIndex: 1, schemaPath });
+  const { line, column, ...location } = error.location;
+  assert.deepEqual(location, { file, documentIndex: 1, schemaPath });
   assert.equal(error.problem, message);
-  assert.ok(error.message.startsWith(`${file} (document 1) at ${schemaPath}: `), error.message);
+  assert.equal(error.message, `${file}:${line}:${column} (document 2) at ${schemaPath}: ${message}`);
+  assertAtKey(file, line, column, schemaPath);
   assert.ok(!existsSync(outDir) && !existsSync(path.join(dir, `hooks-${counter}`)), "nothing was written");
+}
+
+/**
+ * The position is that of a key of the pointer: its last one, or for a missing field, the nearest one that exists; or
+ * that of a sequence item the pointer names, after its "- ".
+ */
+function assertAtKey(file: string, line: number | undefined, column: number | undefined, schemaPath: string): void {
+  assert.ok(line !== undefined && column !== undefined, `${schemaPath} has a line and column`);
+  const lineText = readFileSync(file, "utf8").split("\n")[line - 1]!;
+  const segments = schemaPath.split("/");
+  // A sequence item (shortNames[1], versions[1]) is where its "- " ends.
+  if (lineText.slice(0, column - 1).endsWith("- ") && segments.some((s) => /^\d+$/.test(s))) return;
+  const key = /^"?([^":]+)"?:/.exec(lineText.slice(column - 1))?.[1];
+  assert.ok(key !== undefined, `line ${line}, column ${column} is a key: ${JSON.stringify(lineText)}`);
+  assert.ok(segments.includes(key), `the key at ${line}:${column} (${key}) is part of ${schemaPath}`);
 }
 
 test("the valid CRD these tests break generates", async () => {

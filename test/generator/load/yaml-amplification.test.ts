@@ -98,7 +98,7 @@ test("a billion-laughs document is refused with one line naming the file, from p
     timeout: 120_000,
   });
   assert.equal(run.status, 1, run.stderr);
-  assert.match(run.stderr, new RegExp(`^crdgen: ${laughsFile} \\(document 0\\): the YAML's aliases`));
+  assert.match(run.stderr, new RegExp(`^crdgen: ${laughsFile} \\(document 1\\): the YAML's aliases`));
   assert.equal(run.stderr.trim().split("\n").length, 1, `one line:\n${run.stderr}`);
   assert.doesNotMatch(run.stderr, /ReferenceError|resource exhaustion|\n\s+at /);
   assert.equal(existsSync(out), false, "nothing was written");

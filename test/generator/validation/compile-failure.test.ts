@@ -96,7 +96,8 @@ test("the CLI says it in one line and exits 1", () => {
   assert.equal(run.status, 1, run.stderr);
   assert.equal(
     run.stderr,
-    `crdgen: ${input} (document 0) at ${field}/multipleOf: --validation cannot compile keyword multipleOf: must be > 0\n`,
+    // Line 19 is `field: { type: integer, multipleOf: 0 }`; column 41 its multipleOf.
+    `crdgen: ${input}:19:41 (document 1) at ${field}/multipleOf: --validation cannot compile keyword multipleOf: must be > 0\n`,
   );
   assert.equal(existsSync(out), false);
 });
