@@ -13,6 +13,8 @@ export interface RuntimeNames {
   rtValidation: string;
   rtTesting: string;
   rtWebhook: string;
+  rtEnvtest: string;
+  rtWait: string;
   promise: string;
   object: string;
 }
@@ -106,6 +108,8 @@ export interface TemplateData {
   validation: ValidationData;
   hooks: Pick<RuntimeNames, "rt" | "promise"> & { kind: string; typesModule: string; controllerModule: string };
   "hooks-test": KindData & { controllerModule: string; hooksModule: string };
+  /** crdFile: the CRD's file, from the folder crdgen ran in. */
+  "e2e-test": KindData & { controllerModule: string; hooksModule: string; crdFile: string };
   webhooks: Pick<KindData, "rtWebhook" | "kind" | "resourceConst" | "typesModule"> & {
     validationModule: OptionalModule;
   };
