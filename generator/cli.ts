@@ -1,7 +1,6 @@
 // The crdgen command line: commander wiring only; the work happens in generate.ts.
 import { Command, Option } from "commander";
 import { statSync } from "node:fs";
-import path from "node:path";
 import { progressBar, progressThreshold } from "./progress-bar.js";
 import { formatLocation, formatWarning, type InputWarning } from "./input-error.js";
 import { UserError } from "./user-error.js";
@@ -162,17 +161,22 @@ program
   .argument("<dir>", "a new or empty folder")
   .option("--name <name>", "the package name (default: the folder's name)")
   .option("--webhooks", "the generate scripts pass --webhooks (admission webhooks and conversion for each kind)")
-  .action(async (dir: string, opts: { name?: string; webhooks?: boolean }) => {
-    const { initProject } = await import("./init/scaffold-project.js");
-    const { created } = await initProject({
-      dir,
-      ...(opts.name ? { name: opts.name } : {}),
-      webhooks: opts.webhooks ?? false,
-    });
-    process.stdout.write(
-      `crdgen init: created ${created.join(", ")} in ${dir}\nNext: put your CRDs in ${path.join(dir, "crds")}/, then cd ${dir} && npm install && npm run generate && npm test\n`,
-    );
-  });
+  .option("--crdgen-spec <spec>", "npm spec of crdgen (default: ^version, or this copy packed into vendor/)")
+  .option("--runtime-spec <spec>", "npm spec of @crdgen/runtime (default: as for crdgen)")
+  .action(
+    async (dir: string, opts: { name?: string; webhooks?: boolean; crdgenSpec?: string; runtimeSpec?: string }) => {
+      const { initProject } = await import("./init/scaffold-project.js");
+      const { initSummary } = await import("./init/init-summary.js");
+      const result = await initProject({
+        dir,
+        ...(opts.name ? { name: opts.name } : {}),
+        webhooks: opts.webhooks ?? false,
+        crdgenSpec: opts.crdgenSpec,
+        runtimeSpec: opts.runtimeSpec,
+      });
+      process.stdout.write(initSummary(dir, result));
+    },
+  );
 
 /** One line each, with the file's and the message's invisible characters escaped. */
 const printWarnings = (warnings: InputWarning[]) => {

@@ -22,7 +22,9 @@ function scaffold(t: { after(fn: () => void): void }, args: string[]): { project
   const root = mkdtempSync(path.join(os.tmpdir(), "crdgen-init-unit-"));
   t.after(() => rmSync(root, { recursive: true, force: true }));
   const project = path.join(root, "op");
-  const init = spawnSync(process.execPath, [crdgenBin, "init", project, ...args], { encoding: "utf8" });
+  // Explicit specs: from a checkout, init would pack crdgen and the runtime into vendor/ (install.integration.test).
+  const specs = ["--crdgen-spec", "^0.1.0", "--runtime-spec", "^0.1.0"];
+  const init = spawnSync(process.execPath, [crdgenBin, "init", project, ...specs, ...args], { encoding: "utf8" });
   assert.equal(init.status, 0, init.stderr);
   const { scripts } = JSON.parse(readFileSync(path.join(project, "package.json"), "utf8")) as Scaffold;
   return { project, scripts, readme: readFileSync(path.join(project, "README.md"), "utf8") };
@@ -34,6 +36,17 @@ function runScript(project: string, script: string) {
   assert.equal(command, "crdgen", `the script runs crdgen: ${script}`);
   return spawnSync(process.execPath, [crdgenBin, ...args], { cwd: project, encoding: "utf8" });
 }
+
+test("crdgen init --crdgen-spec/--runtime-spec: package.json depends on those specs, nothing is packed", (t) => {
+  const { project } = scaffold(t, []);
+  const pkg = JSON.parse(readFileSync(path.join(project, "package.json"), "utf8")) as {
+    dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
+  };
+  assert.equal(pkg.devDependencies["crdgen"], "^0.1.0");
+  assert.equal(pkg.dependencies["@crdgen/runtime"], "^0.1.0");
+  assert.ok(!existsSync(path.join(project, "vendor")), "no vendor/ folder");
+});
 
 test("crdgen init without --webhooks: the generate scripts make no webhook files", (t) => {
   const { project, scripts, readme } = scaffold(t, []);
