@@ -84,7 +84,10 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const warnings = positions.locateAll(planned.warnings);
   // Every warning is known before anything is written: --strict fails with the output untouched.
   if (options.strict && warnings.length) throw new StrictWarningsError(warnings);
-  if (options.format) await formatGeneratedFiles(files);
+  if (options.format) {
+    await formatGeneratedFiles(files);
+    timed("format");
+  }
   files.push(lockFor(files, crds, texts, { ...options, versions }, outDir));
   timed("lock file");
   const report = await applyPlan(files, {

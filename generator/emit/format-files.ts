@@ -9,9 +9,12 @@ export async function formatGeneratedFiles(files: PlannedFile[]): Promise<void> 
     skipLoadingLibFiles: true,
     compilerOptions: { noLib: true },
   });
+  let formatted = 0;
   for (const file of files) {
     if (file.owner !== "generator" || !file.path.endsWith(".ts")) continue;
-    const source = project.createSourceFile(`/format${project.getSourceFiles().length}.ts`, file.content);
+    // Each file gets a name no earlier file had: the language service keeps the text of a removed file's name, and
+    // formatting edits computed on that stale text and applied to a new one corrupt it ("Promis <", "export f tion").
+    const source = project.createSourceFile(`/format/${formatted++}.ts`, file.content);
     source.formatText({ indentSize: 2, convertTabsToSpaces: true });
     file.content = source.getFullText();
     project.removeSourceFile(source);
