@@ -46,11 +46,12 @@ function isPackage(dir: string, name: string): boolean {
  * as its source when it came from one. Without that record (another package manager) it counts as a registry's.
  */
 export function installedFromRegistry(dir: string): boolean {
+  // The lockfile sits in the outermost node_modules and names nested packages by their whole path under it.
   const parts = dir.split(path.sep);
-  const last = parts.lastIndexOf("node_modules");
-  if (last < 0) return false;
-  const installRoot = parts.slice(0, last).join(path.sep) || path.sep;
-  const key = parts.slice(last).join("/");
+  const first = parts.indexOf("node_modules");
+  if (first < 0) return false;
+  const installRoot = parts.slice(0, first).join(path.sep) || path.sep;
+  const key = parts.slice(first).join("/");
   try {
     const lock = JSON.parse(readFileSync(path.join(installRoot, "node_modules", ".package-lock.json"), "utf8")) as {
       packages?: Record<string, { resolved?: string }>;

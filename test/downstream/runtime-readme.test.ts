@@ -52,5 +52,9 @@ test("runtime/README.md's subpath table names exactly the package's exported sub
     .filter((key) => key !== ".")
     .map((key) => `@crdgen/runtime/${key.slice(2)}`);
   const listed = tableRows("Subpaths").map((cells) => codeSpans(cells[0] ?? "")[0]);
-  assert.deepEqual([...listed].sort(), subpaths.sort());
+  assert.deepEqual(
+    [...listed].sort(),
+    subpaths.sort(),
+    'runtime/package.json "exports" and the "## Subpaths" table of runtime/README.md differ: update both together',
+  );
 });

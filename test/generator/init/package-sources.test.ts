@@ -32,6 +32,18 @@ test("a package npm installed from a tarball is not from a registry", (t) => {
   assert.equal(installedFromRegistry(install(t, "file:../packs/crdgen-0.1.0.tgz")), false);
 });
 
+test("a nested install is looked up by its whole path under the outermost node_modules", (t) => {
+  const root = path.dirname(path.dirname(install(t, "file:crdgen-0.1.0.tgz")));
+  const nested = path.join(root, "node_modules", "tool", "node_modules", "crdgen");
+  mkdirSync(nested, { recursive: true });
+  const entry = { resolved: "file:packs/crdgen-0.1.0.tgz" };
+  writeFileSync(
+    path.join(root, "node_modules", ".package-lock.json"),
+    JSON.stringify({ packages: { "node_modules/tool/node_modules/crdgen": entry } }),
+  );
+  assert.equal(installedFromRegistry(nested), false);
+});
+
 test("a package npm installed from a registry is, with or without the registry's URL in the lockfile", (t) => {
   assert.equal(installedFromRegistry(install(t, "http://127.0.0.1:4873/crdgen/-/crdgen-0.1.0.tgz")), true);
   // omit-lockfile-registry-resolved leaves `resolved` out for registry packages only.
