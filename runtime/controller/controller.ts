@@ -119,6 +119,9 @@ export class Controller<T extends KubernetesObject> {
   /** Informers of owned and watched kinds by "group/plural", for ctx.children. */
   private readonly cachedKinds = new Map<string, SharedIndexInformer<KubernetesObject>>();
   private readonly children: ChildObjects;
+  /** The kinds owns() and watches() added, in order, for access(). */
+  private readonly ownedKinds: ResourceDescriptor[] = [];
+  private readonly watchedKinds: ResourceDescriptor[] = [];
   private started = false;
 
   constructor(private readonly config: ControllerConfig<T>) {
@@ -162,6 +165,7 @@ export class Controller<T extends KubernetesObject> {
     );
     informer.addEventHandler(enqueueRequestForOwner(this.queue, this.config.resource));
     this.owned.set(key, informer);
+    this.ownedKinds.push(child);
     this.cachedKinds.set(kindKey(child), informer);
     return informer as unknown as SharedIndexInformer<C>;
   }
@@ -192,7 +196,27 @@ export class Controller<T extends KubernetesObject> {
     informer.addEventHandler(enqueueRequestsFromMapFunc(this.queue, (obj: C) => watch.mapToKeys(obj)));
     if (!this.cachedKinds.has(kindKey(resource)))
       this.cachedKinds.set(kindKey(resource), informer as unknown as SharedIndexInformer<KubernetesObject>);
+    this.watchedKinds.push(resource);
     return informer;
+  }
+
+  /**
+   * What this controller reads and writes through the API server, for least-privilege RBAC (rulesFor in
+   * runtime/manager; runtime/deploy writes the operator's Roles from it): its resource, whether it holds a finalizer
+   * on it, and the kinds owns() and watches() added.
+   */
+  access(): {
+    resource: ResourceDescriptor;
+    finalizer: boolean;
+    owns: ResourceDescriptor[];
+    watches: ResourceDescriptor[];
+  } {
+    return {
+      resource: this.config.resource,
+      finalizer: this.config.finalize !== undefined,
+      owns: [...this.ownedKinds],
+      watches: [...this.watchedKinds],
+    };
   }
 
   /** True once run() has seen every informer cache sync (a readiness check for the probe server). */

@@ -1,0 +1,72 @@
+// Server-side apply of manifests with the runtime's own client (kubectl apply --server-side, without kubectl): each
+// object's resource is found by discovery (its plural and scope), then applied with field manager "crdgen".
+import type { KubeClient } from "../client/kube-client.js";
+import { ResourceClient } from "../client/resource-client.js";
+import type { KubernetesObject, ResourceDescriptor } from "../client/types.js";
+import { DeployError } from "./rbac-manifests.js";
+
+interface ApiResource {
+  name: string;
+  kind: string;
+  namespaced: boolean;
+}
+
+export interface ApplyOptions {
+  /** Default "crdgen". */
+  fieldManager?: string;
+  /** Told of each object once applied, e.g. to print `Deployment/my-operator serverside-applied` as kubectl does. */
+  onApplied?: (obj: KubernetesObject) => void;
+}
+
+/** Finds a kind's resource by discovery (GET /api/v1, /apis/<group>/<version>), one request per group version. */
+export class Discovery {
+  private readonly lists = new Map<string, Promise<ApiResource[]>>();
+
+  constructor(private readonly kube: KubeClient) {}
+
+  async resourceFor(apiVersion: string, kind: string): Promise<ResourceDescriptor> {
+    const [group, version] = apiVersion.includes("/") ? apiVersion.split("/", 2) : ["", apiVersion];
+    let list = this.lists.get(apiVersion);
+    if (!list) {
+      const path = group ? `/apis/${group}/${version}` : `/api/${version}`;
+      list = this.kube.request<{ resources: ApiResource[] }>({ method: "GET", path }).then((r) => r.resources);
+      this.lists.set(apiVersion, list);
+    }
+    const found = (await list).find((r) => r.kind === kind && !r.name.includes("/"));
+    if (!found) throw new DeployError(`the API server serves no kind ${kind} in ${apiVersion}`);
+    return { group: group!, version: version!, plural: found.name, kind, namespaced: found.namespaced };
+  }
+}
+
+/**
+ * Applies objects in order (force: this field manager takes over fields another manager set, as `kubectl apply
+ * --server-side --force-conflicts`). A discovery failure for a kind (e.g. cert-manager's, when it is not installed)
+ * fails with the kind's name.
+ */
+export async function applyManifests(
+  kube: KubeClient,
+  objects: readonly KubernetesObject[],
+  options: ApplyOptions = {},
+): Promise<void> {
+  const discovery = new Discovery(kube);
+  for (const obj of objects) {
+    const { apiVersion, kind, metadata } = obj;
+    if (!apiVersion || !kind || !metadata?.name) throw new DeployError(`an object lacks apiVersion, kind or name`);
+    const resource = await discovery.resourceFor(apiVersion, kind).catch((error: unknown) => {
+      throw new DeployError(`cannot apply ${kind}/${metadata.name}: ${(error as Error).message}`, { cause: error });
+    });
+    if (resource.namespaced && !metadata.namespace)
+      throw new DeployError(`${kind}/${metadata.name} is namespaced but names no namespace`);
+    await new ResourceClient(kube, resource).patch(
+      resource.namespaced ? metadata.namespace : undefined,
+      metadata.name,
+      {
+        type: "apply",
+        body: obj as never,
+        fieldManager: options.fieldManager ?? "crdgen",
+        force: true,
+      },
+    );
+    options.onApplied?.(obj);
+  }
+}
