@@ -1,9 +1,9 @@
 // Reads CustomResourceDefinitions by name from the current kubeconfig context (KUBECONFIG or ~/.kube/config),
 // as named YAML texts like the file inputs, so the rest of the pipeline is the same.
-import { KubeConfig } from "@kubernetes/client-node";
-import { ApiError, HttpKubeClient, kubeconfigCredentialsOverHttp } from "@crdgen/runtime/client";
+import { ApiError, HttpKubeClient, KubeconfigError, loadKubeClient, type KubeClient } from "@crdgen/runtime/client";
 import { stringify } from "yaml";
 import { InputError } from "../input-error.js";
+import { UserError } from "../user-error.js";
 import type { InputText } from "./read-inputs.js";
 
 export interface ClusterInputOptions {
@@ -14,35 +14,11 @@ export interface ClusterInputOptions {
 }
 
 export async function readClusterInputs(options: ClusterInputOptions): Promise<InputText[]> {
-  const kc = new KubeConfig();
-  try {
-    kc.loadFromDefault();
-  } catch (error) {
-    throw new InputError(
-      { file: "kubeconfig" },
-      `cannot load it (${error instanceof Error ? error.message : String(error)})`,
-    );
-  }
-  if (options.context !== undefined) {
-    if (!kc.getContextObject(options.context))
-      throw new InputError({ file: "kubeconfig" }, `no context named "${options.context}"`);
-    kc.setCurrentContext(options.context);
-  }
-  const context = kc.getCurrentContext();
-  if (!context || !kc.getCurrentCluster()) {
-    throw new InputError(
-      { file: "kubeconfig" },
-      "no current context: set KUBECONFIG or ~/.kube/config to a kubeconfig with a current-context, or pass --context",
-    );
-  }
-  let kube: HttpKubeClient;
-  try {
-    // client-node drops the cluster extensions that opt a plain http server in to receiving credentials: read them.
-    kube = HttpKubeClient.fromKubeConfig(kc, { allowCredentialsOverHttp: kubeconfigCredentialsOverHttp() });
-  } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
-    throw new InputError({ file: "kubeconfig" }, why.replace(/^kubeconfig:\s*/, ""));
-  }
+  const kube = connect(options.context);
+  // loadKubeClient's client is an HttpKubeClient: its kubeconfig names the context and server in messages.
+  const http = kube instanceof HttpKubeClient ? kube : undefined;
+  const context = http?.kubeConfig.getCurrentContext() ?? options.context ?? "current";
+  const server = http ? ` (${http.server})` : "";
   try {
     const inputs: InputText[] = [];
     for (const name of options.names) {
@@ -59,7 +35,7 @@ export async function readClusterInputs(options: ClusterInputOptions): Promise<I
         const why = error instanceof Error ? error.message : String(error);
         throw new InputError(
           { file },
-          `cannot read CustomResourceDefinition ${name} from context "${context}" (${kube.server}): ${why}`,
+          `cannot read CustomResourceDefinition ${name} from context "${context}"${server}: ${why}`,
         );
       }
       inputs.push({ file, text: stringify(definitionOnly(crd)) });
@@ -67,6 +43,19 @@ export async function readClusterInputs(options: ClusterInputOptions): Promise<I
     return inputs;
   } finally {
     kube.close();
+  }
+}
+
+/**
+ * The runtime's client for the kubeconfig (KUBECONFIG, else ~/.kube/config), as an operator loads it: never a silent
+ * fallback to http://localhost:8080, and the kubeconfig's opt-ins for plain http honoured. Its message, on one line.
+ */
+function connect(context: string | undefined): KubeClient {
+  try {
+    return loadKubeClient(context === undefined ? {} : { context });
+  } catch (error) {
+    if (!(error instanceof KubeconfigError)) throw error;
+    throw new UserError(error.message);
   }
 }
 

@@ -39,6 +39,7 @@ export {
   loadKubeClient,
   serviceAccountUser,
 } from "./kube-client.js";
+export { KubeconfigError } from "./kubeconfig-error.js";
 export { CREDENTIALS_OVER_HTTP_EXTENSION, kubeconfigCredentialsOverHttp } from "./plain-http.js";
 // What HttpKubeClient.fromKubeConfig takes and HttpKubeClient.kubeConfig is: client-node's KubeConfig has it.
 export type { KubeConfigView } from "./light-kube-config.js";

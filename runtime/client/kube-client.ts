@@ -13,6 +13,7 @@ import {
   inClusterKubeconfig,
   readKubeconfigFiles,
 } from "./kubeconfig-files.js";
+import { KubeconfigError } from "./kubeconfig-error.js";
 import { LightKubeConfig, type KubeConfigView } from "./light-kube-config.js";
 import { LineSplitter, LineTooLongError } from "./ndjson.js";
 import { assertCredentialsMayTravel, credentialsOverHttpIn, userHasHeaderCredentials } from "./plain-http.js";
@@ -191,12 +192,12 @@ export class HttpKubeClient implements KubeClient {
   /** kc: client-node's KubeConfig, or anything with the methods of it this client calls (KubeConfigView). */
   static fromKubeConfig(kc: KubeConfigView, opts: KubeClientOptions = {}): HttpKubeClient {
     const cluster = kc.getCurrentCluster();
-    if (!cluster) throw new Error(`kubeconfig: context "${kc.getCurrentContext()}" has no cluster`);
+    if (!cluster) throw new KubeconfigError(`kubeconfig: context "${kc.getCurrentContext()}" has no cluster`);
     // Fail now rather than on the first request: a malformed URL; plain http, which client-node only allows with
     // insecure-skip-tls-verify or a proxy; credentials for a plain http server that is not opted in (plain-http.ts).
     const url = new URL(cluster.server);
     if (url.protocol === "http:" && !cluster.skipTLSVerify && !cluster.proxyUrl) {
-      throw new Error(
+      throw new KubeconfigError(
         `kubeconfig: cluster "${cluster.name}" uses http:// without insecure-skip-tls-verify, which client-node refuses`,
       );
     }
@@ -430,21 +431,27 @@ export function loadKubeClient(opts: LoadKubeClientOptions = {}): KubeClient {
   } else if (process.env["KUBERNETES_SERVICE_HOST"] && fs.existsSync(SERVICE_ACCOUNT_TOKEN)) {
     kc = new LightKubeConfig(inClusterKubeconfig());
   } else {
-    throw new Error("no kubeconfig: set KUBECONFIG, create ~/.kube/config, or run in a pod with a service account");
+    throw new KubeconfigError(
+      "no kubeconfig: set KUBECONFIG, create ~/.kube/config, or run in a pod with a service account",
+    );
   }
   const where = `kubeconfig ${files.join(path.delimiter) || "(in-cluster)"}`;
   if (opts.context !== undefined) {
-    if (!kc.getContextObject(opts.context)) throw new Error(`kubeconfig: no context named "${opts.context}"`);
+    if (!kc.getContextObject(opts.context)) throw new KubeconfigError(`kubeconfig: no context named "${opts.context}"`);
     kc.setCurrentContext(opts.context);
   }
   const context = kc.getContextObject(kc.getCurrentContext());
-  if (!kc.getCurrentContext()) throw new Error(`${where}: no current-context (set one, or pass the context option)`);
-  if (!context) throw new Error(`${where}: current-context "${kc.getCurrentContext()}" is not among its contexts`);
+  if (!kc.getCurrentContext())
+    throw new KubeconfigError(`${where}: no current-context (set one, or pass the context option)`);
+  if (!context)
+    throw new KubeconfigError(`${where}: current-context "${kc.getCurrentContext()}" is not among its contexts`);
   if (!kc.getCurrentCluster())
-    throw new Error(`${where}: context "${context.name}" names cluster "${context.cluster}", which is not defined`);
+    throw new KubeconfigError(
+      `${where}: context "${context.name}" names cluster "${context.cluster}", which is not defined`,
+    );
   // client-node's Context types user as always set; a context without a user has none.
   if ((context.user as string | undefined) !== undefined && !kc.getCurrentUser())
-    throw new Error(`${where}: context "${context.name}" names user "${context.user}", which is not defined`);
+    throw new KubeconfigError(`${where}: context "${context.name}" names user "${context.user}", which is not defined`);
   return HttpKubeClient.fromKubeConfig(kc, { ...opts, allowCredentialsOverHttp });
 }
 

@@ -6,6 +6,7 @@ import net from "node:net";
 import path from "node:path";
 import type { Cluster, Context, User } from "@kubernetes/client-node";
 import { parse } from "yaml";
+import { KubeconfigError } from "./kubeconfig-error.js";
 
 /** What a kubeconfig says, in client-node's shapes (KubeConfig.loadFromOptions takes the same). */
 export interface KubeconfigData {
@@ -60,7 +61,8 @@ export function readKubeconfigDocument(file: string): unknown {
   try {
     return parse(fs.readFileSync(file, "utf8"));
   } catch (e) {
-    throw new Error(`kubeconfig ${file}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    const why = (e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : e instanceof Error ? e.message : e;
+    throw new KubeconfigError(`kubeconfig ${file}: ${String(why)}`, { cause: e });
   }
 }
 
@@ -93,9 +95,11 @@ export function inClusterKubeconfig(root = SERVICE_ACCOUNT_DIR): KubeconfigData 
 
 function kubeconfigOf(file: string, doc: unknown): KubeconfigData {
   if (doc !== null && doc !== undefined && (typeof doc !== "object" || Array.isArray(doc)))
-    throw new Error(`kubeconfig ${file}: not a kubeconfig (a YAML mapping with clusters, users and contexts)`);
+    throw new KubeconfigError(
+      `kubeconfig ${file}: not a kubeconfig (a YAML mapping with clusters, users and contexts)`,
+    );
   const dir = path.dirname(path.resolve(file));
-  const at = (where: string, problem: string): Error => new Error(`kubeconfig ${file}: ${where} ${problem}`);
+  const at = (where: string, problem: string): Error => new KubeconfigError(`kubeconfig ${file}: ${where} ${problem}`);
   const current = fieldOf(doc, "current-context");
   return {
     clusters: listAt(file, doc, "clusters").map((entry, i) => readCluster(entry, `clusters[${i}]`, dir, at)),
@@ -208,7 +212,7 @@ function stringAt(from: object, key: string, where: string, at: Problem): string
 function listAt(file: string, doc: unknown, key: string): unknown[] {
   const v = fieldOf(doc, key);
   if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) throw new Error(`kubeconfig ${file}: ${key} must be a list`);
+  if (!Array.isArray(v)) throw new KubeconfigError(`kubeconfig ${file}: ${key} must be a list`);
   return v;
 }
 

@@ -2,6 +2,7 @@
 // server. client-go and kubectl send them over http without a word, and client-node lets insecure-skip-tls-verify or a
 // proxy-url through; neither says anything about clear text, so neither counts here.
 import type { Cluster, User } from "@kubernetes/client-node";
+import { KubeconfigError } from "./kubeconfig-error.js";
 import { defaultKubeconfigFiles, readKubeconfigDocument } from "./kubeconfig-files.js";
 
 /**
@@ -54,7 +55,7 @@ export function assertCredentialsMayTravel(cluster: Cluster, user: User | null, 
   if (new URL(cluster.server).protocol !== "http:") return;
   if (allowed.some((a) => sameOrigin(a, cluster.server))) return;
   const who = user ? `user "${user.name}"` : "the user";
-  throw new Error(
+  throw new KubeconfigError(
     `kubeconfig: cluster "${cluster.name}" has the plain http server ${cluster.server}: refusing to send the ` +
       `credentials of ${who} (a bearer token or password) in clear text. Use an https:// server, or opt in for this ` +
       `server with the cluster extension {name: ${CREDENTIALS_OVER_HTTP_EXTENSION}, extension: {server: ` +

@@ -111,7 +111,7 @@ const flags: readonly Flag[] = [
     name: "kube-context",
     env: "KUBE_CONTEXT",
     type: "string",
-    help: "kubeconfig context (default its current-context)",
+    help: "kubeconfig context (default its current-context); --context is the same flag",
   },
 ];
 
@@ -136,6 +136,8 @@ export function parseManagerOptions(
   const options = Object.fromEntries([
     ...flags.map((f) => [f.name, { type: f.type }]),
     ["help", { type: "boolean" }],
+    // kubectl's (and crdgen generate's) other spelling of --kube-context, accepted too.
+    ["context", { type: "string" }],
   ]) as Record<string, { type: "string" | "boolean" }>;
   let values: Record<string, string | boolean | undefined>;
   try {
@@ -165,7 +167,7 @@ export function parseManagerOptions(
   parseBindAddress(healthProbeBindAddress, "--health-probe-bind-address");
   const shutdown = string("graceful-shutdown-timeout");
   const kubeconfig = string("kubeconfig");
-  const context = string("kube-context");
+  const context = contextFlag(values["context"], values["kube-context"]) ?? string("kube-context");
   const id = string("leader-election-id");
   const namespace = string("leader-election-namespace");
   return {
@@ -184,6 +186,14 @@ export function parseManagerOptions(
     gracefulShutdownTimeoutMs: shutdown === undefined ? 30_000 : parseDuration(shutdown, "--graceful-shutdown-timeout"),
     help: values["help"] === true,
   };
+}
+
+/** --context, kubectl's spelling of --kube-context: the same setting, so the two flags may not differ. */
+function contextFlag(context: unknown, kubeContext: unknown): string | undefined {
+  if (typeof context !== "string") return undefined;
+  if (typeof kubeContext === "string" && kubeContext !== context)
+    throw new Error("--kube-context and --context differ: give one");
+  return context;
 }
 
 export interface BindAddress {

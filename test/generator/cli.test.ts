@@ -48,9 +48,15 @@ interface Run {
 }
 
 /** Runs `node bin/crdgen.js ...args` (from the repo root unless cwd says otherwise). */
-function crdgen(args: string[], options: { input?: string; cwd?: string } = {}): Run {
+/** Runs bin/crdgen.js; `env` is laid over this process's environment (undefined removes a variable). */
+function crdgen(
+  args: string[],
+  options: { input?: string; cwd?: string; env?: Record<string, string | undefined> } = {},
+): Run {
+  const env = Object.fromEntries(Object.entries({ ...process.env, ...options.env }).filter(([, v]) => v !== undefined));
   const result = spawnSync(process.execPath, [crdgenBin, ...args], {
     cwd: options.cwd ?? repoRoot,
+    env,
     input: options.input ?? "",
     encoding: "utf8",
     timeout: 120_000,
@@ -492,6 +498,51 @@ test("--help works on the program and on generate", () => {
     for (const option of ["--out", "--hooks", "--check", "--templates", "--versions", "--validation", "--from-cluster"])
       assert.ok(run.stdout.includes(option), `${args.join(" ")} documents ${option}`);
   }
+});
+
+test("--from-cluster without a kubeconfig says what is missing in one line, exits 1 and writes nothing", () => {
+  const home = tempDir(); // an empty home: no ~/.kube/config
+  const out = path.join(home, "out");
+  const args = ["generate", "--from-cluster", "widgets.example.com", "--out", out];
+  const noPod = { KUBERNETES_SERVICE_HOST: undefined };
+  const missing = path.join(home, "no-such-kubeconfig");
+  const named = crdgen(args, { env: { ...noPod, HOME: home, KUBECONFIG: missing } });
+  assert.equal(named.status, 1, describe(named));
+  assert.equal(named.stderr, `crdgen: kubeconfig ${missing}: no such file\n`);
+  const none = crdgen(args, { env: { ...noPod, HOME: home, KUBECONFIG: undefined } });
+  assert.equal(none.status, 1, describe(none));
+  assert.equal(
+    none.stderr,
+    "crdgen: no kubeconfig: set KUBECONFIG, create ~/.kube/config, or run in a pod with a service account\n",
+  );
+  assert.equal(existsSync(out), false);
+});
+
+test("--kube-context, the operator's spelling, and kubectl's --context are one setting", () => {
+  const dir = tempDir();
+  const kubeconfig = path.join(dir, "kubeconfig");
+  writeFileSync(
+    kubeconfig,
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [{ name: "c", cluster: { server: "https://127.0.0.1:1" } }],
+      users: [{ name: "u", user: {} }],
+      contexts: [{ name: "here", context: { cluster: "c", user: "u" } }],
+      "current-context": "here",
+    }),
+  );
+  const args = ["generate", "--from-cluster", "widgets.example.com", "--out", path.join(dir, "out")];
+  for (const flag of ["--kube-context", "--context"]) {
+    const run = crdgen([...args, flag, "elsewhere"], { env: { KUBECONFIG: kubeconfig } });
+    assert.equal(run.status, 1, describe(run));
+    assert.equal(run.stderr, 'crdgen: kubeconfig: no context named "elsewhere"\n', flag);
+  }
+  const both = crdgen([...args, "--kube-context", "here", "--context", "elsewhere"], {
+    env: { KUBECONFIG: kubeconfig },
+  });
+  assert.equal(both.stderr, "crdgen: --kube-context and --context name the same setting: give one\n");
+  assert.match(crdgen(["generate", "--help"]).stdout, /--kube-context <name>/);
 });
 
 test("every error exits non-zero with a message", () => {

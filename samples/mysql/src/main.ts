@@ -1,5 +1,6 @@
 // User-owned: crdgen created this file once and never overwrites it. Starts the operator's controllers.
 import { commandLineOptions, loadKubeClient, runManager } from "@crdgen/runtime";
+import { KubeconfigError } from "@crdgen/runtime/client";
 // The generated registry of every controller with your hooks: crdgen keeps it up to date as CRDs come and go.
 import { newControllers } from "../generated/controllers.js";
 // The generated registry of every webhook (admission, conversion) with mysqlcluster.webhooks.ts and .conversion.ts.
@@ -13,8 +14,17 @@ import { newWebhooks } from "../generated/webhooks.js";
 // --help prints them and exits; a bad flag exits 2 with the reason.
 const options = commandLineOptions("mysql-operator");
 
-// --kubeconfig, $KUBECONFIG or ~/.kube/config (its --kube-context), else the in-cluster service account.
-const kube = loadKubeClient(options.kube);
+// --kubeconfig, $KUBECONFIG or ~/.kube/config (its --kube-context), else the in-cluster service account. Without a
+// usable one, the reason on one line and exit 1 (as kubectl does), not a stack trace.
+const kube = (() => {
+  try {
+    return loadKubeClient(options.kube);
+  } catch (error) {
+    if (!(error instanceof KubeconfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+})();
 
 // With --watch-namespaces, one set of controllers per namespace, each caching only its namespace: the RBAC can then be
 // a Role in each of them (see deploy/) instead of a ClusterRole that reads every namespace's Secrets.

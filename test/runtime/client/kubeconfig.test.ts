@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadKubeClient } from "@crdgen/runtime/client";
+import { KubeconfigError, loadKubeClient } from "@crdgen/runtime/client";
 import { type FakeApi, only, startFakeApi } from "../support/fake-api-server.js";
 
 async function withApi(fn: (api: FakeApi, dir: string) => void | Promise<void>): Promise<void> {
@@ -58,16 +58,53 @@ async function headersOf(api: FakeApi, kubeconfigFile: string): Promise<Record<s
   return only(api).headers;
 }
 
-test("a missing kubeconfig file is an error naming the file", () => {
+test("a missing kubeconfig file is a KubeconfigError naming the file", () => {
   const file = path.join(os.tmpdir(), "crdgen-no-such-kubeconfig");
   assert.throws(
     () => loadKubeClient({ kubeconfig: file }),
     (e: unknown) => {
-      assert.match(String(e), new RegExp(`kubeconfig ${file}: .*ENOENT`));
+      assert.ok(e instanceof KubeconfigError, String(e));
+      assert.equal(e.message, `kubeconfig ${file}: no such file`);
       return true;
     },
   );
 });
+
+test("every kubeconfig problem is a KubeconfigError, which main() prints on one line: none at all, a bad file, a context", () =>
+  withApi((api, dir) => {
+    const saved = { HOME: process.env["HOME"], KUBECONFIG: process.env["KUBECONFIG"] };
+    const host = process.env["KUBERNETES_SERVICE_HOST"];
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "crdgen-home-"));
+    const isKubeconfigError = (message: string) => (e: unknown) =>
+      e instanceof KubeconfigError && e.message === message;
+    try {
+      process.env["HOME"] = home;
+      delete process.env["KUBECONFIG"];
+      delete process.env["KUBERNETES_SERVICE_HOST"];
+      assert.throws(
+        () => loadKubeClient(),
+        isKubeconfigError(
+          "no kubeconfig: set KUBECONFIG, create ~/.kube/config, or run in a pod with a service account",
+        ),
+      );
+    } finally {
+      for (const [k, v] of Object.entries({ ...saved, KUBERNETES_SERVICE_HOST: host })) {
+        if (v === undefined) Reflect.deleteProperty(process.env, k);
+        else process.env[k] = v;
+      }
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+    const list = write(dir, "list", "- a\n");
+    assert.throws(
+      () => loadKubeClient({ kubeconfig: list }),
+      isKubeconfigError(`kubeconfig ${list}: not a kubeconfig (a YAML mapping with clusters, users and contexts)`),
+    );
+    const file = write(dir, "one", kubeconfig(api.url, { token: "t" }));
+    assert.throws(
+      () => loadKubeClient({ kubeconfig: file, context: "nope" }),
+      isKubeconfigError('kubeconfig: no context named "nope"'),
+    );
+  }));
 
 test("a kubeconfig that is not a mapping, or an entry missing a required field, names the file and the entry", () =>
   withApi((api, dir) => {

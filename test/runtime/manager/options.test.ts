@@ -76,6 +76,16 @@ test("environment variables alone configure it (a Deployment's env); POD_NAMESPA
   );
 });
 
+test("--context is --kube-context (kubectl's spelling, and crdgen generate's); the two may not differ", () => {
+  assert.deepEqual(parseManagerOptions(["--context=kind"], {}).kube, { context: "kind" });
+  assert.deepEqual(parseManagerOptions(["--context", "kind"], { KUBE_CONTEXT: "env" }).kube, { context: "kind" });
+  assert.deepEqual(parseManagerOptions(["--context=kind", "--kube-context=kind"], {}).kube, { context: "kind" });
+  assert.throws(
+    () => parseManagerOptions(["--context=a", "--kube-context=b"], {}),
+    /^Error: --kube-context and --context differ: give one$/,
+  );
+});
+
 test("bad input fails with the flag or variable named", () => {
   assert.throws(
     () => parseManagerOptions(["--metrics-bind-adress=:1"], {}),
