@@ -12,6 +12,7 @@ import { planFiles, type PlannedFile } from "./emit/plan-files.js";
 import { generatorVersion } from "./version.js";
 import { templateRenderer } from "./emit/templates.js";
 import { formatGeneratedFiles } from "./emit/format-files.js";
+import { inputName } from "./emit/file-header.js";
 import { applyPlan, type ApplyReport } from "./write/apply-plan.js";
 import { lockFileName, lockPath, newLock, readLock, renderLock, sha256, type LockFile } from "./write/lock-file.js";
 
@@ -50,9 +51,6 @@ export interface GenerateResult {
   warnings: SchemaWarning[];
   report: ApplyReport;
 }
-
-/** A path as given on the command line, with "/" separators (as every generated file's header names its input). */
-const asGiven = (p: string) => p.split(path.sep).join("/");
 
 /** CRDGEN_TIMING=1 prints how long each phase took (for the benchmark and for finding what is slow). */
 function phaseTimer(): (phase: string) => void {
@@ -186,10 +184,10 @@ function lockFor(
       validation: options.validation ?? false,
       ...(options.webhooks ? { webhooks: true } : {}),
     },
-    // Every input holding a CRD was hashed as it was parsed (each file's header names it): hashed once, not twice.
-    inputs: [
-      ...new Map(inputs.map((i) => [asGiven(i.file), parsedHashes.get(i.file) ?? sha256(i.text)])).entries(),
-    ].map(([p, hash]) => ({ path: p, sha256: hash })),
+    // Every input holding a CRD was hashed as it was parsed: hashed once, not twice. Named as the headers name it.
+    inputs: [...new Map(inputs.map((i) => [i.file, parsedHashes.get(i.file) ?? sha256(i.text)])).entries()].map(
+      ([file, hash]) => ({ path: inputName(file).name, sha256: hash }),
+    ),
     crds: crds.map((c) => {
       const hooks = hooksOf.get(c.name);
       return {

@@ -21,7 +21,11 @@ export interface LockFile {
     /** Present (true) only with --webhooks, so a lock written without it reads as before. */
     webhooks?: boolean;
   };
-  /** Every input file as given on the command line (as the generated headers name it) with its sha256 ("-" is stdin). */
+  /**
+   * Every input file with its sha256, named as the generated headers name it: relative to the project folder, or by
+   * its file name when it lies outside ("stdin" for "-"). The hashes live here, not in the headers: a changed input
+   * rewrites only the files whose code changes, and this lock.
+   */
   inputs: Array<{ path: string; sha256: string }>;
   /** Every CRD generated: its versions, and the hooks file it was given (relative to the hooks folder). */
   crds: Array<{
