@@ -24,7 +24,7 @@ export interface PlanOptions {
   outDir: string;
   /** Where user-owned files (hooks, main.ts) go; without it none are created. */
   hooksDir?: string;
-  /** Where an example unit test of each kind's hooks is scaffolded (user-owned); only with hooksDir. */
+  /** Where each kind's example hooks test and e2e test are scaffolded (user-owned); only with hooksDir. */
   testsDir?: string;
   /** Hooks file of each CRD (by metadata.name) as the previous run's lock recorded it, relative to hooksDir. */
   previousHooks?: ReadonlyMap<string, string>;
