@@ -15,33 +15,49 @@ export interface SchemaReport {
   warn: (warning: Omit<InputWarning, "file" | "documentIndex">) => void;
 }
 
+/** A schema node on the walk; its Field (path and pointer) is built only when a problem is reported there. */
+interface Frame {
+  node: unknown;
+  parent?: Frame;
+  /** How the parent reaches this node: properties[name], or a key and index (items, allOf[0]). */
+  step?: { map: string; key: string } | Array<string | number>;
+}
+
+function fieldOf(frame: Frame, root: Field): Field {
+  if (!frame.parent || !frame.step) return root;
+  const parent = fieldOf(frame.parent, root);
+  return Array.isArray(frame.step) ? child(parent, ...frame.step) : entry(parent, frame.step.map, frame.step.key);
+}
+
 export function checkSchema(schema: Raw, at: Field, report: SchemaReport): void {
-  const stack: Array<{ node: unknown; at: Field }> = [{ node: schema, at }];
+  const stack: Frame[] = [{ node: schema }];
   while (stack.length) {
-    const { node, at: where } = stack.pop()!;
+    const frame = stack.pop()!;
+    const node = frame.node;
     if (!isRecord(node)) continue;
-    checkNode(node, where, report);
+    checkNode(node, () => fieldOf(frame, at), report);
     // Children pushed in reverse, so problems are reported in the order they appear in the file.
-    const children: Array<{ node: unknown; at: Field }> = [];
+    const children: Frame[] = [];
     if (isRecord(node["properties"]))
-      for (const [name, property] of Object.entries(node["properties"]))
-        children.push({ node: property, at: entry(where, "properties", name) });
+      for (const [key, property] of Object.entries(node["properties"]))
+        children.push({ node: property, parent: frame, step: { map: "properties", key } });
     for (const key of ["items", "additionalProperties", "not"])
-      if (isRecord(node[key])) children.push({ node: node[key], at: child(where, key) });
+      if (isRecord(node[key])) children.push({ node: node[key], parent: frame, step: [key] });
     for (const key of ["allOf", "anyOf", "oneOf"]) {
       const members = node[key];
-      if (Array.isArray(members)) members.forEach((m, i) => children.push({ node: m, at: child(where, key, i) }));
+      if (Array.isArray(members)) members.forEach((m, i) => children.push({ node: m, parent: frame, step: [key, i] }));
     }
-    stack.push(...children.reverse());
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
   }
 }
 
-function checkNode(node: Raw, at: Field, { fail, warn }: SchemaReport): void {
-  for (const key of Object.keys(node)) if (!schemaFields.has(key)) warn(unknownFieldWarning(at, schemaFields, key));
+function checkNode(node: Raw, fieldHere: () => Field, { fail, warn }: SchemaReport): void {
+  for (const key in node)
+    if (!schemaFields.has(key) && Object.hasOwn(node, key)) warn(unknownFieldWarning(fieldHere(), schemaFields, key));
   const type = node["type"];
   if (type !== undefined && type !== "" && !(typeof type === "string" && openapiTypes.includes(type))) {
     const supported = openapiTypes.map((t) => JSON.stringify(t)).join(", ");
-    const typeAt = child(at, "type");
+    const typeAt = child(fieldHere(), "type");
     fail(
       typeAt,
       `${typeAt.path}: Unsupported value: ${displayValue(type)}: supported values: ${supported}` +
@@ -55,7 +71,7 @@ function checkNode(node: Raw, at: Field, { fail, warn }: SchemaReport): void {
   if (!Array.isArray(required) || !isRecord(properties) || open) return;
   required.forEach((name, i) => {
     if (typeof name !== "string" || Object.hasOwn(properties, name)) return;
-    const requiredAt = child(at, "required", i);
+    const requiredAt = child(fieldHere(), "required", i);
     warn({
       schemaPath: requiredAt.pointer,
       message:
