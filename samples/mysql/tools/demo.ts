@@ -1,5 +1,5 @@
 // The README's main job: the generated MySQL operator, step by step, against a local control plane (etcd,
-// kube-apiserver, kube-controller-manager, kube-scheduler, kwok) or, with `--context <name>`, a real cluster; with
+// kube-apiserver, kube-controller-manager, kube-scheduler, kwok) or, with `--kube-context <name>`, a real cluster; with
 // `--real-node`, the whole story on a real kubelet + containerd node (real-node-story.ts).
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -37,7 +37,7 @@ const sampleDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const upgradeTo = "8.0.37";
 
-/** The cluster: a local control plane (default) or the kubeconfig context given with --context. */
+/** The cluster: a local control plane (default) or the kubeconfig context given with --kube-context (--context). */
 async function connect(
   context: string | undefined,
 ): Promise<{ kube: KubeClient; plane?: ControlPlane; kubeletLike: boolean }> {
@@ -147,9 +147,11 @@ async function realNodeDemo(): Promise<number> {
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { context: { type: "string" }, "real-node": { type: "boolean" } } });
+  // --kube-context, as the operator and crdgen spell it, or kubectl's --context.
+  const contextFlags = { context: { type: "string" }, "kube-context": { type: "string" } } as const;
+  const { values } = parseArgs({ options: { ...contextFlags, "real-node": { type: "boolean" } } });
   if (values["real-node"]) return realNodeDemo();
-  const { kube, plane, kubeletLike } = await connect(values.context);
+  const { kube, plane, kubeletLike } = await connect(values["kube-context"] ?? values.context);
   const stop = new AbortController();
   let webhooks: WebhookEnvironment | undefined;
   try {
