@@ -31,7 +31,7 @@ export interface ControlPlaneOptions {
    * Also run kube-controller-manager (garbage collection, workload controllers: StatefulSet, Deployment, ...) and
    * kube-scheduler, after the CRDs are installed; and, when the kwok binary is found, kwok with one fake Node
    * (`fakeNodeName`) on which pods are scheduled and reported Running and Ready. Without kwok, pods stay Pending
-   * and `kwokUnavailable` says why. These binaries come from `npm run controlplane:build`. Default false.
+   * and `kwokUnavailable` says why. These binaries come from `npx crdgen envtest --controllers`. Default false.
    */
   controllers?: boolean;
   /**

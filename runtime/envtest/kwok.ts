@@ -3,8 +3,8 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 
 /**
- * kwok acts only through Stage objects (without them it exits with "no stages found"). `npm run controlplane:build`
- * extracts kwok's default stages (the ones kwokctl installs: node initialisation, node heartbeat with a Lease, pods
+ * kwok acts only through Stage objects (without them it exits with "no stages found"). The build
+ * (`npx crdgen envtest --controllers`) extracts kwok's default stages (the ones kwokctl installs: node initialisation, node heartbeat with a Lease, pods
  * ready / complete / delete) from the kwok module into kwok-stages.yaml beside the binary; this finds that file.
  */
 export function kwokStagesFile(kwokBinary: string): string | undefined {
