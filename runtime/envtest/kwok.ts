@@ -4,8 +4,9 @@ import path from "node:path";
 
 /**
  * kwok acts only through Stage objects (without them it exits with "no stages found"). The build
- * (`npx crdgen envtest --controllers`) extracts kwok's default stages (the ones kwokctl installs: node initialisation, node heartbeat with a Lease, pods
- * ready / complete / delete) from the kwok module into kwok-stages.yaml beside the binary; this finds that file.
+ * (`npx crdgen envtest --controllers`) extracts kwok's default stages (the ones kwokctl installs: node initialisation,
+ * node heartbeat with a Lease, pods ready / complete / delete) from the kwok module into kwok-stages.yaml beside the
+ * binary; this finds that file.
  */
 export function kwokStagesFile(kwokBinary: string): string | undefined {
   const file = path.join(path.dirname(kwokBinary), "kwok-stages.yaml");
