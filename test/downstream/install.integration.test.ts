@@ -76,9 +76,10 @@ before(async () => {
     assert.ok(existsSync(path.join(repoRoot, built)), `${built} is missing: run npm run build first`);
   work = mkdtempSync(path.join(os.tmpdir(), "crdgen-downstream-"));
 
-  // The registry a user of this machine installs from, read now: it is never written into the repository.
-  const uplink = run("npm", ["config", "get", "registry"], repoRoot, cleanEnv()).trim();
-  assert.match(uplink, /^https?:\/\//, `npm config get registry gave no URL: ${uplink}`);
+  // The registry a user of this machine installs from (npmrc or environment), read now: never written into the repo.
+  const config = spawnSync("npm", ["config", "get", "registry"], { cwd: repoRoot, encoding: "utf8" });
+  const uplink = config.stdout.trim();
+  assert.match(uplink, /^https?:\/\/\S+$/, `npm config get registry gave no URL: ${uplink}${config.stderr}`);
   registry = await startLocalRegistry(mkdirIn(work, "registry"), uplink);
 
   const npmrc = path.join(work, "npmrc");
@@ -100,7 +101,8 @@ before(async () => {
   for (const { dir } of packages)
     run("npm", ["pack", "--pack-destination", packs, "--silent"], path.join(repoRoot, dir), cleanEnv());
   tarballs = packages.map(({ tarball }) => {
-    const found = readdirSync(packs).find((f) => f.startsWith(tarball) && /^[a-z-]+-\d/.test(f));
+    // crdgen-0.1.0.tgz, not crdgen-runtime-0.1.0.tgz: the prefix, then the version.
+    const found = readdirSync(packs).find((f) => f.startsWith(tarball) && /^\d/.test(f.slice(tarball.length)));
     assert.ok(found, `npm pack made no ${tarball}<version>.tgz: ${readdirSync(packs).join(", ")}`);
     return path.join(packs, found);
   });
