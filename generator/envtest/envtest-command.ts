@@ -6,7 +6,9 @@ export function envtestCommand(program: Command): void {
   program
     .command("envtest")
     .description(
-      "Prepare etcd, kube-apiserver and kubectl for tests on a local control plane (@crdgen/runtime/envtest) and print their folder: KUBEBUILDER_ASSETS when it is set, else crdgen's cache, built from Go modules when missing. `export KUBEBUILDER_ASSETS=$(npx crdgen envtest)`",
+      "Prepare etcd, kube-apiserver and kubectl for tests on a local control plane (@crdgen/runtime/envtest) and " +
+        "print their folder: KUBEBUILDER_ASSETS when it is set, else crdgen's cache, built from Go modules when " +
+        "missing. `export KUBEBUILDER_ASSETS=$(npx crdgen envtest)`",
     )
     .option("-p, --print-only", "build nothing: print the folder if the binaries are there, else exit 1")
     .option(

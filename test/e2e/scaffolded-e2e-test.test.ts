@@ -19,7 +19,9 @@ const crds = {
 const temps: string[] = [];
 after(() => temps.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-/** The project's commands' environment: not nested in this test run, and KUBEBUILDER_ASSETS only as its scripts set it. */
+/**
+ * The project's commands' environment: not nested in this test run, and KUBEBUILDER_ASSETS only as its scripts set it.
+ */
 const childEnv = Object.fromEntries(
   Object.entries(process.env).filter(([k]) => k !== "NODE_TEST_CONTEXT" && k !== "KUBEBUILDER_ASSETS"),
 );
@@ -72,7 +74,8 @@ test("a crdgen init project passes its scaffolded e2e tests with npm run test:e2
   const unit = run("npm", ["test"], project);
   assert.match(unit, /^# pass 2$/m, unit);
   for (const kind of ["Gadget", "StoragePool"]) {
-    const skipped = `ok \\d+ - ${kind} on a local control plane # SKIP KUBEBUILDER_ASSETS is not set \\(npm run test:e2e sets it\\)`;
+    const reason = "KUBEBUILDER_ASSETS is not set \\(npm run test:e2e sets it\\)";
+    const skipped = `ok \\d+ - ${kind} on a local control plane # SKIP ${reason}`;
     assert.match(unit, new RegExp(`^${skipped}$`, "m"), unit);
   }
 });

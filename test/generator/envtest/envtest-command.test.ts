@@ -136,7 +136,9 @@ test("--print-only builds nothing: without the binaries it names the folder and 
     assert.equal(run.stdout, "");
     assert.equal(
       run.stderr,
-      `crdgen: ${path.join(dir, "controlplane", "1.36.1")} has no etcd, kube-apiserver, kubectl: crdgen envtest builds them (it needs Go), or set KUBEBUILDER_ASSETS to a folder holding etcd, kube-apiserver and kubectl (setup-envtest's)\n`,
+      `crdgen: ${path.join(dir, "controlplane", "1.36.1")} has no etcd, kube-apiserver, kubectl: ` +
+        "crdgen envtest builds them (it needs Go), " +
+        "or set KUBEBUILDER_ASSETS to a folder holding etcd, kube-apiserver and kubectl (setup-envtest's)\n",
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
