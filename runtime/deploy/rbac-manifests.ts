@@ -26,7 +26,7 @@ interface CrdView {
   };
 }
 
-/** Has `resource`'s CRD (among crds) a status subresource in resource.version? Built-in kinds: false. */
+/** Has the CRD of `resource` (among crds) a status subresource in resource.version? Built-in kinds: false. */
 function hasStatus(resource: ResourceDescriptor, crds: readonly KubernetesObject[]): boolean {
   const crd = (crds as readonly CrdView[]).find(
     (c) => c.spec?.group === resource.group && c.spec.names?.plural === resource.plural,

@@ -72,10 +72,10 @@ export function crdsWithConversion(names: DeployNames, options: DeployOptions): 
       (w) => w.resource.group === spec?.group && w.resource.plural === spec.names?.plural,
     );
     if (!conversion) return crd;
-    return {
-      ...crd,
-      metadata: { ...crd.metadata, annotations: { ...crd.metadata?.annotations, ...injectCaFrom(names) } },
-      spec: { ...spec, conversion: crdConversionFor(clientConfig(names)(conversion.path)) },
-    } as KubernetesObject;
+    const out = structuredClone(crd) as KubernetesObject & { spec: CrdSpec };
+    out.metadata ??= {};
+    out.metadata.annotations = { ...out.metadata.annotations, ...injectCaFrom(names) };
+    out.spec.conversion = crdConversionFor(clientConfig(names)(conversion.path));
+    return out;
   });
 }

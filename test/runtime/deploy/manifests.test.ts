@@ -64,6 +64,16 @@ const options = (overrides: Partial<DeployOptions> = {}): DeployOptions => ({
 });
 
 const objects = (files: ManifestFile[], kind: string) => files.flatMap((f) => f.objects).filter((o) => o.kind === kind);
+/** The parts of a Deployment and a CRD these tests read. */
+interface DeploymentView {
+  metadata: { namespace: string };
+  spec: { template: { spec: { containers: Array<{ image: string; args: string[] }>; volumes?: unknown[] } } };
+}
+interface CrdView {
+  metadata: { annotations?: Record<string, string> };
+  spec: { conversion: { strategy: string; webhook: { clientConfig: { service: unknown } } } };
+}
+const deploymentOf = (files: ManifestFile[]) => objects(files, "Deployment")[0] as unknown as DeploymentView;
 const rulesOf = (role: KubernetesObject) => (role as unknown as { rules: PolicyRule[] }).rules;
 const grants = (rules: PolicyRule[]) =>
   rules.flatMap((r) => r.resources.map((res) => `${r.apiGroups[0]}/${res}: ${r.verbs.join(",")}`)).sort();
@@ -92,12 +102,12 @@ test("the manager's ClusterRole grants what the controller declares: owned kinds
       "08-metrics-service.yaml",
     ],
   );
-  const [deployment] = objects(files, "Deployment") as Array<KubernetesObject & { spec: { template: { spec: any } } }>;
-  assert.equal(deployment!.metadata?.namespace, "widget-operator-system");
-  const container = deployment!.spec.template.spec.containers[0];
+  const deployment = deploymentOf(files);
+  assert.equal(deployment.metadata.namespace, "widget-operator-system");
+  const container = deployment.spec.template.spec.containers[0]!;
   assert.equal(container.image, "widget-operator:1.2.3");
   assert.ok(container.args.includes("--leader-election-id=widget-operator"));
-  assert.equal(deployment!.spec.template.spec.volumes, undefined, "no webhook certificate without webhooks");
+  assert.equal(deployment.spec.template.spec.volumes, undefined, "no webhook certificate without webhooks");
 });
 
 test("without finalize, a status subresource or owned kinds, none of their grants; a watched kind is list/watch", () => {
@@ -123,8 +133,8 @@ test("watchNamespaces: a Role and RoleBinding in each served namespace, no manag
     objects(files, "ClusterRole").map((r) => r.metadata?.name),
     ["widget-operator-metrics-auth", "widget-operator-metrics-reader"],
   );
-  const [deployment] = objects(files, "Deployment") as Array<KubernetesObject & { spec: { template: { spec: any } } }>;
-  assert.ok(deployment!.spec.template.spec.containers[0].args.includes("--watch-namespaces=team-a,team-b"));
+  const deployment = deploymentOf(files);
+  assert.ok(deployment.spec.template.spec.containers[0]!.args.includes("--watch-namespaces=team-a,team-b"));
   assert.throws(
     () =>
       deployManifests(
@@ -146,20 +156,20 @@ test("with a conversion webhook: its Service, cert-manager objects, and the CRD 
     "09-webhook-service.yaml",
     "webhooks/00-certificate.yaml",
   ]);
-  const [deployment] = objects(files, "Deployment") as Array<KubernetesObject & { spec: { template: { spec: any } } }>;
-  assert.deepEqual(deployment!.spec.template.spec.volumes, [
+  const deployment = deploymentOf(files);
+  assert.deepEqual(deployment.spec.template.spec.volumes, [
     { name: "webhook-certs", secret: { secretName: "widget-operator-webhook-cert" } },
   ]);
-  const [stored] = objects(files, "CustomResourceDefinition") as Array<KubernetesObject & { spec: any }>;
-  assert.equal(stored!.spec.conversion.strategy, "Webhook");
-  assert.deepEqual(stored!.spec.conversion.webhook.clientConfig.service, {
+  const stored = objects(files, "CustomResourceDefinition")[0] as unknown as CrdView;
+  assert.equal(stored.spec.conversion.strategy, "Webhook");
+  assert.deepEqual(stored.spec.conversion.webhook.clientConfig.service, {
     name: "widget-operator-webhook",
     namespace: "widget-operator-system",
     path: "/convert",
     port: 443,
   });
   assert.equal(
-    stored!.metadata?.annotations?.["cert-manager.io/inject-ca-from"],
+    stored.metadata.annotations?.["cert-manager.io/inject-ca-from"],
     "widget-operator-system/widget-operator-serving-cert",
   );
 });
