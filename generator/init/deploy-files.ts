@@ -19,6 +19,8 @@ export function deployScripts(npmName: string): Record<string, string> {
     "manifests:check": `npm run build && ${deploy} manifests --check`,
     "install:crds": `npm run manifests && ${deploy} install`,
     deploy: `npm run manifests && ${deploy} deploy`,
+    "uninstall:crds": `${deploy} uninstall`,
+    undeploy: `${deploy} undeploy`,
     "docker-build": `docker build -t \${IMG:-${objectName(npmName)}:0.1.0} .`,
   };
 }
@@ -32,13 +34,17 @@ export function deployFiles(npmName: string, webhooks: boolean): Map<string, str
   ]);
 }
 
+const webhooksNote = `; with the webhooks, their Service, a cert-manager Issuer and Certificate and the
+// webhook configurations (deploy/webhooks/: install cert-manager first)`;
+
 function deployScript(name: string, webhooks: boolean): string {
   return `// User-owned: crdgen init created this file and never overwrites it. \`npm run manifests\` runs it to write deploy/:
 // the CRDs in crds/, a ServiceAccount, RBAC granting exactly what the generated registry's controllers watch, own and
 // finalize (plus their Lease, events and the metrics server's checks), the Deployment of the image below with probes
-// and secure metrics, and the metrics Service${webhooks ? "; with the webhooks, their Service, a cert-manager certificate and configurations (deploy/webhooks/)" : ""}.
+// and secure metrics, and the metrics Service${webhooks ? webhooksNote : ""}.
 // \`npm run install:crds\` and \`npm run deploy\` apply deploy/ to the current kubeconfig context (server-side apply;
-// \`-- --kubeconfig <file>\` or \`-- --context <name>\` choose another); IMG=<image> overrides the image.
+// \`-- --kubeconfig <file>\` or \`-- --context <name>\` choose another), \`npm run uninstall:crds\` and
+// \`npm run undeploy\` delete it again; IMG=<image> overrides the image.
 import { readFileSync } from "node:fs";
 import { runDeployCommand } from "@crdgen/runtime/deploy";
 import { newControllers } from "./generated/controllers.js";
@@ -82,6 +88,7 @@ export const deployReadme = `
 5. Deploy, as kubebuilder's \`make install\` / \`make deploy\`: \`npm run manifests\` writes \`deploy/\` (CRDs,
    ServiceAccount, RBAC derived from what the controllers watch, own and finalize, Deployment, Services; see
    \`src/deploy.ts\`), \`npm run install:crds\` applies the CRDs and \`npm run deploy\` everything, to the current
-   kubeconfig context with server-side apply (no kubectl needed). \`IMG=<image> npm run docker-build\` builds the
+   kubeconfig context with server-side apply (no kubectl needed); \`npm run undeploy\` and \`npm run uninstall:crds\`
+   delete them. \`IMG=<image> npm run docker-build\` builds the
    image from the \`Dockerfile\`; push it where the cluster pulls from, then \`IMG=<image> npm run deploy\`.
 `;

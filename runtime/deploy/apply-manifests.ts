@@ -1,5 +1,6 @@
 // Server-side apply of manifests with the runtime's own client (kubectl apply --server-side, without kubectl): each
 // object's resource is found by discovery (its plural and scope), then applied with field manager "crdgen".
+import { isNotFound } from "../client/api-error.js";
 import type { KubeClient } from "../client/kube-client.js";
 import { ResourceClient } from "../client/resource-client.js";
 import type { KubernetesObject, ResourceDescriptor } from "../client/types.js";
@@ -29,7 +30,15 @@ export class Discovery {
     let list = this.lists.get(apiVersion);
     if (!list) {
       const path = group ? `/apis/${group}/${version}` : `/api/${version}`;
-      list = this.kube.request<{ resources: ApiResource[] }>({ method: "GET", path }).then((r) => r.resources);
+      list = this.kube.request<{ resources: ApiResource[] }>({ method: "GET", path }).then(
+        (r) => r.resources,
+        (error: unknown) => {
+          if (!isNotFound(error)) throw error;
+          // cert-manager's kinds, for the webhooks' certificate, are the usual case.
+          const hint = group === "cert-manager.io" ? ": install cert-manager first" : "";
+          throw new DeployError(`the API server does not serve ${apiVersion}${hint}`, { cause: error });
+        },
+      );
       this.lists.set(apiVersion, list);
     }
     const found = (await list).find((r) => r.kind === kind && !r.name.includes("/"));
@@ -68,5 +77,31 @@ export async function applyManifests(
       },
     );
     options.onApplied?.(obj);
+  }
+}
+
+/**
+ * Deletes objects in reverse order (kubebuilder's make undeploy / uninstall); one already gone is fine. Told of each
+ * object once its delete is accepted (finalizers, e.g. of a namespace, may keep it a while).
+ */
+export async function deleteManifests(
+  kube: KubeClient,
+  objects: readonly KubernetesObject[],
+  onDeleted?: (obj: KubernetesObject) => void,
+): Promise<void> {
+  const discovery = new Discovery(kube);
+  for (const obj of [...objects].reverse()) {
+    const resource = await discovery.resourceFor(obj.apiVersion!, obj.kind!).catch(() => undefined);
+    // A kind the server no longer serves (its CRD deleted before it) has no objects left to delete.
+    if (!resource) continue;
+    const namespace = resource.namespaced ? obj.metadata?.namespace : undefined;
+    try {
+      await new ResourceClient(kube, resource).delete(namespace, obj.metadata!.name!, {
+        propagationPolicy: "Background",
+      });
+      onDeleted?.(obj);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
   }
 }

@@ -2,13 +2,13 @@
 //   manifests [--check]  writes deploy/ from the CRDs and the controllers (--check: exit 1 if it is stale)
 //   install              server-side applies deploy/'s CRDs to the current kubeconfig context
 //   deploy               server-side applies all of deploy/ (webhooks/ last)
+//   uninstall, undeploy  delete what install and deploy applied, in reverse order
 // --kubeconfig and --context choose the cluster, as kubectl's flags do; $IMG overrides the image (make deploy IMG=).
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { loadKubeClient, type KubeClient } from "../client/kube-client.js";
-import type { KubernetesObject } from "../client/types.js";
 import type { ManagedController } from "../manager/manager.js";
-import { applyManifests } from "./apply-manifests.js";
+import { applyManifests, deleteManifests } from "./apply-manifests.js";
 import { deployManifests, readCrds, readManifests } from "./manifests.js";
 import type { DeployOptions } from "./options.js";
 import { DeployError } from "./rbac-manifests.js";
@@ -41,7 +41,8 @@ export function offlineKubeClient(): KubeClient {
   };
 }
 
-const usage = "usage: manifests [--check] | install | deploy   [--kubeconfig <file>] [--context <name>]";
+const usage =
+  "usage: manifests [--check] | install | deploy | uninstall | undeploy   [--kubeconfig <file>] [--context <name>]";
 
 /** Runs one command; resolves with the exit code (0 done, 1 failed or stale, 2 bad usage). */
 export async function runDeployCommand(argv: readonly string[], options: DeployCommandOptions): Promise<number> {
@@ -63,11 +64,16 @@ export async function runDeployCommand(argv: readonly string[], options: DeployC
   try {
     if (command === "manifests" && rest.length === 0)
       return writeCommand(deployDir, options, parsed.values.check, out, err);
-    if ((command === "install" || command === "deploy") && rest.length === 0) {
+    if (command && applyCommands.has(command) && rest.length === 0) {
       const objects = manifestFilesUnder(deployDir).flatMap((f) => readManifests(path.join(deployDir, f)));
-      const wanted = command === "install" ? objects.filter((o) => o.kind === "CustomResourceDefinition") : objects;
+      const crdsOnly = command === "install" || command === "uninstall";
+      const wanted = crdsOnly ? objects.filter((o) => o.kind === "CustomResourceDefinition") : objects;
       if (wanted.length === 0) throw new DeployError(`${deployDir}/ has nothing to apply: run npm run manifests first`);
-      await applyTo(wanted, parsed.values, out);
+      await withCluster(parsed.values, (kube) =>
+        command === "install" || command === "deploy"
+          ? applyManifests(kube, wanted, { onApplied: (o) => out(`${o.kind}/${o.metadata?.name} serverside-applied`) })
+          : deleteManifests(kube, wanted, (o) => out(`${o.kind}/${o.metadata?.name} deleted`)),
+      );
       return 0;
     }
   } catch (error) {
@@ -103,16 +109,16 @@ function writeCommand(
   return 0;
 }
 
-async function applyTo(
-  objects: readonly KubernetesObject[],
+const applyCommands = new Set(["install", "deploy", "uninstall", "undeploy"]);
+
+/** The current kubeconfig context's cluster, or the one --kubeconfig / --context name. */
+async function withCluster(
   flags: { kubeconfig?: string; context?: string },
-  out: (line: string) => void,
+  action: (kube: KubeClient) => Promise<void>,
 ): Promise<void> {
   const kube = loadKubeClient({ kubeconfig: flags.kubeconfig, context: flags.context });
   try {
-    await applyManifests(kube, objects, {
-      onApplied: (o) => out(`${o.kind}/${o.metadata?.name} serverside-applied`),
-    });
+    await action(kube);
   } finally {
     kube.close();
   }

@@ -1,7 +1,7 @@
 // @crdgen/runtime/deploy: an operator's deploy/ manifests from what it is (its CRDs, its controllers' declared kinds,
 // its webhooks), and server-side apply of them with the runtime's own client: a project's `npm run manifests`,
 // `npm run install:crds` and `npm run deploy` (kubebuilder's make manifests / install / deploy) call runDeployCommand.
-export { type ApplyOptions, Discovery, applyManifests } from "./apply-manifests.js";
+export { type ApplyOptions, Discovery, applyManifests, deleteManifests } from "./apply-manifests.js";
 export { type DeployCommandOptions, offlineKubeClient, runDeployCommand } from "./command.js";
 export {
   type ManifestFile,

@@ -293,4 +293,51 @@ test("crdgen init -> npm run deploy: the operator runs as its ServiceAccount wit
     sa.client.close();
     assert.equal(code, 0, `main.js stopped cleanly on SIGTERM:\n${running.lines.slice(-20).join("\n")}`);
   }
+  // undeploy deletes what deploy applied, the CRD included; a second run finds everything gone and still succeeds.
+  const undeployed = run("npm", ["run", "undeploy"], project);
+  for (const doc of docs) assert.match(undeployed, new RegExp(`^${doc.kind}/${doc.metadata!.name} deleted$`, "m"));
+  await eventually("the CRD deleted", () =>
+    admin
+      .request({
+        method: "GET",
+        path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/greetings.deploy.example.com",
+      })
+      .then(
+        () => undefined,
+        (error: unknown) => (status(error) === 404 ? true : undefined),
+      ),
+  );
+  run("npm", ["run", "undeploy"], project);
+});
+
+test("crdgen init --webhooks: deploy/webhooks/ holds the certificate; npm run deploy without cert-manager says so", () => {
+  const root = mkdtempSync(path.join(os.tmpdir(), "crdgen-scaffold-deploy-webhooks-"));
+  temps.push(root);
+  const project = path.join(root, "guarded");
+  run(process.execPath, [crdgenBin, "init", "--webhooks", project], root);
+  linkPackages(project);
+  writeFileSync(path.join(project, "crds", "greeting.yaml"), crd);
+  run("npm", ["run", "generate"], project);
+  run("npm", ["run", "manifests"], project);
+  const certificate = readManifests(path.join(project, "deploy", "webhooks", "00-certificate.yaml"));
+  assert.deepEqual(
+    certificate.map((o) => `${o.kind}/${o.metadata?.name}`),
+    ["Issuer/guarded-selfsigned", "Certificate/guarded-serving-cert"],
+  );
+  const configurations = readManifests(path.join(project, "deploy", "webhooks", "01-webhook-configurations.yaml"));
+  assert.ok(configurations.length > 0, "the generated webhooks' configurations");
+  const service = readManifests(path.join(project, "deploy", "09-webhook-service.yaml"))[0];
+  assert.equal(service?.metadata?.name, "guarded-webhook");
+  // Without cert-manager, everything before deploy/webhooks/ is applied, then the Issuer is refused by name.
+  const result = spawnSync("npm", ["run", "deploy"], {
+    cwd: project,
+    encoding: "utf8",
+    env: { ...process.env, NODE_TEST_CONTEXT: "", KUBECONFIG: plane.kubeconfigPath },
+  });
+  assert.notEqual(result.status, 0, result.stdout);
+  assert.match(result.stdout, /^Deployment\/guarded serverside-applied$/m);
+  assert.match(
+    result.stderr,
+    /Issuer\/guarded-selfsigned: the API server does not serve cert-manager\.io\/v1: install cert-manager first/,
+  );
 });
