@@ -128,6 +128,7 @@ program
           `hooks changed: ${h.file} was left as it is (${h.details}); ${opts.check ? "without --check the new template would be written to" : "the new template is in"} ${h.newFile}\n`,
         );
       }
+      printBrokenUserFiles(result.report);
       const versions = result.crds.reduce((n, c) => n + c.versions.length, 0);
       if (opts.check) {
         if (changed.length || removed.length) {
@@ -177,6 +178,11 @@ program
       process.stdout.write(initSummary(dir, result));
     },
   );
+
+/** User files a run leaves broken (a CRD removed, a version renamed): one line each, with what to do. */
+const printBrokenUserFiles = (report: { orphans: string[]; staleImports: string[] }) => {
+  for (const line of [...report.orphans, ...report.staleImports]) process.stderr.write(`${line}\n`);
+};
 
 /** One line each, with the file's and the message's invisible characters escaped. */
 const printWarnings = (warnings: InputWarning[]) => {

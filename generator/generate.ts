@@ -94,6 +94,8 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     hooksDir: options.hooksDir,
     testsDir: options.testsDir,
     previousFiles: (previous?.files ?? []).map((f) => path.join(outDir, f.path)),
+    previousLock: previous,
+    crdNames: new Set(crds.map((c) => c.name)),
   });
   timed("write");
   return { crds, skipped, warnings, report };

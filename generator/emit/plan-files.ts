@@ -5,6 +5,7 @@ import type { CrdModel } from "../model/resource-model.js";
 import { declareTypes } from "./declare-types.js";
 import { planIndexFiles } from "./plan-index-files.js";
 import { planKindVersion } from "./plan-kind-files.js";
+import { planKindModule } from "./plan-kind-module.js";
 import type { PlannedController, PlannedFile, PlanOptions } from "./plan-types.js";
 import { planUserFiles } from "./plan-user-files.js";
 
@@ -20,7 +21,7 @@ export function planFiles(crds: CrdModel[], options: PlanOptions): PlannedFile[]
     step();
     return crd.versions.map((version) => planKindVersion(crd, version, declared.get(version)!, options));
   });
-  const files = versions.flatMap((v) => v.files);
+  const files = versions.flatMap((v) => [...v.files, ...planKindModule(v, options)]);
   const controllers = versions.flatMap((v): PlannedController[] => (v.controller ? [v.controller] : []));
   if (options.hooksDir && controllers.length) files.push(...planUserFiles(controllers, options.hooksDir, options));
   files.push(...planIndexFiles(versions, crds, options));

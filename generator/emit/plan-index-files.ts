@@ -63,7 +63,7 @@ export function planIndexFiles(
  * Names two modules of one group/version both export (a kind FooClient next to kind Foo's FooClient): `export *` would
  * drop them (TS2308), so the index names one explicitly: the kind's own type when the name is a kind, else the first.
  */
-function ambiguousExports(modules: KindModule[]): Array<{ name: string; module: string; others: string }> {
+export function ambiguousExports(modules: KindModule[]): Array<{ name: string; module: string; others: string }> {
   const owners = new Map<string, KindModule[]>();
   for (const m of modules) for (const name of m.exports) owners.set(name, [...(owners.get(name) ?? []), m]);
   const result: Array<{ name: string; module: string; others: string }> = [];

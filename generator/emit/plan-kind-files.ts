@@ -6,7 +6,7 @@ import { headerLine } from "./file-header.js";
 import { camelCase, fileStem, globalName } from "./names.js";
 import { conversionSpokes } from "./plan-webhook-files.js";
 import type { PlannedController, PlannedFile, PlanOptions } from "./plan-types.js";
-import type { KindData, Spoke, TemplateName } from "./template-data.js";
+import type { KindData, TemplateName } from "./template-data.js";
 import { declaredExports } from "./templates.js";
 import { kindModuleNames } from "./declare-types.js";
 import { deprecationTags, freeName, type TypeDeclarations } from "./type-declarations.js";
@@ -74,7 +74,9 @@ export function planKindVersion(
     emit("schema-validator", options.render("schema-validator", validationData), false);
     emit("validation", options.render("validation", validationData));
   }
-  const controller = isControllerVersion ? { crd, version, data, spokes, modulePath } : undefined;
+  // The kind module (plan-kind-module.ts) beside the version folders: <out>/<group>/<kind>.
+  const kindModulePath = path.join(options.outDir, crd.group, stem);
+  const controller = isControllerVersion ? { crd, version, data, spokes, modulePath, kindModulePath } : undefined;
   return { crd, version, dir, files, modules, controller };
 }
 

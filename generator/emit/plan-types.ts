@@ -62,4 +62,6 @@ export interface PlannedController {
   spokes: Spoke[];
   /** A module of this kind's version, without extension: modulePath("client") -> <dir>/<kind>.client. */
   modulePath: (artifact: string) => string;
+  /** <out>/<group>/<kind>, without extension: the kind's modules at this version, under version-free names. */
+  kindModulePath: string;
 }

@@ -68,12 +68,14 @@ function placeUserFiles(
 /** <kind>.hooks.ts: reconcile (and optionally finalize), signature-checked when it exists already. */
 function hooksFile(c: UserController, hooksDir: string, options: PlanOptions): PlannedFile {
   const kind = c.crd.kind;
-  const typesModule = specifierFrom(hooksDir)(c.modulePath("types"));
-  const controllerModule = specifierFrom(hooksDir)(c.modulePath("controller"));
+  const specifier = specifierFrom(hooksDir);
+  const kindModule = specifier(c.kindModulePath);
   const parameterTypes = [`${kind}Context`, kind];
+  // typesModule and controllerModule: the kind module too, for a --templates hooks file written before it existed.
+  const modules = { kindModule, typesModule: kindModule, controllerModule: kindModule };
   return {
     path: c.hooksPath,
-    content: options.render("hooks", { rt: c.data.rt, promise: c.data.promise, kind, typesModule, controllerModule }),
+    content: options.render("hooks", { rt: c.data.rt, promise: c.data.promise, kind, ...modules }),
     owner: "user",
     crdName: c.crd.name,
     hooks: {
@@ -82,7 +84,11 @@ function hooksFile(c: UserController, hooksDir: string, options: PlanOptions): P
         { name: "reconcile", parameterTypes, required: true },
         { name: "finalize", parameterTypes, required: false },
       ],
-      imports: { [kind]: typesModule, [`${kind}Context`]: controllerModule },
+      // A file an earlier crdgen created imports the controller's version's modules: still right while it is.
+      imports: {
+        [kind]: [kindModule, specifier(c.modulePath("types"))],
+        [`${kind}Context`]: [kindModule, specifier(c.modulePath("controller"))],
+      },
     },
   };
 }
@@ -90,14 +96,18 @@ function hooksFile(c: UserController, hooksDir: string, options: PlanOptions): P
 /** An example unit test of the kind's hooks, on the runtime's FakeCluster. */
 function hooksTestFile(c: UserController, testsDir: string, options: PlanOptions): PlannedFile {
   const specifier = specifierFrom(testsDir);
+  const kindModule = specifier(c.kindModulePath);
   return {
     path: path.join(testsDir, `${path.basename(c.hooksPath, ".ts")}.test.ts`),
     content: options.render("hooks-test", {
       ...c.data,
-      typesModule: specifier(c.modulePath("types")),
-      clientModule: specifier(c.modulePath("client")),
-      listerModule: specifier(c.modulePath("lister")),
-      controllerModule: specifier(c.modulePath("controller")),
+      kindModule,
+      // The kind module too, for a --templates test written before it existed.
+      controllerModule: kindModule,
+      typesModule: kindModule,
+      clientModule: kindModule,
+      listerModule: kindModule,
+      informerModule: kindModule,
       hooksModule: specifier(c.hooksPath.replace(/\.ts$/, "")),
     }),
     owner: "user",
@@ -117,9 +127,10 @@ function e2eTestFile(c: UserController, testsDir: string, options: PlanOptions):
       path: path.join(testsDir, `${path.basename(c.hooksPath, ".hooks.ts")}.e2e.test.ts`),
       content: options.render("e2e-test", {
         ...c.data,
-        typesModule: specifier(c.modulePath("types")),
-        clientModule: specifier(c.modulePath("client")),
-        controllerModule: specifier(c.modulePath("controller")),
+        // The kind module: the test keeps compiling when versions are renamed or the storage version moves.
+        typesModule: specifier(c.kindModulePath),
+        clientModule: specifier(c.kindModulePath),
+        controllerModule: specifier(c.kindModulePath),
         hooksModule: specifier(c.hooksPath.replace(/\.ts$/, "")),
         crdFile: path.relative(process.cwd(), source).split(path.sep).join("/"),
       }),

@@ -86,6 +86,7 @@ function admissionHooksFile(
   options: PlanOptions,
 ): PlannedFile {
   const kind = c.crd.kind;
+  const kindModule = specifierFrom(hooksDir)(c.kindModulePath);
   const admissionHook = (name: string, parameterTypes: string[]) => ({
     name,
     parameterTypes,
@@ -98,8 +99,10 @@ function admissionHooksFile(
       rtWebhook: c.data.rtWebhook,
       kind,
       resourceConst: c.data.resourceConst,
-      typesModule,
-      validationModule: options.validationCode ? specifierFrom(hooksDir)(c.modulePath("validation")) : false,
+      kindModule,
+      validation: options.validationCode !== undefined,
+      typesModule: kindModule,
+      validationModule: options.validationCode ? kindModule : false,
     }),
     owner: "user",
     hooks: {
@@ -110,7 +113,7 @@ function admissionHooksFile(
         admissionHook("validateUpdate", [kind, kind]),
         admissionHook("validateDelete", [kind]),
       ],
-      imports: { [kind]: typesModule },
+      imports: { [kind]: [kindModule, typesModule] },
     },
   };
 }
@@ -144,7 +147,7 @@ function conversionFile(
         { name: s.toHub, parameterTypes: [s.typeName], required: true },
         { name: s.fromHub, parameterTypes: [kind], required: true },
       ]),
-      imports: { [kind]: typesModule, ...Object.fromEntries(spokes.map((s) => [s.typeName, s.userTypesModule])) },
+      imports: { [kind]: [typesModule], ...Object.fromEntries(spokes.map((s) => [s.typeName, [s.userTypesModule]])) },
     },
   };
 }

@@ -106,11 +106,20 @@ export interface TemplateData {
   webhook: KindData & { spokes: Spoke[] };
   "schema-validator": ValidationData;
   validation: ValidationData;
-  hooks: Pick<RuntimeNames, "rt" | "promise"> & { kind: string; typesModule: string; controllerModule: string };
-  "hooks-test": KindData & { controllerModule: string; hooksModule: string };
+  /** kindModule: <out>/<group>/<kind>.js (typesModule and controllerModule are it too, for older --templates files). */
+  hooks: Pick<RuntimeNames, "rt" | "promise"> & {
+    kind: string;
+    kindModule: string;
+    typesModule: string;
+    controllerModule: string;
+  };
+  "hooks-test": KindData & { kindModule: string; controllerModule: string; hooksModule: string };
   /** crdFile: the CRD's file, from the folder crdgen ran in. */
   "e2e-test": KindData & { controllerModule: string; hooksModule: string; crdFile: string };
+  /** typesModule and validationModule: the kind module too (kindModule), for older --templates files. */
   webhooks: Pick<KindData, "rtWebhook" | "kind" | "resourceConst" | "typesModule"> & {
+    kindModule: string;
+    validation: boolean;
     validationModule: OptionalModule;
   };
   conversion: HubData & { kind: string; annotation: string; typesModule: string; spokes: UserSpoke[] };
@@ -131,6 +140,15 @@ export interface TemplateData {
     }>;
   };
   main: { registryModule: string; webhookRegistryModule: OptionalModule };
+  /** <out>/<group>/<kind>.ts: the kind's modules at the version its controller reconciles, version-free for user files. */
+  kind: {
+    header: string;
+    kind: string;
+    version: string;
+    storage: boolean;
+    modules: string[];
+    explicit: Array<{ name: string; module: string; others: string }>;
+  };
   "version-index": {
     header: string;
     group: string;

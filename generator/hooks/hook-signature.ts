@@ -27,11 +27,11 @@ export interface ExpectedHook {
 export interface ExpectedHooks {
   hooks: ExpectedHook[];
   /**
-   * Where each parameter type comes from, as the file imports it (its local name -> module specifier). An import of
-   * one of these names from another generated module (`*.types.js`, `*.controller.js`) is a mismatch: the version it
-   * came from moved (v1alpha1 -> v1) and the old module is gone.
+   * Where each parameter type may come from, as the file imports it (its local name -> the module specifiers it may
+   * import it from, the one crdgen writes first). An import of one of these names from another generated module
+   * (`*.types.js`, `*.controller.js`) is a mismatch: the version it came from moved (v1alpha1 -> v1).
    */
-  imports: Record<string, string>;
+  imports: Record<string, string[]>;
 }
 
 /** The suffixes of generated modules a user file imports its parameter types from. */
@@ -69,18 +69,18 @@ export async function checkHookSignatures(
 }
 
 /** A parameter type imported from a generated module that is no longer the one the generated code uses. */
-function movedImports(source: import("ts-morph").SourceFile, imports: Record<string, string>): SignatureMismatch[] {
+function movedImports(source: import("ts-morph").SourceFile, imports: Record<string, string[]>): SignatureMismatch[] {
   const mismatches: SignatureMismatch[] = [];
   for (const declaration of source.getImportDeclarations()) {
     const specifier = declaration.getModuleSpecifierValue();
     if (!generatedModuleSuffixes.some((suffix) => specifier.endsWith(suffix))) continue;
     const named = declaration.getNamedImports();
     const localNames = named.map((n) => n.getAliasNode()?.getText() ?? n.getName());
-    const moved = localNames.filter((n) => imports[n] !== undefined && imports[n] !== specifier);
+    const moved = localNames.filter((n) => imports[n] !== undefined && !imports[n].includes(specifier));
     if (moved.length === 0) continue;
     mismatches.push({
       hook: `import { ${named.map((n) => n.getText()).join(", ")} } from `,
-      expected: JSON.stringify(imports[moved[0]!]),
+      expected: JSON.stringify(imports[moved[0]!]![0]),
       found: JSON.stringify(specifier),
     });
   }

@@ -97,7 +97,8 @@ function projectFiles(name: string, webhooks: boolean, sources: Sources): Map<st
       scripts: {
         generate,
         "generate:check": `${generate} --check`,
-        build: "tsc -p .",
+        // dist/ emptied first: tsc never removes the output of a source that is gone (a removed CRD's test would run).
+        build: "node -e \"fs.rmSync('dist', { recursive: true, force: true })\" && tsc -p .",
         start: "node dist/src/main.js",
         test: "npm run build && node --test dist/test/",
         ...deployScripts(name),

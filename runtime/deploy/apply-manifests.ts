@@ -4,6 +4,7 @@ import { isNotFound } from "../client/api-error.js";
 import type { KubeClient } from "../client/kube-client.js";
 import { ResourceClient } from "../client/resource-client.js";
 import type { KubernetesObject, ResourceDescriptor } from "../client/types.js";
+import { pollUntil } from "../wait/poll-until.js";
 import { DeployError } from "./rbac-manifests.js";
 
 interface ApiResource {
@@ -17,6 +18,8 @@ export interface ApplyOptions {
   fieldManager?: string;
   /** Told of each object once applied, e.g. to print `Deployment/my-operator serverside-applied` as kubectl does. */
   onApplied?: (obj: KubernetesObject) => void;
+  /** How long a CRD may take to be Established before the apply fails. Default 60 s. */
+  establishedTimeoutMs?: number;
 }
 
 /** Finds a kind's resource by discovery (GET /api/v1, /apis/<group>/<version>), one request per group version. */
@@ -76,8 +79,25 @@ export async function applyManifests(
         force: true,
       },
     );
+    if (kind === "CustomResourceDefinition")
+      await established(new ResourceClient(kube, resource), metadata.name, options.establishedTimeoutMs ?? 60_000);
     options.onApplied?.(obj);
   }
+}
+
+/**
+ * Waits for a CRD's Established condition (kubectl wait --for=condition=Established): until then its kind is not
+ * served, so an operator started right after `install` would fail its first LIST.
+ */
+async function established(crds: ResourceClient<KubernetesObject>, name: string, timeoutMs: number): Promise<void> {
+  type Crd = KubernetesObject & { status?: { conditions?: Array<{ type: string; status: string }> } };
+  await pollUntil(
+    async () => {
+      const crd = (await crds.get(undefined, name)) as Crd;
+      return crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True");
+    },
+    { intervalMs: 200, timeoutMs, what: `CustomResourceDefinition ${name} to be Established` },
+  );
 }
 
 /**

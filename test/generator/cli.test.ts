@@ -251,7 +251,7 @@ test("a reconcile hook with changed parameter types is kept byte-identical and a
   );
 });
 
-test("when the storage version moves, a hooks file importing the old version's modules is kept and a .new file names the new imports", () => {
+test("when the storage version moves, a hooks file of an earlier crdgen importing the old version's modules is kept and a .new file names the new imports", () => {
   const root = tempDir();
   const hooks = path.join(root, "src");
   const crd = path.join(root, "crd.yaml");
@@ -265,8 +265,14 @@ test("when the storage version moves, a hooks file importing the old version's m
   const args = ["generate", crd, "--out", path.join(root, "generated"), "--hooks", hooks];
   assertOk(crdgen(args));
   const hooksFile = path.join(hooks, "backup.hooks.ts");
-  const before = readFileSync(hooksFile, "utf8");
+  // crdgen's hooks import the version-free kind module; an earlier crdgen's imported the version's modules.
+  const before = readFileSync(hooksFile, "utf8").replace(
+    /import type \{ Backup, BackupContext \} from "([^"]*)\/backup\.js";/,
+    'import type { Backup } from "$1/v1alpha1/backup.types.js";\n' +
+      'import type { BackupContext } from "$1/v1alpha1/backup.controller.js";',
+  );
   assert.match(before, /v1alpha1\/backup\.controller\.js/);
+  writeFileSync(hooksFile, before);
 
   writeFileSync(crd, original);
   const run = crdgen(args);
@@ -274,12 +280,12 @@ test("when the storage version moves, a hooks file importing the old version's m
   assert.equal(readFileSync(hooksFile, "utf8"), before, "the user's file is untouched");
   assert.match(
     readFileSync(`${hooksFile}.new`, "utf8"),
-    /from "[^"]*\/v1\/backup\.controller\.js"/,
-    "the .new file imports the new storage version's controller",
+    /import type \{ Backup, BackupContext \} from "[^"]*\/multi-version\.fixtures\.crdgen\.dev\/backup\.js"/,
+    "the .new file imports the kind's version-free module",
   );
   assert.match(
     run.stderr,
-    /import \{ BackupContext \} from "[^"]*v1alpha1\/backup\.controller\.js" should be import \{ BackupContext \} from "[^"]*\/v1\/backup\.controller\.js"/,
+    /import \{ BackupContext \} from "[^"]*v1alpha1\/backup\.controller\.js" should be import \{ BackupContext \} from "[^"]*\/multi-version\.fixtures\.crdgen\.dev\/backup\.js"/,
     describe(run),
   );
 });
@@ -695,7 +701,8 @@ test("a CRD file that also holds other kinds generates the CRDs and reports what
   const run = crdgen(["generate", `${inputs}/mixed-kinds.yaml`, "--out", out]);
   assertOk(run);
   assert.ok(existsSync(path.join(out, "stock.example.com/v1/warehouse.types.ts")));
-  assert.equal(files(out).length, 8, `only the CRD was generated (and crdgen.lock): ${files(out).join(", ")}`);
+  // Its version's six modules, the output's index, its kind module and crdgen.lock.
+  assert.equal(files(out).length, 9, `only the CRD was generated (and crdgen.lock): ${files(out).join(", ")}`);
   assert.ok(run.stderr.includes(`skipped: ${inputs}/mixed-kinds.yaml (document 1): Namespace v1`), describe(run));
   assert.ok(run.stderr.includes(`skipped: ${inputs}/mixed-kinds.yaml (document 3): Deployment apps/v1`), describe(run));
 });
