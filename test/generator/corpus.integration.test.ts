@@ -1,5 +1,5 @@
 // Every real-world CRD in ../shared/crds generates (with --validation), and the generated operator code type-checks
-// under strict TypeScript.
+// under strict TypeScript; so does its --format output, which parses and is the same program (the same tokens).
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -7,6 +7,8 @@ import path from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { generate } from "../../generator/generate.js";
+import { listFiles } from "./support/read-tree.js";
+import { programTokens, syntaxErrors } from "./support/typescript-tokens.js";
 
 /** The repo root: this file runs as dist/test/generator/corpus.integration.test.js. */
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -31,6 +33,8 @@ interface CorpusRun {
   generateMs: number;
   /** tsc errors by CRD file (files without errors are absent). */
   typeErrors: Map<string, string[]>;
+  /** The same for the --format output of each CRD file (<project>/<stem>/formatted/). */
+  formattedTypeErrors: Map<string, string[]>;
   tscMs: number;
   tscOutput: string;
 }
@@ -66,27 +70,39 @@ function listCorpus(): { files: CorpusFile[]; manifestCount: number } {
   return { files, manifestCount: rows.length };
 }
 
+/**
+ * Each CRD file on its own, as a downstream repo with just that CRD would run it (hooks and main.ts included), with
+ * --validation (the compiled ajv validators and structural trees must type-check too): into <dir>/, and with --format
+ * into <dir>/formatted/.
+ */
+async function generateEach(files: CorpusFile[]): Promise<CorpusRun["generateFailures"]> {
+  const failures: CorpusRun["generateFailures"] = [];
+  for (const file of files) {
+    const run = (dir: string, format: boolean) =>
+      generate({
+        inputs: [file.path],
+        outDir: path.join(dir, "generated"),
+        hooksDir: path.join(dir, "src"),
+        validation: true,
+        format,
+      });
+    try {
+      await run(path.join(workDir, file.dir), false);
+      await run(path.join(workDir, file.dir, "formatted"), true);
+    } catch (error) {
+      failures.push({ file: file.name, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return failures;
+}
+
 async function runCorpus(): Promise<CorpusRun> {
   const { files, manifestCount } = listCorpus();
   rmSync(workDir, { recursive: true, force: true });
   mkdirSync(workDir, { recursive: true });
 
-  // Each CRD file on its own, as a downstream repo with just that CRD would run it (hooks and main.ts included).
-  const generateFailures: CorpusRun["generateFailures"] = [];
   const started = performance.now();
-  for (const file of files) {
-    try {
-      // With --validation: the compiled ajv validators and structural trees must type-check too.
-      await generate({
-        inputs: [file.path],
-        outDir: path.join(workDir, file.dir, "generated"),
-        hooksDir: path.join(workDir, file.dir, "src"),
-        validation: true,
-      });
-    } catch (error) {
-      generateFailures.push({ file: file.name, error: error instanceof Error ? error.message : String(error) });
-    }
-  }
+  const generateFailures = await generateEach(files);
   const generateMs = performance.now() - started;
 
   // One tsc over every output, with the repo's own strict settings (strict, noUncheckedIndexedAccess, NodeNext, ...).
@@ -122,13 +138,15 @@ async function runCorpus(): Promise<CorpusRun> {
   // Map each error (path(line,col): error TSnnnn: ...) back to the CRD file whose output holds it.
   const byDir = new Map(files.map((f) => [f.dir, f.name]));
   const typeErrors = new Map<string, string[]>();
+  const formattedTypeErrors = new Map<string, string[]>();
   for (const line of tscOutput.split("\n")) {
     const match = /^(.+?)\(\d+,\d+\): error TS\d+:/.exec(line);
     if (!match) continue;
     const rel = match[1]!.split(path.sep).join("/");
     const dir = rel.split("/").slice(0, 2).join("/");
     const crd = byDir.get(dir) ?? `(outside the outputs) ${rel}`;
-    typeErrors.set(crd, [...(typeErrors.get(crd) ?? []), line]);
+    const errors = rel.split("/")[2] === "formatted" ? formattedTypeErrors : typeErrors;
+    errors.set(crd, [...(errors.get(crd) ?? []), line]);
   }
   if (tsc.status !== 0 && typeErrors.size === 0)
     typeErrors.set("(tsc)", [`tsc exited ${tsc.status} without a located error:\n${tscOutput.slice(0, 4000)}`]);
@@ -162,7 +180,36 @@ async function runCorpus(): Promise<CorpusRun> {
         .join("\n")}`,
     );
   }
-  return { files, manifestCount, generateFailures, generateMs, typeErrors, tscMs, tscOutput };
+  return { files, manifestCount, generateFailures, generateMs, typeErrors, formattedTypeErrors, tscMs, tscOutput };
+}
+
+/**
+ * Each CRD file's formatted output against its unformatted output: the files that do not parse, and those whose
+ * tokens differ (whitespace and comments aside), as "<CRD file>: <generated file>: <first problem>".
+ */
+async function compareFormatted(run: CorpusRun): Promise<{ unparsed: string[]; changed: string[]; files: number }> {
+  const unparsed: string[] = [];
+  const changed: string[] = [];
+  let count = 0;
+  for (const crd of run.files) {
+    const plainDir = path.join(workDir, crd.dir);
+    const formattedDir = path.join(plainDir, "formatted");
+    const formatted = (await listFiles(formattedDir)).filter((f) => f.endsWith(".ts"));
+    const plain = (await listFiles(plainDir)).filter((f) => f.endsWith(".ts") && !f.startsWith("formatted/"));
+    if (formatted.join("\n") !== plain.join("\n")) changed.push(`${crd.name}: not the same files`);
+    for (const file of formatted) {
+      count++;
+      const text = readFileSync(path.join(formattedDir, file), "utf8");
+      const errors = syntaxErrors(file, text);
+      if (errors.length) unparsed.push(`${crd.name}: ${file}: ${errors[0]}`);
+      const before = programTokens(file, readFileSync(path.join(plainDir, file), "utf8"));
+      const after = programTokens(file, text);
+      const at = before.findIndex((token, i) => token !== after[i]);
+      if (at !== -1 || before.length !== after.length)
+        changed.push(`${crd.name}: ${file}: token ${at}: ${before[at] ?? "(end)"} became ${after[at] ?? "(end)"}`);
+    }
+  }
+  return { unparsed, changed, files: count };
 }
 
 /** Groups messages by their shape: the TS error code and text with quoted names and numbers replaced. */
@@ -194,4 +241,18 @@ test("the generated code of every corpus CRD type-checks under strict TypeScript
   const run = await corpus();
   const failing = [...run.typeErrors].map(([file, lines]) => `${file}: ${lines.length} error(s), first: ${lines[0]}`);
   assert.deepEqual(failing, [], `tsc found errors in the output of ${failing.length} CRD file(s)`);
+});
+
+test("the --format output of every corpus CRD parses, is the same program, and type-checks", async () => {
+  const run = await corpus();
+  const { unparsed, changed, files } = await compareFormatted(run);
+  const crdsOf = (problems: string[]) => new Set(problems.map((p) => p.split(": ")[0])).size;
+  const typeChecked = run.files.length - run.formattedTypeErrors.size;
+  console.log(
+    `corpus --format: ${files - unparsed.length}/${files} files parse; CRD files: ${run.files.length - crdsOf(unparsed)}/${run.files.length} parse, ${run.files.length - crdsOf(changed)}/${run.files.length} the same program, ${typeChecked}/${run.files.length} type-check`,
+  );
+  assert.deepEqual(unparsed, [], "every formatted file parses");
+  assert.deepEqual(changed, [], "every formatted file has the unformatted file's tokens");
+  const failing = [...run.formattedTypeErrors].map(([file, lines]) => `${file}: ${lines.length} error(s): ${lines[0]}`);
+  assert.deepEqual(failing, [], "the formatted output type-checks");
 });
