@@ -128,9 +128,7 @@ function e2eTestFile(c: UserController, testsDir: string, options: PlanOptions):
       content: options.render("e2e-test", {
         ...c.data,
         // The kind module: the test keeps compiling when versions are renamed or the storage version moves.
-        typesModule: specifier(c.kindModulePath),
-        clientModule: specifier(c.kindModulePath),
-        controllerModule: specifier(c.kindModulePath),
+        kindModule: specifier(c.kindModulePath),
         hooksModule: specifier(c.hooksPath.replace(/\.ts$/, "")),
         crdFile: path.relative(process.cwd(), source).split(path.sep).join("/"),
       }),

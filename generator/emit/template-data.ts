@@ -115,7 +115,7 @@ export interface TemplateData {
   };
   "hooks-test": KindData & { kindModule: string; controllerModule: string; hooksModule: string };
   /** crdFile: the CRD's file, from the folder crdgen ran in. */
-  "e2e-test": KindData & { controllerModule: string; hooksModule: string; crdFile: string };
+  "e2e-test": KindData & { kindModule: string; hooksModule: string; crdFile: string };
   /** typesModule and validationModule: the kind module too (kindModule), for older --templates files. */
   webhooks: Pick<KindData, "rtWebhook" | "kind" | "resourceConst" | "typesModule"> & {
     kindModule: string;
