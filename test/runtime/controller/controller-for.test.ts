@@ -143,7 +143,7 @@ async function orderAfterLiveUpdate(usePriorityQueue: boolean): Promise<string[]
   });
   const running = run();
   await until(() => seen.length === 1 && queued === names.length, "the initial list queued, t0 being reconciled");
-  cluster.update(things, "ns", { ...cluster.get(things, "ns", "t9"), spec: { n: 1 } } as Obj);
+  cluster.update(things, "ns", { ...cluster.get(things, "ns", "t9"), spec: { n: 1 } });
   await until(() => queued === names.length + 1, "the update of t9 queued");
   release();
   await until(() => seen.length === names.length, "every key reconciled");
