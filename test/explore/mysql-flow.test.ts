@@ -50,7 +50,8 @@ test("the README's event-flow steps 3-6 are what explore reports for the MySQL o
   assert.equal(c.loc?.file, controllerFile);
   assert.match(
     lineAt(c.loc),
-    /rt\.controllerFor<MySQLCluster, MySQLClusterContext>\(kube, mySQLClusterResource, hooks/,
+    // The call's arguments follow on the next lines (the generator keeps lines within 120 columns).
+    /rt\.controllerFor<MySQLCluster, MySQLClusterContext>\($/,
   );
 
   // Step 4: <kind>.controller.ts is one controllerFor call; the queue is made there
@@ -60,7 +61,7 @@ test("the README's event-flow steps 3-6 are what explore reports for the MySQL o
   assert.ok(namesIn(steps.get(4)!).includes(controllerForFile), `README step 4 names ${controllerForFile}`);
   assert.match(
     readFileSync(path.join(repoRoot, controllerFile), "utf8"),
-    /return rt\.controllerFor<MySQLCluster, MySQLClusterContext>\(kube, mySQLClusterResource, hooks, options,/,
+    /return rt\.controllerFor<MySQLCluster, MySQLClusterContext>\(\s*kube,\s*mySQLClusterResource,\s*hooks,\s*options,/,
   );
   assert.equal(c.queue.loc?.file, controllerForFile);
   assert.match(lineAt(c.queue.loc), /newRateLimitingQueue/);
