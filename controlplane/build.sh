@@ -162,7 +162,7 @@ needs() { # true if any of the named binaries is missing
 }
 
 # --- Go environment ----------------------------------------------------------------
-command -v go >/dev/null 2>&1 || die "building the control plane needs Go 1.26 or newer (kube 1.37's modules say so), and 'go' is not on PATH: install it from https://go.dev/dl/"
+command -v go >/dev/null 2>&1 || die "building the control plane needs Go 1.26 or newer (kube 1.37's modules say so), and 'go' is not on PATH: install Go, then run this again"
 log "using $(go version)${GOTOOLCHAIN:+ (GOTOOLCHAIN=$GOTOOLCHAIN)}"
 export GOWORK=off GO111MODULE=on CGO_ENABLED=0
 unset GOOS GOARCH || true # build for this machine

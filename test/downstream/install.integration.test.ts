@@ -1,4 +1,4 @@
-// The downstream path as README's "Starting an operator project" gives it, run for real: the three packages packed from
+// The downstream path as README's "Use crdgen in your project" gives it, run for real: the three packages packed from
 // this checkout, a local npm registry (verdaccio, in a temp folder, proxying every other package to the registry npm is
 // configured with), and a new user's commands with their own empty npm cache. Before any release, `crdgen init` run
 // from a checkout or from tarballs must give a project that installs although the registry has no crdgen; after the

@@ -1,7 +1,7 @@
-// The 22 testable behaviours of the MySQL operator (shared design: mysql-operator.md, section 3.7), one test each,
-// and spec.restoreFrom (23), against a real kube-apiserver + etcd. There is no kube-controller-manager here (section
-// 3.6): the tests write the StatefulSet's status themselves, and assert ownerReferences and retention fields instead
-// of waiting for garbage collection.
+// The 22 testable behaviours of the MySQL operator (what it does: docs/mysql-sample.md), one test each, and
+// spec.restoreFrom (23), against a real kube-apiserver + etcd. There is no kube-controller-manager here: the tests
+// write the StatefulSet's status themselves, and assert ownerReferences and retention fields instead of waiting for
+// garbage collection.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import type { ControlPlane } from "@crdgen/runtime/envtest";
@@ -48,7 +48,7 @@ const stop = new AbortController();
 let running: Promise<void>;
 let queueAdd: (key: string) => void;
 
-// ---- the operator's KubeClient: records every request and can fail chosen ones (section 3.6) ----
+// ---- the operator's KubeClient: records every request and can fail chosen ones ----
 interface Sent {
   method: string;
   path: string;
@@ -215,7 +215,7 @@ async function rejected(promise: Promise<unknown>, pattern: RegExp): Promise<voi
 
 // ---- the behaviours ----
 
-test("1. creating a cluster yields exactly the section 3.2 children, with common labels and a controller ownerReference", async () => {
+test("1. creating a cluster yields exactly its children, with common labels and a controller ownerReference", async () => {
   const db = await createCluster("b01");
   const labels = {
     "app.kubernetes.io/name": "mysql",

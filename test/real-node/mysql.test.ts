@@ -1,4 +1,4 @@
-// The MySQL sample for real (issue 19, step 4): on startControlPlane({ node: "real" }) the operator runs in-cluster
+// The MySQL sample for real (docs/real-node.md): on startControlPlane({ node: "real" }) the operator runs in-cluster
 // (2 replicas, leader election, its own webhook certificate), a MySQLCluster of 3 runs real MariaDB servers whose
 // readiness probes really ping, the generated root password logs in through the client Service, the cluster scales
 // 5 -> 3, rolls 10.11 -> 11.8, recovers a deleted Pod, a backup Job writes a real mysqldump that a new cluster is

@@ -47,7 +47,7 @@ export const watches: WatchSpec[] = [kinds.secrets, kinds.persistentVolumeClaims
 const secretRecheckMs = 15_000;
 
 /**
- * Makes the cluster match obj.spec (the children, status and lifecycle rules README.md lists under "Writing the hooks",
+ * Makes the cluster match obj.spec (the children, status and lifecycle rules docs/mysql-sample.md lists,
  * each shown by test/e2e/mysql-behaviours.test.ts): every child is applied only when it would change, and status is
  * written only when it differs, so a steady-state reconcile sends no write at all.
  */

@@ -1,4 +1,4 @@
-// Issue 14, item 6: YAML aliases cannot turn a small file into a huge amount of work. Aliases are counted (scalars'
+// docs/security.md, "Bounded": YAML aliases cannot turn a small file into a huge amount of work. Aliases are counted (scalars'
 // too) and the expanded size is capped at 64 MB or 10 times the file, whichever is larger, with one line naming the
 // file; a billion-laughs document is refused the same way, never with a stack trace.
 import assert from "node:assert/strict";

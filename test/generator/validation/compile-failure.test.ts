@@ -1,4 +1,4 @@
-// Issue 14, item 7: a validator never silently accepts everything. A schema keyword ajv cannot compile fails the run
+// docs/security.md, "Validated": a validator never silently accepts everything. A schema keyword ajv cannot compile fails the run
 // naming the keyword and its schema path (nothing is written); a keyword crdgen cannot check by design (a pattern
 // Go's RE2 rejects) is listed in validate()'s skipped, as CEL rules crdgen cannot evaluate are.
 import assert from "node:assert/strict";

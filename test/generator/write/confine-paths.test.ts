@@ -1,4 +1,4 @@
-// Issue 14, item 2, at the write layer: applyPlan and readLock on hostile plans and hostile locks, whatever the loader
+// docs/security.md, "Confined", at the write layer: applyPlan and readLock on hostile plans and hostile locks, whatever the loader
 // let through. Every write and removal stays inside --out (generated files) or --hooks/--tests (user files); anything
 // else is an error and the folders are byte-identical to before.
 import assert from "node:assert/strict";

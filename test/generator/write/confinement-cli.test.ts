@@ -1,4 +1,4 @@
-// Issue 14, item 2, as users meet it: `crdgen generate` with a tampered crdgen.lock or a symlinked folder under
+// docs/security.md, "Confined", as users meet it: `crdgen generate` with a tampered crdgen.lock or a symlinked folder under
 // --out exits 1 with one line naming the problem, and every folder is byte-identical to before.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";

@@ -53,7 +53,7 @@ function setup() {
 
 const spec = { replicas: 3, version: "8.0.36" };
 
-test("reconcile creates the section 3.2 children, owned by the cluster, and writes status through the status subresource", async () => {
+test("reconcile creates the children, owned by the cluster, and writes status through the status subresource", async () => {
   const { cluster, clusters, statefulSets, services, events, context } = setup();
   const obj = await clusters.create({
     apiVersion: "example.com/v1",
