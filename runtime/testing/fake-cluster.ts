@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 // fast-json-patch is CommonJS: Node gives its exports as the default import only.
 import jsonPatch, { type Operation } from "fast-json-patch";
+import { Indexer, metaNamespaceIndexFunc, NamespaceIndex } from "../cache/indexer.js";
 import { ApiError } from "../client/api-error.js";
 import { bindResourceVerbs, type ObjectVerbs, type StatusVerbs } from "../client/bound-verbs.js";
 import { builtinResources } from "../client/builtin-resources.js";
@@ -121,6 +122,21 @@ export class FakeCluster {
       defaultNamespace: undefined,
       close: () => undefined,
     };
+  }
+
+  /**
+   * An Indexer of `resource` that this cluster keeps in step with every write, as an informer's cache follows the API
+   * server, only at once: an object written is in it when the write returns. A generated lister over it reads the
+   * cluster's objects in a hook test, as the controller's lister reads its informer's.
+   */
+  indexer<T extends KubernetesObject>(r: ResourceDescriptor<T>): Indexer<T> {
+    const s = this.store(r);
+    const indexer = new Indexer<T>({ indexers: { [NamespaceIndex]: metaNamespaceIndexFunc } });
+    // Cached as the informer caches them: copies with ObjectMeta dates revived.
+    const cached = (o: Obj) => reviveObjectMeta(clone(o)) as unknown as T;
+    indexer.replace([...s.objects.values()].map(cached));
+    s.watchers.add((h) => (h.type === "DELETED" ? indexer.delete(cached(h.object)) : indexer.update(cached(h.object))));
+    return indexer;
   }
 
   // ---- the verbs, namespace-first, on plain JSON objects (dates as RFC 3339 strings) ----
