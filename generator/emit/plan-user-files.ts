@@ -3,6 +3,7 @@
 // edit); with --webhooks the webhook files of plan-webhook-files.ts.
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { exampleFields } from "./example-object.js";
 import { headerLine } from "./file-header.js";
 import { camelCase, fileStem, groupVersionIdentifier } from "./names.js";
 import type { PlannedController } from "./plan-types.js";
@@ -14,7 +15,7 @@ export function planUserFiles(controllers: PlannedController[], hooksDir: string
   const files: PlannedFile[] = [];
   for (const c of entries) {
     files.push(hooksFile(c, hooksDir, options));
-    if (options.testsDir) files.push(hooksTestFile(c, options.testsDir, options));
+    if (options.testsDir) files.push(testingFile(c, options), hooksTestFile(c, options.testsDir, options));
     if (options.testsDir) files.push(...e2eTestFile(c, options.testsDir, options));
     if (options.webhooks) files.push(...planWebhookUserFiles(c, hooksDir, options));
   }
@@ -93,7 +94,23 @@ function hooksFile(c: UserController, hooksDir: string, options: PlanOptions): P
   };
 }
 
-/** An example unit test of the kind's hooks, on the runtime's FakeCluster. */
+/** <out>/<group>/<kind>.testing.ts: new<Kind>TestContext, the context the hooks tests hand reconcile. */
+function testingFile(c: UserController, options: PlanOptions): PlannedFile {
+  return {
+    path: `${c.kindModulePath}.testing.ts`,
+    owner: "generator",
+    content: options.render("testing", {
+      header: c.data.header,
+      rtTesting: c.data.rtTesting,
+      kind: c.crd.kind,
+      resourceConst: c.data.resourceConst,
+      hasStatus: c.data.hasStatus,
+      kindModule: `./${path.basename(c.kindModulePath)}.js`,
+    }),
+  };
+}
+
+/** An example unit test of the kind's hooks, on the runtime's FakeCluster, starting from a valid object. */
 function hooksTestFile(c: UserController, testsDir: string, options: PlanOptions): PlannedFile {
   const specifier = specifierFrom(testsDir);
   const kindModule = specifier(c.kindModulePath);
@@ -109,6 +126,8 @@ function hooksTestFile(c: UserController, testsDir: string, options: PlanOptions
       listerModule: kindModule,
       informerModule: kindModule,
       hooksModule: specifier(c.hooksPath.replace(/\.ts$/, "")),
+      testingModule: specifier(`${c.kindModulePath}.testing`),
+      exampleFields: exampleFields(c.version.schema, "  "),
     }),
     owner: "user",
   };

@@ -4,6 +4,7 @@ import path from "node:path";
 import type { CrdModel, VersionModel } from "../model/resource-model.js";
 import { InputError } from "../input-error.js";
 import { schemaDifferences } from "../model/schema-differences.js";
+import { exampleFields } from "./example-object.js";
 import { headerLine } from "./file-header.js";
 import { fileStem } from "./names.js";
 import type { PlannedController } from "./plan-types.js";
@@ -62,13 +63,14 @@ export const webhookUserPath = (hooksPath: string, what: "webhooks" | "conversio
   hooksPath.replace(/\.hooks\.ts$/, `.${what}`);
 
 /**
- * A kind's user-owned webhook files: <kind>.webhooks.ts (admission hooks), and for several versions
- * <kind>.conversion.ts and, with testsDir, its round-trip test. Each hooks file is signature-checked like the
+ * A kind's user-owned webhook files: <kind>.webhooks.ts (admission hooks) and, with testsDir, its test; for several
+ * versions <kind>.conversion.ts and, with testsDir, its round-trip test. Each hooks file is signature-checked like the
  * reconcile hooks (a `.new` file when the generated code calls it differently now).
  */
 export function planWebhookUserFiles(c: UserController, hooksDir: string, options: PlanOptions): PlannedFile[] {
   const typesModule = specifierFrom(hooksDir)(c.modulePath("types"));
   const files = [admissionHooksFile(c, hooksDir, typesModule, options)];
+  if (options.testsDir) files.push(admissionTestFile(c, options.testsDir, options));
   if (c.spokes.length === 0) return files;
   const spokes = c.spokes.map((s) => ({
     ...s,
@@ -115,6 +117,26 @@ function admissionHooksFile(
       ],
       imports: { [kind]: [kindModule, typesModule] },
     },
+  };
+}
+
+/** An example test of the admission hooks: AdmissionReviews through the kind's generated webhooks. */
+function admissionTestFile(c: UserController, testsDir: string, options: PlanOptions): PlannedFile {
+  const webhooksPath = webhookUserPath(c.hooksPath, "webhooks");
+  const specifier = specifierFrom(testsDir);
+  return {
+    path: path.join(testsDir, `${path.basename(webhooksPath)}.test.ts`),
+    content: options.render("webhooks-test", {
+      rtTesting: c.data.rtTesting,
+      kind: c.crd.kind,
+      resourceConst: c.data.resourceConst,
+      apiVersion: c.data.apiVersion,
+      namespaced: c.data.namespaced,
+      kindModule: specifier(c.kindModulePath),
+      webhooksModule: specifier(webhooksPath),
+      exampleFields: exampleFields(c.version.schema, "  "),
+    }),
+    owner: "user",
   };
 }
 

@@ -113,7 +113,25 @@ export interface TemplateData {
     typesModule: string;
     controllerModule: string;
   };
-  "hooks-test": KindData & { kindModule: string; controllerModule: string; hooksModule: string };
+  /**
+   * testingModule: the kind's <kind>.testing.ts; exampleFields: the example object's lines after metadata (see
+   * exampleFields).
+   */
+  "hooks-test": KindData & {
+    kindModule: string;
+    controllerModule: string;
+    hooksModule: string;
+    testingModule: string;
+    exampleFields: string;
+  };
+  /** <out>/<group>/<kind>.testing.ts (with --tests): new<Kind>TestContext over the kind module (kindModule). */
+  testing: Pick<KindData, "header" | "rtTesting" | "kind" | "resourceConst" | "hasStatus"> & { kindModule: string };
+  /** <kind>.webhooks.test.ts (--webhooks --tests): the admission hooks (webhooksModule) through the kind's webhooks. */
+  "webhooks-test": Pick<KindData, "rtTesting" | "kind" | "resourceConst" | "apiVersion" | "namespaced"> & {
+    kindModule: string;
+    webhooksModule: string;
+    exampleFields: string;
+  };
   /** crdFile: the CRD's file, from the folder crdgen ran in. */
   "e2e-test": KindData & { kindModule: string; hooksModule: string; crdFile: string };
   /** typesModule and validationModule: the kind module too (kindModule), for older --templates files. */
