@@ -28,9 +28,11 @@ function propertyLines(p: Property, indent: string): string {
 type Constraints = SchemaNode["constraints"];
 
 /** What a schema can ask of a value that a placeholder may not meet: each check gives a note, or nothing. */
-const checks: Array<(c: Constraints, hasDefault: boolean) => string | false> = [
+const checks: Array<(c: Constraints, hasDefault: boolean, kind: SchemaNode["kind"]) => string | false> = [
   (c, hasDefault) => c.pattern !== undefined && !hasDefault && `pattern ${truncate(c.pattern)}`,
-  (c, hasDefault) => c.format !== undefined && !(c.format in formatExamples) && !hasDefault && `format ${c.format}`,
+  // A number's format (int32, int64, double) only sizes it: the placeholder fits any.
+  (c, hasDefault, kind) =>
+    kind === "string" && c.format !== undefined && !(c.format in formatExamples) && !hasDefault && `format ${c.format}`,
   (c) => Boolean(c.validations?.length) && (c.validations!.length === 1 ? "a CEL rule" : "CEL rules"),
   (c) => Boolean(c.requiredCombinators?.length || c.valueCombinators?.length) && "oneOf/anyOf/allOf/not",
   (c) => Boolean(c.minProperties) && `at least ${c.minProperties} properties`,
@@ -41,7 +43,7 @@ const checks: Array<(c: Constraints, hasDefault: boolean) => string | false> = [
 /** What the schema asks of a value that the placeholder may not meet. */
 function unsure(node: SchemaNode): string[] {
   const hasDefault = node.constraints.default !== undefined && isScalar(node);
-  return checks.map((check) => check(node.constraints, hasDefault)).filter((note) => note !== false);
+  return checks.map((check) => check(node.constraints, hasDefault, node.kind)).filter((note) => note !== false);
 }
 
 const truncate = (text: string) => (text.length > 60 ? `${text.slice(0, 57)}...` : text);

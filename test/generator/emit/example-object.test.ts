@@ -95,6 +95,7 @@ test("a pattern, an unknown format or a CEL rule puts a TODO above the placehold
     root({
       dns: { type: "string", pattern: "^[a-z]+$" },
       ip: { type: "string", format: "ipv4" },
+      count: { type: "integer", format: "int32" },
       ranged: {
         type: "object",
         properties: { min: { type: "integer" } },
@@ -114,7 +115,13 @@ test("a pattern, an unknown format or a CEL rule puts a TODO above the placehold
       "// TODO: fill in a valid value (a CEL rule)",
     ],
   );
-  assert.deepEqual(valueOf(fields)["spec"], { dns: "example", ip: "example", ranged: { min: 0 }, plain: "example" });
+  assert.deepEqual(valueOf(fields)["spec"], {
+    dns: "example",
+    ip: "example",
+    count: 0,
+    ranged: { min: 0 },
+    plain: "example",
+  });
 });
 
 test("keys that are not identifiers are quoted; an embedded resource gets apiVersion and kind to fill in", () => {
