@@ -15,9 +15,25 @@ const keyOf = (name: string) => (identifier.test(name) ? name : tsLiteral(name))
  */
 export function exampleFields(root: SchemaNode, indent: string): string {
   if (root.kind !== "object") return "";
-  const fields = root.properties.filter((p) => !rootEnvelopeKeys.has(p.name) && (p.required || p.name === "spec"));
+  const fields = root.properties.filter((p) => !rootEnvelopeKeys.has(p.name) && (written(p) || p.name === "spec"));
   return fields.map((p) => propertyLines(p, indent)).join("");
 }
+
+/**
+ * TypeScript checks an object literal's inherited members against the type's properties of the same name: `{}` does
+ * not satisfy `{ constructor?: string }` (its constructor is a Function). Such a property is written even when
+ * optional.
+ */
+const objectMembers = new Set([
+  "constructor",
+  "toString",
+  "toLocaleString",
+  "valueOf",
+  "hasOwnProperty",
+  "isPrototypeOf",
+  "propertyIsEnumerable",
+]);
+const written = (p: Property) => p.required || objectMembers.has(p.name);
 
 function propertyLines(p: Property, indent: string): string {
   const todo = unsure(p.node);
@@ -123,7 +139,7 @@ function objectExample(node: SchemaNode & { kind: "object" }, indent: string): s
         .map((k) => `${inner}// TODO: fill in the embedded object's ${k}\n${inner}${k}: "example",\n`)
     : [];
   const required = node.properties.filter(
-    (p) => p.required || (node.embeddedResource && (p.name === "apiVersion" || p.name === "kind")),
+    (p) => written(p) || (node.embeddedResource && (p.name === "apiVersion" || p.name === "kind")),
   );
   const lines = [...envelope, ...required.map((p) => propertyLines(p, inner))];
   return lines.length ? `{\n${lines.join("")}${indent}}` : "{}";

@@ -130,7 +130,6 @@ function admissionTestFile(c: UserController, testsDir: string, options: PlanOpt
       rtTesting: c.data.rtTesting,
       kind: c.crd.kind,
       resourceConst: c.data.resourceConst,
-      apiVersion: c.data.apiVersion,
       namespaced: c.data.namespaced,
       kindModule: specifier(c.kindModulePath),
       webhooksModule: specifier(webhooksPath),

@@ -127,7 +127,7 @@ export interface TemplateData {
   /** <out>/<group>/<kind>.testing.ts (with --tests): new<Kind>TestContext over the kind module (kindModule). */
   testing: Pick<KindData, "header" | "rtTesting" | "kind" | "resourceConst" | "hasStatus"> & { kindModule: string };
   /** <kind>.webhooks.test.ts (--webhooks --tests): the admission hooks (webhooksModule) through the kind's webhooks. */
-  "webhooks-test": Pick<KindData, "rtTesting" | "kind" | "resourceConst" | "apiVersion" | "namespaced"> & {
+  "webhooks-test": Pick<KindData, "rtTesting" | "kind" | "resourceConst" | "namespaced"> & {
     kindModule: string;
     webhooksModule: string;
     exampleFields: string;

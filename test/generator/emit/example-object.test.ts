@@ -139,3 +139,10 @@ test("keys that are not identifiers are quoted; an embedded resource gets apiVer
     template: { apiVersion: "example", kind: "example" },
   });
 });
+
+test("a property named as an Object.prototype member is written even when optional, as TypeScript checks it", () => {
+  const value = spec(
+    root({ constructor: { type: "string" }, valueOf: { type: "integer" }, other: { type: "string" } }, []),
+  );
+  assert.deepEqual(value, { constructor: "example", valueOf: 0 });
+});
