@@ -150,6 +150,7 @@ function e2eTestFile(c: UserController, testsDir: string, options: PlanOptions):
         kindModule: specifier(c.kindModulePath),
         hooksModule: specifier(c.hooksPath.replace(/\.ts$/, "")),
         crdFile: path.relative(process.cwd(), source).split(path.sep).join("/"),
+        exampleFields: exampleFields(c.version.schema, "      "),
       }),
       owner: "user",
     },

@@ -132,8 +132,8 @@ export interface TemplateData {
     webhooksModule: string;
     exampleFields: string;
   };
-  /** crdFile: the CRD's file, from the folder crdgen ran in. */
-  "e2e-test": KindData & { kindModule: string; hooksModule: string; crdFile: string };
+  /** crdFile: the CRD's file, from the folder crdgen ran in; exampleFields as the hooks test's. */
+  "e2e-test": KindData & { kindModule: string; hooksModule: string; crdFile: string; exampleFields: string };
   /** typesModule and validationModule: the kind module too (kindModule), for older --templates files. */
   webhooks: Pick<KindData, "rtWebhook" | "kind" | "resourceConst" | "typesModule"> & {
     kindModule: string;
