@@ -83,6 +83,8 @@ async function generateEach(files: CorpusFile[]): Promise<CorpusRun["generateFai
         inputs: [file.path],
         outDir: path.join(dir, "generated"),
         hooksDir: path.join(dir, "src"),
+        // The scaffolded tests too: each starts from an example object that must type-check against its kind.
+        testsDir: path.join(dir, "test"),
         validation: true,
         format,
       });
