@@ -35,7 +35,7 @@ program
   )
   .option(
     "--tests <dir>",
-    "with --hooks: folder where example tests of each kind are created once (user-owned): <kind>.hooks.test.ts on @crdgen/runtime/testing, and <kind>.e2e.test.ts on a local control plane (crdgen envtest) for a CRD read from a file",
+    "with --hooks: folder where example tests of each kind are created once (user-owned): <kind>.hooks.test.ts on @crdgen/runtime/testing (its context from the generated <kind>.testing.ts), <kind>.webhooks.test.ts with --webhooks, and <kind>.e2e.test.ts on a local control plane (crdgen envtest) for a CRD read from a file",
   )
   .option(
     "--templates <dir>",
