@@ -459,9 +459,18 @@ test("apiserver down for 60 s: reconnect attempts back off to about one per 30 s
   try {
     await h.clusters.create(newCluster("b-before"));
     await assertInSync(h, "b-before in the cache");
-    const down = Date.now();
+    const stopped = Date.now();
     await plane.stopApiServer();
+    // The outage starts when the informer first meets it: a stopping kube-apiserver may keep the watch open for
+    // seconds (20 s on a loaded machine), and the backoff starts from that first failed attempt, not before.
+    const first = await eventually(
+      "a list/watch attempt after the apiserver stopped",
+      () => h.lw.calls.find((c) => c.at >= stopped),
+      60_000,
+    );
+    const down = first.at;
     const outageMs = 60_000;
+    // A fixed wait is the test's input here: the outage's length.
     await new Promise((r) => setTimeout(r, outageMs - (Date.now() - down)));
     const up = Date.now();
     await plane.startApiServer();
