@@ -1,7 +1,8 @@
 // The smallest object of a kind the scaffolded tests start from: the schema's required fields filled with values its
 // constraints accept (the default when it has one, else a placeholder within bounds), written as TypeScript that
-// type-checks against the kind's generated type. A value the schema narrows further than this can tell (a pattern, a
-// format, CEL rules) gets a TODO comment above it: it still compiles, and the test author knows what to fill in.
+// type-checks against the kind's generated type. A value the schema narrows further than this can tell (a pattern no
+// common candidate matches, an unknown format, CEL rules) gets a TODO comment above it: it still compiles, and the
+// test author knows what to fill in.
 import type { Property, SchemaNode } from "../model/schema-node.js";
 import { rootEnvelopeKeys } from "../model/type-names.js";
 import { lineCommentText, tsLiteral } from "../ts-literal.js";
@@ -45,7 +46,8 @@ type Constraints = SchemaNode["constraints"];
 
 /** What a schema can ask of a value that a placeholder may not meet: each check gives a note, or nothing. */
 const checks: Array<(c: Constraints, hasDefault: boolean, kind: SchemaNode["kind"]) => string | false> = [
-  (c, hasDefault) => c.pattern !== undefined && !hasDefault && `pattern ${truncate(c.pattern)}`,
+  (c, hasDefault) =>
+    c.pattern !== undefined && !hasDefault && !matchingCandidate(c) && `pattern ${truncate(c.pattern)}`,
   // A number's format (int32, int64, double) only sizes it: the placeholder fits any.
   (c, hasDefault, kind) =>
     kind === "string" && c.format !== undefined && !(c.format in formatExamples) && !hasDefault && `format ${c.format}`,
@@ -70,7 +72,43 @@ const formatExamples: Record<string, string> = {
   "date-time": "1970-01-01T00:00:00Z",
   date: "1970-01-01",
   duration: "1s",
+  byte: "ZXhhbXBsZQ==",
+  cidr: "192.0.2.0/24",
+  ipv4: "192.0.2.1",
+  ipv6: "2001:db8::1",
+  hostname: "example.com",
+  uri: "https://example.com",
+  uuid: "00000000-0000-0000-0000-000000000000",
+  email: "user@example.com",
 };
+
+/** Strings often asked for by a pattern: a duration, a quantity, a URL, a qualified name. The first that matches. */
+const patternCandidates = [
+  "example",
+  "1s",
+  "1",
+  "example.com",
+  "example.com/example",
+  "https://example.com",
+  "oci://example.com/example",
+  "Example",
+];
+
+/** The pattern as a JavaScript RegExp, or undefined where its syntax is not JavaScript's (RE2 extensions). */
+function patternRegExp(pattern: string): RegExp | undefined {
+  try {
+    return new RegExp(pattern, "u");
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first candidate the pattern matches within the length bounds, or undefined. */
+function matchingCandidate(c: Constraints): string | undefined {
+  const re = c.pattern === undefined ? undefined : patternRegExp(c.pattern);
+  const fits = (s: string) => (c.minLength ?? 0) <= s.length && s.length <= (c.maxLength ?? Infinity);
+  return re && patternCandidates.find((s) => fits(s) && re.test(s));
+}
 
 /** A TypeScript expression of a value `node` accepts; an object's lines are indented one level below `indent`. */
 function valueOf(node: SchemaNode, indent: string): string {
@@ -102,6 +140,8 @@ function valueOf(node: SchemaNode, indent: string): string {
 
 function stringExample(node: SchemaNode): string {
   const c = node.constraints;
+  const matching = matchingCandidate(c);
+  if (matching !== undefined) return matching;
   const example = (c.format !== undefined ? formatExamples[c.format] : undefined) ?? "example";
   if (c.maxLength !== undefined && example.length > c.maxLength) return example.slice(0, c.maxLength);
   if (c.minLength !== undefined && example.length < c.minLength) return example.padEnd(c.minLength, "x");

@@ -93,8 +93,8 @@ test("objects recurse into their required fields; arrays hold minItems items; ma
 test("a pattern, an unknown format or a CEL rule puts a TODO above the placeholder, which still evaluates", () => {
   const fields = exampleFields(
     root({
-      dns: { type: "string", pattern: "^[a-z]+$" },
-      ip: { type: "string", format: "ipv4" },
+      hex: { type: "string", pattern: "^[0-9a-f]{8}$" },
+      ip: { type: "string", format: "mac" },
       count: { type: "integer", format: "int32" },
       ranged: {
         type: "object",
@@ -110,13 +110,13 @@ test("a pattern, an unknown format or a CEL rule puts a TODO above the placehold
   assert.deepEqual(
     todos.map((l) => l.trim()),
     [
-      "// TODO: fill in a valid value (pattern ^[a-z]+$)",
-      "// TODO: fill in a valid value (format ipv4)",
+      "// TODO: fill in a valid value (pattern ^[0-9a-f]{8}$)",
+      "// TODO: fill in a valid value (format mac)",
       "// TODO: fill in a valid value (a CEL rule)",
     ],
   );
   assert.deepEqual(valueOf(fields)["spec"], {
-    dns: "example",
+    hex: "example",
     ip: "example",
     count: 0,
     ranged: { min: 0 },
@@ -145,4 +145,23 @@ test("a property named as an Object.prototype member is written even when option
     root({ constructor: { type: "string" }, valueOf: { type: "integer" }, other: { type: "string" } }, []),
   );
   assert.deepEqual(value, { constructor: "example", valueOf: 0 });
+});
+
+test("a pattern gets the first common candidate it matches; known formats get a value of theirs", () => {
+  const value = spec(
+    root({
+      interval: { type: "string", pattern: "^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$" },
+      url: { type: "string", pattern: "^(http|https|oci)://.*$" },
+      controllerName: { type: "string", pattern: "^[a-z0-9.]+\\/[a-z]+$" },
+      request: { type: "string", format: "byte" },
+      cidr: { type: "string", format: "cidr" },
+    }),
+  );
+  assert.deepEqual(value, {
+    interval: "1s",
+    url: "https://example.com",
+    controllerName: "example.com/example",
+    request: "ZXhhbXBsZQ==",
+    cidr: "192.0.2.0/24",
+  });
 });
