@@ -7,7 +7,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import readline from "node:readline";
@@ -23,9 +23,9 @@ import {
 } from "@crdgen/runtime";
 import { Discovery, manifestFilesUnder, readManifests } from "@crdgen/runtime/deploy";
 import { kubeLeaseLock } from "@crdgen/runtime/leaderelection";
-import { eventually, repoRoot } from "./control-plane.js";
+import { eventually } from "./control-plane.js";
+import { crdgenBin, linkPackages, runInProject } from "./linked-project.js";
 
-const crdgenBin = path.join(repoRoot, "bin", "crdgen.js");
 const operator = "greeter";
 const namespace = `${operator}-system`;
 const greetings = {
@@ -98,38 +98,9 @@ after(async () => {
   for (const dir of temps) rmSync(dir, { recursive: true, force: true });
 });
 
-/** The project's commands run as a user's would: not nested in this test run, the control plane as current context. */
-function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): string {
-  const childEnv = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => k !== "NODE_TEST_CONTEXT" && k !== "KUBECONFIG"),
-  );
-  const result = spawnSync(command, args, {
-    cwd,
-    encoding: "utf8",
-    timeout: 600_000,
-    env: { ...childEnv, KUBECONFIG: plane.kubeconfigPath, ...env },
-  });
-  if (result.error) throw new Error(`${command} ${args.join(" ")} could not run in ${cwd}: ${result.error.message}`);
-  const output = result.stdout + result.stderr;
-  assert.equal(result.status, 0, `${command} ${args.join(" ")} (in ${cwd}) exited ${result.status}:\n${output}`);
-  return output;
-}
-
-/** node_modules of the project as links into this checkout (no registry): crdgen, @crdgen/runtime, the compiler. */
-function linkPackages(project: string): void {
-  const modules = path.join(project, "node_modules");
-  const link = (name: string, target: string) => {
-    mkdirSync(path.dirname(path.join(modules, name)), { recursive: true });
-    symlinkSync(target, path.join(modules, name), "dir");
-  };
-  link("crdgen", repoRoot);
-  link("@crdgen/runtime", path.join(repoRoot, "runtime"));
-  for (const name of ["@kubernetes/client-node", "@types/node", "typescript"])
-    link(name, path.join(repoRoot, "node_modules", name));
-  mkdirSync(path.join(modules, ".bin"));
-  symlinkSync(path.join("..", "crdgen", "bin", "crdgen.js"), path.join(modules, ".bin", "crdgen"));
-  symlinkSync(path.join("..", "typescript", "bin", "tsc"), path.join(modules, ".bin", "tsc"));
-}
+/** The project's commands run as a user's would, with the control plane as current context. */
+const run = (command: string, args: string[], cwd: string, env: Record<string, string> = {}) =>
+  runInProject(command, args, cwd, { drop: ["KUBECONFIG"], env: { KUBECONFIG: plane.kubeconfigPath, ...env } });
 
 /** Every object of the project's deploy/, in the order the files apply. */
 function deployDocs(project: string): KubernetesObject[] {

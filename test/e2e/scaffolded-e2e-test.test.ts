@@ -3,13 +3,12 @@
 // `npm test` leaves them out. The project's packages are links to this checkout: nothing comes from a registry.
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { repoRoot } from "./control-plane.js";
+import { crdgenBin, linkPackages, runInProject } from "./linked-project.js";
 
-const crdgenBin = path.join(repoRoot, "bin", "crdgen.js");
 /** One kind of each scope; both are valid without a spec, as the scaffolded test creates them. */
 const crds = {
   "gadget.yaml": "test/fixtures/schema/closed-and-empty-object/crd.yaml",
@@ -19,36 +18,9 @@ const crds = {
 const temps: string[] = [];
 after(() => temps.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-/**
- * The project's commands' environment: not nested in this test run, and KUBEBUILDER_ASSETS only as its scripts set it.
- */
-const childEnv = Object.fromEntries(
-  Object.entries(process.env).filter(([k]) => k !== "NODE_TEST_CONTEXT" && k !== "KUBEBUILDER_ASSETS"),
-);
-
-function run(command: string, args: string[], cwd: string): string {
-  const result = spawnSync(command, args, { cwd, encoding: "utf8", timeout: 600_000, env: childEnv });
-  if (result.error) throw new Error(`${command} ${args.join(" ")} could not run in ${cwd}: ${result.error.message}`);
-  const output = result.stdout + result.stderr;
-  assert.equal(result.status, 0, `${command} ${args.join(" ")} (in ${cwd}) exited ${result.status}:\n${output}`);
-  return output;
-}
-
-/** node_modules of the project as links into this checkout: crdgen and @crdgen/runtime, and what their scripts run. */
-function linkPackages(project: string) {
-  const modules = path.join(project, "node_modules");
-  const link = (name: string, target: string) => {
-    mkdirSync(path.dirname(path.join(modules, name)), { recursive: true });
-    symlinkSync(target, path.join(modules, name), "dir");
-  };
-  link("crdgen", repoRoot);
-  link("@crdgen/runtime", path.join(repoRoot, "runtime"));
-  for (const name of ["@kubernetes/client-node", "@types/node", "typescript"])
-    link(name, path.join(repoRoot, "node_modules", name));
-  mkdirSync(path.join(modules, ".bin"));
-  symlinkSync(path.join("..", "crdgen", "bin", "crdgen.js"), path.join(modules, ".bin", "crdgen"));
-  symlinkSync(path.join("..", "typescript", "bin", "tsc"), path.join(modules, ".bin", "tsc"));
-}
+/** The project's commands: KUBEBUILDER_ASSETS only as its scripts set it. */
+const run = (command: string, args: string[], cwd: string) =>
+  runInProject(command, args, cwd, { drop: ["KUBEBUILDER_ASSETS"] });
 
 test("a crdgen init project passes its scaffolded e2e tests with npm run test:e2e; npm test leaves them out", () => {
   const root = mkdtempSync(path.join(os.tmpdir(), "crdgen-scaffold-e2e-"));
