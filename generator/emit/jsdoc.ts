@@ -1,6 +1,6 @@
 // Writes JSDoc blocks from descriptions and schema constraints; no description text can end the comment early or add a
 // tag.
-import type { Constraints } from "../model/schema-node.js";
+import { numericConstraints, type Constraints } from "../model/schema-node.js";
 import { escapeInvisible } from "../ts-literal.js";
 
 /**
@@ -34,11 +34,6 @@ const valueMeaning = {
   not: "this must not hold",
 } as const;
 
-/** The keys of Constraints that hold a number. */
-type NumericConstraint = {
-  [K in keyof Constraints]-?: Constraints[K] extends number | undefined ? K : never;
-}[keyof Constraints];
-
 /** The @default tag of a node: what the API server sets where the field is absent. */
 export function defaultTags(c: Constraints): string[] {
   return c.default ? [`@default ${JSON.stringify(c.default.value)}`] : [];
@@ -55,21 +50,9 @@ export function constraintTags(c: Constraints, rulesOnly = false): string[] {
   ];
 }
 
-const numericTags: NumericConstraint[] = [
-  "minimum",
-  "maximum",
-  "multipleOf",
-  "minLength",
-  "maxLength",
-  "minItems",
-  "maxItems",
-  "minProperties",
-  "maxProperties",
-];
-
 /** Bounds, counts, pattern and format. */
 function valueTags(c: Constraints): string[] {
-  const tags = numericTags.filter((key) => c[key] !== undefined).map((key) => `@${key} ${String(c[key])}`);
+  const tags = numericConstraints.filter((key) => c[key] !== undefined).map((key) => `@${key} ${String(c[key])}`);
   if (c.exclusiveMinimum) tags.push("@exclusiveMinimum");
   if (c.exclusiveMaximum) tags.push("@exclusiveMaximum");
   if (c.uniqueItems) tags.push("@uniqueItems");

@@ -1,6 +1,14 @@
 // Normalises a raw openAPIV3Schema into SchemaNodes, one explicit rule per Kubernetes extension and placement.
 import { InputError, pointer, scalarText, type InputLocation } from "../input-error.js";
-import type { CelRule, Constraints, Property, RequiredCombinator, SchemaNode, ValueCombinator } from "./schema-node.js";
+import {
+  numericConstraints,
+  type CelRule,
+  type Constraints,
+  type Property,
+  type RequiredCombinator,
+  type SchemaNode,
+  type ValueCombinator,
+} from "./schema-node.js";
 
 export interface SchemaWarning extends InputLocation {
   message: string;
@@ -164,17 +172,7 @@ function typedUnion(raw: Raw, name: "oneOf" | "anyOf", at: string, ctx: Normaliz
 function readConstraints(raw: Raw, at: string, ctx: NormalizeContext): Constraints {
   const c: Constraints = {};
   if ("default" in raw) c.default = { value: raw["default"] };
-  for (const key of [
-    "minimum",
-    "maximum",
-    "multipleOf",
-    "minLength",
-    "maxLength",
-    "minItems",
-    "maxItems",
-    "minProperties",
-    "maxProperties",
-  ] as const) {
+  for (const key of numericConstraints) {
     if (typeof raw[key] === "number") c[key] = raw[key];
   }
   for (const key of ["exclusiveMinimum", "exclusiveMaximum", "uniqueItems"] as const) {

@@ -1,5 +1,18 @@
 // The Kubernetes-aware schema model: every openAPIV3Schema node normalised into one explicit kind.
 
+/** The constraints that hold a number, in the order crdgen reads and documents them. */
+export const numericConstraints = [
+  "minimum",
+  "maximum",
+  "multipleOf",
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+  "minProperties",
+  "maxProperties",
+] as const satisfies readonly (keyof Constraints)[];
+
 /** Value validations and Kubernetes extensions kept for documentation and (later) runtime validation. */
 export interface Constraints {
   default?: { value: unknown };
