@@ -6,6 +6,7 @@ import { isDeepStrictEqual } from "node:util";
 // fast-json-patch is CommonJS: Node gives its exports as the default import only.
 import jsonPatch, { type Operation } from "fast-json-patch";
 import { Indexer, metaNamespaceIndexFunc, NamespaceIndex } from "../cache/indexer.js";
+import { objectKey as key } from "../cache/keys.js";
 import { ApiError } from "../client/api-error.js";
 import { bindResourceVerbs, type ObjectVerbs, type StatusVerbs } from "../client/bound-verbs.js";
 import { builtinResources } from "../client/builtin-resources.js";
@@ -743,7 +744,6 @@ function nameOf(obj: KubernetesObject): string {
   return name;
 }
 
-const key = (namespace: string | undefined, name: string) => (namespace ? `${namespace}/${name}` : name);
 const byKey = (a: Obj, b: Obj) => {
   const ka = key(a.metadata["namespace"], a.metadata.name);
   const kb = key(b.metadata["namespace"], b.metadata.name);

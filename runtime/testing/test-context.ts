@@ -2,6 +2,7 @@
 // FakeCluster instead of an API server. A generated new<Kind>TestContext completes it with the kind's typed client and
 // lister, as the generated controller completes controllerFor's.
 import type { Indexer } from "../cache/indexer.js";
+import { objectKey } from "../cache/keys.js";
 import type { KubeClient } from "../client/kube-client.js";
 import type { KubernetesObject, ResourceDescriptor } from "../client/types.js";
 import type { ReconcileContext } from "../controller/reconcile.js";
@@ -38,7 +39,7 @@ export function newTestContext<T extends KubernetesObject, Ctx extends Reconcile
   if (!name) throw new Error(`newTestContext: the ${resource.kind} to reconcile has no metadata.name`);
   const namespace = resource.namespaced ? obj.metadata?.namespace : undefined;
   const base: ReconcileContext = {
-    key: namespace ? `${namespace}/${name}` : name,
+    key: objectKey(namespace, name),
     namespace,
     name,
     log,
