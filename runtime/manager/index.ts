@@ -2,6 +2,7 @@
 export { type ManagedController, type Manager, type ManagerConfig, runManager, startManager } from "./manager.js";
 export {
   GracefulShutdownTimeoutError,
+  LeaderElectionLostError,
   type LeaderElectionConfig,
   type Runnable,
   type RunControllersOptions,
