@@ -18,5 +18,6 @@ export {
 export { PointsTo, fieldSlot } from "./points-to.js";
 export { textReport } from "./report-text.js";
 export { jsonReport } from "./report-json.js";
+export { htmlReport, locationUrl, type HtmlOptions } from "./report-html.js";
 export { dotReport, graphSize, graphSizeNote, mermaidReport, readableNodes } from "./report-graph.js";
 export { filterByKind, kindsOf } from "./by-kind.js";

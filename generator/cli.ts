@@ -1,6 +1,7 @@
 // The crdgen command line: commander wiring only; the work happens in generate.ts.
 import { Command, Option } from "commander";
 import { statSync } from "node:fs";
+import path from "node:path";
 import { progressBar, progressThreshold } from "./progress-bar.js";
 import { formatLocation, formatWarning, type InputWarning } from "./input-error.js";
 import { UserError } from "./user-error.js";
@@ -236,11 +237,17 @@ program
   )
   .option("--json", "print the flows as JSON")
   .addOption(
-    new Option("--format <format>", "output format").choices(["text", "json", "mermaid", "dot"]).default("text"),
+    new Option("--format <format>", "output format")
+      .choices(["text", "json", "mermaid", "dot", "html"])
+      .default("text"),
   )
   .option(
     "--kind <Kind>",
     "only the flows of this watched kind, in every format (an unknown kind is an error that lists the kinds found)",
+  )
+  .option(
+    "--link-template <url>",
+    "html: each file:line links here; {path} (as reported), {abspath} and {line} are filled in (default: file://)",
   )
   .option("--include-vendor", "also read vendor/ and node_modules/")
   .option("--include-tests", "also read tests (*_test.go, *.test.ts, *.spec.ts, test/, tests/, testdata/, e2e/)")
@@ -249,8 +256,9 @@ program
       dirs: string[],
       opts: {
         json?: boolean;
-        format: "text" | "json" | "mermaid" | "dot";
+        format: "text" | "json" | "mermaid" | "dot" | "html";
         kind?: string;
+        linkTemplate?: string;
         includeVendor?: boolean;
         includeTests?: boolean;
       },
@@ -258,7 +266,7 @@ program
       const explorePackage = await loadExplore();
       const { explore, ExploreInputError, filterByKind, graphSize, graphSizeNote, unsupportedLanguages } =
         explorePackage;
-      const { textReport, jsonReport, mermaidReport, dotReport } = explorePackage;
+      const { textReport, jsonReport, mermaidReport, dotReport, htmlReport, commonAncestor } = explorePackage;
       // A folder that cannot be read or an unknown --kind is the user's to fix: said in one line, like the other
       // commands' input errors.
       const userError = (error: unknown) => (error instanceof ExploreInputError ? new UserError(error.message) : error);
@@ -278,7 +286,10 @@ program
         throw userError(error);
       }
       const format = opts.json ? "json" : opts.format;
-      const render = { text: textReport, json: jsonReport, mermaid: mermaidReport, dot: dotReport }[format];
+      const root = commonAncestor(dirs.map((d) => path.resolve(d)));
+      const html = (r: typeof result) =>
+        htmlReport(r, { root, ...(opts.linkTemplate ? { linkTemplate: opts.linkTemplate } : {}) });
+      const render = { text: textReport, json: jsonReport, mermaid: mermaidReport, dot: dotReport, html }[format];
       process.stdout.write(render(result));
       const note = format === "mermaid" || format === "dot" ? graphSizeNote(graphSize(result).nodes) : undefined;
       if (note) process.stderr.write(`crdgen explore: ${note}\n`);
