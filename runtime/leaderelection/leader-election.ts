@@ -191,6 +191,7 @@ export class LeaderElector {
   /**
    * Campaigns until the signal aborts or release() is called, leads while it holds the Lease, and returns when
    * leadership ends. Rejects with the error of onStartedLeading's promise if that fails (after releasing the Lease).
+   * On "lost" it returns without waiting for onStartedLeading's work, which sees its signal aborted.
    */
   run(signal?: AbortSignal): Promise<LeaderElectionOutcome> {
     if (this.running) throw new Error("LeaderElector.run: already running");
@@ -272,10 +273,10 @@ export class LeaderElector {
     }
     lead.abort();
     if (lost) {
-      // Someone else may take over once the Lease expires: stop at once, then let the work wind down.
-      log?.error("failed to renew lease within the renew deadline: leadership lost");
+      // Someone else may take over once the Lease expires: report it at once (client-go's Run returns here too) and
+      // leave the work winding down on its aborted signal; the caller is expected to exit (one error line is its to log).
+      log?.info("failed to renew lease within the renew deadline");
       this.stopLeading();
-      await work;
       return "lost";
     }
     // Graceful: the work drains first, so a standby never leads while this candidate still works.

@@ -9,7 +9,12 @@ import type { WebhookServerOptions } from "../webhook/server.js";
 import { cacheSyncedCheck, type HealthCheck } from "./health.js";
 import type { MetricsAuthOptions } from "./metrics-auth.js";
 import type { ManagerOptions } from "./options.js";
-import { runControllers, type LeaderElectionConfig, type Runnable } from "./run-controllers.js";
+import {
+  LeaderElectionLostError,
+  runControllers,
+  type LeaderElectionConfig,
+  type Runnable,
+} from "./run-controllers.js";
 import { servingAddresses, startServers } from "./servers.js";
 
 /** A controller as the manager runs it: a Runnable whose caches report when they have synced. */
@@ -152,11 +157,25 @@ function readyzCheck(
   return { name: synced.name, check: () => (leaderElection && !isLeading() ? true : synced.check()) };
 }
 
-/** startManager, then wait until it has stopped. */
+/**
+ * startManager, then wait until it has stopped: what an operator's main() runs. Losing the Lease ends the process, as
+ * in a controller-runtime operator: one error line (`leader election lost`, no stack trace), the servers closed, exit
+ * code 1 once the caller's own cleanup (a `finally` around runManager) has run, whatever still waits on the API server.
+ */
 export async function runManager(controllers: readonly ManagedController[], config: ManagerConfig): Promise<void> {
-  await (
-    await startManager(controllers, config)
-  ).done;
+  const logger = config.logger ?? newLogger();
+  try {
+    await (
+      await startManager(controllers, { ...config, logger })
+    ).done;
+  } catch (error) {
+    if (!(error instanceof LeaderElectionLostError)) throw error;
+    logger.error("leader election lost", { lease: error.lease });
+    process.exitCode = 1;
+    // Reconciles still waiting on an unreachable API server must not outlive the Lease: after the current tick (the
+    // caller's finally runs in it), exit; unref'd, so an emptied event loop exits sooner with the same code.
+    setTimeout(() => process.exit(1), 0).unref();
+  }
 }
 
 /** The Lease namespace: the option (--leader-election-namespace / POD_NAMESPACE), the pod's namespace, the kubeconfig's. */

@@ -28,6 +28,18 @@ export class GracefulShutdownTimeoutError extends Error {
   }
 }
 
+/**
+ * This process could not renew its Lease within the renew deadline: another replica may lead already, so the process
+ * should exit now (controller-runtime's "leader election lost"). The controllers were told to stop; nothing waits for
+ * them to drain.
+ */
+export class LeaderElectionLostError extends Error {
+  constructor(readonly lease: string) {
+    super(`leader election lost: lease ${lease}`);
+    this.name = "LeaderElectionLostError";
+  }
+}
+
 /** Only the holder of the Lease `namespace/name` runs the controllers (controller-runtime's LeaderElection). */
 export interface LeaderElectionConfig {
   kube: KubeClient;
@@ -54,7 +66,7 @@ export interface RunControllersOptions {
   signal?: AbortSignal;
   /**
    * When set, the controllers run only while this process holds the Lease. Losing it stops them and makes
-   * runControllers reject ("leader election lost") so the process exits; SIGINT/SIGTERM stop them, then release the
+   * runControllers reject at once with LeaderElectionLostError so the process exits; SIGINT/SIGTERM stop them, then release the
    * Lease if releaseOnCancel says so.
    */
   leaderElection?: LeaderElectionConfig;
@@ -94,7 +106,7 @@ export async function runControllers(controllers: Runnable[], options: RunContro
       onStoppedLeading: () => undefined,
     });
     const outcome = await elector.run(stop.signal);
-    if (outcome === "lost") throw new Error(`leader election lost: lease ${le.namespace}/${le.name}`);
+    if (outcome === "lost") throw new LeaderElectionLostError(`${le.namespace}/${le.name}`);
   } finally {
     process.off("SIGINT", onInt);
     process.off("SIGTERM", onTerm);

@@ -248,3 +248,41 @@ test("runControllers: a standby runs no controller; a leader whose Lease is take
   standbyStop.abort();
   await standby;
 });
+
+test("an operator whose API server stays away past the renew deadline: one `leader election lost` line, no stack trace, exit 1 at once", async () => {
+  const script = path.join(path.dirname(childScript), "lease-lost-child.js");
+  const proc = spawn(process.execPath, [script, plane.kubeconfigPath, NS, "outage"], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(proc);
+  let stdout = "";
+  let stderr = "";
+  proc.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  proc.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
+    proc.on("close", (code) => resolve({ code, at: Date.now() })),
+  );
+  await eventually(
+    `the child leads (stderr: ${stderr})`,
+    () => (stdout.includes('"start"') ? true : undefined),
+    15_000,
+  );
+  const outageAt = Date.now();
+  let code: number | null, exitedAfter: number;
+  try {
+    await plane.stopApiServer();
+    const exit = await exited;
+    code = exit.code;
+    exitedAfter = exit.at - outageAt;
+  } finally {
+    await plane.startApiServer();
+  }
+  console.log(`exit ${code} ${exitedAfter} ms after the API server went away; stderr:\n${stderr}`);
+  assert.equal(code, 1);
+  const lost = stderr.split("\n").filter((line) => line.includes("leader election lost"));
+  assert.equal(lost.length, 1, "exactly one `leader election lost` line");
+  assert.equal((JSON.parse(lost[0]!) as { level?: string }).level, "error");
+  assert.doesNotMatch(stderr, /^\s+at /m, "no stack trace");
+  // The renew deadline plus one retry, not the hanging reconcile's minute.
+  assert.ok(exitedAfter < RENEW_MS + RETRY_MS + 3_000, `exited ${exitedAfter} ms after the outage began`);
+});
