@@ -40,6 +40,7 @@ export {
   serviceAccountUser,
 } from "./kube-client.js";
 export { KubeconfigError } from "./kubeconfig-error.js";
+export { type RequestMetrics, registerRequestMetrics } from "./request-metrics.js";
 export { CREDENTIALS_OVER_HTTP_EXTENSION, kubeconfigCredentialsOverHttp } from "./plain-http.js";
 // What HttpKubeClient.fromKubeConfig takes and HttpKubeClient.kubeConfig is: client-node's KubeConfig has it.
 export type { KubeConfigView } from "./light-kube-config.js";
