@@ -23,5 +23,10 @@ export {
 } from "./prometheus.js";
 export { LEADER_ELECTION_MASTER_STATUS, type LeaderElectionMetric, leaderElectionMetric } from "./leader-election.js";
 export { WEBHOOK_METRIC_NAMES, WebhookMetrics, webhookMetrics } from "./webhook.js";
-export { REST_CLIENT_DURATION_BUCKETS, REST_CLIENT_METRIC_NAMES, RestClientMetrics, restClientMetrics } from "./rest-client.js";
+export {
+  REST_CLIENT_DURATION_BUCKETS,
+  REST_CLIENT_METRIC_NAMES,
+  RestClientMetrics,
+  restClientMetrics,
+} from "./rest-client.js";
 export { processMetrics } from "./process.js";
