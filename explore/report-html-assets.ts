@@ -2,6 +2,7 @@
 
 export const htmlStyle = `
 :root { color-scheme: light dark; --line: #8884; --muted: #888; --accent: #2563eb; }
+[hidden] { display: none !important; }
 body { font: 14px/1.4 system-ui, sans-serif; margin: 0; padding: 1rem 1.5rem; }
 h1 { font-size: 1.2rem; margin: 0 0 .25rem; }
 .summary { color: var(--muted); margin: 0 0 .75rem; }
@@ -10,8 +11,9 @@ h1 { font-size: 1.2rem; margin: 0 0 .25rem; }
 .filters label { display: flex; gap: .4rem; align-items: center; }
 section.controller { margin: 1rem 0; border: 1px solid var(--line); border-radius: 6px; padding: .5rem .75rem; }
 section.controller > h2 { font-size: 1rem; margin: 0 0 .5rem; }
-.flow { display: flex; align-items: stretch; gap: .25rem; margin: .4rem 0; flex-wrap: wrap; }
-.stage { border: 1px solid var(--line); border-radius: 4px; padding: .25rem .5rem; min-width: 9rem; max-width: 24rem; }
+.flow { display: flex; align-items: stretch; gap: .25rem; margin: .4rem 0; overflow-x: auto; }
+.stage { border: 1px solid var(--line); border-radius: 4px; padding: .25rem .5rem; flex: 0 1 16rem; min-width: 8rem;
+  overflow-wrap: anywhere; }
 .stage .role { display: block; font-size: .7rem; text-transform: uppercase; letter-spacing: .05em; color: var(--muted); }
 .stage.source { border-color: #16a34a88; } .stage.queue { border-color: #d9770688; } .stage.process { border-color: #2563eb88; }
 .arrow { align-self: center; color: var(--muted); }
