@@ -252,6 +252,7 @@ function listQuery(o: ListOptions): Query {
     timeoutSeconds: o.timeoutSeconds,
     allowWatchBookmarks: o.allowWatchBookmarks,
     sendInitialEvents: o.sendInitialEvents,
+    shardSelector: o.shardSelector,
   };
 }
 

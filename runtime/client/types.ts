@@ -27,6 +27,11 @@ export interface ListOptions {
   timeoutSeconds?: number;
   allowWatchBookmarks?: boolean;
   sendInitialEvents?: boolean;
+  /**
+   * Server-side sharding (KEP-5866, alpha gate ShardedListAndWatch): `shardRange(object.metadata.uid, '0x…', '0x…')`
+   * joined by `||`. A server without the gate ignores it and sends everything.
+   */
+  shardSelector?: string;
 }
 
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";

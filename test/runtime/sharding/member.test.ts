@@ -1,0 +1,193 @@
+// ShardMember on an in-memory Lease store and a fake clock, members' rounds interleaved by the test: after every round
+// no bucket may start on two members, and the group converges to the assignment through joins, a graceful leave, a
+// kill (the Lease expires), a pause past the Lease (the paused member stops before anyone takes over), and in-flight
+// reconciles that hold a bucket until they finish.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { FakeClock } from "@crdgen/runtime/testing";
+import { Registry } from "@crdgen/runtime/metrics";
+import { ApiError } from "@crdgen/runtime";
+import { ShardMember } from "#runtime/sharding/member.js";
+import type { MemberLease, MemberLeaseStore } from "#runtime/sharding/lease-store.js";
+import { assignBuckets, bucketRange } from "#runtime/sharding/assignment.js";
+
+const BUCKETS = 16;
+const timings = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
+
+/** Leases with resourceVersion semantics; list() is a consistent read of every write before it. */
+class MemoryLeases implements MemberLeaseStore {
+  readonly description = "memory";
+  readonly leases = new Map<string, MemberLease>();
+  private rv = 0;
+  /** Makes every write fail (an API server outage for this member). */
+  failWrites = new Set<string>();
+
+  list(): Promise<MemberLease[]> {
+    return Promise.resolve([...this.leases.values()].map((l) => structuredClone(l)));
+  }
+  create(lease: MemberLease): Promise<MemberLease> {
+    if (this.leases.has(lease.metadata.name)) return Promise.reject(conflict());
+    return Promise.resolve(this.write(lease));
+  }
+  update(lease: MemberLease): Promise<MemberLease> {
+    if (this.failWrites.has(lease.metadata.name)) return Promise.reject(new Error("unavailable"));
+    const current = this.leases.get(lease.metadata.name);
+    if (current?.metadata.resourceVersion !== lease.metadata.resourceVersion) return Promise.reject(conflict());
+    return Promise.resolve(this.write(lease));
+  }
+  delete(name: string): Promise<void> {
+    this.leases.delete(name);
+    return Promise.resolve();
+  }
+  private write(lease: MemberLease): MemberLease {
+    const stored = structuredClone({ ...lease, metadata: { ...lease.metadata, resourceVersion: String(++this.rv) } });
+    this.leases.set(stored.metadata.name, stored);
+    return structuredClone(stored);
+  }
+}
+
+const conflict = () =>
+  new ApiError({
+    status: 409,
+    method: "PUT",
+    path: "/leases",
+    body: { kind: "Status", code: 409, reason: "Conflict" },
+  });
+
+class Group {
+  readonly clock = new FakeClock(1_000_000);
+  readonly store = new MemoryLeases();
+  readonly members = new Map<string, ShardMember>();
+  /** In-flight hashes per member (a controller's reconciles). */
+  readonly inFlight = new Map<string, bigint[]>();
+
+  add(name: string): ShardMember {
+    const m = new ShardMember({
+      name: "g",
+      identity: name,
+      store: this.store,
+      buckets: BUCKETS,
+      clock: this.clock,
+      registry: new Registry(),
+      ...timings,
+    });
+    m.attach({ inFlightHashes: () => this.inFlight.get(name) ?? [] });
+    this.members.set(name, m);
+    return m;
+  }
+
+  /** Which members may start each bucket now; asserts it is at most one. */
+  owners(): Array<string | undefined> {
+    return Array.from({ length: BUCKETS }, (_, b) => {
+      const hash = bucketRange(b, BUCKETS).start;
+      const starting = [...this.members].filter(([, m]) => m.mayStart(hash)).map(([n]) => n);
+      assert.ok(starting.length <= 1, `bucket ${b} may start on ${starting.join(" and ")}`);
+      return starting[0];
+    });
+  }
+
+  /** Every running member does one round, time moving on by step; the invariant is checked after each round. */
+  async tick(running: readonly string[], stepMs = 500): Promise<void> {
+    for (const name of running) {
+      await this.members.get(name)?.round();
+      this.owners();
+    }
+    this.clock.step(stepMs);
+    this.owners();
+  }
+
+  async until(what: string, running: readonly string[], done: () => boolean, maxMs = 60_000): Promise<number> {
+    const start = this.clock.now();
+    while (!done()) {
+      if (this.clock.now() - start > maxMs)
+        assert.fail(`${what}: not within ${maxMs} ms (owners ${this.owners().join()})`);
+      await this.tick(running);
+    }
+    return this.clock.now() - start;
+  }
+
+  /** Every bucket is started by the member the assignment over `live` gives it. */
+  matches(live: readonly string[]): boolean {
+    const want = assignBuckets(live, BUCKETS);
+    const owners = this.owners();
+    return [...want].every(([name, list]) => list.every((b) => owners[b] === name));
+  }
+}
+
+test("members join one by one: the group converges to the assignment, never two on a bucket", async () => {
+  const g = new Group();
+  g.add("a");
+  await g.until("a alone", ["a"], () => g.matches(["a"]));
+  g.add("b");
+  await g.until("a+b", ["a", "b"], () => g.matches(["a", "b"]));
+  g.add("c");
+  const took = await g.until("a+b+c", ["a", "b", "c"], () => g.matches(["a", "b", "c"]));
+  assert.ok(took < timings.retryPeriodMs * 3, `join took ${took} ms`);
+  assert.deepEqual(g.members.get("a")?.liveMembers(), ["a", "b", "c"]);
+});
+
+test("a bucket with a reconcile in flight moves only after it finishes", async () => {
+  const g = new Group();
+  g.add("a");
+  await g.until("a alone", ["a"], () => g.matches(["a"]));
+  const toB = assignBuckets(["a", "b"], BUCKETS).get("b") ?? [];
+  const busy = toB[0] as number;
+  g.inFlight.set("a", [bucketRange(busy, BUCKETS).start + 7n]);
+  g.add("b");
+  for (let i = 0; i < 20; i++) await g.tick(["a", "b"]);
+  const owners = g.owners();
+  // a stopped starting it (no longer assigned) and b may not start it yet: a still reconciles there.
+  assert.equal(owners[busy], undefined);
+  assert.ok(toB.filter((b) => b !== busy).every((b) => owners[b] === "b"));
+  g.inFlight.set("a", []);
+  await g.until("handover after the reconcile", ["a", "b"], () => g.matches(["a", "b"]));
+});
+
+test("a graceful leave hands over within a round; a kill only after the Lease expires", async () => {
+  const g = new Group();
+  for (const n of ["a", "b", "c"]) g.add(n);
+  await g.until("a+b+c", ["a", "b", "c"], () => g.matches(["a", "b", "c"]));
+  await g.members.get("c")?.leave();
+  g.members.delete("c");
+  const leave = await g.until("after c left", ["a", "b"], () => g.matches(["a", "b"]));
+  assert.ok(leave <= timings.retryPeriodMs * 2, `leave took ${leave} ms`);
+
+  g.add("d");
+  await g.until("a+b+d", ["a", "b", "d"], () => g.matches(["a", "b", "d"]));
+  // d is killed: its Lease stays, so its buckets wait for the expiry.
+  g.members.delete("d");
+  const killed = await g.until("after d was killed", ["a", "b"], () => g.matches(["a", "b"]));
+  assert.ok(killed >= timings.leaseDurationMs - 1000, `took over after ${killed} ms, before the Lease expired`);
+  assert.ok(killed <= timings.leaseDurationMs + 2 * timings.retryPeriodMs, `kill took ${killed} ms`);
+});
+
+test("a member paused past its Lease stops before the others take over, and rejoins without overlap", async () => {
+  const g = new Group();
+  for (const n of ["a", "b", "c"]) g.add(n);
+  await g.until("a+b+c", ["a", "b", "c"], () => g.matches(["a", "b", "c"]));
+  const c = g.members.get("c") as ShardMember;
+  const mine = assignBuckets(["a", "b", "c"], BUCKETS).get("c") ?? [];
+  // c is paused (SIGSTOP): time passes, its rounds do not run. Past renewDeadline it may start nothing, though no
+  // round of its own ran since: mayStart reads the clock.
+  let paused = 0;
+  while (paused < timings.renewDeadlineMs) {
+    await g.tick(["a", "b"]);
+    paused += 500;
+  }
+  assert.ok(mine.every((b) => !c.mayStart(bucketRange(b, BUCKETS).start)));
+  await g.until("a+b took over", ["a", "b"], () => g.matches(["a", "b"]));
+  // SIGCONT: c's first round publishes nothing held; it then claims its buckets back through the protocol.
+  await g.until("c back", ["c", "a", "b"], () => g.matches(["a", "b", "c"]));
+});
+
+test("a member that cannot write its Lease stops within the renew deadline", async () => {
+  const g = new Group();
+  for (const n of ["a", "b"]) g.add(n);
+  await g.until("a+b", ["a", "b"], () => g.matches(["a", "b"]));
+  g.store.failWrites.add("b");
+  const b = g.members.get("b") as ShardMember;
+  const start = g.clock.now();
+  await g.until("b stopped", ["a", "b"], () => b.heldRanges().length === 0, timings.leaseDurationMs);
+  assert.ok(g.clock.now() - start <= timings.renewDeadlineMs + 500);
+  await g.until("a took over", ["a", "b"], () => g.matches(["a"]));
+});
