@@ -1,12 +1,11 @@
 // The API server's CEL cost limits, metered client-side. cel-js has no cost tracking of its own, so a meter is
 // hooked into its evaluator (every AST node it runs passes through `run`) and charges each node what cel-go's
-// runtime cost model charges for it (interpreter/runtimecost.go, plus the Kubernetes library's call costs):
-// identifiers and selections 1, constants 0, list and map literals 10 and 30, calls 1 unless their cost grows
-// with the size of their arguments (strings at 0.1 per character, regexes at 0.25 per pattern character).
-// Where cel-js does work in proportion to a value that cel-go does in constant time (concatenating lists, the
-// size of a map, charAt), the meter charges the traversal too, so no expression can run unbounded here.
+// runtime cost model charges for it: identifiers and selections 1, constants 0, list and map literals 10 and 30,
+// comprehension steps as cel-go's loops. Calls and `+` are charged before they run, from their operands
+// (cel-call-cost.ts has the figures), so a result over the limit is refused before it is built: cel-go charges
+// a call after it ran, which is what let `self.replace('', self)` build hundreds of megabytes here first.
 import type { Environment } from "@marcbachmann/cel-js";
-import { re2MatchesMethod } from "./cel-environment.js";
+import { additionCost, callCost, comparisonCost, sizeOf } from "./cel-call-cost.js";
 
 /** celconfig.PerCallLimit: the most one evaluation of one expression may cost. */
 export const perCallCostLimit = 1_000_000;
@@ -30,8 +29,6 @@ export interface MeteredNode {
   meta?: { alternate?: MeteredNode; macro?: unknown };
 }
 
-const stringFactor = 0.1;
-const regexFactor = 0.25;
 const listCreateCost = 10;
 const mapCreateCost = 30;
 
@@ -42,129 +39,53 @@ export function registerComprehensionStep(step: object, cost: number): void {
   stepCosts.set(step, cost);
 }
 
-function sizeOf(value: unknown): number {
-  if (typeof value === "string" || Array.isArray(value) || value instanceof Uint8Array) return value.length;
-  if (value instanceof Map || value instanceof Set) return value.size;
-  if (typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype)
-    return Object.keys(value).length;
-  return 1;
+/** Nodes whose cost is charged before they run (calls and `+`), by meterBeforeRunning. */
+const chargedBefore = new WeakSet<object>();
+
+/** What cel-go charges for the nodes whose cost does not depend on their operands. */
+const fixedCosts: Record<string, number> = {
+  value: 0,
+  "?:": 0,
+  "||": 0,
+  "&&": 0,
+  comprehension: 0,
+  id: 1,
+  ".": 1,
+  ".?": 1,
+  "[]": 1,
+  "[?]": 1,
+  accuValue: 1,
+  accuInc: 2,
+  accuPush: 1 + listCreateCost + 1,
+  list: listCreateCost,
+  map: mapCreateCost,
+};
+const comparisons = new Set(["==", "!=", "<", "<=", ">", ">="]);
+
+/** A call charged after it ran: a macro, or a call cel-js ran without going through its handle. */
+function callCostAfter(node: MeteredNode, values: Map<object, unknown>): number {
+  if (node.meta?.alternate) return 0; // a macro (all, exists, map, filter): its loop steps are charged
+  const args = node.args as unknown[];
+  const name = String(args[0]);
+  if (node.meta?.macro) return name === "has" ? 1 : 0;
+  const argNodes = (node.op === "call" ? args[1] : [args[1], ...(args[2] as unknown[])]) as object[];
+  return callCost(
+    name,
+    argNodes.map((a) => values.get(a)),
+  );
 }
 
-const traversal = (value: unknown, factor = stringFactor) => Math.ceil(sizeOf(value) * factor);
-
-function listTraversal(value: unknown): number {
-  if (!Array.isArray(value)) return traversal(value);
-  let cost = 0;
-  for (const item of value) cost += typeof item === "string" ? 1 + traversal(item) : 1;
-  return cost;
-}
-
-/** What one call costs, with the receiver (if any) as args[0], as cel-go and the Kubernetes library charge it. */
-function callCost(name: string, args: unknown[], result: unknown): number {
-  switch (name) {
-    case "matches":
-    case re2MatchesMethod:
-    case "find":
-    case "findAll":
-      return Math.ceil((1 + sizeOf(args[0])) * stringFactor) * traversal(args[1], regexFactor);
-    case "contains":
-      return traversal(args[0]) * traversal(args[1]);
-    case "startsWith":
-    case "endsWith":
-    case "lowerAscii":
-    case "upperAscii":
-    case "substring":
-    case "trim":
-    case "isURL":
-    case "url":
-    case "isIP":
-    case "isCIDR":
-    case "cidr":
-    case "ip":
-    case "quantity":
-    case "isQuantity":
-    case "reverse":
-    case "charAt":
-      return traversal(args[0]);
-    case "validate":
-      return traversal(args[1]);
-    case "replace":
-    case "split":
-      return traversal(args[0], 2 * stringFactor);
-    case "join":
-      return traversal(result, 2 * stringFactor);
-    case "isSorted":
-    case "sum":
-    case "min":
-    case "max":
-    case "indexOf":
-    case "lastIndexOf":
-      return listTraversal(args[0]);
-    case "size":
-      // cel-js counts a map's keys to size it.
-      return args.length === 1 && typeof args[0] === "object" && !Array.isArray(args[0]) ? traversal(args[0]) : 1;
-    default:
-      return 1;
-  }
-}
-
-const isSequence = (v: unknown) => typeof v === "string" || Array.isArray(v) || v instanceof Uint8Array;
-
-/** The cost of one node, given its result and the last results of its operands. */
-function nodeCost(node: MeteredNode, result: unknown, values: Map<object, unknown>): number {
+/** The cost of one node, from the last results of its operands, unless it was charged before it ran. */
+function nodeCost(node: MeteredNode, values: Map<object, unknown>): number {
+  if (chargedBefore.has(node)) return 0;
+  const fixed = Object.hasOwn(fixedCosts, node.op) ? fixedCosts[node.op] : undefined;
+  if (fixed !== undefined) return fixed;
   const operand = (i: number): unknown => (Array.isArray(node.args) ? values.get(node.args[i] as object) : undefined);
-  switch (node.op) {
-    case "value":
-    case "?:":
-    case "||":
-    case "&&":
-    case "comprehension":
-      return 0;
-    case "id":
-    case ".":
-    case ".?":
-    case "[]":
-    case "[?]":
-    case "accuValue":
-      return 1;
-    case "accuInc":
-      return 2;
-    case "accuPush":
-      return 1 + listCreateCost + 1;
-    case "list":
-      return listCreateCost;
-    case "map":
-      return mapCreateCost;
-    case "==":
-    case "!=":
-    case "<":
-    case "<=":
-    case ">":
-    case ">=":
-      return Math.ceil(Math.min(sizeOf(operand(0)), sizeOf(operand(1))) * stringFactor);
-    case "in":
-      return Array.isArray(operand(1)) ? sizeOf(operand(1)) : 1;
-    case "+":
-      // cel-go charges list concatenation 1 (it builds a view); cel-js copies, so it is charged like strings.
-      return isSequence(operand(0)) && isSequence(operand(1))
-        ? Math.ceil((sizeOf(operand(0)) + sizeOf(operand(1))) * stringFactor)
-        : 1;
-    case "call":
-    case "rcall": {
-      if (node.meta?.alternate) return 0; // a macro (all, exists, map, filter): its loop steps are charged
-      const args = node.args as unknown[];
-      const name = String(args[0]);
-      if (node.meta?.macro) return name === "has" ? 1 : 0;
-      const argNodes = (node.op === "call" ? args[1] : [args[1], ...(args[2] as unknown[])]) as object[];
-      return callCost(
-        name,
-        argNodes.map((a) => values.get(a)),
-        result,
-      );
-    }
-    default:
-      return 1;
-  }
+  if (comparisons.has(node.op)) return comparisonCost(operand(0), operand(1));
+  if (node.op === "in") return Array.isArray(operand(1)) ? sizeOf(operand(1)) : 1;
+  if (node.op === "+") return additionCost(operand(0), operand(1));
+  if (node.op === "call" || node.op === "rcall") return callCostAfter(node, values);
+  return 1;
 }
 
 /** Counts the cost of the evaluation in progress and stops it (by throwing) once it goes over the limit. */
@@ -198,12 +119,84 @@ export class CostMeter {
   /** Called after a node ran, with its result. */
   charge(node: MeteredNode, result: unknown): void {
     this.values.set(node, result);
-    this.spent += nodeCost(node, result, this.values) + (stepCosts.get(node) ?? 0);
+    this.add(nodeCost(node, this.values) + (stepCosts.get(node) ?? 0));
+  }
+
+  /** Charges a call before it runs, from its arguments: over the limit, it never runs. */
+  chargeCall(name: string, args: unknown[]): void {
+    this.refuseOver(callCost(name, args, this.limit - this.spent));
+  }
+
+  /** Charges `+` before it runs: a concatenation over the limit is never built. */
+  chargeAddition(left: unknown, right: unknown): void {
+    this.refuseOver(additionCost(left, right));
+  }
+
+  private add(cost: number): void {
+    this.spent += cost;
     if (this.spent > this.limit) {
       this.over = true;
       throw new CostLimitExceededError();
     }
   }
+
+  /**
+   * Adds the cost of an operation about to run, or refuses it. A refused operation did no work: the evaluation
+   * counts as stopped just past the limit, where cel-go stops a loop, so the error is the per-call limit's rather
+   * than the per-object budget's (which a cost of millions charged at once would exhaust).
+   */
+  private refuseOver(cost: number): void {
+    if (this.spent + cost > this.limit) this.spent = Math.max(this.spent, this.limit) + 1;
+    else this.spent += cost;
+    this.add(0);
+  }
+}
+
+type Handle = (first: unknown, ...rest: unknown[]) => unknown;
+interface CheckedNode extends MeteredNode {
+  /** What cel-js's type-check attaches to calls and operators: the operation, given its evaluated operands. */
+  handle?: Handle;
+}
+
+const isNode = (v: unknown): v is CheckedNode =>
+  typeof v === "object" && v !== null && typeof (v as CheckedNode).op === "string";
+
+/** Wraps the operation of one call or `+` so that it is charged, from its operands, before it runs. */
+function chargeBeforeRunning(node: CheckedNode, meter: CostMeter): void {
+  const run = node.handle;
+  if (typeof run !== "function" || chargedBefore.has(node)) return;
+  if (node.op === "+") {
+    node.handle = (left, right, ...rest) => {
+      meter.chargeAddition(left, right);
+      return run(left, right, ...rest);
+    };
+  } else {
+    // call: handle(args, ast, ev); rcall: handle([receiver, ...args], ev, ast).
+    const name = String((node.args as unknown[])[0]);
+    node.handle = (args, ...rest) => {
+      meter.chargeCall(name, args as unknown[]);
+      return run(args, ...rest);
+    };
+  }
+  chargedBefore.add(node);
+}
+
+/**
+ * Makes every call and `+` of a type-checked expression pay its cost before it runs: cel-js evaluates the
+ * operands (each through the meter), then hands them to the node's `handle`, which is wrapped here. A call whose
+ * result would put the evaluation over its limit is refused before that result is built.
+ */
+export function chargeCallsBeforeRunning(ast: unknown, meter: CostMeter, seen = new Set<unknown>()): void {
+  if (typeof ast !== "object" || ast === null || seen.has(ast)) return;
+  seen.add(ast);
+  if (!isNode(ast)) {
+    // An array of operands, or a comprehension's object of nodes.
+    for (const part of Array.isArray(ast) ? ast : Object.values(ast)) chargeCallsBeforeRunning(part, meter, seen);
+    return;
+  }
+  if (ast.op === "call" || ast.op === "rcall" || ast.op === "+") chargeBeforeRunning(ast, meter);
+  chargeCallsBeforeRunning(ast.meta?.alternate, meter, seen);
+  chargeCallsBeforeRunning(ast.args, meter, seen);
 }
 
 interface Evaluator {
@@ -217,11 +210,16 @@ export const internalFunctionNames: ReadonlySet<string> = new Set([probe]);
 /**
  * Installs a meter on the environment's evaluator. cel-js calls registered functions with the evaluator as `this`,
  * and the evaluator runs every node through its `run` method: a probe function hands the evaluator over and its
- * `run` is wrapped. If a cel-js release changes either, this throws instead of leaving CEL unmetered.
+ * `run` is wrapped. If a cel-js release changes either, or no longer runs calls through the `handle` that
+ * chargeCallsBeforeRunning wraps, this throws instead of leaving CEL unmetered.
  */
 export function installCostMeter(env: Environment): CostMeter {
   let evaluator: Evaluator | undefined;
-  const handOver = (ev: Evaluator) => (evaluator = ev);
+  let probeRuns = 0;
+  const handOver = (ev: Evaluator) => {
+    evaluator = ev;
+    probeRuns++;
+  };
   env.registerFunction(`${probe}(): bool`, function (this: Evaluator) {
     handOver(this);
     return true;
@@ -240,5 +238,18 @@ export function installCostMeter(env: Environment): CostMeter {
   meter.start();
   env.evaluate(`[1, 2].all(x, x > 0)`);
   if (meter.cost === 0) throw new Error("crdgen: the CEL cost meter could not be hooked into @marcbachmann/cel-js");
+  // A call over the limit must be refused before it runs, or calls do not go through the wrapped handle.
+  const parsed = env.parse(`[${probe}()].size() == 1`);
+  parsed.check();
+  chargeCallsBeforeRunning(parsed.ast, meter);
+  meter.start(0);
+  probeRuns = 0;
+  try {
+    parsed();
+  } catch {
+    // the expected cost error
+  }
+  if (probeRuns !== 0 || !meter.exceeded)
+    throw new Error("crdgen: the CEL cost meter cannot charge calls before they run in @marcbachmann/cel-js");
   return meter;
 }

@@ -5,6 +5,7 @@
 import type { Environment } from "@marcbachmann/cel-js";
 import { kubernetesCelEnvironment, re2MatchesMethod } from "./cel-environment.js";
 import {
+  chargeCallsBeforeRunning,
   installCostMeter,
   internalFunctionNames,
   perCallCostLimit,
@@ -155,6 +156,7 @@ function compileExpression(expression: string): CompiledRule {
       };
     else {
       registerSteps(parsed.ast);
+      chargeCallsBeforeRunning(parsed.ast, metered().meter);
       compiled = { supported: true, usesOldSelf: found.oldSelf, run: evaluate(parsed) };
     }
   } catch (error) {

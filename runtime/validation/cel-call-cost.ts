@@ -1,0 +1,169 @@
+// What one CEL call costs, worked out from its arguments before it runs, so that a call whose result would be
+// over the limit is refused before it is built. The figures are upstream's:
+// - the strings extension (charAt, indexOf, lastIndexOf, lowerAscii, upperAscii, replace, split, substring, trim,
+//   reverse, join): cel-go's cost trackers for it (ext/strings.go, version 5), which charge the size of the result.
+//   The API server's own figures for these (its library's cost.go, on strings version 2) charge replace and split
+//   by their input, which leaves `self.replace('', self)` (a result the square of its input) nearly free;
+// - the Kubernetes library (lists, regex, URLs, IPs, quantities): k8s.io/apiserver/pkg/cel/library/cost.go;
+// - operators: cel-go's interpreter/runtimecost.go, except that list concatenation, a constant-time view in cel-go
+//   and a copy in cel-js, is charged like string concatenation.
+// Sizes are JS string lengths (UTF-16 units), never fewer than cel-go's code points.
+import { re2MatchesMethod } from "./cel-environment.js";
+
+const stringFactor = 0.1;
+const regexFactor = 0.25;
+const callBase = 1;
+const listCreateCost = 10;
+
+function sizeOf(value: unknown): number {
+  if (typeof value === "string" || Array.isArray(value) || value instanceof Uint8Array) return value.length;
+  if (value instanceof Map || value instanceof Set) return value.size;
+  if (typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype)
+    return Object.keys(value).length;
+  return 1;
+}
+
+const scan = (value: unknown, factor = stringFactor) => Math.ceil(sizeOf(value) * factor);
+const text = (value: unknown) => (typeof value === "string" ? value : "");
+const count = (value: unknown, fallback: number) => (typeof value === "bigint" ? Number(value) : fallback);
+
+/** The Kubernetes library's traversalCost: a tenth per character of every string reached, 1 per other value. */
+function traversal(value: unknown): number {
+  if (typeof value === "string" || value instanceof Uint8Array) return Math.floor(value.length * stringFactor);
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + traversal(item), 0);
+  return 1;
+}
+
+/** Non-overlapping occurrences of `needle` in `s`, at most `limit`; an empty needle matches around every unit. */
+function occurrences(s: string, needle: string, limit: number): number {
+  if (needle === "") return Math.min(s.length + 1, limit);
+  let found = 0;
+  for (let at = s.indexOf(needle); at >= 0 && found < limit; at = s.indexOf(needle, at + needle.length)) found++;
+  return found;
+}
+
+/**
+ * replace(old, new[, n]): the search (target times needle, each at least 1) and the result's size, counted
+ * before the result is built. The search is charged first: when it alone is over `remaining`, nothing is counted.
+ */
+function replaceCost(args: unknown[], remaining: number): number {
+  const [s, old, replacement] = [text(args[0]), text(args[1]), text(args[2])];
+  const search = Math.ceil(Math.max(s.length, 1) * Math.max(old.length, 1) * stringFactor);
+  if (search + callBase > remaining) return search + callBase;
+  const limit = count(args[3], -1);
+  const replaced = limit === 0 || old === replacement ? 0 : occurrences(s, old, limit < 0 ? Infinity : limit);
+  return callBase + search + s.length + replaced * (replacement.length - old.length);
+}
+
+/** split(sep[, n]): a scan of the target, a list of as many parts as the separator makes, and its allocation. */
+function splitCost(args: unknown[]): number {
+  const [s, separator] = [text(args[0]), text(args[1])];
+  const limit = count(args[2], -1);
+  let parts = 0;
+  if (limit !== 0)
+    parts =
+      separator === ""
+        ? Math.min(s.length, limit < 0 ? Infinity : limit)
+        : Math.min(occurrences(s, separator, Infinity) + 1, limit < 0 ? Infinity : limit);
+  return callBase + Math.ceil((s.length + 1) * stringFactor) + parts + listCreateCost;
+}
+
+/** join([sep]): a scan of the list and the size of the string it makes. */
+function joinCost(args: unknown[]): number {
+  const list = Array.isArray(args[0]) ? (args[0] as unknown[]) : [];
+  const separator = text(args[1]);
+  const joined = list.reduce((sum: number, item) => sum + text(item).length, 0);
+  const result = joined + separator.length * Math.max(list.length - 1, 0);
+  return callBase + Math.ceil((list.length + 1) * stringFactor) + result;
+}
+
+/** substring(start[, end]): a scan of the target and the size of the substring. */
+function substringCost(args: unknown[]): number {
+  const s = text(args[0]);
+  const start = count(args[1], 0);
+  const end = count(args[2], s.length);
+  return callBase + scan(s) + Math.max(Math.min(end, s.length) - Math.max(start, 0), 0);
+}
+
+/** The strings extension, as cel-go's version-5 trackers charge it; undefined for any other function. */
+function stringExtensionCost(name: string, args: unknown[], remaining: number): number | undefined {
+  const target = args[0];
+  if (typeof target !== "string") return undefined;
+  switch (name) {
+    case "lowerAscii":
+    case "upperAscii":
+    case "reverse":
+    case "trim": // its result is at most the target: charged as the target
+      return callBase + scan(target) + target.length;
+    case "charAt":
+      return callBase + scan(target) + 1;
+    case "substring":
+      return substringCost(args);
+    case "indexOf":
+    case "lastIndexOf":
+      return callBase + Math.ceil(target.length * text(args[1]).length * stringFactor);
+    case "replace":
+      return replaceCost(args, remaining);
+    case "split":
+      return splitCost(args);
+    default:
+      return undefined;
+  }
+}
+
+type CostOf = (args: unknown[]) => number;
+const regexCost: CostOf = (args) => Math.ceil((1 + sizeOf(args[0])) * stringFactor) * scan(args[1], regexFactor);
+const scanTarget: CostOf = (args) => scan(args[0]);
+const traverseTarget: CostOf = (args) => traversal(args[0]);
+
+/** The Kubernetes library and cel-go's standard functions; anything else costs 1. */
+const libraryCosts: Record<string, CostOf> = {
+  matches: regexCost,
+  [re2MatchesMethod]: regexCost,
+  find: regexCost,
+  findAll: regexCost,
+  contains: (args) => scan(args[0]) * scan(args[1]),
+  startsWith: scanTarget,
+  endsWith: scanTarget,
+  isURL: scanTarget,
+  url: scanTarget,
+  isIP: scanTarget,
+  isCIDR: scanTarget,
+  cidr: scanTarget,
+  ip: scanTarget,
+  quantity: scanTarget,
+  isQuantity: scanTarget,
+  validate: (args) => scan(args[1]),
+  isSorted: traverseTarget,
+  sum: traverseTarget,
+  min: traverseTarget,
+  max: traverseTarget,
+  indexOf: traverseTarget,
+  lastIndexOf: traverseTarget,
+  // cel-js counts a map's keys to size it.
+  size: (args) => (args.length === 1 && typeof args[0] === "object" && !Array.isArray(args[0]) ? scan(args[0]) : 1),
+};
+
+/**
+ * What calling `name` on `args` (the receiver, if any, first) costs. `remaining` is what the evaluation may still
+ * spend: a cost that needs counting is not counted further once a cheaper part of it is already over.
+ */
+export function callCost(name: string, args: unknown[], remaining = Infinity): number {
+  if (name === "join" && Array.isArray(args[0])) return joinCost(args);
+  const library = Object.hasOwn(libraryCosts, name) ? libraryCosts[name] : undefined;
+  return stringExtensionCost(name, args, remaining) ?? library?.(args) ?? 1;
+}
+
+const isSequence = (v: unknown) => typeof v === "string" || Array.isArray(v) || v instanceof Uint8Array;
+
+/** `+`: concatenating strings, bytes or lists costs a tenth of their sizes together; anything else 1. */
+export function additionCost(left: unknown, right: unknown): number {
+  return isSequence(left) && isSequence(right) ? Math.ceil((sizeOf(left) + sizeOf(right)) * stringFactor) : 1;
+}
+
+/** Comparing two values (==, !=, <, ...) costs a tenth of the smaller size. */
+export function comparisonCost(left: unknown, right: unknown): number {
+  return Math.ceil(Math.min(sizeOf(left), sizeOf(right)) * stringFactor);
+}
+
+export { sizeOf };
