@@ -16,6 +16,7 @@ import {
 import { KubeconfigError } from "./kubeconfig-error.js";
 import { LightKubeConfig, type KubeConfigView } from "./light-kube-config.js";
 import { LineSplitter, LineTooLongError } from "./ndjson.js";
+import { requestMetrics } from "./request-metrics.js";
 import { assertCredentialsMayTravel, credentialsOverHttpIn, userHasHeaderCredentials } from "./plain-http.js";
 import { type BodyReading, readList, readText } from "./response-body.js";
 import type { KubernetesObject, Status, WatchEvent } from "./types.js";
@@ -218,6 +219,16 @@ export class HttpKubeClient implements KubeClient {
 
   /** Sends one request; resolves with the decoded JSON body (undefined if empty). Non-2xx throws ApiError. */
   async request<T>(opts: RequestOptions): Promise<T> {
+    const started = performance.now();
+    try {
+      return await this.requestOnce<T>(opts);
+    } finally {
+      const host = this.serverHost();
+      if (host !== undefined) requestMetrics().requestLatency(opts.method, host, (performance.now() - started) / 1000);
+    }
+  }
+
+  private async requestOnce<T>(opts: RequestOptions): Promise<T> {
     const { method, path: apiPath, signal } = opts;
     const ex = await this.open(
       method,
@@ -309,6 +320,12 @@ export class HttpKubeClient implements KubeClient {
     return { method, path: apiPath, maxBytes: this.maxResponseBytes, onData: () => idle.start() };
   }
 
+  /** The API server URL's host:port, as client-go's metrics label it; undefined without a usable cluster. */
+  private serverHost(): string | undefined {
+    const server = this.kubeConfig.getCurrentCluster()?.server;
+    return server && URL.canParse(server) ? new URL(server).host : undefined;
+  }
+
   /** Closes pooled connections. In-flight requests are cut. */
   close(): void {
     this.agent?.agent.destroy();
@@ -370,14 +387,7 @@ export class HttpKubeClient implements KubeClient {
       agent,
       ...(opts.auth ? { auth: opts.auth } : {}),
     };
-    let ex: Exchange;
-    try {
-      ex = await send(isHttps, reqOpts, payload, method, apiPath, signal, idleMs);
-    } catch (e) {
-      // A pooled connection the server closed while idle fails at once; like Go's transport, retry a GET once.
-      if (method !== "GET" || !staleConnectionErrors.has(e as object) || signal?.aborted) throw e;
-      ex = await send(isHttps, reqOpts, payload, method, apiPath, signal, idleMs);
-    }
+    const ex = await sendCounted(base.host, isHttps, reqOpts, payload, method, apiPath, signal, idleMs);
     this.onResponse?.({
       method,
       path: apiPath,
@@ -476,6 +486,26 @@ function impersonationHeaders(as: Impersonation | undefined): http.OutgoingHttpH
 
 // Errors from a reused keep-alive socket that died before any response: safe to retry for GET.
 const staleConnectionErrors = new WeakSet<object>();
+
+/** send, retried once as below, with its result reported to the rest client metrics (the status, else "<error>"). */
+async function sendCounted(host: string, ...args: Parameters<typeof send>): Promise<Exchange> {
+  const [, , , method, , signal] = args;
+  let ex: Exchange;
+  try {
+    try {
+      ex = await send(...args);
+    } catch (e) {
+      // A pooled connection the server closed while idle fails at once; like Go's transport, retry a GET once.
+      if (method !== "GET" || !staleConnectionErrors.has(e as object) || signal?.aborted) throw e;
+      ex = await send(...args);
+    }
+  } catch (e) {
+    requestMetrics().requestResult("<error>", method, host);
+    throw e;
+  }
+  requestMetrics().requestResult(String(ex.res.statusCode ?? 0), method, host);
+  return ex;
+}
 
 function send(
   isHttps: boolean,

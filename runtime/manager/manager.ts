@@ -4,7 +4,10 @@ import { readFileSync } from "node:fs";
 import type { Registry } from "prom-client";
 import type { KubeClient } from "../client/kube-client.js";
 import { newLogger, type Logger } from "../log/logger.js";
+import { registerRequestMetrics } from "../client/request-metrics.js";
 import { leaderElectionMetric } from "../metrics/leader-election.js";
+import { processMetrics } from "../metrics/process.js";
+import { restClientMetrics } from "../metrics/rest-client.js";
 import type { WebhookServerOptions } from "../webhook/server.js";
 import { cacheSyncedCheck, type HealthCheck } from "./health.js";
 import type { MetricsAuthOptions } from "./metrics-auth.js";
@@ -83,6 +86,7 @@ export async function startManager(controllers: readonly ManagedController[], co
   const addresses = servingAddresses(options);
   const leaderElection = leaderElectionFor(controllers, config, log);
   const leading = trackLeading(controllers);
+  recordOperatorMetrics(config.registry);
   const servers = await startServers({
     kube: config.kube,
     options,
@@ -106,6 +110,15 @@ export async function startManager(controllers: readonly ManagedController[], co
     isLeading: leading.isLeading,
     done: done.then(() => undefined),
   };
+}
+
+/**
+ * What controller-runtime's metrics registry holds besides the controllers' series: process and runtime collectors,
+ * and client-go's rest_client_* counted from every HttpKubeClient request (into the registry /metrics serves).
+ */
+function recordOperatorMetrics(registry: Registry | undefined): void {
+  processMetrics(registry);
+  registerRequestMetrics(restClientMetrics(registry));
 }
 
 /** With --leader-elect: the Lease (named by --leader-election-id, else the first controller) and its timings. */
