@@ -1,11 +1,15 @@
 // Records events.k8s.io/v1 Events about an object, as client-go's tools/events recorder does; best effort, never
 // fails a reconcile. The API server also serves them as core/v1 Events (regarding -> involvedObject, note -> message).
+// Repeats become an EventSeries (event-series.ts) and new Events are rate-limited per object (spam-filter.ts), so an
+// operator that reports the same thing on every reconcile does not flood the API server.
 import os from "node:os";
 import type { KubeClient } from "../client/kube-client.js";
 import { type Clock, realClock } from "../clock/clock.js";
 import type { KubernetesObject } from "../client/types.js";
 import type { Logger } from "../log/logger.js";
 import { microTime } from "../meta/micro-time.js";
+import { EventSeriesCache, type ObjectReference, type SeriesEvent } from "./event-series.js";
+import { EventSpamFilter } from "./spam-filter.js";
 
 export interface EventOptions {
   /** What was done (or failed) about the object, e.g. "Scaling"; at most 128 characters. Default: the reason. */
@@ -50,13 +54,15 @@ export function newEventRecorder(
   const reportingController = component;
   const reportingInstance = truncate(options.reportingInstance ?? `${component}-${os.hostname()}`, INSTANCE_LIMIT);
   const clock = options.clock ?? realClock;
+  const series = new EventSeriesCache(kube, clock, log);
+  const spam = new EventSpamFilter(clock);
   return {
-    async event(obj, type, reason, message, eventOptions = {}) {
+    event(obj, type, reason, message, eventOptions = {}) {
       const meta = obj.metadata ?? {};
       // Events of cluster-scoped objects live in "default", as kubectl and client-go put them.
       const namespace = meta.namespace ?? "default";
       const now = clock.now();
-      const body = {
+      const event: SeriesEvent = {
         apiVersion: "events.k8s.io/v1",
         kind: "Event",
         // Named as client-go names them, <name>.<unix nanos in hex>: events.k8s.io validates metadata strictly,
@@ -72,17 +78,24 @@ export function newEventRecorder(
         reportingController,
         reportingInstance,
       };
-      try {
-        await kube.request({
-          method: "POST",
-          path: `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/events`,
-          body,
-        });
-      } catch (error) {
-        log.warn("could not record event", { reason, error });
-      }
+      return series.record(event, () => spam.allow(spamKey(event)));
     },
   };
+}
+
+/** client-go's getSpamKey: the reporting source, the object (not its resourceVersion) and the event type. */
+function spamKey(e: SeriesEvent): string {
+  const r = e.regarding;
+  return JSON.stringify([
+    e.reportingController,
+    e.reportingInstance,
+    r["apiVersion"],
+    r["kind"],
+    r["namespace"],
+    r["name"],
+    r["uid"],
+    e.type,
+  ]);
 }
 
 // A time in ms as ns, its sub-millisecond digits from the monotonic clock so names in one millisecond differ.
@@ -90,7 +103,7 @@ function unixNanos(ms: number): bigint {
   return BigInt(Math.floor(ms)) * 1_000_000n + (process.hrtime.bigint() % 1_000_000n);
 }
 
-function reference(obj: KubernetesObject): Record<string, string | undefined> {
+function reference(obj: KubernetesObject): ObjectReference {
   const meta = obj.metadata ?? {};
   return {
     apiVersion: obj.apiVersion,
