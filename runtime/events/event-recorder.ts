@@ -19,6 +19,10 @@ export interface EventOptions {
 }
 
 export interface EventRecorder {
+  /**
+   * Records one occurrence: a new Event, the next of an isomorphic Event's series, or nothing when the object had too
+   * many new Events lately. Resolves once the request it causes (if any) is done; never rejects.
+   */
   event(
     obj: KubernetesObject,
     type: "Normal" | "Warning",
@@ -31,7 +35,7 @@ export interface EventRecorder {
 export interface EventRecorderOptions {
   /** reportingInstance; default `<component>-<hostname>` (at most 128 characters). */
   reportingInstance?: string;
-  /** The time source of eventTime and of the names' timestamps. Default: the real clock. */
+  /** The time source of eventTime, the names' timestamps, the series' ends and the rate limit. Default: real clock. */
   clock?: Clock;
 }
 
