@@ -8,6 +8,11 @@ import { pointer } from "../input-error.js";
 
 type Raw = Record<string, unknown>;
 const isRecord = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
+/** The patternProperties key that stands for a property __proto__ (toAjvSchema); the runtime's validate maps it back. */
+export const protoPattern = "^__proto__$";
+/** An own property even for the key __proto__ (which `object[key] = value` would take as the prototype). */
+const setOwn = (object: Raw, key: string, value: unknown) =>
+  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
 
 const kept = new Set([
   "type",
@@ -59,13 +64,11 @@ export function toAjvSchema(openAPIV3Schema: Raw): AjvSchemaResult {
       if (key === "properties" && isRecord(value)) {
         const props: Raw = {};
         for (const [name, child] of Object.entries(value))
-          if (isRecord(child)) props[name] = convert(child, pointer(at, "properties", name));
-        Object.defineProperty(out, "properties", {
-          value: props,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+          if (isRecord(child)) setOwn(props, name, convert(child, pointer(at, "properties", name)));
+        setOwn(out, "properties", props);
+        // ajv skips a property named __proto__ (allSchemaProperties); a pattern for exactly that name checks it. A CRD
+        // cannot use patternProperties (the API server forbids it), so the runtime maps this one back to properties.
+        if (Object.hasOwn(props, "__proto__")) out["patternProperties"] = { [protoPattern]: props["__proto__"] };
       } else if ((key === "items" || key === "additionalProperties" || key === "not") && isRecord(value))
         out[key] = convert(value, pointer(at, key));
       else if ((key === "allOf" || key === "anyOf" || key === "oneOf") && Array.isArray(value))
@@ -159,12 +162,7 @@ function shareRepeatedSubtrees(root: Raw): Raw {
     if (isRecord(node["properties"])) {
       const props: Raw = {};
       for (const [name, child] of Object.entries(node["properties"])) {
-        Object.defineProperty(props, name, {
-          value: rewrite(child as Raw, true),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+        setOwn(props, name, rewrite(child as Raw, true));
       }
       out["properties"] = props;
     }

@@ -2,6 +2,7 @@
 import AjvModule, { _ } from "ajv";
 import standaloneModule from "ajv/dist/standalone/index.js";
 import { formatsModuleId, patternModuleId, re2Pattern, validatorFormats } from "@crdgen/runtime/validation";
+import { pointer } from "../input-error.js";
 import { escapeInvisible } from "../ts-literal.js";
 
 // ajv is CommonJS: under NodeNext its default export is the module object.
@@ -21,21 +22,83 @@ export interface SchemaProblem {
 
 /**
  * What keeps ajv from compiling the schema, checked against JSON Schema's own meta-schema: a keyword of the wrong
- * type or out of range (`maxLength: "ten"`, `multipleOf: 0`, `required: name`). Empty when it compiles.
+ * type or out of range (`maxLength: "ten"`, `multipleOf: 0`, `required: name`). Empty when it compiles. An enum's
+ * values are checked for repeats here, with a Set: the meta-schema's uniqueItems compares every pair, which took a
+ * minute on a 100,000-value enum.
  */
 export function schemaProblems(schema: Record<string, unknown>): SchemaProblem[] {
+  const repeats: SchemaProblem[] = [];
+  const checked = withEnumsChecked(schema, "", repeats) as Raw;
   const ajv = newAjv();
-  if (ajv.validateSchema(schema)) return [];
-  return (ajv.errors ?? []).map((e) => {
-    // ajv names the keyword's value at fault (".../maxLength"), or a whole schema (".../properties/name").
-    const segments = e.instancePath.split("/");
-    const isSchema = segments.length < 2 || segments.at(-2) === "properties";
-    return {
-      pointer: e.instancePath,
-      keyword: isSchema ? e.keyword : segments.at(-1)!,
-      message: e.message ?? e.keyword,
-    };
-  });
+  if (ajv.validateSchema(checked)) return repeats;
+  return [
+    ...repeats,
+    ...(ajv.errors ?? []).map((e) => {
+      // ajv names the keyword's value at fault (".../maxLength"), or a whole schema (".../properties/name").
+      const segments = e.instancePath.split("/");
+      const isSchema = segments.length < 2 || segments.at(-2) === "properties";
+      return {
+        pointer: e.instancePath,
+        keyword: isSchema ? e.keyword : segments.at(-1)!,
+        message: e.message ?? e.keyword,
+      };
+    }),
+  ];
+}
+
+type Raw = Record<string, unknown>;
+const isRecord = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * A copy of the schema for the meta-schema check, each enum of distinct values cut to its first value (the check
+ * then sees the enum's shape, not every pair of its values); a repeated value is added to `repeats`.
+ */
+function withEnumsChecked(node: unknown, at: string, repeats: SchemaProblem[]): unknown {
+  if (!isRecord(node)) return node;
+  const copy = Object.create(null) as Raw;
+  for (const [key, value] of Object.entries(node)) {
+    const here = `${at}/${key}`;
+    if (key === "enum") copy[key] = enumStandIn(value, here, repeats);
+    else if (key === "properties" && isRecord(value)) {
+      const properties = Object.create(null) as Raw;
+      for (const [name, child] of Object.entries(value))
+        properties[name] = withEnumsChecked(child, pointer(at, "properties", name), repeats);
+      copy[key] = properties;
+    } else if (Array.isArray(value) && combinators.has(key))
+      copy[key] = value.map((member, i) => withEnumsChecked(member, `${here}/${i}`, repeats));
+    else copy[key] = subschemas.has(key) ? withEnumsChecked(value, here, repeats) : value;
+  }
+  return copy;
+}
+
+const combinators = new Set(["allOf", "anyOf", "oneOf"]);
+const subschemas = new Set(["items", "additionalProperties", "not"]);
+
+/** The enum's first value when the enum is a list of distinct values (a repeat is added to `repeats`); else the enum. */
+function enumStandIn(values: unknown, at: string, repeats: SchemaProblem[]): unknown {
+  if (!Array.isArray(values) || values.length === 0) return values;
+  const first = new Map<string, number>();
+  for (const [i, value] of values.entries()) {
+    const key = canonicalJson(value);
+    const seen = first.get(key);
+    if (seen !== undefined) {
+      repeats.push({ pointer: `${at}/${i}`, keyword: "enum", message: `repeats value ${seen} of the enum` });
+      break;
+    }
+    first.set(key, i);
+  }
+  return [values[0]];
+}
+
+/** JSON text with object keys sorted: equal for values ajv's uniqueItems calls equal ({a,b} and {b,a}). */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (isRecord(value))
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`)
+      .join(",")}}`;
+  return JSON.stringify(value);
 }
 
 /**
@@ -58,6 +121,8 @@ function newAjv(): InstanceType<typeof Ajv> {
     logger: { log: () => undefined, warn: refuse, error: refuse },
     allErrors: true,
     strict: false,
+    // schemaProblems checks the schema first, in linear time; ajv's own check would compare every pair of enum values.
+    validateSchema: false,
     inlineRefs: false,
     unicodeRegExp: false,
     // Properties are own properties: a field named constructor or toString is absent when the object lacks it, not

@@ -22,7 +22,9 @@ export function structuralNode(
     node.type = schema["type"] as StructuralNode["type"];
   if (typeof schema["format"] === "string" && schema["format"] !== "") node.format = schema["format"];
   if (isRecord(schema["properties"])) {
-    const properties: Record<string, StructuralNode> = {};
+    // Without a prototype, a property named __proto__ is an entry like any other (on `{}` its assignment would set the
+    // prototype instead, and the property would drop out of pruning, defaulting and validation).
+    const properties = Object.create(null) as Record<string, StructuralNode>;
     for (const [key, value] of Object.entries(schema["properties"]))
       if (isRecord(value)) properties[key] = structuralNode(value, unchecked, pointer(at, "properties", key));
     node.properties = properties;

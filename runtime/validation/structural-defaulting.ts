@@ -1,7 +1,7 @@
 // What the API server does to a custom resource before validating it: drop unknown fields (pruning), drop
 // nulls of non-nullable fields without a default, then apply defaults where the parent object exists.
 // Follows k8s.io/apiextensions-apiserver's schema/pruning and schema/defaulting algorithms.
-import { childSchema, copyJson, isJsonObject, type StructuralNode } from "./structural.js";
+import { childSchema, copyJson, isJsonObject, setOwn, type StructuralNode } from "./structural.js";
 
 const metaFields = new Set(["apiVersion", "kind", "metadata"]);
 
@@ -78,7 +78,7 @@ export function applyStructuralDefaults(value: unknown, node: StructuralNode | u
     for (const [key, prop] of Object.entries(node.properties ?? {})) {
       if (!("default" in prop)) continue;
       if (!Object.prototype.hasOwnProperty.call(value, key) || isNonNullableNull(value[key], prop))
-        value[key] = copyJson(prop.default);
+        setOwn(value, key, copyJson(prop.default));
     }
     for (const key of Object.keys(value)) {
       const known =
@@ -88,7 +88,7 @@ export function applyStructuralDefaults(value: unknown, node: StructuralNode | u
       if (known) applyStructuralDefaults(value[key], known);
       else if (node.additionalProperties) {
         const extra = node.additionalProperties;
-        if (isNonNullableNull(value[key], extra) && "default" in extra) value[key] = copyJson(extra.default);
+        if (isNonNullableNull(value[key], extra) && "default" in extra) setOwn(value, key, copyJson(extra.default));
         applyStructuralDefaults(value[key], extra);
       }
     }

@@ -146,6 +146,9 @@ const blockingReasons = new Set([
   "FieldValueTypeInvalid",
 ]);
 
+/** How generated validators check a property named __proto__ (generator/validation/ajv-schema.ts: protoPattern). */
+const protoPattern = "^__proto__$";
+
 function schemaErrors(data: unknown, version: VersionValidation): ValidationError[] {
   if (version.schemaValidator(data)) return [];
   const raw = version.schemaValidator.errors ?? [];
@@ -165,7 +168,11 @@ function schemaErrors(data: unknown, version: VersionValidation): ValidationErro
     const at = segmentsOf(e.instancePath, data, version.structure);
     const anchor = at.segments.length - instanceSteps(relative.slice(0, -1));
     const anchorPath = segmentsOf(pointerOf(at.segments.slice(0, anchor)), data, version.structure).schemaPath;
-    const keywordPath = [...relative];
+    // The generator checks a property named __proto__ (which ajv skips) as patternProperties["^__proto__$"].
+    const keywordPath = relative.map((p, i) => {
+      if (p === "patternProperties" && relative[i + 1] === protoPattern) return "properties";
+      return p === protoPattern && relative[i - 1] === "patternProperties" ? "__proto__" : p;
+    });
     const node = at.nodes.at(-1);
     if (e.keyword === "type" && node?.intOrString && relative.length === instanceSteps(relative) * 2 + 1)
       keywordPath[keywordPath.length - 1] = "x-kubernetes-int-or-string";
