@@ -73,7 +73,7 @@ export interface AccessVerbs {
  * - watched: list + watch.
  * - written: create + patch (apply) + delete (to change an existing object's ownerReferences under that plugin).
  * - read: get.
- * - events (events.k8s.io): create (the recorder posts each event; it never patches an event series).
+ * - events (events.k8s.io): create + patch (the recorder posts an event, then patches the count of its EventSeries).
  * - leases (coordination.k8s.io): get, create, update (acquire and renew read, create, then update with
  * resourceVersion).
  */
@@ -84,7 +84,7 @@ export const accessVerbs: Readonly<AccessVerbs> = Object.freeze<AccessVerbs>({
   watched: ["list", "watch"],
   written: ["create", "delete", "patch"],
   read: ["get"],
-  events: ["create"],
+  events: ["create", "patch"],
   leases: ["create", "get", "update"],
 });
 

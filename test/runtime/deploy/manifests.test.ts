@@ -83,7 +83,7 @@ test("the manager's ClusterRole grants what the controller declares: owned kinds
   const [role] = objects(files, "ClusterRole").filter((r) => r.metadata?.name === "widget-operator-manager");
   assert.deepEqual(grants(rulesOf(role!)), [
     "/configmaps: create,delete,list,patch,watch",
-    "events.k8s.io/events: create",
+    "events.k8s.io/events: create,patch",
     "example.com/widgets/finalizers: update",
     "example.com/widgets/status: patch",
     "example.com/widgets: list,patch,watch",
@@ -117,7 +117,7 @@ test("without finalize, a status subresource or owned kinds, none of their grant
   const [role] = objects(files, "ClusterRole").filter((r) => r.metadata?.name === "widget-operator-manager");
   assert.deepEqual(grants(rulesOf(role!)), [
     "/secrets: list,watch",
-    "events.k8s.io/events: create",
+    "events.k8s.io/events: create,patch",
     "example.com/widgets: list,watch",
   ]);
 });

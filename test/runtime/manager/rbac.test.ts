@@ -34,7 +34,7 @@ test("an operator with status, owned and watched kinds gets exactly the verbs ea
     { apiGroups: [""], resources: ["secrets"], verbs: ["list", "watch"] },
     { apiGroups: ["apps"], resources: ["statefulsets"], verbs: ["create", "delete", "list", "patch", "watch"] },
     { apiGroups: ["batch"], resources: ["cronjobs"], verbs: ["create", "delete", "list", "patch", "watch"] },
-    { apiGroups: ["events.k8s.io"], resources: ["events"], verbs: ["create"] },
+    { apiGroups: ["events.k8s.io"], resources: ["events"], verbs: ["create", "patch"] },
     { apiGroups: ["example.com"], resources: ["mysqlclusters"], verbs: ["list", "watch"] },
     { apiGroups: ["example.com"], resources: ["mysqlclusters/finalizers"], verbs: ["update"] },
     { apiGroups: ["example.com"], resources: ["mysqlclusters/status"], verbs: ["patch"] },
