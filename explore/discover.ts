@@ -117,7 +117,73 @@ export function discover(dirs: string[], options: DiscoverOptions = {}): Discove
     }
   };
   for (const d of absDirs) walk(d);
+  found.goModules.push(...enclosingModules(root, found.goModules));
   return found;
+}
+
+/**
+ * The go.mod above the explored root (a sub-folder of a module was given), and the modules a go.work above it uses:
+ * each is recorded as the module path of the root itself (`agones.dev/agones/pkg` for `pkg/` of `agones.dev/agones`),
+ * so the module's own imports resolve to the explored folders.
+ */
+export function enclosingModules(root: string, below: GoModule[]): GoModule[] {
+  if (below.some((m) => m.dir === "")) return [];
+  const found: GoModule[] = [];
+  for (let dir = path.dirname(root), depth = 0; depth < 64; dir = path.dirname(dir), depth++) {
+    const sub = path.relative(dir, root).split(path.sep).join("/");
+    const enclosing = found.length === 0 ? modulePathAt(dir) : undefined;
+    if (enclosing) found.push({ modulePath: `${enclosing}/${sub}`, dir: "" });
+    const work = path.join(dir, "go.work");
+    if (isFile(work)) {
+      for (const use of workspaceUses(readText(work, "go.work"))) {
+        const useDir = path.resolve(dir, use);
+        const rel = path.relative(useDir, root);
+        // A used module holding the root: its path plus the root's place in it (modules below the root were walked).
+        const modulePath = rel.startsWith("..") || path.isAbsolute(rel) ? undefined : modulePathAt(useDir);
+        if (!modulePath) continue;
+        const entry = { modulePath: rel ? `${modulePath}/${rel.split(path.sep).join("/")}` : modulePath, dir: "" };
+        if (!found.some((m) => m.modulePath === entry.modulePath)) found.push(entry);
+      }
+    }
+    if (dir === path.dirname(dir)) break;
+  }
+  return found;
+}
+
+/** The folders a go.work's `use` directives name (single lines and blocks). */
+function workspaceUses(text: string): string[] {
+  const uses: string[] = [];
+  let inBlock = false;
+  for (const raw of text.split("\n")) {
+    const line = raw.replace(/\/\/.*$/, "").trim();
+    if (inBlock) {
+      if (line === ")") inBlock = false;
+      else if (line) uses.push(line.replace(/^"|"$/g, ""));
+    } else if (/^use\s*\($/.test(line)) inBlock = true;
+    else {
+      const m = /^use\s+("?)([^"\s]+)\1/.exec(line);
+      if (m) uses.push(m[2]!);
+    }
+  }
+  return uses;
+}
+
+/** The module path of the go.mod in a folder above the explored one; none when there is none or it cannot be read. */
+function modulePathAt(dir: string): string | undefined {
+  const file = path.join(dir, "go.mod");
+  try {
+    return statSync(file).isFile() ? modulePathOf(file, "go.mod") : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** A test file by its name (tests are skipped in every language unless asked for). */

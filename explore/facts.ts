@@ -134,6 +134,8 @@ export interface CallFact {
   strings: string[];
   /** The call sits inside a loop of its function. */
   inLoop: boolean;
+  /** The call runs only on one branch (an `if` body, a `case`), not on its function's main path (Go reader). */
+  conditional?: boolean;
   /** The callee is a local variable, a parameter or a field: the function is chosen at run time. */
   dynamic: boolean;
   /** The receiver is a parameter of an enclosing function (or a field path under one): `queue` in `queue.add(key)`. */
@@ -147,6 +149,13 @@ export interface CallFact {
    * declared type names the kind once every file's types are read (`type`: the struct, when the reader knew it).
    */
   informer?: { kind: string; via: string; field?: { name: string; type?: string } };
+  /** TypeScript: a queue made here, known by its type (a library queue's factory or class, a queue class of the tree). */
+  typedQueue?: string;
+  /**
+   * TypeScript: the receiver is an informer by its declared type (`pods: Informer<V1Pod>`), made where explore cannot
+   * see: the kind its type argument names, and the declaration that types it.
+   */
+  typedInformer?: { kind: string; via: string; loc: Loc };
   /** The reader recognised a handler object passed here directly (client-go's NewInformer(lw, obj, resync, handlers)). */
   handlerArg?: number;
   /** A method of a controller-runtime builder or controller, if the receiver turns out to be one. */
@@ -181,6 +190,8 @@ export interface TypeFact {
   methods: string[];
   /** The type holds a channel (Go) — one of the signs of a home-made queue. */
   hasChannel: boolean;
+  /** TypeScript: the class is a queue by its type (it implements or wraps a library's queue, or has add and get()). */
+  queueBy?: string;
   /** Field names declared on the type. */
   fields?: string[];
   /** Types whose fields and methods this one takes over: Go embedded structs, a TypeScript base class. */

@@ -3,7 +3,7 @@ import type { Node } from "web-tree-sitter";
 import type { CallFact, Slot } from "../facts.js";
 import { oneLine } from "../syntax.js";
 import { GoControllerRuntimeReader } from "./controller-runtime.js";
-import { goIsTail, goKeyedIn, isExpression, nodeKey } from "./syntax.js";
+import { goIsConditional, goIsTail, goKeyedIn, isExpression, nodeKey } from "./syntax.js";
 
 export abstract class GoCallReader extends GoControllerRuntimeReader {
   protected call(node: Node): Slot {
@@ -100,6 +100,7 @@ export abstract class GoCallReader extends GoControllerRuntimeReader {
       qualifier,
       recvParam,
     };
+    if (goIsConditional(node)) fact.conditional = true;
     const nilArgs = argNodes.flatMap((a, i) => (a.type === "nil" ? [i] : []));
     if (nilArgs.length) fact.nilArgs = nilArgs;
     this.recogniseInformer(fact, fnNode, argNodes, qualifier);

@@ -57,3 +57,20 @@ const TAIL = {
 export function goIsTail(call: Node): boolean {
   return isTail(call, TAIL);
 }
+
+const BRANCHES = new Set(["expression_case", "default_case", "type_case", "communication_case"]);
+
+/**
+ * The call runs on one branch only: in an `if`'s body or else, or in a `case` (`if err := sync(key); err != nil` runs on
+ * every path). The walk stops at the enclosing function.
+ */
+export function goIsConditional(call: Node): boolean {
+  for (let n: Node = call, p = call.parent; p; n = p, p = p.parent) {
+    if (p.type === "func_literal" || p.type === "function_declaration" || p.type === "method_declaration") return false;
+    if (BRANCHES.has(p.type)) return true;
+    if (p.type !== "if_statement") continue;
+    const head = [p.childForFieldName("initializer"), p.childForFieldName("condition")];
+    if (!head.some((h) => h?.equals(n))) return true;
+  }
+  return false;
+}

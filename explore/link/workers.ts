@@ -75,7 +75,9 @@ export abstract class WorkerLinker extends RegistrationLinker {
     const helpers = regionCalls.flatMap((c) => this.callees(c)).filter((id) => !region.includes(id));
     const opRegion = new Set([...region, ...helpers]);
     const inRegion = (c: CallFact) => opRegion.has(c.fn);
-    const everyProcess = this.processing(get, region, regionCalls);
+    const handedOn = this.processing(get, region, regionCalls);
+    // Nothing (or several calls) does the work on the item: the function the loop calls, which took it, does it.
+    const everyProcess = handedOn.length === 0 && loop && loop !== getter ? [getter] : handedOn;
     const [process, ...alternatives] = this.inContextOf(get, queueId, everyProcess);
     // The other functions the getter hands the item to (predicates, key helpers, error handlers), for the report.
     const chosen = new Set([process, ...alternatives]);
@@ -193,23 +195,65 @@ export abstract class WorkerLinker extends RegistrationLinker {
 
   /**
    * Of the calls the item is handed to, the one that does the work: not a predicate (needRefresh..., shouldProcess...),
-   * not a key helper whose results are passed on (toQualifiedName), not an error handler; the first call when all are.
+   * a key helper whose results are passed on (toQualifiedName), an error handler, or a logging, tracing or metrics
+   * helper, and one that runs on the function's main path. None when no call or several calls are left: the function
+   * holding the calls does the work itself.
    */
   protected doesTheWork(region: string[], candidates: Candidate[]): Candidate | undefined {
     const assigns = region.flatMap((id) => this.fns.get(id)!.assigns);
     const isKeyHelper = (c: Candidate, i: number) => {
-      const results = new Set(assigns.filter((a) => a.rhsCall === c.call.id).flatMap((a) => a.lhs));
-      // (an error passed on to an error handler does not make the call that returned it a helper)
+      // (an error passed on to an error handler or a predicate does not make the call that returned it a helper)
+      const results = new Set(
+        assigns.filter((a) => a.rhsCall === c.call.id).flatMap((a) => a.lhs.filter((n) => !ERROR_NAME.test(n))),
+      );
       return candidates
         .slice(i + 1)
-        .some((later) => !ERROR_HANDLER.test(later.call.method) && later.call.argIdents.some((id) => results.has(id)));
+        .some((later) => !this.isHelper(later) && later.call.argIdents.some((id) => results.has(id)));
     };
+    const work = candidates.filter((c, i) => !this.isHelper(c) && !isKeyHelper(c, i));
+    // TypeScript keeps its rule (the first call that is no helper): its reader does not mark branches.
+    if (this.fns.get(region[0] ?? "")?.lang !== "go") return work[0] ?? candidates[0];
+    // (one call lowered twice, as a deref of a call is, is one call)
+    const main = work.filter((c, i) => !c.call.conditional && work.findIndex((d) => d.call.id === c.call.id) === i);
+    const [first, ...rest] = main;
+    // A later call handed only what the first one returned (resultLabel(outcome)) reports on the work; it is no work.
+    const results = this.resultsOf(first, assigns);
+    return first && rest.every((c) => c.call.argIdents.every((id) => results.has(id) || !this.itemNames.has(id)))
+      ? first
+      : undefined;
+  }
+
+  /** The names holding what a call returned (written on its line), and the names made from them. */
+  private resultsOf(c: Candidate | undefined, assigns: FnFact["assigns"]): Set<string> {
+    const names = new Set<string>();
+    if (!c) return names;
+    for (const a of assigns)
+      if (a.rhsCall === c.call.id || (!a.rhsCall && a.line === c.call.loc.line))
+        for (const n of a.lhs) if (!ERROR_NAME.test(n)) names.add(n);
+    for (let changed = true; changed;) {
+      changed = false;
+      for (const a of assigns)
+        if (a.rhsIdents.some((i) => names.has(i)))
+          for (const n of a.lhs) if (!names.has(n)) changed = names.add(n) !== undefined;
+    }
+    return names;
+  }
+
+  /** A call that answers a question about the item, reports on it or handles an error: never the work itself. */
+  protected isHelper(c: Candidate): boolean {
+    const m = c.call.method;
+    const receiver = c.call.text.slice(0, Math.max(0, c.call.text.length - m.length - 1));
     return (
-      candidates.find(
-        (c, i) => !PREDICATE.test(c.call.method) && !ERROR_HANDLER.test(c.call.method) && !isKeyHelper(c, i),
-      ) ?? candidates[0]
+      PREDICATE.test(m) ||
+      ERROR_HANDLER.test(m) ||
+      OBSERVER.test(m) ||
+      KEY_HELPER.test(m) ||
+      OBSERVER_HOLDER.test(receiver)
     );
   }
+
+  /** The names holding the item (or made from it) in the candidates last looked for. */
+  private itemNames = new Set<string>();
 
   /** Every call in the region that is handed the item (or a name derived from it), with the functions it may run. */
   protected processingCandidates(
@@ -235,6 +279,7 @@ export abstract class WorkerLinker extends RegistrationLinker {
         }
       }
     }
+    this.itemNames = derived;
     const out: Candidate[] = [];
     for (const c of regionCalls) {
       if (c.id === skip || (c.recv && this.queuesAt(c.recv).length)) continue;
@@ -293,6 +338,15 @@ export interface Candidate {
 const PREDICATE = /^(need|needs|should|is|has|can|must|skip|want|allow)[A-Z_]/;
 /** Functions that report or retry a failure (handleError, handleErr, logError, recordError). */
 const ERROR_HANDLER = /^(handle|log|record|report)\w*Err(or)?s?$/i;
+/** Logging, tracing and metrics helpers (logAppEvent, setAppTraceAttrs, GetAppLogFields, RecoverAndLog, observe...). */
+const OBSERVER =
+  /^(log|trace|span|metric|metrics|record|observe|emit|recover)([A-Z_]|$)|(Log|Trace|Span|Metric|Logging|Tracing)(s|Fields|Attrs|Attributes|Ctx)?([A-Z_]|$)/;
+/** A logger, tracer, metrics or event recorder a method is called on (`this.metrics.reconciled`, `logCtx.Info`). */
+const OBSERVER_HOLDER = /(^|\.)(log|logger|logCtx|metrics|tracer|span|recorder|eventRecorder)$/i;
+/** Key helpers by name: splitting or naming a key (SplitMetaNamespaceKey, toAppQualifiedName, parseKey). */
+const KEY_HELPER = /^(split|parse|to|get)\w*(Key|Name)$/i;
+/** A variable holding an error (`err`, `syncErr`): what a call returns besides its results. */
+const ERROR_NAME = /^(err|e)$|^err[A-Z]|Err(or)?$/;
 
 /** A function literal or arrow function, not a named function. */
 function isLambda(f: FnFact): boolean {
