@@ -181,9 +181,7 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
       reconcilerTypes.flatMap((t) =>
         this.fnsAt(`${t}.Reconcile`).map((fn) => this.unwrapReconcile(fn, hinted, 0)),
       )[0] ?? keysOf(values, "f").find((id) => this.fns.has(id));
-    const typeName = reconcilerTypes[0]
-      ? (this.types.get(reconcilerTypes[0])?.name ?? reconcilerTypes[0].split(".").at(-1)!)
-      : undefined;
+    const typeName = reconcilerTypes[0] ? this.typeLabel(reconcilerTypes[0]) : undefined;
     if (!reconcile)
       this.unlinked.push(`controller-runtime builder at ${at(loc)}: no Reconcile method found for its reconciler`);
     const sources = [...b.sources.map((s) => this.libraryHandled(s)), ...(found?.sources ?? [])].sort((x, y) =>

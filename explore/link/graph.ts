@@ -49,6 +49,18 @@ export abstract class LinkGraph {
   }
 
   /** A closure is named after the functions it is written in (`func literal in (*Controller).Run`); a loop, not recursion. */
+  /**
+   * How a report names a type: a Go type with its package (`gameservers.Controller`, since many operators call each of
+   * their controllers `Controller`), by the folder's name; a type in the explored folder itself, and a TypeScript class,
+   * by its name.
+   */
+  protected typeLabel(key: string): string {
+    const name = this.types.get(key)?.name ?? key.split(".").at(-1)!;
+    const dir = /^go:(.*)\.[^.]+$/.exec(key)?.[1];
+    const pkg = dir?.split("/").at(-1);
+    return pkg ? `${pkg}.${name}` : name;
+  }
+
   protected fnName(f: FnFact): string {
     const names: string[] = [];
     let g: FnFact | undefined = f;

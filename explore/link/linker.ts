@@ -40,16 +40,18 @@ class Linker extends TsOperatorLinker {
     // solve again.
     let more = false;
     for (const call of this.queueTypes.size || this.wrapperTypes.size ? this.facts.calls : []) {
-      if (this.isInternal(call.fn) || this.queueCalls.has(call.id)) continue;
-      // A wrapper queue's constructor: each call is a queue of its own.
+      if (this.isInternal(call.fn)) continue;
+      // A wrapper queue's constructor: each call is a queue of its own (also one its name already made a queue).
       const wrapper = this.wrapperBuiltBy(call);
       if (wrapper) {
-        this.queueCalls.set(call.id, call);
         this.wrapperSites.set(call.id, wrapper);
+        if (this.queueCalls.has(call.id)) continue;
+        this.queueCalls.set(call.id, call);
         constraints.push({ c: "alloc", dst: call.ret, v: `q|${call.id}` });
         more = true;
         continue;
       }
+      if (this.queueCalls.has(call.id)) continue;
       // A function returning a fresh value of an own queue type; one that returns a queue already made (q|) only hands
       // it on.
       const makesOwnQueue = this.fnsAt(call.callee).some((fn) => {
@@ -107,6 +109,11 @@ class Linker extends TsOperatorLinker {
 
   private findQueueTypes(): void {
     for (const t of this.types.values()) {
+      // TypeScript classes are queues by type, as the reader found them (ts/typed-shapes.ts).
+      if (t.key.startsWith("ts:")) {
+        if (t.queueBy) this.queueTypes.set(t.key, t);
+        continue;
+      }
       const adds = t.methods.some((m) => OWN_ADD.test(m));
       const gets = t.methods.some((m) => OWN_GET.test(m));
       if (adds && gets && (t.hasChannel || /queue$/i.test(t.name))) this.queueTypes.set(t.key, t);
@@ -132,6 +139,8 @@ class Linker extends TsOperatorLinker {
   }
 
   private isQueueConstructor(call: CallFact): boolean {
+    if (this.fns.get(call.fn)?.lang === "ts")
+      return call.typedQueue !== undefined || this.taskQueue(call) !== undefined;
     if (call.qualifier?.endsWith("/util/workqueue")) return /^New/.test(call.method) && !/Limiter$/.test(call.method);
     if (/^new\w*queue$/i.test(call.method) || this.taskQueue(call)) return true;
     const cls = /^new (\w+)$/.exec(call.method)?.[1];

@@ -163,7 +163,8 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
         }
       }
     }
-    return (this.holders.get(queueId) ?? []).find((t) => anywhere || t.loc.file === file)?.name;
+    const holder = (this.holders.get(queueId) ?? []).find((t) => anywhere || t.loc.file === file);
+    return holder && this.typeLabel(holder.key);
   }
 
   protected ownQueueType(queueId: string): TypeFact | undefined {
