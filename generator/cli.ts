@@ -3,7 +3,8 @@ import { Command, Option } from "commander";
 import { statSync } from "node:fs";
 import path from "node:path";
 import { progressBar, progressThreshold } from "./progress-bar.js";
-import { formatLocation, formatWarning, type InputWarning } from "./input-error.js";
+import { formatLocation, formatWarning, terminalText, type InputLocation, type InputWarning } from "./input-error.js";
+import { escapeInvisible } from "./ts-literal.js";
 import { UserError } from "./user-error.js";
 import { generatorVersion } from "./version.js";
 import { envtestCommand } from "./envtest/envtest-command.js";
@@ -119,10 +120,7 @@ program
         })
         .finally(() => bar?.done());
       printWarnings(result.warnings);
-      for (const s of result.skipped)
-        process.stderr.write(
-          `skipped: ${formatLocation(s)}: ${s.kind || "no kind"} ${s.apiVersion} is not a CustomResourceDefinition\n`,
-        );
+      printSkipped(result.skipped);
       const { changed, removed, unchanged, userKept, hookUpdates } = result.report;
       for (const h of hookUpdates) {
         process.stderr.write(
@@ -188,6 +186,14 @@ const printBrokenUserFiles = (report: { orphans: string[]; staleImports: string[
 /** One line each, with the file's and the message's invisible characters escaped. */
 const printWarnings = (warnings: InputWarning[]) => {
   for (const w of warnings) process.stderr.write(`warning: ${formatWarning(w)}\n`);
+};
+
+/** Documents that are not CRDs: their kind and apiVersion come from the input, escaped like a location. */
+const printSkipped = (skipped: Array<InputLocation & { kind: string; apiVersion: string }>) => {
+  for (const s of skipped) {
+    const what = `${terminalText(s.kind || "no kind")} ${terminalText(s.apiVersion)}`;
+    process.stderr.write(`skipped: ${formatLocation(s)}: ${what} is not a CustomResourceDefinition\n`);
+  }
 };
 
 envtestCommand(program);
@@ -301,8 +307,13 @@ program
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  process.stderr.write(
-    `crdgen: ${error instanceof UserError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
+  // Messages may quote paths and names from the input: whatever reached them unescaped cannot restyle the terminal.
+  const message =
+    error instanceof UserError
+      ? error.message
+      : error instanceof Error
+        ? (error.stack ?? error.message)
+        : String(error);
+  process.stderr.write(`crdgen: ${escapeInvisible(message)}\n`);
   process.exitCode = 1;
 }

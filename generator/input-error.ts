@@ -21,9 +21,20 @@ export interface InputWarning extends InputLocation {
   message: string;
 }
 
+/**
+ * Text from the input (a file name, a key, a value) as a terminal shows it on one line: the characters that restyle
+ * or move the terminal (ESC, BEL, other controls, bidirectional overrides) and line breaks written as \uXXXX escapes.
+ */
+export function terminalText(text: string): string {
+  return escapeInvisible(text).replace(
+    /[\t\n\r\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
 /** A warning as the CLI prints it: located, and escaped like an InputError's message. */
 export function formatWarning(warning: InputWarning): string {
-  return `${formatLocation(warning)}: ${escapeInvisible(warning.message)}`;
+  return `${formatLocation(warning)}: ${terminalText(warning.message)}`;
 }
 
 export class InputError extends UserError {
@@ -32,20 +43,21 @@ export class InputError extends UserError {
     readonly problem: string,
   ) {
     // The problem quotes keys and values of the input: escaped, like the file name, for the terminal.
-    super(`${formatLocation(location)}: ${escapeInvisible(problem)}`);
+    super(`${formatLocation(location)}: ${terminalText(problem)}`);
     this.name = "InputError";
   }
 }
 
 /**
  * `file:line:column (document N) at /pointer`, the form editors and terminals turn into a link. File names and keys
- * come from the user (or a cluster): their invisible characters are escaped, so they cannot restyle the terminal.
+ * come from the user (or a cluster): escaped by terminalText, so they can neither restyle the terminal nor break the
+ * line.
  */
 export function formatLocation({ file, documentIndex, schemaPath, line, column }: InputLocation): string {
-  let where = file === "-" ? "stdin" : escapeInvisible(file);
+  let where = file === "-" ? "stdin" : terminalText(file);
   if (line !== undefined) where += `:${line}:${column ?? 1}`;
   if (documentIndex !== undefined) where += ` (document ${documentIndex + 1})`;
-  if (schemaPath) where += ` at ${escapeInvisible(schemaPath)}`;
+  if (schemaPath) where += ` at ${terminalText(schemaPath)}`;
   return where;
 }
 

@@ -1,5 +1,5 @@
 // docs/security.md, "Bounded": YAML aliases cannot turn a small file into a huge amount of work. Aliases are counted (scalars'
-// too) and the expanded size is capped at 64 MB or 10 times the file, whichever is larger, with one line naming the
+// too) and the expanded size is capped at 10 times the file or 1 MB, whichever is larger, with one line naming the
 // file; a billion-laughs document is refused the same way, never with a stack trace.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -73,22 +73,33 @@ test("aliases of a scalar are counted: 1000 load, 1001 are refused", () => {
   rejects(scalarBomb(1, 1001), /more than 1000 aliases/);
 });
 
-test("a string aliased within the count but expanding past 64 MB is refused, naming the alias", () => {
-  // 900 aliases of 100 kB: 90 MB from a 100 kB file (whose tenth-fold is far below 64 MB).
-  rejects(scalarBomb(100_000, 900), /aliases \(such as \*s\) expand it to more than 64 MB/);
+test("a string aliased within the count but expanding past 10 times the file is refused, naming the alias", () => {
+  // 900 aliases of 100 kB: 90 MB from a 100 kB file.
+  rejects(scalarBomb(100_000, 900), /aliases \(such as \*s\) expand it to more than 1 MB/);
 });
 
-test("the cap is 10 times the file when that is more than 64 MB: the same aliases load from a bigger file", () => {
-  // 95 aliases of 700 kB expand to about 66.5 MB: over 64 MB, under 10 times a file padded to 7 MB by a comment.
-  rejects(scalarBomb(700_000, 95), /expand it to more than 64 MB/);
-  const padding = `# ${"p".repeat(7 * 1024 * 1024)}\n`;
-  const { crds } = parseCrds([{ file: "big.yaml", text: scalarBomb(700_000, 95, padding) }]);
+test("a 118 kB file of one 62 kB string and 999 aliases (60 MB of output before) is refused: 10 times the file", () => {
+  const properties = Array.from({ length: 999 }, (_, i) => `            p${i}: { type: string, description: *d }`);
+  const text = crdWith(
+    `          description: &d "${"x".repeat(62_000)}"\n          properties:\n${properties.join("\n")}`,
+  );
+  assert.ok(text.length > 110_000 && text.length < 125_000, `about 118 kB: ${text.length}`);
+  rejects(text, /expand it to more than 1\.1 MB, the most crdgen reads from this file \(10 times the file's size/);
+});
+
+test("the cap is 1 MB for a small file, and 10 times the file when that is more", () => {
+  // 100 aliases of 20 kB expand to 2 MB: over the 1 MB of a 20 kB file, under 10 times a file padded to 300 kB.
+  rejects(scalarBomb(20_000, 100), /expand it to more than 1 MB/);
+  const padding = `# ${"p".repeat(300 * 1024)}\n`;
+  const { crds } = parseCrds([{ file: "big.yaml", text: scalarBomb(20_000, 100, padding) }]);
   assert.equal(crds.length, 1);
+  // A file that expands less than 1 MB loads whatever its size: 40 aliases of 20 kB.
+  assert.equal(parseCrds([{ file: "small.yaml", text: scalarBomb(20_000, 40) }]).crds.length, 1);
 });
 
 test("a billion-laughs document is refused with one line naming the file, from parseCrds and from the CLI", () => {
   const text = readFileSync(path.join(repoRoot, laughsFile), "utf8");
-  rejects(text, /the YAML's aliases \(such as \*\w\) expand it to more than 64 MB/, laughsFile);
+  rejects(text, /the YAML's aliases \(such as \*\w\) expand it to more than 1 MB/, laughsFile);
 
   const out = path.join(mkdtempSync(path.join(os.tmpdir(), "crdgen-laughs-")), "out");
   temps.push(path.dirname(out));
