@@ -58,8 +58,9 @@ export async function initProject(options: InitOptions): Promise<InitResult> {
 /** What --webhooks adds to the scaffold's README: its user-owned files and the switch that turns the server off. */
 const webhooksReadme = `
    With webhooks (\`--webhooks\` in the generate scripts), each kind also gets \`src/<kind>.webhooks.ts\` (defaulting
-   and validation) and, for a CRD with several versions, \`src/<kind>.conversion.ts\`; the operator then serves them
-   over HTTPS on :9443 with the certificate in \`--webhook-cert-path\` (\`ENABLE_WEBHOOKS=false\` runs without).`;
+   and validation) with its test \`test/<kind>.webhooks.test.ts\` (AdmissionReviews in, responses out: no cluster)
+   and, for a CRD with several versions, \`src/<kind>.conversion.ts\`; the operator then serves them over HTTPS on
+   :9443 with the certificate in \`--webhook-cert-path\` (\`ENABLE_WEBHOOKS=false\` runs without).`;
 
 /** The scaffold README's note on packages packed into vendor/: what they are and how to move to a release. */
 function vendored(sources: Sources): string {

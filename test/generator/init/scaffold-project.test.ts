@@ -62,11 +62,17 @@ test("crdgen init without --webhooks: the generate scripts make no webhook files
 test("crdgen init --webhooks: both generate scripts pass --webhooks, so each kind gets its webhook files", (t) => {
   const { project, scripts, readme } = scaffold(t, ["--webhooks"]);
   assert.match(readme, /src\/<kind>\.webhooks\.ts/);
+  assert.match(readme, /test\/<kind>\.webhooks\.test\.ts/, "the README names the scaffolded webhooks test");
   copyFileSync(multiVersionCrd, path.join(project, "crds", "gizmo.yaml"));
   const generated = runScript(project, scripts["generate"]!);
   assert.equal(generated.status, 0, generated.stderr);
-  for (const file of ["src/gizmo.webhooks.ts", "src/gizmo.conversion.ts", "src/generated/webhooks.ts"])
-    assert.ok(existsSync(path.join(project, file)), `npm run generate created ${file}`);
+  const files = [
+    "src/gizmo.webhooks.ts",
+    "src/gizmo.conversion.ts",
+    "src/generated/webhooks.ts",
+    "test/gizmo.webhooks.test.ts",
+  ];
+  for (const file of files) assert.ok(existsSync(path.join(project, file)), `npm run generate created ${file}`);
   assert.match(readFileSync(path.join(project, "src", "main.ts"), "utf8"), /newWebhooks/);
   // The check script generates the same way: the folder just written is up to date for it.
   const checked = runScript(project, scripts["generate:check"]!);
