@@ -120,6 +120,7 @@ function kindData(crd: CrdModel, version: VersionModel, types: TypeDeclarations)
     k8sImports: types.k8sImports,
     runtimeImports: types.runtimeImports,
     listMeta: types.listMeta,
+    resourceDescriptor: types.resourceDescriptor,
     typesModule: `./${stem}.types.js`,
     clientModule: `./${stem}.client.js`,
     listerModule: `./${stem}.lister.js`,

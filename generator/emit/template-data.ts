@@ -49,6 +49,7 @@ export interface KindData extends RuntimeNames {
   k8sImports: string;
   runtimeImports: string;
   listMeta: string;
+  resourceDescriptor: string;
   /** Module specifiers of the kind's sibling modules, from its own folder. */
   typesModule: string;
   clientModule: string;

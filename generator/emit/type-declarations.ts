@@ -22,6 +22,8 @@ export interface TypeDeclarations {
   runtimeImports: string;
   /** How the module refers to V1ListMeta (aliased when the kind itself is called V1ListMeta). */
   listMeta: string;
+  /** How the module refers to the runtime's ResourceDescriptor (aliased likewise). */
+  resourceDescriptor: string;
   /** The name given to the root's spec and status, if the schema has them. */
   specType?: string;
   statusType?: string;
@@ -60,6 +62,7 @@ export function emitTypeDeclarations(
   // Imported names are aliased when a declaration of this module has the same name (a kind called IntOrString).
   const declared = new Set(exported);
   const listMeta = freeName("V1ListMeta", declared);
+  const resourceDescriptor = freeName("ResourceDescriptor", declared);
   const ctx: Context = {
     crd,
     version,
@@ -90,8 +93,13 @@ export function emitTypeDeclarations(
       importSpec("V1ListMeta", listMeta),
       ...(ctx.uses.objectMeta ? [importSpec("V1ObjectMeta", ctx.names.objectMeta)] : []),
     ].join(", "),
-    runtimeImports: ctx.uses.intOrString ? importSpec("IntOrString", ctx.names.intOrString) : "",
+    // ResourceDescriptor types the kind's descriptor (a kind of that name gets it aliased).
+    runtimeImports: [
+      ...(ctx.uses.intOrString ? [importSpec("IntOrString", ctx.names.intOrString)] : []),
+      importSpec("ResourceDescriptor", resourceDescriptor),
+    ].join(", "),
     listMeta,
+    resourceDescriptor,
     specType: spec ? nameOf.get(spec.node) : undefined,
     statusType: status ? nameOf.get(status.node) : undefined,
     usesIntOrString: ctx.uses.intOrString,

@@ -229,7 +229,7 @@ test("generating again into the same folder changes no file", async () => {
 test("x-kubernetes-int-or-string is IntOrString bare, with anyOf, in items and in additionalProperties", async () => {
   const text = await typesOf("int-or-string");
   const d = declarationsOf(text);
-  assert.match(text, /^import type \{ IntOrString \} from "@crdgen\/runtime";$/m);
+  assert.match(text, /^import type \{ IntOrString, ResourceDescriptor \} from "@crdgen\/runtime";$/m);
   assert.equal(member(d, "PortMapSpec", "targetPort").type, "IntOrString");
   assert.equal(member(d, "PortMapSpec", "maxUnavailable").type, "IntOrString");
   assert.equal(member(d, "PortMapSpec", "ports").type, "IntOrString[]");
@@ -490,7 +490,7 @@ test("a description cannot end its comment early or add code", async () => {
   const d = declarationsOf(text);
   assert.deepEqual([...d.interfaces.keys()], ["Note", "NoteSpec", "NoteList"]);
   assert.deepEqual([...d.aliases.keys()], ["NoteSpecTemplate"]);
-  assert.deepEqual([...d.consts.keys()], ["noteResource", "NoteSpecTemplateValues"]);
+  assert.deepEqual([...d.consts.keys()], ["noteResourceFields", "noteResource", "NoteSpecTemplateValues"]);
   // Backticks, ${} and */ in enum values are JSON string literals: the exact values, and nothing runs.
   assert.deepEqual(
     valuesConst(d, "NoteSpecTemplateValues"),
@@ -759,7 +759,16 @@ test("kinds named like the runtime's exports get the runtime and its subpaths as
   const intOrString = declarationsOf(file("intorstring.types.ts"));
   assert.match(
     file("intorstring.types.ts"),
-    /^import type \{ IntOrString as IntOrString_ \} from "@crdgen\/runtime";$/m,
+    /^import type \{ IntOrString as IntOrString_, ResourceDescriptor \} from "@crdgen\/runtime";$/m,
+  );
+  // A kind called ResourceDescriptor types its own descriptor with the runtime's, aliased.
+  assert.match(
+    file("resourcedescriptor.types.ts"),
+    /^import type \{ ResourceDescriptor as ResourceDescriptor_ \} from "@crdgen\/runtime";$/m,
+  );
+  assert.match(
+    file("resourcedescriptor.types.ts"),
+    /^export const resourceDescriptorResource: typeof resourceDescriptorResourceFields &\s+ResourceDescriptor_<ResourceDescriptor> =/m,
   );
   assert.equal(member(intOrString, "IntOrStringSpec", "port").type, "IntOrString_");
   assert.match(
@@ -823,7 +832,7 @@ test("--versions: served (default) skips unserved versions, storage keeps only t
     assert.deepEqual(all.dirs, ["v1", "v1alpha1", "v1beta1"]);
     const resourceOf = (version: string) =>
       declarationsOf(all.files.get(`multi-version.fixtures.crdgen.dev/${version}/backup.types.ts`)!).consts.get(
-        "backupResource",
+        "backupResourceFields",
       )!;
     for (const version of ["v1", "v1alpha1", "v1beta1"]) {
       assert.match(

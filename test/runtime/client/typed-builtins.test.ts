@@ -23,6 +23,10 @@ import {
 import { ClusterLister, Lister, SharedInformerFactory, type SharedIndexInformer } from "@crdgen/runtime/cache";
 import { FakeCluster, fakeChildObjects } from "@crdgen/runtime/testing";
 import { quiet } from "../support/cache-fakes.js";
+import {
+  mySQLClusterResource,
+  type MySQLCluster,
+} from "../../../samples/mysql/generated/example.com/v1/mysqlcluster.types.js";
 
 /** True when A and B are the same type (not merely assignable one way). */
 // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the standard type-equality idiom: X only ties the two signatures together
@@ -91,6 +95,42 @@ test("ctx.children.apply of a built-in kind takes that kind's apply configuratio
     });
     // @ts-expect-error a custom resource's typed descriptor checks the body's kind too
     await children.apply(widgets, { apiVersion: "example.com/v1", kind: "Gadget", metadata: { name: "w" } });
+  };
+});
+
+test("a generated CRD descriptor carries its object type, as the built-in ones do", async () => {
+  const cluster = new FakeCluster();
+  cluster.register(mySQLClusterResource);
+  const children = fakeChildObjects(cluster);
+  const applied = await children.apply(mySQLClusterResource, {
+    apiVersion: "example.com/v1",
+    kind: "MySQLCluster",
+    metadata: { name: "db", namespace: "ns" },
+    spec: { replicas: 3 },
+  });
+  same<typeof applied.object, MySQLCluster>(true);
+  assert.equal(applied.object.spec?.replicas, 3);
+  const client = new ResourceClient(cluster.kubeClient(), mySQLClusterResource);
+  same<typeof client, ResourceClient<MySQLCluster>>(true);
+  // Never called: each @ts-expect-error line is checked by the build.
+  const _refused = async () => {
+    // @ts-expect-error a ConfigMap body is not a MySQLCluster's
+    await children.apply(mySQLClusterResource, { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" } });
+    await children.apply(mySQLClusterResource, {
+      apiVersion: "example.com/v1",
+      kind: "MySQLCluster",
+      metadata: { name: "db" },
+      // @ts-expect-error replicas is a number
+      spec: { replicas: "3" },
+    });
+    // @ts-expect-error the generated descriptor gives MySQLClusters, not Deployments
+    children.get<V1Deployment>(mySQLClusterResource, "ns", "db");
+    // @ts-expect-error nor is the MySQLCluster descriptor a Service's
+    await children.apply(kinds.services, {
+      apiVersion: "example.com/v1",
+      kind: "MySQLCluster",
+      metadata: { name: "s" },
+    });
   };
 });
 
