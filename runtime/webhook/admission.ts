@@ -137,7 +137,7 @@ async function answer(
   context: WebhookRequestContext,
   run: (request: AdmissionRequest, req: AdmissionHookRequest) => Promise<Omit<AdmissionResponse, "uid">>,
 ): Promise<AdmissionReview> {
-  const request = admissionRequestOf(review);
+  const { apiVersion, request } = decodeAdmissionReview(review);
   const req: AdmissionHookRequest = {
     uid: request.uid,
     operation: request.operation,
@@ -160,19 +160,44 @@ async function answer(
       context.log.info("admission refused", { operation: request.operation, code: response.status?.code });
     }
   }
-  return { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid: request.uid, ...response } };
+  const version = apiVersion as AdmissionReview["apiVersion"];
+  return { apiVersion: version, kind: "AdmissionReview", response: { uid: request.uid, ...response } };
 }
 
-function admissionRequestOf(review: unknown): AdmissionRequest {
-  const r = review as Partial<AdmissionReview> | null;
-  if (!r || typeof r !== "object" || r.kind !== "AdmissionReview")
-    throw new BadRequest("the body is not an AdmissionReview");
-  if (r.apiVersion !== "admission.k8s.io/v1")
-    throw new BadRequest(`AdmissionReview ${String(r.apiVersion)} is not served: use admission.k8s.io/v1`);
-  const request = r.request;
-  if (!request || typeof request !== "object" || typeof request.uid !== "string" || !request.uid)
-    throw new BadRequest("the AdmissionReview has no request uid");
-  return request;
+const reviewVersions = new Set(["admission.k8s.io/v1", "admission.k8s.io/v1beta1"]);
+
+/** A decoded review: its version (for the answer) and its request, `{}` and uid "" when absent as Go decodes them. */
+export interface DecodedAdmissionReview {
+  apiVersion: string;
+  request: AdmissionRequest;
+}
+
+/**
+ * Decodes an AdmissionReview as controller-runtime's deserializer does (apiVersion and kind default to v1
+ * AdmissionReview; another kind or version is not registered); throws a BadRequest with Go's wording.
+ */
+export function decodeAdmissionReview(review: unknown): DecodedAdmissionReview {
+  // Go decodes `null` into the empty review.
+  const r = (review ?? {}) as Record<string, unknown>;
+  if (typeof r !== "object" || Array.isArray(r))
+    throw new BadRequest(`couldn't get version/kind; json parse error: the body is not a JSON object`);
+  const apiVersion = stringField(r, "apiVersion") || "admission.k8s.io/v1";
+  const kind = stringField(r, "kind") || "AdmissionReview";
+  if (kind !== "AdmissionReview" || !reviewVersions.has(apiVersion))
+    throw new BadRequest(`no kind "${kind}" is registered for version "${apiVersion}"`);
+  const request = (r["request"] ?? {}) as AdmissionRequest;
+  if (typeof request !== "object" || Array.isArray(request))
+    throw new BadRequest("the AdmissionReview's request is not an object");
+  const uid = (request as { uid?: unknown }).uid ?? "";
+  if (typeof uid !== "string") throw new BadRequest("the AdmissionReview's request uid is not a string");
+  return { apiVersion, request: { ...request, uid } };
+}
+
+function stringField(r: Record<string, unknown>, key: string): string {
+  const value = r[key] ?? "";
+  if (typeof value !== "string")
+    throw new BadRequest(`couldn't get version/kind; json parse error: ${key} is not a string`);
+  return value;
 }
 
 /**
@@ -253,7 +278,10 @@ async function validate(
       );
     case "DELETE":
       return allowed(await hooks.validateDelete?.(objectOf(request.oldObject, "oldObject"), req));
-    default:
+    case "CONNECT":
       return allowed();
+    default:
+      // As controller-runtime's validator: an operation it does not know is refused, never let through.
+      throw new BadRequest(`unknown operation ${JSON.stringify((request.operation as string | undefined) ?? "")}`);
   }
 }

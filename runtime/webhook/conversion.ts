@@ -4,7 +4,7 @@
 import type { V1ObjectMeta } from "@kubernetes/client-node";
 import type { KubernetesObject, ResourceDescriptor, Status } from "../client/types.js";
 import { sameJson } from "../json/same-json.js";
-import { isPanic, recoveredPanic } from "../panic/panic.js";
+import { isPanic } from "../panic/panic.js";
 import { BadRequest, conversionPath, type WebhookRegistration } from "./registration.js";
 
 /** apiextensions.k8s.io/v1 ConversionReview. */
@@ -70,37 +70,53 @@ export function conversionWebhookFor<Hub extends KubernetesObject>(
     operations: [],
     handle: async (review, context) => {
       const request = conversionRequestOf(review);
-      const reply = (convertedObjects: unknown[], result: Status): ConversionReview => ({
-        apiVersion: "apiextensions.k8s.io/v1",
-        kind: "ConversionReview",
-        response: { uid: request.uid, convertedObjects, result },
-      });
       try {
         const converted: unknown[] = [];
         for (const obj of request.objects) converted.push(await converter.convert(obj, request.desiredAPIVersion));
-        return reply(converted, { status: "Success" });
+        return conversionReply(review, converted, { status: "Success" });
       } catch (error) {
-        if (!isPanic(error))
-          return reply([], { status: "Failure", message: error instanceof Error ? error.message : String(error) });
+        if (!isPanic(error)) return failedConversion(review, error instanceof Error ? error.message : String(error));
         context.onPanic?.(error);
-        return reply([], { status: "Failure", message: recoveredPanic(error).message });
+        // As controller-runtime: the panic's value goes to the log (onPanic), not to the API server.
+        return failedConversion(review, "internal error occurred during conversion");
       }
     },
   };
 }
 
 function conversionRequestOf(review: unknown): NonNullable<ConversionReview["request"]> {
-  const r = review as Partial<ConversionReview> | null;
-  if (!r || typeof r !== "object" || r.kind !== "ConversionReview")
-    throw new BadRequest("the body is not a ConversionReview");
-  if (r.apiVersion !== "apiextensions.k8s.io/v1")
-    throw new BadRequest(`ConversionReview ${String(r.apiVersion)} is not served: use apiextensions.k8s.io/v1`);
-  const request = r.request;
-  if (!request || typeof request.uid !== "string" || !request.uid)
-    throw new BadRequest("the ConversionReview has no request uid");
-  if (typeof request.desiredAPIVersion !== "string" || !Array.isArray(request.objects))
-    throw new BadRequest("the ConversionReview's request needs desiredAPIVersion and objects");
-  return request;
+  const request = reviewEnvelope(review).request;
+  if (!isObject(request)) throw new BadRequest("conversion request is nil");
+  const { uid = "", desiredAPIVersion = "", objects = [] } = request;
+  if (typeof uid !== "string" || typeof desiredAPIVersion !== "string" || !Array.isArray(objects))
+    throw new BadRequest("the ConversionReview's uid, desiredAPIVersion or objects has the wrong type");
+  return { uid, desiredAPIVersion, objects: objects as unknown[] };
+}
+
+function reviewEnvelope(review: unknown): Partial<Record<keyof ConversionReview, unknown>> {
+  if (!isObject(review)) throw new BadRequest("the body is not a ConversionReview");
+  const { kind = "ConversionReview", apiVersion = "" } = review;
+  if (kind !== "ConversionReview" || typeof apiVersion !== "string" || !reviewVersions.has(apiVersion))
+    throw new BadRequest(`${JSON.stringify(kind)} ${JSON.stringify(apiVersion)} is not a ConversionReview`);
+  return review;
+}
+
+const reviewVersions = new Set(["", "apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1"]);
+
+/** The answer to `review` with `message` as its Failure and no objects, in the review's apiVersion. */
+export function failedConversion(review: unknown, message: string): ConversionReview {
+  return conversionReply(review, [], { status: "Failure", message });
+}
+
+function conversionReply(review: unknown, convertedObjects: unknown[], result: Status): ConversionReview {
+  const r = review as { apiVersion?: unknown; request?: { uid?: unknown } } | null;
+  const apiVersion = typeof r?.apiVersion === "string" && r.apiVersion ? r.apiVersion : "apiextensions.k8s.io/v1";
+  const uid = typeof r?.request?.uid === "string" ? r.request.uid : "";
+  return {
+    apiVersion: apiVersion as ConversionReview["apiVersion"],
+    kind: "ConversionReview",
+    response: { uid, convertedObjects, result },
+  };
 }
 
 /** The group and kind a ConversionReview converts (from its first object), to pick among registrations at /convert. */
@@ -149,7 +165,8 @@ class HubConverter<Hub extends KubernetesObject> {
     if (from.group !== group || obj.kind !== kind)
       throw new Error(`${name}: ${obj.apiVersion} ${String(obj.kind)} is not served by ${kind}.${group}'s conversion`);
     if (to.group !== group) throw new Error(`${name}: cannot convert to ${desiredAPIVersion}, another group`);
-    if (from.version === to.version) return obj;
+    // The API server never sends an object already in the desired version; controller-runtime refuses one.
+    if (from.version === to.version) throw new Error(`${name}: conversion is not allowed between the same version`);
     try {
       const hub = from.version === this.conversion.hub ? obj : await this.toHub(from.version, obj, name);
       return to.version === this.conversion.hub ? hub : await this.fromHub(to.version, hub, name);

@@ -1,13 +1,16 @@
 // One webhook request, as controller-runtime's webhook handlers answer it: the registration at the request's path
-// (conversion webhooks sharing /convert are told apart by the objects' kind), a JSON POST only, a body limit, a
-// deadline that aborts the hook's signal, a metric and a log line per request, and a Status for every failure.
+// (conversion webhooks sharing /convert are told apart by the objects' kind), a body limit, a deadline that aborts the
+// hook's signal, a metric and a log line per request. Admission answers every request with a review
+// (admission-http.ts); conversion answers HTTP 400 for a body that is not a review and a review for the rest.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Status } from "../client/types.js";
 import type { Logger } from "../log/logger.js";
 import type { WebhookMetrics } from "../metrics/webhook.js";
 import { describePanic } from "../panic/panic.js";
-import { conversionReviewGroupKind } from "./conversion.js";
-import { BadRequest, type WebhookRegistration } from "./registration.js";
+import { answerAdmission } from "./admission-http.js";
+import { conversionReviewGroupKind, failedConversion } from "./conversion.js";
+import { failure, readBody, send, untilAborted } from "./http-io.js";
+import { BadRequest, type WebhookRegistration, type WebhookRequestContext } from "./registration.js";
 
 export interface ReviewHandlerOptions {
   /** Registrations by path (see routeTable). */
@@ -35,7 +38,14 @@ export function reviewHandler(o: ReviewHandlerOptions): ReviewHandler {
     const request: RequestState = { log: o.log.child({ webhook: url }), started: performance.now() };
     let code = 500;
     try {
-      code = await answer(req, res, candidates, deadline.signal, request, o);
+      code =
+        candidates[0]!.type === "conversion"
+          ? await answerConversion(req, res, candidates, deadline.signal, request, o)
+          : await answerAdmission(req, candidates[0]!, deadline.signal, {
+              maxBytes: o.maxBytes,
+              context: (uid) => requestContext(candidates[0]!, uid, deadline.signal, request, o),
+              send: (reply) => answered(res, reply, request),
+            });
     } catch (error) {
       code = sendError(res, error, deadline.signal, request.log, o.timeoutMs);
     } finally {
@@ -51,8 +61,31 @@ interface RequestState {
   started: number;
 }
 
-/** Reads, checks and answers the review; returns the status code sent. Throws what sendError turns into a Status. */
-async function answer(
+/** The hook's context: the deadline's signal, the logger with the uid, and the panic counter and log line. */
+function requestContext(
+  registration: WebhookRegistration,
+  uid: string,
+  signal: AbortSignal,
+  request: RequestState,
+  o: ReviewHandlerOptions,
+): WebhookRequestContext {
+  if (uid) request.log = request.log.child({ uid });
+  const log = request.log;
+  const onPanic = (value: unknown) => {
+    o.metrics.panicked(registration.type);
+    // As client-go's panic handlers: at error level, with the stack when there is one.
+    const stack = value instanceof Error ? { stack: value.stack } : {};
+    log.error(`Observed a panic in webhook: ${describePanic(value)}`, stack);
+  };
+  return { signal, log, onPanic };
+}
+
+/**
+ * A ConversionReview, as controller-runtime's conversion webhook reads it: any method and content type; a body that is
+ * not JSON, or has no request, is HTTP 400; everything else is answered in the review (HTTP 200). Returns the status
+ * code sent; throws what sendError turns into a Status.
+ */
+async function answerConversion(
   req: IncomingMessage,
   res: ServerResponse,
   candidates: readonly WebhookRegistration[],
@@ -60,8 +93,6 @@ async function answer(
   request: RequestState,
   o: ReviewHandlerOptions,
 ): Promise<number> {
-  const refused = refuseUnlessJsonPost(req, res);
-  if (refused !== undefined) return refused;
   const body = await readBody(req, o.maxBytes, signal);
   if (body === "too large")
     return send(
@@ -71,15 +102,15 @@ async function answer(
     );
   const review = parseReview(body);
   const uid = (review as { request?: { uid?: unknown } } | null)?.request?.uid;
-  if (typeof uid === "string") request.log = request.log.child({ uid });
   const registration = pick(candidates, review);
-  const onPanic = (value: unknown) => {
-    o.metrics.panicked(registration.type);
-    // As client-go's panic handlers: at error level, with the stack when there is one.
-    const stack = value instanceof Error ? { stack: value.stack } : {};
-    request.log.error(`Observed a panic in webhook: ${describePanic(value)}`, stack);
-  };
-  const reply = await untilAborted(registration.handle(review, { signal, log: request.log, onPanic }), signal);
+  // As controller-runtime's "is not convertible": a Failure in the review.
+  if (!registration) return answered(res, failedConversion(review, notConverted(candidates, review)), request);
+  const context = requestContext(registration, typeof uid === "string" ? uid : "", signal, request, o);
+  return answered(res, await untilAborted(registration.handle(review, context), signal), request);
+}
+
+/** Sends the review with HTTP 200 and logs a line about it. */
+function answered(res: ServerResponse, reply: unknown, request: RequestState): number {
   const code = send(res, 200, reply);
   request.log.debug("webhook request answered", { durationMs: performance.now() - request.started, ...summary(reply) });
   return code;
@@ -99,40 +130,12 @@ function requestDeadline(res: ServerResponse, timeoutMs: number): { signal: Abor
   return { signal: abort.signal, clear: () => clearTimeout(timer) };
 }
 
-/** Answers 405 (not a POST) or 415 (not JSON) and returns the code sent, or undefined when the request may go on. */
-function refuseUnlessJsonPost(req: IncomingMessage, res: ServerResponse): number | undefined {
-  if (req.method !== "POST") {
-    res.setHeader("Allow", "POST");
-    return send(res, 405, failure(405, "MethodNotAllowed", `${req.method ?? ""} is not allowed: use POST`));
-  }
-  const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim();
-  if (type !== "application/json")
-    return send(
-      res,
-      415,
-      failure(415, "UnsupportedMediaType", `content-type ${type || "(none)"}: expected application/json`),
-    );
-  return undefined;
-}
-
 function parseReview(body: Buffer): unknown {
   try {
     return JSON.parse(body.toString("utf8"));
   } catch (error) {
     throw new BadRequest(`the body is not JSON: ${(error as Error).message}`);
   }
-}
-
-/** The hook's answer, or a rejection with the signal's reason as soon as it aborts (a hook may ignore its signal). */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  return Promise.race([
-    work,
-    new Promise<never>((_, reject) => {
-      const fail = () => reject(signal.reason as Error);
-      if (signal.aborted) fail();
-      else signal.addEventListener("abort", fail, { once: true });
-    }),
-  ]);
 }
 
 /** 400 for a bad review, 503 when the deadline aborted it, 500 for anything else; returns the code sent. */
@@ -166,42 +169,17 @@ export function routeTable(webhooks: readonly WebhookRegistration[]): Map<string
 const sameKind = (a: WebhookRegistration, b: WebhookRegistration) =>
   a.resource.group === b.resource.group && a.resource.kind === b.resource.kind;
 
-function pick(candidates: readonly WebhookRegistration[], review: unknown): WebhookRegistration {
+/** The registration for the review's kind; undefined when none of those sharing the path converts it. */
+function pick(candidates: readonly WebhookRegistration[], review: unknown): WebhookRegistration | undefined {
   if (candidates.length === 1) return candidates[0]!;
   const gk = conversionReviewGroupKind(review);
-  const match = gk && candidates.find((c) => c.resource.group === gk.group && c.resource.kind === gk.kind);
-  if (!match)
-    throw new BadRequest(
-      `no conversion webhook for ${gk ? `${gk.kind}.${gk.group}` : "this review"}; served: ${candidates.map((c) => `${c.resource.kind}.${c.resource.group}`).join(", ")}`,
-    );
-  return match;
+  return gk ? candidates.find((c) => c.resource.group === gk.group && c.resource.kind === gk.kind) : undefined;
 }
 
-async function readBody(req: IncomingMessage, limit: number, signal: AbortSignal): Promise<Buffer | "too large"> {
-  const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > limit) return "too large";
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
-    if (signal.aborted) throw signal.reason as Error;
-    size += chunk.length;
-    if (size > limit) return "too large";
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
-
-function failure(code: number, reason: string, message: string): Status {
-  return { kind: "Status", apiVersion: "v1", status: "Failure", code, reason, message };
-}
-
-/** Writes a JSON response; returns the status code (for the metric). */
-function send(res: ServerResponse, code: number, body: unknown): number {
-  if (res.headersSent || res.destroyed) return code;
-  const text = JSON.stringify(body);
-  res.writeHead(code, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
-  res.end(text);
-  return code;
+function notConverted(candidates: readonly WebhookRegistration[], review: unknown): string {
+  const gk = conversionReviewGroupKind(review);
+  const served = candidates.map((c) => `${c.resource.kind}.${c.resource.group}`).join(", ");
+  return `no conversion webhook for ${gk ? `${gk.kind}.${gk.group}` : "this review"}; served: ${served}`;
 }
 
 /** What a log line says about an answer: allowed or refused (admission), success or failure (conversion). */

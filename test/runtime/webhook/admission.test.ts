@@ -248,17 +248,18 @@ test("a hook's panic is refused as controller-runtime's recovered panic: 500 `pa
   assert.equal(panics.length, 2);
 });
 
-test("a body that is not an AdmissionReview v1 is a BadRequest; a request without its object is refused with 400", async () => {
+test("a body that is not an AdmissionReview is a BadRequest; v1beta1 is served as v1; an unknown operation is refused", async () => {
   const validating = byType(admissionWebhooksFor<Widget>(widgets, { validateCreate: () => undefined }), "validating");
   await assert.rejects(validating.handle({ kind: "Pod" }, context()), BadRequest);
-  await assert.rejects(
-    validating.handle({ apiVersion: "admission.k8s.io/v1beta1", kind: "AdmissionReview", request: {} }, context()),
-    /admission\.k8s\.io\/v1beta1 is not served/,
-  );
-  await assert.rejects(
-    validating.handle({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", request: {} }, context()),
-    /no request uid/,
-  );
+  await assert.rejects(validating.handle({ request: [] }, context()), /request is not an object/);
+  const beta = admissionReview("CREATE", widget("w1", {})) as unknown as { apiVersion: string };
+  beta.apiVersion = "admission.k8s.io/v1beta1";
+  const betaAnswer = (await validating.handle(beta, context())) as AdmissionReview;
+  assert.equal(betaAnswer.apiVersion, "admission.k8s.io/v1beta1");
+  assert.equal(betaAnswer.response?.allowed, true);
+  // controller-runtime's validator: Errored(400, unknown operation), never allowed.
+  const none = (await validating.handle({ request: {} }, context())) as AdmissionReview;
+  assert.deepEqual(none.response, { uid: "", allowed: false, status: { code: 400, message: 'unknown operation ""' } });
   const review = admissionReview("CREATE", widget("w1", {}));
   review.request!.object = null;
   const answer = (await validating.handle(review, context())) as AdmissionReview;

@@ -1,4 +1,4 @@
-// startWebhookServer over real TLS: routing, status codes for bad requests, the per-request timeout, the body limit,
+// startWebhookServer over real TLS: routing, answers to malformed requests, the per-request timeout, the body limit,
 // controller-runtime's webhook metrics, request-UID logs, and the certificate reloaded when its files change.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -145,30 +145,53 @@ test("admission and conversion reviews are answered over TLS with the CA's certi
   });
 });
 
-test("bad requests get an HTTP status and a Status body: 404, 405, 415, 400 (not JSON, not a review), 413", async () => {
+test("a malformed admission request is refused in a review at HTTP 200 (failurePolicy: Ignore must not admit it)", async () => {
   await withServer({ maxRequestBytes: 64 * 1024 }, async (port) => {
     const validate = "/validate-webhook-example-com-v1-widget";
     const review = json(admissionReview("CREATE", widget("w1", {})));
     const cases: Array<[string, Promise<Reply>, number, RegExp]> = [
-      ["unknown path", send(port, "/mutate-other", review), 404, /no webhook is served at \/mutate-other/],
-      ["GET", send(port, validate, "", { method: "GET" }), 405, /GET is not allowed/],
-      ["text/plain", send(port, validate, review, { contentType: "text/plain" }), 415, /expected application\/json/],
-      ["not JSON", send(port, validate, "{"), 400, /the body is not JSON/],
-      ["not a review", send(port, validate, json({ kind: "Pod" })), 400, /not an AdmissionReview/],
+      ["GET, no body", send(port, validate, "", { method: "GET" }), 400, /^request body is empty$/],
+      ["text/plain", send(port, validate, review, { contentType: "text/plain" }), 400, /^contentType=text\/plain, exp/],
+      ["not JSON", send(port, validate, "{"), 400, /^couldn't get version\/kind; json parse error: /],
+      ["not a review", send(port, validate, json({ kind: "Pod" })), 400, /^no kind "Pod" is registered for version/],
+      ["request not an object", send(port, validate, json({ request: 5 })), 400, /request is not an object/],
+      ["no operation", send(port, validate, json({ request: { uid: "u1" } })), 400, /^unknown operation ""$/],
       [
         "too large",
         send(port, validate, json({ ...admissionReview("CREATE", widget("w1", {})), pad: "x".repeat(65 * 1024) })),
         413,
-        /request entity is too large; limit is 65536 bytes/,
+        /^request entity is too large; limit is 65536 bytes$/,
       ],
+    ];
+    for (const [what, reply, code, message] of cases) {
+      const { status, body } = await reply;
+      assert.equal(status, 200, what);
+      const response = (body as AdmissionReview).response;
+      assert.equal(response?.allowed, false, what);
+      assert.equal(response.status?.code, code, what);
+      assert.match(response.status.message ?? "", message, what);
+    }
+    const known = await send(port, validate, json({ request: { uid: "u1" } }));
+    assert.equal((known.body as AdmissionReview).response?.uid, "u1", "once decoded, the answer carries the uid");
+  });
+});
+
+test("conversion answers HTTP 400 for a body that is not a review, 404 off its paths, any content type", async () => {
+  await withServer({}, async (port) => {
+    const cases: Array<[string, Promise<Reply>, number, RegExp]> = [
+      ["unknown path", send(port, "/mutate-other", "{}"), 404, /no webhook is served at \/mutate-other/],
+      ["not JSON", send(port, "/convert", "{"), 400, /the body is not JSON/],
+      ["no request", send(port, "/convert", json({ kind: "ConversionReview" })), 400, /conversion request is nil/],
     ];
     for (const [what, reply, code, message] of cases) {
       const { status, body } = await reply;
       assert.equal(status, code, what);
       assert.equal((body as { kind?: string }).kind, "Status", what);
-      assert.equal((body as { code?: number }).code, code, what);
       assert.match((body as { message: string }).message, message, what);
     }
+    const plain = json(conversionReview("webhook.example.com/v1alpha1", [widget("w1", {})]));
+    const converted = await send(port, "/convert", plain, { contentType: "text/plain" });
+    assert.equal((converted.body as ConversionReview).response?.result.status, "Success");
   });
 });
 
@@ -201,11 +224,12 @@ test("controller_runtime_webhook_* metrics count requests by path and HTTP code,
     const text = await registry.metrics();
     assert.match(
       text,
-      /^controller_runtime_webhook_requests_total\{webhook="\/validate-webhook-example-com-v1-widget",code="200"\} 2$/m,
+      /^controller_runtime_webhook_requests_total\{webhook="\/validate-webhook-example-com-v1-widget",code="200"\} 3$/m,
     );
+    await send(port, "/convert", "{");
     assert.match(
-      text,
-      /^controller_runtime_webhook_requests_total\{webhook="\/validate-webhook-example-com-v1-widget",code="400"\} 1$/m,
+      await registry.metrics(),
+      /^controller_runtime_webhook_requests_total\{webhook="\/convert",code="400"\} 1$/m,
     );
     assert.match(
       text,
@@ -259,9 +283,10 @@ test("a hook's panic is recovered (review status 500), counted per webhook type 
         ]),
       ),
     );
+    // As controller-runtime: the API server is told an internal error; the panic's value is in the log.
     assert.deepEqual((converted.body as ConversionReview).response?.result, {
       status: "Failure",
-      message: "panic: RangeError: Invalid array length [recovered]",
+      message: "internal error occurred during conversion",
     });
 
     const text = await registry.metrics();
