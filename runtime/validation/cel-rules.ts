@@ -12,7 +12,7 @@ import {
   registerComprehensionStep,
   type CostMeter,
 } from "./cel-cost.js";
-import { isJsonObject, type CelRule, type StructuralNode } from "./structural.js";
+import { isJsonObject, setOwn, type CelRule, type StructuralNode } from "./structural.js";
 
 /** One evaluation: its value or the error it raised, what it cost, and whether it was stopped at the cost limit. */
 export interface Evaluation {
@@ -202,7 +202,7 @@ export function toCelValue(value: unknown, node: StructuralNode | undefined): un
         node?.properties && Object.prototype.hasOwnProperty.call(node.properties, k)
           ? node.properties[k]
           : node?.additionalProperties;
-      out[k] = toCelValue(v, child);
+      setOwn(out, k, toCelValue(v, child));
     }
     return out;
   }

@@ -109,3 +109,21 @@ test("the emitted structure keeps __proto__ as an own property", () => {
   assert.ok(Object.hasOwn(properties, "__proto__"));
   assert.deepEqual(properties["__proto__"], { type: "string", default: "a" });
 });
+
+test("a map key __proto__ reaches CEL rules like any other key", () => {
+  const version = versionOf(
+    specWith({
+      labels: {
+        type: "object",
+        additionalProperties: { type: "string" },
+        "x-kubernetes-validations": [{ rule: "self.all(k, k.size() < 5)", message: "a key is too long" }],
+      },
+    }),
+  );
+  const messages = (labels: string) => validateResource(object({ labels: JSON.parse(labels) }), version).errors;
+  assert.deepEqual(
+    messages('{"__proto__": "x"}').map((e) => e.message),
+    ["a key is too long"],
+  );
+  assert.deepEqual(messages('{"ok": "x"}'), []);
+});
