@@ -112,6 +112,9 @@ test("a generated CRD descriptor carries its object type, as the built-in ones d
   assert.equal(applied.object.spec?.replicas, 3);
   const client = new ResourceClient(cluster.kubeClient(), mySQLClusterResource);
   same<typeof client, ResourceClient<MySQLCluster>>(true);
+  const got = await client.get("ns", "db");
+  same<typeof got, MySQLCluster>(true);
+  assert.equal(got.spec?.replicas, 3, "the client reads back what ctx.children applied");
   // Never called: each @ts-expect-error line is checked by the build.
   const _refused = async () => {
     // @ts-expect-error a ConfigMap body is not a MySQLCluster's
