@@ -4,7 +4,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createSecureServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
+import type { Logger } from "../log/logger.js";
 import { metricsRegistry } from "../metrics/prometheus.js";
+import { limitConnections, serverTimeouts, type ServerLimits } from "../webhook/server-limits.js";
 import type { MetricsAuthorizer } from "./metrics-auth.js";
 import type { ServingCert } from "./serving-cert.js";
 
@@ -18,7 +20,7 @@ export interface HealthCheck {
   check: CheckFn;
 }
 
-export interface ProbeServerOptions {
+export interface ProbeServerOptions extends ServerLimits {
   /** 0 picks a free port (see ProbeServer.port). controller-runtime's usual probe port is 8081, metrics 8080. */
   port: number;
   /** Default: all interfaces. */
@@ -39,6 +41,8 @@ export interface ProbeServerOptions {
   tls?: ServingCert;
   /** Asked before /metrics is answered (metricsAuthorizer: TokenReview + SubjectAccessReview); probes stay open. */
   authorizeMetrics?: MetricsAuthorizer;
+  /** Where refused connections are reported (see ServerLimits.maxConnections). */
+  logger?: Logger;
 }
 
 export interface ProbeServer {
@@ -162,9 +166,12 @@ export async function startProbeServer(options: ProbeServerOptions): Promise<Pro
       else res.destroy();
     });
   };
+  // Probes and metrics are GETs: no body time beyond the headers'.
+  const timeouts = serverTimeouts(options, 0);
   const server: Server = options.tls
-    ? createSecureServer({ cert: options.tls.cert, key: options.tls.key, minVersion: "TLSv1.2" }, listener)
-    : createServer(listener);
+    ? createSecureServer({ cert: options.tls.cert, key: options.tls.key, minVersion: "TLSv1.2", ...timeouts }, listener)
+    : createServer(timeouts, listener);
+  limitConnections(server, options, options.logger);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.host, () => {

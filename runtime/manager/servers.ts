@@ -102,6 +102,7 @@ async function startProbes(
     host: address.host,
     registry: c.registry,
     checks: { healthz: [ping], readyz },
+    logger: c.log,
     serve: c.addresses.shared ? ["metrics", "healthz", "readyz"] : ["healthz", "readyz"],
   });
   c.log.info("serving health probes", {
@@ -124,6 +125,7 @@ async function startMetrics(address: BindAddress, c: ServersConfig): Promise<Pro
     host: address.host,
     registry: c.registry,
     serve: ["metrics"],
+    logger: c.log,
     ...(tls ? { tls } : {}),
     ...(secure ? { authorizeMetrics: loggingRefusals(metricsAuthorizer(c.kube, c.metricsAuth), c.log) } : {}),
   });

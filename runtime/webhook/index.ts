@@ -16,10 +16,12 @@
 //   metadata, and keeps the hub fields a spoke cannot hold in the `<group>/conversion-data` annotation
 //   (conversionDataAnnotation), so hub → spoke → hub loses nothing without code in the spoke's functions.
 // - startWebhookServer({ webhooks, port: 9443, certDir, ... }) → an HTTPS server (tls.crt / tls.key in certDir,
-//   reloaded when they change), 10 s per request, 7 MiB bodies, one debug log line per request with its uid,
-//   controller_runtime_webhook_{requests_total,latency_seconds,requests_in_flight,panics_total} and
-//   controller_runtime_conversion_webhook_panics_total. The manager runs one beside the
-//   controllers with ManagerConfig.webhooks (its /readyz/webhook passes once a TLS handshake with it completes).
+//   reloaded when they change), 10 s per request, 7 MiB bodies, controller-runtime's 32 s for the TLS handshake and
+//   headers and 90 s idle keep-alive, at most 1024 open connections (server-limits.ts), one debug log line per request
+//   with its uid, controller_runtime_webhook_{requests_total,latency_seconds,requests_in_flight,panics_total} and
+//   controller_runtime_conversion_webhook_panics_total. A malformed admission request is answered HTTP 200 with a
+//   review that is not allowed (as controller-runtime: failurePolicy Ignore must not admit it). The manager runs one
+//   beside the controllers with ManagerConfig.webhooks (its /readyz/webhook passes once a TLS handshake completes).
 export {
   admissionWebhooksFor,
   type AdmissionHooks,

@@ -12,6 +12,7 @@ import { readCertificate, watchCertificate, type CertificateWatcher } from "./ce
 import { checkTlsReachable, localDialAddress } from "./reachable.js";
 import type { WebhookRegistration } from "./registration.js";
 import { reviewHandler, routeTable } from "./review-handler.js";
+import { limitConnections, serverTimeouts, type ServerLimits } from "./server-limits.js";
 
 /** controller-runtime's default webhook port. */
 export const DEFAULT_WEBHOOK_PORT = 9443;
@@ -27,7 +28,7 @@ export function defaultWebhookCertDir(): string {
   return path.join(tmpdir(), "k8s-webhook-server", "serving-certs");
 }
 
-export interface WebhookServerOptions {
+export interface WebhookServerOptions extends ServerLimits {
   /** What to serve; from admissionWebhooksFor and conversionWebhookFor. Several conversion webhooks share /convert. */
   webhooks: readonly WebhookRegistration[];
   /** Default 9443; 0 picks a free port (see WebhookServer.port). */
@@ -77,16 +78,22 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const certFile = path.join(certDir, options.certName ?? "tls.crt");
   const keyFile = path.join(certDir, options.keyName ?? "tls.key");
   const routes = routeTable(options.webhooks);
+  const timeoutMs = options.requestTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
   const handle = reviewHandler({
     routes,
-    timeoutMs: options.requestTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
+    timeoutMs,
     maxBytes: options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
     metrics: webhookMetrics(options.registry),
     log,
   });
 
   const initial = await readCertificate(certFile, keyFile);
-  const server: Server = createServer({ cert: initial.cert, key: initial.key }, (req, res) => void handle(req, res));
+  const server: Server = createServer(
+    // The body may take as long as the answer's deadline, which starts once the headers are in.
+    { cert: initial.cert, key: initial.key, ...serverTimeouts(options, timeoutMs) },
+    (req, res) => void handle(req, res),
+  );
+  limitConnections(server, options, log);
   const certificate = watchCertificate(initial, {
     certDir,
     certFile,
