@@ -5,8 +5,9 @@
 //   The API server's own figures for these (its library's cost.go, on strings version 2) charge replace and split
 //   by their input, which leaves `self.replace('', self)` (a result the square of its input) nearly free;
 // - the Kubernetes library (lists, regex, URLs, IPs, quantities): k8s.io/apiserver/pkg/cel/library/cost.go;
-// - operators: cel-go's interpreter/runtimecost.go, except that list concatenation, a constant-time view in cel-go
-//   and a copy in cel-js, is charged like string concatenation.
+// - operators: cel-go's interpreter/runtimecost.go.
+// Where cel-js does work in proportion to a value that cel-go handles in constant time (concatenating lists, which
+// cel-js copies; the size of a string or a map, which cel-js counts), that work is charged as a scan of the value.
 // Sizes are JS string lengths (UTF-16 units), never fewer than cel-go's code points.
 import { re2MatchesMethod } from "./cel-environment.js";
 
@@ -140,8 +141,8 @@ const libraryCosts: Record<string, CostOf> = {
   max: traverseTarget,
   indexOf: traverseTarget,
   lastIndexOf: traverseTarget,
-  // cel-js counts a map's keys to size it.
-  size: (args) => (args.length === 1 && typeof args[0] === "object" && !Array.isArray(args[0]) ? scan(args[0]) : 1),
+  // cel-go sizes in constant time; cel-js counts a string's code points and a map's keys: charged as a scan.
+  size: (args) => (args.length === 1 && !Array.isArray(args[0]) ? scan(args[0]) : 1),
 };
 
 /**
