@@ -22,7 +22,7 @@ export {
 } from "./labels.js";
 // The reflector's sorting of watch errors stays internal; isResourceVersionTooOld (410 Gone: list again) serves any
 // caller that lists from a resourceVersion or a continue token.
-export { type ListerWatcher, type ObjectType, isResourceVersionTooOld } from "./listerwatcher.js";
+export { type ListerWatcher, type ObjectType, type ShardFilter, isResourceVersionTooOld } from "./listerwatcher.js";
 export type { ReflectorBackoffOptions } from "./reflector.js";
 // What a Reflector writes to (client-go's Store as the reflector sees it). The informer's own sink, IndexerSink, is
 // internal: its tests import #runtime/cache/sink.js.

@@ -4,7 +4,7 @@ import { type Clock, realClock } from "../clock/clock.js";
 import { defaultLogger, type Logger } from "../log/logger.js";
 import { Indexer, type Indexers, NamespaceIndex, metaNamespaceIndexFunc } from "./indexer.js";
 import type { DeletedFinalStateUnknown } from "./keys.js";
-import type { ListerWatcher } from "./listerwatcher.js";
+import type { ListerWatcher, ShardFilter } from "./listerwatcher.js";
 import { Reflector, type ReflectorOptions } from "./reflector.js";
 import { type CacheNotification, IndexerSink } from "./sink.js";
 
@@ -65,7 +65,7 @@ export interface SharedIndexInformerOptions<T extends KubernetesObject> {
   clock?: Clock;
   /** Where the informer and its reflector log. Default: the shared pino logger (a controller passes its own down). */
   logger?: Logger;
-  /** Reflector tuning (page size, watch timeouts, backoff, sleep, random). */
+  /** Reflector tuning (page size, watch timeouts, backoff, sleep, random, the shard). */
   reflector?: Omit<ReflectorOptions<T>, "listerWatcher" | "sink" | "name" | "clock" | "logger">;
 }
 
@@ -244,6 +244,7 @@ export class SharedIndexInformer<T extends KubernetesObject> {
         add: (o) => this.sink.add(o),
         update: (o) => this.sink.update(o),
         delete: (o) => this.sink.delete(o),
+        retain: (keep) => this.sink.retain(keep),
         replace: (items, rv) => {
           this.sink.replace(items, rv);
           this.resolveWaiters(true);
@@ -380,6 +381,14 @@ export class SharedIndexInformer<T extends KubernetesObject> {
   /** The resourceVersion of the last LIST / event / bookmark seen. */
   lastSyncResourceVersion(): string {
     return this.reflector.lastSyncResourceVersion();
+  }
+
+  /**
+   * Moves a sharded informer to another shard (see Reflector.reshard): handlers get deletes for the objects it drops
+   * and adds for the ones it gains.
+   */
+  reshard(next: ShardFilter<T> | undefined, gained: ShardFilter<T> | undefined): void {
+    this.reflector.reshard(next, gained);
   }
 
   isStopped(): boolean {

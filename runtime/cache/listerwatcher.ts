@@ -16,6 +16,22 @@ export interface ListerWatcher<T extends KubernetesObject> {
   watch(options: ListOptions, signal: AbortSignal): AsyncIterable<WatchEvent<T>>;
 }
 
+/**
+ * A shard of a resource (server-side sharded LIST/WATCH, KEP-5866): the shardSelector sent with LIST and WATCH, and
+ * the same test applied by the client, so that a server without the feature (which ignores the parameter and sends
+ * everything) still yields only the shard. Immutable: a reflector moves to another shard through reshard().
+ */
+export interface ShardFilter<T extends KubernetesObject> {
+  /** The shardSelector parameter; undefined sends none (the whole collection, filtered by matches only). */
+  readonly selector: string | undefined;
+  matches(obj: T): boolean;
+  /**
+   * Told after each LIST whether the server applied the selector: false when it sent an object outside the shard.
+   * An empty LIST tells nothing and is not reported.
+   */
+  reportServerFiltered?(filtered: boolean): void;
+}
+
 /** An object type by apiVersion and kind (a GroupVersionKind). */
 export interface ObjectType {
   apiVersion: string;

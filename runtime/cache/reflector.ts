@@ -4,6 +4,7 @@ import type { KubernetesObject, ListOptions, WatchEvent } from "../client/types.
 import {
   type ListerWatcher,
   type ObjectType,
+  type ShardFilter,
   WatchErrorEvent,
   isResourceVersionTooLarge,
   isResourceVersionTooOld,
@@ -73,6 +74,11 @@ export interface ReflectorOptions<T extends KubernetesObject> {
    * environment has client-go's feature gate `KUBE_FEATURE_WatchListClient=true` (so a whole operator can opt in).
    */
   useWatchList?: boolean;
+  /**
+   * List and watch one shard only (KEP-5866 shardSelector, applied by the client too). reshard() moves to another:
+   * objects outside it leave the store, and only what it gains is listed.
+   */
+  shard?: ShardFilter<T>;
 }
 
 type WatchOutcome = "closed" | "expired";
@@ -116,6 +122,11 @@ export class Reflector<T extends KubernetesObject> {
   /** The RV "0" LIST came back paginated, so the watch cache is off: keep paginating (client-go paginatedResult). */
   private paginatedResult = false;
   private running = false;
+  private shard: ShardFilter<T> | undefined;
+  /** A shard to move to, applied between two watches. */
+  private pendingReshard: { next: ShardFilter<T> | undefined; gained: ShardFilter<T> | undefined } | undefined;
+  /** Aborts the watch in progress (reshard() ends it so the next one carries the new selector). */
+  private currentWatch: AbortController | undefined;
 
   constructor(options: ReflectorOptions<T>) {
     this.lw = options.listerWatcher;
@@ -132,6 +143,24 @@ export class Reflector<T extends KubernetesObject> {
     this.logger = options.logger ?? defaultLogger();
     this.backoff = new Backoff({ ...reflectorBackoff, ...options.backoff }, this.clock, this.random);
     this.useWatchList = options.useWatchList ?? process.env["KUBE_FEATURE_WatchListClient"] === "true";
+    this.shard = options.shard;
+  }
+
+  /**
+   * Moves to another shard: `next` is the whole new shard (undefined: everything), `gained` what it adds to the current
+   * one (undefined: nothing). Between two watches the store drops what next refuses and the reflector LISTs only
+   * `gained`, at its last resourceVersion (resourceVersionMatch=Exact), so that the next WATCH from that version
+   * misses nothing; if that version is gone it relists the whole shard. Takes effect at once when not running.
+   */
+  reshard(next: ShardFilter<T> | undefined, gained: ShardFilter<T> | undefined): void {
+    if (!this.running) {
+      this.shard = next;
+      return;
+    }
+    // A second change before the first was applied: the gains add up (both lists are filtered by next anyway).
+    const earlier = this.pendingReshard?.gained;
+    this.pendingReshard = { next, gained: earlier && gained ? joinFilters(earlier, gained) : (gained ?? earlier) };
+    this.currentWatch?.abort();
   }
 
   /** The resourceVersion of the last LIST, watch event or bookmark applied ("" before the first LIST). */
@@ -168,6 +197,7 @@ export class Reflector<T extends KubernetesObject> {
     let initial: InitialEvents<T> | undefined = this.useWatchList ? { objects: new Map(), ended: false } : undefined;
     if (!initial) await this.list(signal);
     while (!signal.aborted) {
+      if (this.pendingReshard && !(await this.applyReshard(signal, initial))) return;
       let outcome: WatchOutcome;
       try {
         outcome = await this.watchOnce(signal, initial);
@@ -194,7 +224,7 @@ export class Reflector<T extends KubernetesObject> {
         return;
       }
       if (initial?.ended) initial = undefined;
-      else if (initial && !isAborted(signal)) {
+      else if (initial && !isAborted(signal) && !this.pendingReshard) {
         // Nothing stored yet: back off (the caller's step), then stream the initial state again.
         throw new Error(
           `streaming list: the watch from resourceVersion ${JSON.stringify(this.lastRV)} closed before its initial events ended`,
@@ -214,9 +244,11 @@ export class Reflector<T extends KubernetesObject> {
     const rv = this.relistResourceVersion();
     // One pager per LIST, its page size chosen for the first resourceVersion and kept for the retry (client-go).
     const pager = new ListPager<T>((options, sig) => this.lw.list(options, sig), { pageSize: this.listPageSize(rv) });
+    const shard = this.shard;
+    const shardSelector = shard?.selector !== undefined ? { shardSelector: shard.selector } : {};
     let result: { items: T[]; resourceVersion: string; paginated: boolean };
     try {
-      result = await pager.list({ resourceVersion: rv }, signal);
+      result = await pager.list({ resourceVersion: rv, ...shardSelector }, signal);
       // Only the RV "0" list tells whether the watch cache serves this resource: a quorum read is always paginated.
       if (rv === "0" && result.paginated) this.paginatedResult = true;
     } catch (err) {
@@ -225,12 +257,54 @@ export class Reflector<T extends KubernetesObject> {
       if (signal.aborted || !(isResourceVersionTooOld(err) || isResourceVersionTooLarge(err))) throw err;
       this.logger.debug(`${this.name}: list at resourceVersion ${JSON.stringify(rv)} unavailable, listing with ""`);
       this.lastRVUnavailable = true;
-      result = await pager.list({ resourceVersion: this.relistResourceVersion() }, signal);
+      result = await pager.list({ resourceVersion: this.relistResourceVersion(), ...shardSelector }, signal);
     }
     if (signal.aborted) return;
-    this.sink.replace(result.items, result.resourceVersion);
+    this.sink.replace(shard ? this.inShard(shard, result.items) : result.items, result.resourceVersion);
     this.lastRV = result.resourceVersion;
     this.lastRVUnavailable = false;
+  }
+
+  /** The items of shard, telling it whether the server had already filtered them. */
+  private inShard(shard: ShardFilter<T>, items: T[]): T[] {
+    const kept = items.filter((o) => shard.matches(o));
+    if (shard.selector !== undefined && items.length > 0) shard.reportServerFiltered?.(kept.length === items.length);
+    return kept;
+  }
+
+  /**
+   * Applies a pending reshard between two watches: drops what the new shard refuses, lists what it gained at the last
+   * resourceVersion. False when that version is gone and the caller must relist (after its backoff step).
+   */
+  private async applyReshard(signal: AbortSignal, initial: InitialEvents<T> | undefined): Promise<boolean> {
+    const pending = this.pendingReshard;
+    if (!pending) return true;
+    this.pendingReshard = undefined;
+    const { next, gained } = pending;
+    this.shard = next;
+    // Still streaming the initial state: the next watch streams it again with the new selector.
+    if (initial && !initial.ended) return true;
+    if (next) this.sink.retain?.((o) => next.matches(o));
+    if (!gained) return true;
+    const pager = new ListPager<T>((options, sig) => this.lw.list(options, sig), { pageSize: 500 });
+    try {
+      const result = await pager.list(
+        {
+          resourceVersion: this.lastRV,
+          resourceVersionMatch: "Exact",
+          ...(gained.selector !== undefined ? { shardSelector: gained.selector } : {}),
+        },
+        signal,
+      );
+      if (signal.aborted) return true;
+      for (const obj of this.inShard(gained, result.items)) this.sink.update(obj);
+      this.logger.debug(`${this.name}: shard changed, listed ${result.items.length} gained objects`);
+      return true;
+    } catch (err) {
+      if (signal.aborted || !(isResourceVersionTooOld(err) || isResourceVersionTooLarge(err))) throw err;
+      this.logger.debug(`${this.name}: shard changed and resourceVersion ${this.lastRV} is gone: relisting`);
+      return false;
+    }
   }
 
   /** client-go's page size rules for one LIST at rv; 0 = unpaginated. */
@@ -251,14 +325,11 @@ export class Reflector<T extends KubernetesObject> {
     );
     const streaming = initial !== undefined && !initial.ended;
     const startRV = streaming && this.lastRVUnavailable ? "" : this.lastRV;
-    const options: ListOptions = { resourceVersion: startRV, timeoutSeconds, allowWatchBookmarks: true };
-    if (streaming) {
-      initial.objects.clear(); // a retry streams the whole initial state again
-      // "Not older than" startRV; RV "" asks for the most recent state (a consistent read).
-      options.sendInitialEvents = true;
-      options.resourceVersionMatch = "NotOlderThan";
-    }
+    const shard = this.shard;
+    if (streaming) initial.objects.clear(); // a retry streams the whole initial state again
+    const options = this.watchOptions(startRV, timeoutSeconds, streaming);
     const ctrl = new AbortController();
+    this.currentWatch = ctrl;
     const onParentAbort = (): void => ctrl.abort();
     signal.addEventListener("abort", onParentAbort, { once: true });
     // A record, not a `let`: flow analysis would keep a local flag at `false` though the timer callback sets it.
@@ -290,12 +361,14 @@ export class Reflector<T extends KubernetesObject> {
         }
         if (this.isUnexpectedType(ev.object)) continue;
         events++;
+        // Another shard's object (a server that ignores the selector): not stored, but its version is progress.
+        const foreign = shard !== undefined && ev.type !== "BOOKMARK" && !shard.matches(ev.object);
         if (streaming && !initial.ended) {
-          this.collectInitial(initial, ev);
+          if (!foreign) this.collectInitial(initial, ev);
           continue;
         }
         if (ev.type !== "ADDED") propagateRV = true;
-        this.apply(ev);
+        if (!foreign) this.apply(ev);
         const rv = ev.object.metadata?.resourceVersion;
         if (propagateRV && rv) this.lastRV = rv;
       }
@@ -311,15 +384,27 @@ export class Reflector<T extends KubernetesObject> {
       throw err;
     } finally {
       this.clock.clearTimeout(deadlineTimer);
+      if (this.currentWatch === ctrl) this.currentWatch = undefined;
       signal.removeEventListener("abort", onParentAbort);
       ctrl.abort();
       if (iterator?.return) iterator.return().catch(() => undefined);
     }
-    if (!deadline.hit && !signal.aborted && events === 0 && this.clock.now() - started < 1000) {
+    if (!deadline.hit && !signal.aborted && !this.pendingReshard && events === 0 && this.clock.now() - started < 1000) {
       // client-go VeryShortWatchError: something between us and the server is closing watches; relist after backoff.
       throw new Error(`very short watch: watch from resourceVersion ${startRV} closed within 1s without events`);
     }
     return "closed";
+  }
+
+  private watchOptions(startRV: string, timeoutSeconds: number, streaming: boolean): ListOptions {
+    return {
+      resourceVersion: startRV,
+      timeoutSeconds,
+      allowWatchBookmarks: true,
+      ...(this.shard?.selector !== undefined ? { shardSelector: this.shard.selector } : {}),
+      // "Not older than" startRV; RV "" asks for the most recent state (a consistent read).
+      ...(streaming ? { sendInitialEvents: true, resourceVersionMatch: "NotOlderThan" as const } : {}),
+    };
   }
 
   /** Logs and reports an object of another apiVersion/kind than the watched one (client-go handleAnyWatch). */
@@ -422,4 +507,13 @@ function isAborted(signal: AbortSignal): boolean {
 
 function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** A shard that is either of two (a reshard's gains added to another's not yet applied). */
+function joinFilters<T extends KubernetesObject>(a: ShardFilter<T>, b: ShardFilter<T>): ShardFilter<T> {
+  return {
+    selector: a.selector === undefined || b.selector === undefined ? undefined : `${a.selector} || ${b.selector}`,
+    matches: (obj) => a.matches(obj) || b.matches(obj),
+    reportServerFiltered: (filtered) => a.reportServerFiltered?.(filtered),
+  };
 }

@@ -13,6 +13,11 @@ export interface DeltaSink<T extends KubernetesObject> {
   delete(obj: T): void;
   /** The full state after a LIST; objects missing from items were deleted while nobody was watching. */
   replace(items: T[], resourceVersion: string): void;
+  /**
+   * Removes every stored object keep() refuses, reporting each as deleted (a sharded reflector's shard shrank: those
+   * objects are now another member's). Optional: a sink without it keeps them.
+   */
+  retain?(keep: (obj: T) => boolean): void;
 }
 
 /** One change to the cache, reported after the Indexer already holds it. */
@@ -88,6 +93,14 @@ export class IndexerSink<T extends KubernetesObject> implements DeltaSink<T> {
       const before = old.get(key);
       if (before === undefined) this.notify({ type: "add", obj, isInInitialList: isInitial });
       else this.notify({ type: "update", oldObj: before, newObj: obj, isSync: sameResourceVersion(before, obj) });
+    }
+  }
+
+  retain(keep: (obj: T) => boolean): void {
+    for (const obj of this.indexer.list()) {
+      if (keep(obj)) continue;
+      this.indexer.deleteByKey(this.indexer.keyOf(obj));
+      this.notify({ type: "delete", obj });
     }
   }
 

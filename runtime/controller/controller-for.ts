@@ -8,6 +8,7 @@ import { enqueueRequestForObject, type WatchSpec } from "../handler/event-handle
 import { primaryPredicates } from "../handler/predicates.js";
 import { newRateLimitingQueue } from "../workqueue/rate-limiting-queue.js";
 import { Controller, type ControllerOptions } from "./controller.js";
+import { shardedPrimaryInformer } from "./sharded.js";
 import type { ReconcileContext, ReconcileResult } from "./reconcile.js";
 
 /**
@@ -57,7 +58,9 @@ export function controllerFor<T extends KubernetesObject, Ctx extends ReconcileC
   const informerFactory = options.informerFactory ?? new SharedInformerFactory();
   // options.namespace narrows a namespaced kind's informer; a cluster-scoped kind has no namespace to narrow to.
   const namespace = resource.namespaced ? options.namespace : undefined;
-  const { informer } = informerFactory.forResource<T>(kube, resource, { namespace, logger: options.logger });
+  const informer = options.sharding
+    ? shardedPrimaryInformer(kube, resource, informerFactory, options.sharding, { namespace, logger: options.logger })
+    : informerFactory.forResource<T>(kube, resource, { namespace, logger: options.logger }).informer;
   const queue = newRateLimitingQueue<string>({ name, priorityQueue: options.usePriorityQueue });
 
   // Each event puts the object's namespace/name key on the queue. The queue dedups keys, so a burst of events is one

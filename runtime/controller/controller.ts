@@ -7,6 +7,7 @@ import { fanOutSignal, type FanOutSignal } from "../cache/fan-out-signal.js";
 import { SharedInformerFactory } from "../cache/informer-factory.js";
 import { informerKey, listerWatcherFor } from "../cache/resource-lister-watcher.js";
 import { SharedIndexInformer as Informer } from "../cache/informer.js";
+import type { ShardFilter } from "../cache/listerwatcher.js";
 import { splitMetaNamespaceKey } from "../cache/keys.js";
 import type { RateLimitingQueue } from "../workqueue/rate-limiting-queue.js";
 import {
@@ -24,6 +25,8 @@ import { reconcileDeadline } from "./reconcile-deadline.js";
 import { enqueueRequestForOwner, enqueueRequestsFromMapFunc, type WatchSpec } from "../handler/event-handlers.js";
 import type { PrimaryWatchOptions } from "../handler/predicates.js";
 import { keepManagedFieldsOf, newChildObjects, type ChildObjects } from "../children/child-objects.js";
+import type { Sharding } from "../sharding/member.js";
+import { ControllerShard, shardedInformerKey } from "./sharded.js";
 
 /** Options a user passes to a generated new<Kind>Controller. */
 export interface ControllerOptions extends PrimaryWatchOptions {
@@ -72,6 +75,12 @@ export interface ControllerOptions extends PrimaryWatchOptions {
    * Default false, as controller-runtime's UsePriorityQueue when it came. A Controller built by hand uses its queue.
    */
   usePriorityQueue?: boolean;
+  /**
+   * Shard this controller across the replicas of a sharding group (runManager makes it from --sharding): the primary
+   * informer lists and watches only this member's hash ranges, a key is reconciled only by the member that holds its
+   * hash, and owned objects' events reach only their owner's member. Default: not sharded.
+   */
+  sharding?: Sharding;
 }
 
 /** controller-runtime's words when Start is called twice. */
@@ -123,6 +132,7 @@ export class Controller<T extends KubernetesObject> {
   private readonly ownedKinds: ResourceDescriptor[] = [];
   private readonly watchedKinds: ResourceDescriptor[] = [];
   private started = false;
+  private readonly shard: ControllerShard | undefined;
 
   constructor(private readonly config: ControllerConfig<T>) {
     this.name = config.name;
@@ -136,6 +146,11 @@ export class Controller<T extends KubernetesObject> {
     this.metrics.register(this.name, config.workers ?? 1);
     const fieldManager = config.fieldManager ?? config.name;
     this.children = newChildObjects(config.kube, fieldManager, (r) => this.cachedKinds.get(kindKey(r)), config.name);
+    if (config.sharding) {
+      const primary = config.informer as unknown as SharedIndexInformer<KubernetesObject>;
+      this.shard = new ControllerShard(config.sharding, config.name, primary, (key) => this.queue.add(key), this.log);
+      this.shard.track(primary);
+    }
     for (const owned of config.owns ?? []) this.owns(owned);
     for (const watch of config.watches ?? []) this.watches(watch);
   }
@@ -149,7 +164,7 @@ export class Controller<T extends KubernetesObject> {
   owns<C extends KubernetesObject = KubernetesObject>(child: ResourceDescriptor<C>): SharedIndexInformer<C> {
     if (this.started) throw new Error(`controller ${this.name}: owns(${child.kind}) must be called before run()`);
     const scope = this.config.namespace ? { namespace: this.config.namespace } : {};
-    const key = informerKey(apiVersionOf(child), child.plural, scope);
+    const key = this.childInformerKey(informerKey(apiVersionOf(child), child.plural, scope));
     const existing = this.owned.get(key);
     if (existing) return existing as unknown as SharedIndexInformer<C>;
     const informer = this.config.informerFactory.informerFor<KubernetesObject>(
@@ -161,9 +176,12 @@ export class Controller<T extends KubernetesObject> {
           // ctx.children.apply compares against what this controller applied, so its managedFields entry stays.
           transform: keepManagedFieldsOf(this.config.fieldManager ?? this.config.name),
           logger: this.log,
+          ...this.childShard(),
         }),
     );
-    informer.addEventHandler(enqueueRequestForOwner(this.queue, this.config.resource));
+    this.trackChild(informer);
+    const toOwner = enqueueRequestForOwner(this.queue, this.config.resource);
+    informer.addEventHandler(this.shard ? this.shard.routeByOwner(toOwner, this.config.resource) : toOwner);
     this.owned.set(key, informer);
     this.ownedKinds.push(child);
     this.cachedKinds.set(kindKey(child), informer);
@@ -184,20 +202,37 @@ export class Controller<T extends KubernetesObject> {
     };
     const { resource } = watch;
     const informer = this.config.informerFactory.informerFor<C>(
-      informerKey(apiVersionOf(resource), resource.plural, scope),
+      this.childInformerKey(informerKey(apiVersionOf(resource), resource.plural, scope)),
       () =>
         new Informer<C>({
           name: groupResource(resource),
           listerWatcher: listerWatcherFor(new ResourceClient<C>(this.config.kube, resource), scope),
           transform: keepManagedFieldsOf<C>(this.config.fieldManager ?? this.config.name),
           logger: this.log,
+          ...this.childShard<C>(),
         }),
     );
+    this.trackChild(informer as unknown as SharedIndexInformer<KubernetesObject>);
     informer.addEventHandler(enqueueRequestsFromMapFunc(this.queue, (obj: C) => watch.mapToKeys(obj)));
     if (!this.cachedKinds.has(kindKey(resource)))
       this.cachedKinds.set(kindKey(resource), informer as unknown as SharedIndexInformer<KubernetesObject>);
     this.watchedKinds.push(resource);
     return informer;
+  }
+
+  /** In namespace mode an owned or watched kind's informer is sharded too (the API server filters it). */
+  private childShard<C extends KubernetesObject>(): { reflector?: { shard: ShardFilter<C> } } {
+    return this.shard?.field === "namespace" ? { reflector: { shard: this.shard.filter<C>() } } : {};
+  }
+
+  private childInformerKey(key: string): string {
+    return this.shard?.field === "namespace" && this.config.sharding
+      ? shardedInformerKey(key, this.config.sharding)
+      : key;
+  }
+
+  private trackChild(informer: SharedIndexInformer<KubernetesObject>): void {
+    if (this.shard?.field === "namespace") this.shard.track(informer);
   }
 
   /**
@@ -217,6 +252,11 @@ export class Controller<T extends KubernetesObject> {
       owns: [...this.ownedKinds],
       watches: [...this.watchedKinds],
     };
+  }
+
+  /** A sharded controller runs on every replica; any other only in the leader (with leader election on). */
+  needLeaderElection(): boolean {
+    return this.config.sharding === undefined;
   }
 
   /** True once run() has seen every informer cache sync (a readiness check for the probe server). */
@@ -239,9 +279,12 @@ export class Controller<T extends KubernetesObject> {
     this.started = true;
     // Informers, workers and every reconcile's requests listen on it: one listener on the caller's signal.
     const run = fanOutSignal(parentSignal);
+    // Until the last reconcile finished: the member keeps a bucket while a reconcile of it runs.
+    const stopSharding = this.shard?.start();
     try {
       await this.runUntil(run);
     } finally {
+      stopSharding?.();
       run.dispose();
     }
   }
@@ -290,6 +333,12 @@ export class Controller<T extends KubernetesObject> {
   async processNextWorkItem(signal: AbortSignal): Promise<boolean> {
     const { item: key, shutdown } = await this.queue.get();
     if (shutdown) return false;
+    if (this.shard && !this.shard.begin(key)) {
+      // Another member's key, or one this member is letting go: it queues the key itself when it may start it.
+      this.queue.forget(key);
+      this.queue.done(key);
+      return true;
+    }
     this.inFlight.add(key);
     this.metrics.workerStarted(this.name);
     const started = performance.now();
@@ -298,6 +347,7 @@ export class Controller<T extends KubernetesObject> {
     } finally {
       this.metrics.observeReconcileTime(this.name, (performance.now() - started) / 1000);
       this.inFlight.delete(key);
+      this.shard?.end(key);
       this.queue.done(key);
       this.metrics.workerFinished(this.name);
     }

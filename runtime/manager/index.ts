@@ -1,5 +1,6 @@
 // @crdgen/runtime/manager: the operator process beyond runManager: startManager, runControllers, probes, flags, RBAC.
 export { type ManagedController, type Manager, type ManagerConfig, runManager, startManager } from "./manager.js";
+export { shardingFor } from "./sharding.js";
 export {
   GracefulShutdownTimeoutError,
   LeaderElectionLostError,

@@ -19,10 +19,14 @@ import {
   type Runnable,
 } from "./run-controllers.js";
 import { servingAddresses, startServers } from "./servers.js";
+import { runShardedControllers } from "./sharding.js";
+import type { ShardMember } from "../sharding/member.js";
 
 /** A controller as the manager runs it: a Runnable whose caches report when they have synced. */
 export interface ManagedController extends Runnable {
   hasSynced(): boolean;
+  /** False for a sharded controller: it runs on every replica, leader or not. Default true. */
+  needLeaderElection?(): boolean;
 }
 
 export interface ManagerConfig {
@@ -57,6 +61,11 @@ export interface ManagerConfig {
    * options.webhookCertPath, then controller-runtime's default folder; logger and registry to the manager's.
    */
   webhooks?: WebhookServerOptions;
+  /**
+   * The sharding member (shardingFor(kube, options)) the sharded controllers were made with: it runs while they run,
+   * and leaves its group once they stopped.
+   */
+  sharding?: ShardMember;
 }
 
 export interface Manager {
@@ -98,11 +107,16 @@ export async function startManager(controllers: readonly ManagedController[], co
     log,
   });
   if (leaderElection) log.info("leader election on", { lease: `${leaderElection.namespace}/${leaderElection.name}` });
-  const done = runControllers(leading.runnables, {
+  const runOptions = {
     signal: config.signal,
     leaderElection,
     gracefulShutdownTimeoutMs: options.gracefulShutdownTimeoutMs,
-  }).finally(servers.close);
+  };
+  const done = (
+    config.sharding
+      ? runShardedControllers(config.sharding, leading.runnables, controllers, runOptions, log)
+      : runControllers(leading.runnables, runOptions)
+  ).finally(servers.close);
   return {
     metricsPort: servers.metrics?.port,
     healthProbePort: servers.probe?.port,

@@ -25,6 +25,13 @@ export interface ManagerOptions {
   leaderElectionId?: string;
   /** The Lease namespace. Default: $POD_NAMESPACE, then the pod's service account namespace, then the kubeconfig context's. */
   leaderElectionNamespace?: string;
+  /**
+   * --sharding <name>: run sharded controllers on every replica, each reconciling its part of the objects (one Lease
+   * per replica in the leader election namespace, labelled with the name). Default: off.
+   */
+  sharding?: string;
+  /** What sharding hashes: "uid" (default) or "namespace" (children share their parent's namespace). */
+  shardingField: "uid" | "namespace";
   /** How to reach the API server: --kubeconfig (else $KUBECONFIG, ~/.kube/config, in-cluster) and --kube-context. */
   kube: LoadKubeClientOptions;
   /** How long in-flight reconciles may take once stopping starts. Default 30 s. */
@@ -94,6 +101,18 @@ const flags: readonly Flag[] = [
     env: "POD_NAMESPACE",
     type: "string",
     help: "the Lease namespace (default: the pod's namespace)",
+  },
+  {
+    name: "sharding",
+    env: "SHARDING",
+    type: "string",
+    help: "shard the controllers across replicas: the sharding group's name (default: off, one leader reconciles all)",
+  },
+  {
+    name: "sharding-field",
+    env: "SHARDING_FIELD",
+    type: "string",
+    help: 'what --sharding hashes: "uid" or "namespace" (when children live in their parent\'s namespace); default uid',
   },
   {
     name: "graceful-shutdown-timeout",
@@ -170,6 +189,7 @@ export function parseManagerOptions(
   const context = contextFlag(values["context"], values["kube-context"]) ?? string("kube-context");
   const id = string("leader-election-id");
   const namespace = string("leader-election-namespace");
+  const { sharding, shardingField } = parseSharding(string("sharding"), string("sharding-field"));
   return {
     metricsBindAddress,
     metricsSecure,
@@ -182,10 +202,23 @@ export function parseManagerOptions(
       (values["leader-elect"] === undefined && parseBool(env["LEADER_ELECT"], "LEADER_ELECT")),
     ...(id !== undefined ? { leaderElectionId: id } : {}),
     ...(namespace !== undefined ? { leaderElectionNamespace: namespace } : {}),
+    ...(sharding !== undefined ? { sharding } : {}),
+    shardingField,
     kube: { ...(kubeconfig !== undefined ? { kubeconfig } : {}), ...(context !== undefined ? { context } : {}) },
     gracefulShutdownTimeoutMs: shutdown === undefined ? 30_000 : parseDuration(shutdown, "--graceful-shutdown-timeout"),
     help: values["help"] === true,
   };
+}
+
+/** --sharding (a name that prefixes Lease names) and --sharding-field. */
+function parseSharding(
+  sharding: string | undefined,
+  field = "uid",
+): Pick<ManagerOptions, "sharding" | "shardingField"> {
+  if (sharding !== undefined && !/^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$/.test(sharding))
+    throw new Error(`--sharding: "${sharding}" is not a name of at most 40 lower-case letters, digits and dashes`);
+  if (field !== "uid" && field !== "namespace") throw new Error(`--sharding-field: "${field}" is not uid or namespace`);
+  return { ...(sharding !== undefined ? { sharding } : {}), shardingField: field };
 }
 
 /** --context, kubectl's spelling of --kube-context: the same setting, so the two flags may not differ. */

@@ -20,6 +20,20 @@ export interface ShardingMetrics {
 }
 
 const byRegistry = new WeakMap<Registry, ShardingMetrics>();
+/** Per registry, per controller: how to count its owned objects when the registry is scraped. */
+const ownedCounters = new WeakMap<Registry, Map<string, () => number>>();
+
+/** crdgen_sharding_objects_owned{controller} is count(), read at each scrape. */
+export function registerObjectsOwned(registry: Registry | undefined, controller: string, count: () => number): void {
+  const r = registry ?? metricsRegistry;
+  shardingMetrics(r);
+  let counters = ownedCounters.get(r);
+  if (!counters) {
+    counters = new Map<string, () => number>();
+    ownedCounters.set(r, counters);
+  }
+  counters.set(controller, count);
+}
 
 export function shardingMetrics(registry: Registry = metricsRegistry): ShardingMetrics {
   let metrics = byRegistry.get(registry);
@@ -49,6 +63,9 @@ export function shardingMetrics(registry: Registry = metricsRegistry): ShardingM
         help: "Cached primary objects in the hash ranges this member reconciles.",
         labelNames: ["controller"],
         registers,
+        collect() {
+          for (const [controller, count] of ownedCounters.get(registry) ?? []) this.set({ controller }, count());
+        },
       }),
       serverFiltered: new Gauge({
         name: "crdgen_sharding_server_filtered",

@@ -12,6 +12,7 @@ test("defaults are controller-runtime's scaffold's: secure metrics :8443, probes
     watchNamespaces: [],
     healthProbeBindAddress: ":8081",
     leaderElect: false,
+    shardingField: "uid",
     kube: {},
     gracefulShutdownTimeoutMs: 30_000,
     help: false,
@@ -36,6 +37,8 @@ test("flags set every option; a flag wins over its environment variable", () => 
       "--graceful-shutdown-timeout=1m30s",
       "--kubeconfig=/k/config",
       "--kube-context=kind",
+      "--sharding=mysql",
+      "--sharding-field=namespace",
     ],
     env,
   );
@@ -47,6 +50,8 @@ test("flags set every option; a flag wins over its environment variable", () => 
     leaderElect: true,
     leaderElectionId: "mysql-operator",
     leaderElectionNamespace: "ops",
+    sharding: "mysql",
+    shardingField: "namespace",
     kube: { kubeconfig: "/k/config", context: "kind" },
     gracefulShutdownTimeoutMs: 90_000,
     help: false,
@@ -180,4 +185,13 @@ test("commandLineOptions: --help prints the usage and exits 0; a bad flag prints
   const ok = run("--leader-elect");
   assert.equal(ok.status, 0);
   assert.equal(ok.stdout, "parsed\n");
+});
+
+test("--sharding takes a name that can prefix Lease names; --sharding-field uid or namespace; SHARDING from env", () => {
+  assert.equal(parseManagerOptions([], { SHARDING: "mysql-operator" }).sharding, "mysql-operator");
+  assert.throws(() => parseManagerOptions(["--sharding=My_Group"], {}), /--sharding: "My_Group" is not a name/);
+  assert.throws(
+    () => parseManagerOptions(["--sharding-field=name"], {}),
+    /--sharding-field: "name" is not uid or namespace/,
+  );
 });

@@ -1,0 +1,104 @@
+// Test helper (not a test): one sharded manager process of the sharding e2e. It reconciles MySQLClusters with one
+// sharded controller (status.observedGeneration := metadata.generation) and prints one JSON line per reconcile
+// ({r: [uid, start, end]}, times in ms since the epoch with µs precision), and every second the bytes its primary
+// LIST/WATCH received ({bytes}) and the ranges it holds ({owned}).
+// argv: kubeconfig member group [workers]
+import { controllerFor, loadKubeClient, newLogger, runManager, type KubeClient } from "@crdgen/runtime";
+import { shardingFor } from "@crdgen/runtime/manager";
+import type { KubernetesObject, ResourceDescriptor } from "@crdgen/runtime/client";
+import { ResourceClient } from "@crdgen/runtime/client";
+
+const [kubeconfig, member, group, workers = "4"] = process.argv.slice(2);
+if (!kubeconfig || !member || !group) throw new Error("usage: sharding-child <kubeconfig> <member> <group> [workers]");
+
+interface Cluster extends KubernetesObject {
+  spec?: { replicas?: number };
+  status?: { observedGeneration?: number };
+}
+const clusters: ResourceDescriptor<Cluster> = {
+  group: "example.com",
+  version: "v1",
+  plural: "mysqlclusters",
+  kind: "MySQLCluster",
+  namespaced: true,
+};
+
+const now = () => performance.timeOrigin + performance.now();
+const say = (line: unknown) => process.stdout.write(`${JSON.stringify(line)}\n`);
+
+/** The API server as the member sees it, counting the JSON bytes of MySQLCluster LISTs and watch events. */
+function countingKube(inner: KubeClient, counter: { bytes: number }): KubeClient {
+  const primary = (path: string) => /\/mysqlclusters$/.test(path);
+  return {
+    get defaultNamespace() {
+      return inner.defaultNamespace;
+    },
+    close: () => inner.close(),
+    async request<T>(opts: Parameters<KubeClient["request"]>[0]): Promise<T> {
+      const result = await inner.request<T>(opts);
+      if (opts.method === "GET" && primary(opts.path)) counter.bytes += JSON.stringify(result).length;
+      return result;
+    },
+    watch<T extends KubernetesObject>(opts: Parameters<KubeClient["watch"]>[0]) {
+      const events = inner.watch<T>(opts);
+      if (!primary(opts.path)) return events;
+      return (async function* () {
+        for await (const event of events) {
+          counter.bytes += JSON.stringify(event).length;
+          yield event;
+        }
+      })();
+    },
+  };
+}
+
+const counter = { bytes: 0 };
+const logger = newLogger({ level: "warn", write: (line: string) => process.stderr.write(`[${member}] ${line}`) });
+const kube = countingKube(loadKubeClient({ kubeconfig }), counter);
+const sharding = shardingFor(
+  kube,
+  { sharding: group, shardingField: "uid", leaderElectionNamespace: "default" },
+  { identity: member, leaseDurationMs: 4_000, renewDeadlineMs: 3_000, retryPeriodMs: 500, logger },
+);
+const client = new ResourceClient<Cluster>(kube, clusters);
+const controller = controllerFor(
+  kube,
+  clusters,
+  {
+    async reconcile(ctx, obj) {
+      const start = now();
+      // A little work, so that two members on one object would overlap visibly.
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      const generation = obj.metadata?.generation;
+      if (obj.status?.observedGeneration !== generation) {
+        await client.patchStatus(ctx.namespace, ctx.name, {
+          type: "merge",
+          body: { status: { observedGeneration: generation } },
+        });
+      }
+      say({ r: [obj.metadata?.uid, start, now()] });
+    },
+  },
+  { sharding, workers: Number(workers), logger },
+  () => ({}),
+);
+const report = setInterval(() => {
+  say({ bytes: counter.bytes, owned: sharding?.heldRanges().length ?? 0 });
+}, 1_000);
+try {
+  await runManager([controller], {
+    kube,
+    options: {
+      metricsBindAddress: "0",
+      healthProbeBindAddress: "0",
+      leaderElect: false,
+      gracefulShutdownTimeoutMs: 10_000,
+    },
+    sharding,
+    logger,
+  });
+  say({ bytes: counter.bytes, exit: 0 });
+} finally {
+  clearInterval(report);
+  kube.close();
+}
