@@ -34,7 +34,14 @@ function extract(value: unknown, set: FieldSet): unknown {
   for (const key of keys) {
     if (!key.startsWith("f:")) continue;
     const name = key.slice(2);
-    if (name in record) out[name] = extract(record[name], set[key] as FieldSet);
+    // Own fields only, set with defineProperty: a field named __proto__ is a field like any other.
+    if (Object.hasOwn(record, name))
+      Object.defineProperty(out, name, {
+        value: extract(record[name], set[key] as FieldSet),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   return out;
 }

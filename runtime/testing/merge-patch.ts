@@ -11,7 +11,14 @@ export function applyMergePatch(target: Json, patch: Json): Json {
       : {};
   for (const [k, v] of Object.entries(patch as Record<string, Json>)) {
     if (v === null) Reflect.deleteProperty(out, k);
-    else out[k] = applyMergePatch(out[k], v);
+    // defineProperty: assigning the key __proto__ would set the prototype and lose the field.
+    else
+      Object.defineProperty(out, k, {
+        value: applyMergePatch(Object.hasOwn(out, k) ? out[k] : undefined, v),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
   }
   return out;
 }
