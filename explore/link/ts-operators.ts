@@ -2,11 +2,12 @@
 // `fastq(worker)`, p-queue's `queue.add(task)`), raw watches whose callback is the handler (client-node's
 // `watch.watch(path, query, callback)`, kubernetes-fluent-client's `K8s(Kind).Watch(callback)`), and Pepr's bindings
 // (`When(Kind).IsCreatedOrUpdated().Reconcile(callback)`), whose watch and queue live in Pepr.
-import type { BindingFact, CallFact } from "../facts.js";
+import { type BindingFact, type CallFact, keysOf } from "../facts.js";
 import { at, locOrder } from "../loc.js";
 import type { Controller, Place, Worker } from "../model.js";
 import { ControllerForLinker } from "./controller-for.js";
 import type { Registration } from "./registrations.js";
+import { CLIENT_NODE_EVENTS } from "./vocabulary.js";
 
 /** A queue library that runs the work itself: how the report names it and which argument is the worker function. */
 export interface TaskQueue {
@@ -31,8 +32,37 @@ export abstract class TsOperatorLinker extends ControllerForLinker {
   private registrationMemo: Registration[] | undefined;
   /** The base's registrations and the raw watches' callbacks; computed once (finding them notes what is unlinked). */
   protected override registrations(): Registration[] {
-    this.registrationMemo ??= [...super.registrations(), ...this.watchCallbacks()];
+    this.registrationMemo ??= this.typedRegistrations([...super.registrations(), ...this.watchCallbacks()]);
     return this.registrationMemo;
+  }
+
+  /**
+   * Handlers added to an informer known only by its declared type (`pods: Informer<V1Pod>`, made where explore cannot
+   * see): the kind its type argument names, the source where that value is declared. A kind the informer's creation
+   * left unknown (`?`) is told by the type too.
+   */
+  private typedRegistrations(found: Registration[]): Registration[] {
+    const out = [...found];
+    for (const call of this.facts.calls) {
+      const typed = call.typedInformer;
+      if (!typed || !call.recv || this.isInternal(call.fn)) continue;
+      const here = out.filter((r) => r.registeredAt && at(r.registeredAt) === at(call.loc));
+      if (keysOf(this.pts.valuesOf(call.recv), "i").length) {
+        for (const r of here) if (r.kind === "?" && !typed.kind.startsWith("(")) r.kind = typed.kind;
+        continue;
+      }
+      const registration = { kind: typed.kind, via: typed.via, loc: typed.loc, registeredAt: call.loc };
+      if (call.method === "on") {
+        const event = CLIENT_NODE_EVENTS[call.strings[0] ?? ""];
+        const fns = event ? this.fnsAt(call.args[1]) : [];
+        if (fns.length) out.push({ ...registration, handlers: fns.map((fn) => ({ fn, events: [event!] })) });
+        continue;
+      }
+      // addEventHandler on an informer of no known creation: the base reported it with kind `?`.
+      for (const r of here) Object.assign(r, registration);
+      if (here.length) this.dropUnlinked(`${call.text} at ${at(call.loc)}: could not tell which informer`);
+    }
+    return out;
   }
 
   /** `watch.watch(path, query, callback, done)` and `K8s(Kind).Watch(callback)`: the callback is the handler. */
@@ -59,7 +89,7 @@ export abstract class TsOperatorLinker extends ControllerForLinker {
 
   /** The base's controllers, with each task queue's worker being the function the library runs. */
   protected override queueControllers(): Controller[] {
-    const controllers = super.queueControllers();
+    const controllers = this.withoutUnfedOwnQueues(super.queueControllers()).map((c) => this.libraryQueueNamed(c));
     const tasks = new Map<string, { call: CallFact; queue: TaskQueue }>();
     for (const call of this.queueCalls.values()) {
       const queue = this.taskQueue(call);
@@ -76,6 +106,31 @@ export abstract class TsOperatorLinker extends ControllerForLinker {
       for (const r of worker.requeues) this.dropUnlinked(`at ${at(r.loc)}: not reached from any event handler`);
       return { ...c, queue: { ...c.queue, type: queue.type, rateLimiter: "none" }, workers: [worker] };
     });
+  }
+
+  /**
+   * A TypeScript class of the tree that is a queue by its shape (add and get(), or wrapping a library queue) but that
+   * no informer or watch feeds is not a controller: a print queue or a job list is no Kubernetes flow.
+   */
+  private withoutUnfedOwnQueues(controllers: Controller[]): Controller[] {
+    return controllers.filter((c) => {
+      const ctor = [...this.queueCalls.values()].find((q) => at(q.loc) === at(c.queue.loc));
+      if (c.sources.length || !ctor?.typedQueue?.startsWith("new ")) return true;
+      this.dropUnlinked(`created at ${at(ctor.loc)}:`);
+      for (const call of this.facts.calls)
+        if (call.recv && this.queuesAt(call.recv).includes(ctor.id))
+          this.dropUnlinked(` at ${at(call.loc)}: not reached`);
+      return false;
+    });
+  }
+
+  /** A library queue's factory imported under another name (`makeWork`) is described by the library's name for it. */
+  private libraryQueueNamed(c: Controller): Controller {
+    const ctor = [...this.queueCalls.values()].find((q) => at(q.loc) === at(c.queue.loc));
+    const library = /^(\w+) \(/.exec(ctor?.typedQueue ?? "")?.[1];
+    if (!ctor || !library || library === ctor.method) return c;
+    const limited = c.queue.rateLimiter === "none" && /RateLimiting/.test(library);
+    return { ...c, queue: { ...c.queue, type: library, ...(limited ? { rateLimiter: "default" } : {}) } };
   }
 
   /** The function each item is handed to: the worker given at construction (p-queue: the tasks added). */
@@ -112,12 +167,13 @@ export abstract class TsOperatorLinker extends ControllerForLinker {
   private handedTo(fn: string): string {
     const f = this.fns.get(fn)!;
     if (!isLambda(f.name)) return fn;
-    // Only a lambda whose one known call is its tail (returned or awaited as the statement) hands over; one that
-    // does the work itself, calling helpers on the way, is the processing function.
+    // Only a lambda whose one call is its tail (returned or awaited as the statement) hands over; one that does the
+    // work itself, calling helpers or libraries on the way, is the processing function.
     const region = this.region(fn);
-    const known = this.callsIn(region).filter((c) => this.callees(c).some((id) => !region.includes(id)));
+    const calls = this.callsIn(region).filter((c) => !/^(bind|then|catch|finally)$/.test(c.method));
+    const known = calls.filter((c) => this.callees(c).some((id) => !region.includes(id)));
     const [only] = known;
-    if (known.length !== 1 || !only!.tail) return fn;
+    if (calls.length !== 1 || known.length !== 1 || !only!.tail) return fn;
     const targets = this.callees(only!).filter((id) => !region.includes(id));
     return targets.length === 1 ? targets[0]! : fn;
   }

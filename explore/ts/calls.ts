@@ -4,9 +4,8 @@ import type { CallFact, Slot } from "../facts.js";
 import { oneLine } from "../syntax.js";
 import { TsReaderBase } from "./reader-base.js";
 import { clientNodeEventConstant, fluentWatchKind, isRawWatch, kindOfPath, peprBinding } from "./frameworks.js";
+import { CLIENT_NODE, kindOfTypeArgument } from "./library-types.js";
 import { identsIn, tsIsTail, tsKeyedIn } from "./syntax.js";
-
-const CLIENT_NODE = "@kubernetes/client-node";
 
 export abstract class TsCallReader extends TsReaderBase {
   protected newExpression(node: import("ts-morph").NewExpression): Slot {
@@ -34,17 +33,14 @@ export abstract class TsCallReader extends TsReaderBase {
     };
     const external = Node.isIdentifier(clsNode) ? this.imported.get(name)?.external : undefined;
     if (external) fact.qualifier = external;
-    // client-node's `new k8s.ListWatch(path, watch, listFn)`: an informer whose handlers are added later with on().
-    const base = Node.isPropertyAccessExpression(clsNode) ? clsNode.getExpression() : undefined;
-    const module = external ?? (base && Node.isIdentifier(base) ? this.externalModule(base.getText()) : undefined);
-    if (/(^|\.)ListWatch$/.test(name) && module === CLIENT_NODE)
-      fact.informer = { kind: kindOfPath(fact.argTexts) ?? "?", via: "new ListWatch" };
+    const typedQueue = this.shapes.queueMade(node);
+    if (typedQueue) fact.typedQueue = typedQueue;
+    const informer = this.shapes.informerClass(node);
     const typeArg = node.getTypeArguments()[0]?.getText();
-    if (/Informer$/.test(name) && typeArg)
-      fact.informer = {
-        kind: /^(KubernetesObject|[A-Z])$/.test(typeArg) ? "(kind set at run time)" : typeArg,
-        via: `new ${name}`,
-      };
+    // client-node's `new k8s.ListWatch(path, watch, listFn)`: an informer whose handlers are added later with on().
+    if (informer?.name === "ListWatch")
+      fact.informer = { kind: kindOfPath(fact.argTexts) ?? kindOfTypeArgument(typeArg) ?? "?", via: "new ListWatch" };
+    else if (informer && typeArg) fact.informer = { kind: kindOfTypeArgument(typeArg)!, via: `new ${name}` };
     this.facts.calls.push(fact);
     if (cls) this.facts.constraints.push({ c: "new", cls, args, ret });
     return ret;
@@ -116,7 +112,12 @@ export abstract class TsCallReader extends TsReaderBase {
       recvParam,
     };
     // @kubernetes/client-node's makeInformer(kubeConfig, "/api/v1/namespaces/x/pods", listFn): the path names the kind.
-    if (method === "makeInformer") fact.informer = { kind: kindOfPath(fact.argTexts) ?? "?", via: "makeInformer" };
+    if (this.shapes.informerFactory(node)) {
+      const typeArg = node.getTypeArguments()[0]?.getText();
+      fact.informer = { kind: kindOfPath(fact.argTexts) ?? kindOfTypeArgument(typeArg) ?? "?", via: "makeInformer" };
+    }
+    const typedQueue = this.shapes.queueMade(node);
+    if (typedQueue) fact.typedQueue = typedQueue;
     this.frameworkCall(node, fact);
     this.facts.calls.push(fact);
     // fn.bind(x) is fn, for the calls it is handed to (informer.on("add", this.enqueue.bind(this))).
@@ -131,16 +132,24 @@ export abstract class TsCallReader extends TsReaderBase {
   /** Watches and bindings of the TypeScript operator libraries (frameworks.ts), noted on the call's fact. */
   private frameworkCall(node: import("ts-morph").CallExpression, fact: CallFact): void {
     const { method } = fact;
+    const callee = node.getExpression();
     if (method === "on") {
       // informer.on(k8s.ADD, fn): the constant's value, as if written as a string.
       const event = clientNodeEventConstant(node.getArguments()[0], (n) => this.externalModule(n) === CLIENT_NODE);
       if (event) fact.strings.unshift(event);
-    } else if (isRawWatch(method, fact.argTexts)) {
-      fact.informer = { kind: kindOfPath(fact.argTexts.slice(0, 1)) ?? "?", via: "Watch.watch" };
     }
-    const fluentKind = fluentWatchKind(node, method);
+    if ((method === "on" || method === "addEventHandler") && Node.isPropertyAccessExpression(callee)) {
+      const typed = this.shapes.informerUsed(callee.getExpression(), (n) => this.loc(n));
+      if (typed) fact.typedInformer = typed;
+    }
+    const watch = this.shapes.watchCall(node, method);
+    if (watch) fact.informer = { kind: watch.kind, via: "Watch.watch" };
+    else if (isRawWatch(method, fact.argTexts))
+      fact.informer = { kind: kindOfPath(fact.argTexts.slice(0, 1)) ?? "?", via: "Watch.watch" };
+    const fluentKind = fluentWatchKind(node, method, (root) => this.shapes.isFluentK8s(root));
     if (fluentKind) fact.informer = { kind: fluentKind, via: "K8s().Watch" };
-    const binding = peprBinding(node, method);
+    this.operatorNodeWatch(node, fact);
+    const binding = peprBinding(node, method, (root) => this.shapes.isPeprWhen(root));
     if (binding && fact.args[0]) {
       const admission = method === "Mutate" || method === "Validate";
       // A chain spans lines: the binding is where its action is written (`.Reconcile(`), not where `When(` starts.
@@ -165,6 +174,27 @@ export abstract class TsCallReader extends TsReaderBase {
         callback: fact.args[0],
       });
     }
+  }
+
+  /** k8s-operator-node's `this.watchResource(group, version, plural, onEvent)`: its watch and queue are the library's. */
+  private operatorNodeWatch(node: import("ts-morph").CallExpression, fact: CallFact): void {
+    const watch = this.shapes.operatorNodeWatch(node, fact.method);
+    const callback = fact.args[3];
+    if (!watch || !callback) return;
+    const callee = node.getExpression();
+    const loc = Node.isPropertyAccessExpression(callee) ? this.loc(callee.getNameNode()) : fact.loc;
+    this.facts.bindings.push({
+      id: fact.id,
+      loc,
+      watchLoc: loc,
+      fn: fact.fn,
+      framework: "k8s-operator-node",
+      action: "watchResource",
+      kind: watch.kind,
+      events: ["add", "update", "delete"],
+      text: `watchResource(${fact.argTexts.slice(0, 3).join(", ")})`,
+      callback,
+    });
   }
 
   /** The module a name is imported from, when that module is not in the explored tree (and no local shadows it). */

@@ -205,12 +205,14 @@ export class TsFileReader extends TsExpressionReader {
         .filter((p) => p.isParameterProperty())
         .map((p) => p.getName()) ?? []),
     ];
+    const queueBy = this.shapes.queueClass(node);
     this.facts.types.push({
       key: typeKey,
       name,
       loc: this.loc(node),
       methods,
       hasChannel: false,
+      ...(queueBy ? { queueBy } : {}),
       fields,
       ...(baseKey ? { embeds: [baseKey] } : {}),
     });

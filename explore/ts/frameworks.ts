@@ -1,4 +1,5 @@
-// The shapes of TypeScript operator libraries, recognised in the syntax: @kubernetes/client-node's raw
+// The shapes of TypeScript operator libraries, recognised in the syntax (which library a name is, by type:
+// typed-shapes.ts): @kubernetes/client-node's raw
 // `watch.watch(path, query, callback, done)` and `new ListWatch(path, ...)`, kubernetes-fluent-client's
 // `K8s(Kind).Watch(callback)`, and Pepr's `When(Kind).IsCreatedOrUpdated()...Reconcile(callback)`.
 import { type CallExpression, Node } from "ts-morph";
@@ -52,10 +53,11 @@ export function chainOf(call: CallExpression): Chain | undefined {
 export function peprBinding(
   call: CallExpression,
   method: string,
+  isWhen: (root: CallExpression) => boolean,
 ): { kind: string; events: string[]; text: string; root: Node; callback: Node } | undefined {
   if (!PEPR_ACTIONS.has(method)) return undefined;
   const chain = chainOf(call);
-  if (chain?.rootName !== "When") return undefined;
+  if (!chain || !isWhen(chain.root)) return undefined;
   const callback = call.getArguments()[0];
   if (!callback) return undefined;
   const event = chain.between.find((m) => PEPR_EVENTS[m]);
@@ -76,10 +78,14 @@ export function peprBinding(
 }
 
 /** kubernetes-fluent-client's `K8s(Kind, filters?)...Watch(callback)`: the kind watched. */
-export function fluentWatchKind(call: CallExpression, method: string): string | undefined {
+export function fluentWatchKind(
+  call: CallExpression,
+  method: string,
+  isK8s: (root: CallExpression) => boolean,
+): string | undefined {
   if (method !== "Watch") return undefined;
   const chain = chainOf(call);
-  if (chain?.rootName !== "K8s" || !call.getArguments()[0]) return undefined;
+  if (!chain || !call.getArguments()[0] || !isK8s(chain.root)) return undefined;
   return kindOfModel(chain.root.getArguments()[0]);
 }
 

@@ -2,6 +2,7 @@
 import { Node, type SourceFile } from "ts-morph";
 import { type CallFact, type Facts, type FnFact, type Slot, type Value, newFnFact } from "../facts.js";
 import { type ExportTable, type ModuleResolver, moduleKey, resolveExport } from "./modules.js";
+import type { TypedShapes } from "./typed-shapes.js";
 
 export interface Scope {
   fn: FnFact;
@@ -39,6 +40,7 @@ export abstract class TsReaderBase {
     protected readonly facts: Facts,
     protected readonly resolver: ModuleResolver,
     protected readonly exports: Map<string, ExportTable>,
+    protected readonly shapes: TypedShapes,
   ) {
     this.key = moduleKey(file);
   }

@@ -1,0 +1,156 @@
+// The shapes the TypeScript reader recognises by type (types.ts, library-types.ts): queues made, informers and
+// watches used, k8s-operator-node's watchResource and Pepr's When, whatever the operator's code calls them.
+import { type CallExpression, type ClassDeclaration, Node, type NewExpression } from "ts-morph";
+import type { Loc } from "../facts.js";
+import { kindOfPath } from "./frameworks.js";
+import {
+  isFluentK8s,
+  isInformer,
+  isOperatorNodeBase,
+  isPeprCapability,
+  isWatch,
+  isWorkqueue,
+  kindOfTypeArgument,
+  LIBRARY_MODULES,
+} from "./library-types.js";
+import type { TsTypes, TypeRef } from "./types.js";
+
+const ADD_LIKE = /^(add|enqueue|push|put)$/i;
+const GET_LIKE = /^(get|dequeue|pop|take|next)$/i;
+
+const describe = (r: TypeRef) => `${r.name.replace(/\(\)$/, "")} (${r.module})`;
+
+export class TypedShapes {
+  private readonly queueClasses = new Map<ClassDeclaration, string | undefined>();
+
+  constructor(private readonly types: TsTypes) {}
+
+  /**
+   * Why a class is a queue: it implements or extends a library's queue, it holds one and has add- and get-like
+   * methods (a wrapper), or it has an add(item) and a get() of its own. Undefined for any other class (a cache's
+   * `get(id)` takes a key: it is a lookup, not a queue).
+   */
+  queueClass(cls: ClassDeclaration): string | undefined {
+    if (this.queueClasses.has(cls)) return this.queueClasses.get(cls);
+    this.queueClasses.set(cls, undefined);
+    const methods = cls.getMethods();
+    const adds = methods.some((m) => ADD_LIKE.test(m.getName()) && m.getParameters().length >= 1);
+    const gets = methods.some(
+      (m) => GET_LIKE.test(m.getName()) && m.getParameters().every((p) => p.isOptional() || p.hasInitializer()),
+    );
+    // A library's own implementation (crdgen's runtime explored with the operator) is its plumbing: a queue by its own
+    // add and get (so its code is the library's), never the type a controller's queue is described by.
+    if (LIBRARY_MODULES.has(this.types.packageOfNode(cls) ?? "")) {
+      const why = adds && gets ? "the library's own queue implementation" : undefined;
+      this.queueClasses.set(cls, why);
+      return why;
+    }
+    const inherited = isWorkqueue(this.types.heritage(cls));
+    if (!inherited && !(adds && gets)) return undefined;
+    const held = cls.getProperties().flatMap((p) => {
+      const typeNode = p.getTypeNode();
+      const init = p.getInitializer();
+      const found = isWorkqueue([
+        ...(typeNode ? this.types.ofTypeNode(typeNode) : []),
+        ...(init ? this.types.ofValue(init) : []),
+      ]);
+      return found ? [found] : [];
+    });
+    const why = inherited
+      ? `implements ${describe(inherited)}`
+      : adds && gets
+        ? held[0]
+          ? `wraps ${describe(held[0])}`
+          : "own queue type: add(item) and get()"
+        : undefined;
+    this.queueClasses.set(cls, why);
+    return why;
+  }
+
+  /** A queue made by this call or `new`: a library queue's factory or class, or a queue class of the tree. */
+  queueMade(node: CallExpression | NewExpression): string | undefined {
+    if (Node.isCallExpression(node)) {
+      const found = isWorkqueue(this.types.ofCallee(node.getExpression()));
+      return found ? describe(found) : undefined;
+    }
+    const refs = this.types.ofClass(node);
+    const found = isWorkqueue(refs);
+    if (found) return describe(found);
+    const symbol = node.getExpression().getSymbol();
+    const target = symbol?.isAlias() ? symbol.getAliasedSymbol() : symbol;
+    const cls = target?.getDeclarations().find((d): d is ClassDeclaration => Node.isClassDeclaration(d));
+    return cls && this.queueClass(cls) ? `new ${cls.getName() ?? "class"}` : undefined;
+  }
+
+  /** client-node's (or crdgen's runtime's) informer class a `new` makes: `new k8s.ListWatch<V1Pod>(...)`. */
+  informerClass(node: NewExpression): TypeRef | undefined {
+    return isInformer(this.types.ofClass(node));
+  }
+
+  /** A library function that makes an informer: client-node's `makeInformer`, under whatever name it is imported. */
+  informerFactory(node: CallExpression): TypeRef | undefined {
+    const found = isInformer(this.types.ofCallee(node.getExpression()));
+    return found?.name.endsWith("()") ? found : undefined;
+  }
+
+  /** An informer by the receiver's type: the kind its type argument names, and where the receiver is declared. */
+  informerUsed(recv: Node, loc: (n: Node) => Loc): { kind: string; via: string; loc: Loc } | undefined {
+    const found = isInformer(this.types.ofValue(recv));
+    if (!found) return undefined;
+    const decl = this.types.declarationOf(recv);
+    const arg = found.args[0];
+    return {
+      kind: kindOfTypeArgument(arg) ?? "?",
+      via: `${found.name.replace(/\(\)$/, "")}${arg ? `<${arg}>` : ""} (by type)`,
+      loc: loc(decl ?? recv),
+    };
+  }
+
+  /** client-node's `watch.watch(path, query, callback, done)` by the receiver's type, and the kind its path names. */
+  watchCall(call: CallExpression, method: string): { kind: string } | undefined {
+    const callee = call.getExpression();
+    if (method !== "watch" || !Node.isPropertyAccessExpression(callee)) return undefined;
+    if (!isWatch(this.types.ofValue(callee.getExpression()))) return undefined;
+    return { kind: kindOfPath([this.stringText(call.getArguments()[0])]) ?? "?" };
+  }
+
+  /** k8s-operator-node's `this.watchResource(group, version, plural, onEvent)` on a subclass of its Operator. */
+  operatorNodeWatch(call: CallExpression, method: string): { kind: string; callback: Node } | undefined {
+    const callee = call.getExpression();
+    const [, , plural, callback] = call.getArguments();
+    if (method !== "watchResource" || !callback || !Node.isPropertyAccessExpression(callee)) return undefined;
+    if (!isOperatorNodeBase(this.types.ofValue(callee.getExpression()))) return undefined;
+    return { kind: kindOfPath([`/${this.stringText(plural).replace(/^[`'"]|[`'"]$/g, "")}`]) ?? "?", callback };
+  }
+
+  /** Pepr's `When` of a Capability, under whatever name (`const { When: on } = capability`, `capability.When`). */
+  isPeprWhen(root: CallExpression): boolean {
+    const callee = root.getExpression();
+    const refs = this.types.ofValue(callee);
+    if (refs.some((r) => r.name.endsWith(".When") && isPeprCapability([{ ...r, name: r.name.slice(0, -5) }])))
+      return true;
+    return Node.isPropertyAccessExpression(callee) && callee.getName() === "When"
+      ? isPeprCapability(this.types.ofValue(callee.getExpression())) !== undefined
+      : false;
+  }
+
+  /** kubernetes-fluent-client's (or Pepr's) `K8s(Kind)`. */
+  isFluentK8s(root: CallExpression): boolean {
+    return isFluentK8s(this.types.ofCallee(root.getExpression())) !== undefined;
+  }
+
+  /** A string argument as written, or the string a constant holds (`const NODES = "/api/v1/nodes"`). */
+  private stringText(node: Node | undefined): string {
+    if (!node) return "";
+    if (Node.isIdentifier(node)) {
+      const decl = this.types.declarationOf(node);
+      const init = decl && Node.isVariableDeclaration(decl) ? decl.getInitializer() : undefined;
+      if (
+        init &&
+        (Node.isStringLiteral(init) || Node.isNoSubstitutionTemplateLiteral(init) || Node.isTemplateExpression(init))
+      )
+        return init.getText();
+    }
+    return node.getText();
+  }
+}
