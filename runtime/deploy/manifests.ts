@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseAllDocuments, stringify } from "yaml";
 import type { KubernetesObject } from "../client/types.js";
-import { deployNames, type DeployOptions } from "./options.js";
+import { deployNames, type DeployNames, type DeployOptions } from "./options.js";
 import { leaderElectionRbac, managerRbac, metricsRbac } from "./rbac-manifests.js";
 import { metricsService, operatorDeployment, webhookService } from "./workload.js";
 import { certificate, crdsWithConversion, webhookConfigurations } from "./webhook-manifests.js";
@@ -22,10 +22,7 @@ export function deployManifests(options: DeployOptions): ManifestFile[] {
   const metrics = metricsRbac(names);
   const webhooks = (options.webhooks?.length ?? 0) > 0;
   const files: ManifestFile[] = [
-    {
-      file: "00-namespace.yaml",
-      objects: [{ apiVersion: "v1", kind: "Namespace", metadata: { name: names.namespace, labels: names.labels } }],
-    },
+    { file: "00-namespace.yaml", objects: namespaces(names, options) },
     { file: "01-crds.yaml", objects: crdsWithConversion(names, options) },
     {
       file: "02-service-account.yaml",
@@ -52,6 +49,17 @@ export function deployManifests(options: DeployOptions): ManifestFile[] {
       { file: "webhooks/01-webhook-configurations.yaml", objects: webhookConfigurations(names, options) },
     );
   return files.filter((f) => f.objects.length > 0);
+}
+
+/** The operator's namespace, and with createWatchNamespaces the ones it serves. */
+function namespaces(names: DeployNames, options: DeployOptions): KubernetesObject[] {
+  const served = options.createWatchNamespaces ? (options.watchNamespaces ?? []) : [];
+  return [
+    { apiVersion: "v1", kind: "Namespace", metadata: { name: names.namespace, labels: names.labels } },
+    ...served
+      .filter((n) => n !== names.namespace)
+      .map((name) => ({ apiVersion: "v1", kind: "Namespace", metadata: { name } })),
+  ];
 }
 
 /** Every file's first line: what made it, so a writer knows which files it may rewrite or remove. */

@@ -28,6 +28,11 @@ export interface DeployOptions {
    * (no Secret in particular) anywhere else. Default: every namespace, a ClusterRole.
    */
   watchNamespaces?: readonly string[];
+  /**
+   * Also create the watchNamespaces (in 00-namespace.yaml): for namespaces that exist only for this operator, e.g. a
+   * demo's. `undeploy` deletes them with everything in them, so leave it off for namespaces others use. Default false.
+   */
+  createWatchNamespaces?: boolean;
   /** What the controllers do that their declarations cannot say (rulesFor's extraRules and extraVerbs). */
   rbac?: Pick<RbacOptions, "extraRules" | "extraVerbs">;
 }

@@ -77,7 +77,7 @@ before(async () => {
   // the
   // ClusterRole's <primary>/finalizers and owned-kind delete grants are what it checks.
   plane = await startControlPlane({
-    crdFiles: [path.join(deployDir, "01-crd.yaml")],
+    crdFiles: [path.join(deployDir, "01-crds.yaml")],
     apiServerArgs: ["--enable-admission-plugins=OwnerReferencesPermissionEnforcement"],
   });
   admin = plane.kubeClient();

@@ -135,6 +135,17 @@ test("watchNamespaces: a Role and RoleBinding in each served namespace, no manag
   );
   const deployment = deploymentOf(files);
   assert.ok(deployment.spec.template.spec.containers[0]!.args.includes("--watch-namespaces=team-a,team-b"));
+  // The served namespaces are someone else's unless createWatchNamespaces says they are the operator's own.
+  assert.deepEqual(
+    objects(files, "Namespace").map((n) => n.metadata?.name),
+    ["widget-operator-system"],
+  );
+  const owned = deployManifests(options({ watchNamespaces: ["team-a", "team-b"], createWatchNamespaces: true }));
+  assert.deepEqual(
+    owned[0]!.objects.map((n) => `${n.kind}/${n.metadata?.name}`),
+    ["Namespace/widget-operator-system", "Namespace/team-a", "Namespace/team-b"],
+    "created first, before the Roles in them",
+  );
   assert.throws(
     () =>
       deployManifests(

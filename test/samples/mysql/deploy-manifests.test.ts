@@ -57,7 +57,7 @@ function allDocuments(): RbacObject[] {
 }
 
 test("the Role in each served namespace grants every kind the hooks own, and the CRD's status subresource, with the derived verbs", () => {
-  const roles = parseAllDocuments(deployManifests().get("03-role.yaml")!)
+  const roles = parseAllDocuments(deployManifests().get("03-manager-rbac.yaml")!)
     .map((d) => d.toJS() as RbacObject)
     .filter((d) => d.kind === "Role") as unknown as Role[];
   assert.deepEqual(
@@ -116,7 +116,6 @@ test("the Deployment serves only the namespaces its Roles cover, and metrics ove
   assert.ok(args.includes(`--watch-namespaces=${deployment.watchNamespaces.join(",")}`), args.join(" "));
   assert.ok(args.includes(`--metrics-bind-address=:${deployment.metricsPort}`));
   assert.ok(!args.some((a) => a.startsWith("--metrics-secure")), "no opt-out of secure metrics");
-  assert.equal(deploy.spec!.template.metadata!.annotations!["prometheus.io/scheme"], "https");
 });
 
 interface WebhookEntry {
@@ -190,7 +189,7 @@ test("the webhook configurations call the operator's Service at each generated w
 });
 
 test("the CRD converts through the operator's /convert (strategy Webhook, ConversionReview v1) with cert-manager's CA", () => {
-  const [crd] = documentsOf("01-crd.yaml");
+  const [crd] = documentsOf("01-crds.yaml");
   assert.equal(crd!.metadata.annotations?.["cert-manager.io/inject-ca-from"], injectCaFrom);
   assert.deepEqual(crd!.spec!["conversion"], {
     strategy: "Webhook",
