@@ -235,11 +235,11 @@ export function lostFields(hub: Json, back: Json): Json | undefined {
   let out: Json | undefined;
   for (const [key, value] of Object.entries(hub)) {
     if (value === undefined) continue;
-    const other = back[key];
+    const other = ownField(back, key);
     let lost: unknown;
     if (isObject(value) && isObject(other)) lost = lostFields(value, other);
     else if (!sameJson(value, other)) lost = value;
-    if (lost !== undefined) (out ??= {})[key] = lost;
+    if (lost !== undefined) setField((out ??= {}), key, lost);
   }
   return out;
 }
@@ -247,8 +247,15 @@ export function lostFields(hub: Json, back: Json): Json | undefined {
 /** Writes a sparse object's fields into target (objects merged, anything else replaced). */
 function restore(target: Json, fields: Json): void {
   for (const [key, value] of Object.entries(fields)) {
-    const current = target[key];
+    const current = ownField(target, key);
     if (isObject(value) && isObject(current)) restore(current, value);
-    else target[key] = structuredClone(value);
+    else setField(target, key, structuredClone(value));
   }
 }
+
+/** A field of the object itself: a field named __proto__ or toString is not Object.prototype's member. */
+const ownField = (object: Json, key: string): unknown => (Object.hasOwn(object, key) ? object[key] : undefined);
+
+/** Sets a field as an own property: assigning the key __proto__ would set the prototype and lose the field. */
+const setField = (object: Json, key: string, value: unknown) =>
+  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
