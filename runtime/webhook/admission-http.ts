@@ -14,7 +14,7 @@ import { hasNoBody, readBody, untilAborted } from "./http-io.js";
 import { BadRequest, type WebhookRegistration, type WebhookRequestContext } from "./registration.js";
 
 /** controller-runtime's admission.Errored: not allowed, the code and message in the status. */
-export function errored(code: number, message: string): Omit<AdmissionResponse, "uid"> {
+function errored(code: number, message: string): Omit<AdmissionResponse, "uid"> {
   return { allowed: false, status: { code, message } };
 }
 
@@ -24,6 +24,8 @@ export interface AdmissionAnswerOptions {
   context(uid: string): WebhookRequestContext;
   /** Sends the answer with HTTP 200 (and logs it); returns the status code. */
   send(review: unknown): number;
+  /** Told of an error that is the server's fault (answered with 500 in the review). */
+  failed(error: unknown): void;
 }
 
 /**
@@ -49,6 +51,7 @@ export async function answerAdmission(
     // A BadRequest is the request's fault; anything else (a hook cannot throw: admissionWebhooksFor turns its errors
     // into refusals) is ours, controller-runtime's recovered panic: 500.
     const code = error instanceof BadRequest ? 400 : 500;
+    if (code === 500) o.failed(error);
     const response = errored(code, error instanceof Error ? error.message : String(error));
     return o.send(decoded ? typed(decoded, response) : { response: { uid: "", ...response } });
   }

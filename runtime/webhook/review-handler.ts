@@ -36,15 +36,17 @@ export function reviewHandler(o: ReviewHandlerOptions): ReviewHandler {
     const done = o.metrics.started(url);
     const deadline = requestDeadline(res, o.timeoutMs);
     const request: RequestState = { log: o.log.child({ webhook: url }), started: performance.now() };
+    const first = candidates[0]!;
     let code = 500;
     try {
       code =
-        candidates[0]!.type === "conversion"
+        first.type === "conversion"
           ? await answerConversion(req, res, candidates, deadline.signal, request, o)
-          : await answerAdmission(req, candidates[0]!, deadline.signal, {
+          : await answerAdmission(req, first, deadline.signal, {
               maxBytes: o.maxBytes,
-              context: (uid) => requestContext(candidates[0]!, uid, deadline.signal, request, o),
+              context: (uid) => requestContext(first, uid, deadline.signal, request, o),
               send: (reply) => answered(res, reply, request),
+              failed: (error) => request.log.error("webhook request failed", { error: error as Error }),
             });
     } catch (error) {
       code = sendError(res, error, deadline.signal, request.log, o.timeoutMs);

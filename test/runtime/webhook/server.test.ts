@@ -17,6 +17,7 @@ import {
   type AdmissionHooks,
   type AdmissionReview,
   type ConversionReview,
+  type WebhookRegistration,
   type WebhookServerOptions,
 } from "@crdgen/runtime/webhook";
 import { admissionReview, conversionReview, widget, widgets, type Widget } from "./reviews.js";
@@ -174,6 +175,38 @@ test("a malformed admission request is refused in a review at HTTP 200 (failureP
     const known = await send(port, validate, json({ request: { uid: "u1" } }));
     assert.equal((known.body as AdmissionReview).response?.uid, "u1", "once decoded, the answer carries the uid");
   });
+});
+
+test("an admission registration that throws is answered 500 in a review at HTTP 200, and logged", async () => {
+  const lines: string[] = [];
+  const broken: WebhookRegistration = {
+    ...admissionWebhooksFor(widgets, hooks)[1]!,
+    handle: () => Promise.reject(new Error("the registration broke")),
+  };
+  const server = await startWebhookServer({
+    webhooks: [broken],
+    host: "127.0.0.1",
+    port: 0,
+    certDir: dir,
+    registry: new Registry(),
+    logger: newLogger({ write: (line) => lines.push(line) }),
+  });
+  try {
+    const review = admissionReview("CREATE", widget("w1", {}));
+    const reply = await send(server.port, broken.path, json(review));
+    assert.equal(reply.status, 200);
+    assert.deepEqual((reply.body as AdmissionReview).response, {
+      uid: review.request!.uid,
+      allowed: false,
+      status: { code: 500, message: "the registration broke" },
+    });
+    assert.ok(
+      lines.some((l) => l.includes('"msg":"webhook request failed"')),
+      lines.join("\n"),
+    );
+  } finally {
+    await server.close();
+  }
 });
 
 test("conversion answers HTTP 400 for a body that is not a review, 404 off its paths, any content type", async () => {
