@@ -112,12 +112,7 @@ export abstract class TsCallReader extends TsReaderBase {
       recvParam,
     };
     // @kubernetes/client-node's makeInformer(kubeConfig, "/api/v1/namespaces/x/pods", listFn): the path names the kind.
-    if (this.shapes.informerFactory(node)) {
-      const typeArg = node.getTypeArguments()[0]?.getText();
-      fact.informer = { kind: kindOfPath(fact.argTexts) ?? kindOfTypeArgument(typeArg) ?? "?", via: "makeInformer" };
-    }
-    const typedQueue = this.shapes.queueMade(node);
-    if (typedQueue) fact.typedQueue = typedQueue;
+    this.informersAndQueues(node, fact);
     this.frameworkCall(node, fact);
     this.facts.calls.push(fact);
     // fn.bind(x) is fn, for the calls it is handed to (informer.on("add", this.enqueue.bind(this))).
@@ -129,9 +124,18 @@ export abstract class TsCallReader extends TsReaderBase {
     return ret;
   }
 
-  /** Watches and bindings of the TypeScript operator libraries (frameworks.ts), noted on the call's fact. */
-  private frameworkCall(node: import("ts-morph").CallExpression, fact: CallFact): void {
+  /**
+   * Informers, watches and queues by type: makeInformer (under any name), the queue a call makes, handlers added to an
+   * informer known by its declared type, client-node's Watch (or a raw watch over a literal path).
+   */
+  private informersAndQueues(node: import("ts-morph").CallExpression, fact: CallFact): void {
     const { method } = fact;
+    if (this.shapes.informerFactory(node)) {
+      const typeArg = node.getTypeArguments()[0]?.getText();
+      fact.informer = { kind: kindOfPath(fact.argTexts) ?? kindOfTypeArgument(typeArg) ?? "?", via: "makeInformer" };
+    }
+    const typedQueue = this.shapes.queueMade(node);
+    if (typedQueue) fact.typedQueue = typedQueue;
     const callee = node.getExpression();
     if (method === "on") {
       // informer.on(k8s.ADD, fn): the constant's value, as if written as a string.
@@ -146,6 +150,11 @@ export abstract class TsCallReader extends TsReaderBase {
     if (watch) fact.informer = { kind: watch.kind, via: "Watch.watch" };
     else if (isRawWatch(method, fact.argTexts))
       fact.informer = { kind: kindOfPath(fact.argTexts.slice(0, 1)) ?? "?", via: "Watch.watch" };
+  }
+
+  /** The operator frameworks' watches and bindings (frameworks.ts), noted on the call's fact. */
+  private frameworkCall(node: import("ts-morph").CallExpression, fact: CallFact): void {
+    const { method } = fact;
     const fluentKind = fluentWatchKind(node, method, (root) => this.shapes.isFluentK8s(root));
     if (fluentKind) fact.informer = { kind: fluentKind, via: "K8s().Watch" };
     this.operatorNodeWatch(node, fact);

@@ -136,36 +136,37 @@ export class TsTypes {
 
   /** A name, property or `this`: the declared type, or the type of what initialises it. */
   private ofDeclared(node: Node, depth: number): TypeRef[] {
-    const out: TypeRef[] = [];
-    for (const decl of this.declarationsOf(node)) {
-      if (
-        Node.isVariableDeclaration(decl) ||
-        Node.isParameterDeclaration(decl) ||
-        Node.isPropertyDeclaration(decl) ||
-        Node.isPropertySignature(decl)
-      ) {
-        const typeNode = decl.getTypeNode();
-        const init = decl.getInitializer();
-        if (typeNode) out.push(...this.ofTypeNode(typeNode, depth + 1));
-        else if (init) out.push(...this.ofValue(init, depth + 1));
-      } else if (Node.isBindingElement(decl)) {
-        // `const { When } = capability`: a member of the destructured value, named `Type.member`.
-        const name = decl.getPropertyNameNode()?.getText() ?? decl.getName();
-        const source = decl.getFirstAncestorByKind(SyntaxKind.VariableDeclaration)?.getInitializer();
-        if (source)
-          for (const ref of this.ofValue(source, depth + 1)) out.push({ ...ref, name: `${ref.name}.${name}` });
-      } else if (Node.isClassDeclaration(decl)) {
-        out.push(...this.ofSymbol(decl.getSymbol(), [], depth + 1));
-      }
+    const out = this.declarationsOf(node).flatMap((decl) => this.ofDeclaration(decl, depth));
+    if (!Node.isPropertyAccessExpression(node) || out.length) return out;
+    // `cap.When` where cap's type is known: the member, named `Type.member`; `k8s.Watch`: the module's export.
+    const namespace = this.namespaceModule(node.getExpression());
+    if (namespace) return [{ module: namespace, name: node.getName(), args: [] }];
+    return this.ofValue(node.getExpression(), depth + 1).map((ref) => ({
+      ...ref,
+      name: `${ref.name}.${node.getName()}`,
+    }));
+  }
+
+  private ofDeclaration(decl: Node, depth: number): TypeRef[] {
+    if (
+      Node.isVariableDeclaration(decl) ||
+      Node.isParameterDeclaration(decl) ||
+      Node.isPropertyDeclaration(decl) ||
+      Node.isPropertySignature(decl)
+    ) {
+      const typeNode = decl.getTypeNode();
+      const init = decl.getInitializer();
+      if (typeNode) return this.ofTypeNode(typeNode, depth + 1);
+      return init ? this.ofValue(init, depth + 1) : [];
     }
-    if (Node.isPropertyAccessExpression(node) && out.length === 0) {
-      // `cap.When` where cap's type is known: the member, named `Type.member`; `k8s.Watch`: the module's export.
-      const namespace = this.namespaceModule(node.getExpression());
-      if (namespace) return [{ module: namespace, name: node.getName(), args: [] }];
-      for (const ref of this.ofValue(node.getExpression(), depth + 1))
-        out.push({ ...ref, name: `${ref.name}.${node.getName()}` });
+    if (Node.isBindingElement(decl)) {
+      // `const { When } = capability`: a member of the destructured value, named `Type.member`.
+      const name = decl.getPropertyNameNode()?.getText() ?? decl.getName();
+      const source = decl.getFirstAncestorByKind(SyntaxKind.VariableDeclaration)?.getInitializer();
+      return source ? this.ofValue(source, depth + 1).map((ref) => ({ ...ref, name: `${ref.name}.${name}` })) : [];
     }
-    return out;
+    if (Node.isClassDeclaration(decl)) return this.ofSymbol(decl.getSymbol(), [], depth + 1);
+    return [];
   }
 
   /** `k8s` of `import * as k8s from "..."`, a module of the tree or not. */
@@ -220,31 +221,24 @@ export class TsTypes {
   /** A symbol's types: an import names the library's export; an alias, class or interface is followed. */
   private ofSymbol(symbol: TsSymbol | undefined, args: string[], depth: number): TypeRef[] {
     if (!symbol || depth > MAX_DEPTH) return [];
-    const out: TypeRef[] = [];
-    for (const decl of symbol.getDeclarations()) {
-      if (Node.isImportSpecifier(decl) || Node.isImportClause(decl)) {
-        const imp = decl.getFirstAncestorByKind(SyntaxKind.ImportDeclaration)!;
-        const spec = imp.getModuleSpecifierValue();
-        if (this.inTree(fileOf(decl), spec)) {
-          const target: TsSymbol | undefined = symbol.getAliasedSymbol();
-          if (target && target !== symbol) out.push(...this.ofSymbol(target, args, depth + 1));
-        } else {
-          const name = Node.isImportClause(decl) ? "default" : decl.getName();
-          out.push({ module: spec, name, args });
-        }
-      } else if (Node.isExportSpecifier(decl)) {
-        const target: TsSymbol | undefined = symbol.getAliasedSymbol();
-        if (target && target !== symbol) out.push(...this.ofSymbol(target, args, depth + 1));
-      } else if (Node.isTypeAliasDeclaration(decl)) {
-        out.push(...this.ofTypeNode(decl.getTypeNodeOrThrow(), depth + 1));
-      } else if (Node.isClassDeclaration(decl) || Node.isInterfaceDeclaration(decl)) {
-        out.push({ module: this.packageOf(fileOf(decl)) ?? "", name: symbol.getName(), args });
-        out.push(...this.heritage(decl, depth));
-      } else if (Node.isFunctionDeclaration(decl)) {
-        out.push({ module: this.packageOf(fileOf(decl)) ?? "", name: symbol.getName(), args });
-      }
+    return symbol.getDeclarations().flatMap((decl) => this.ofSymbolDeclaration(symbol, decl, args, depth));
+  }
+
+  private ofSymbolDeclaration(symbol: TsSymbol, decl: Node, args: string[], depth: number): TypeRef[] {
+    const aliased = () => {
+      const target: TsSymbol | undefined = symbol.getAliasedSymbol();
+      return target && target !== symbol ? this.ofSymbol(target, args, depth + 1) : [];
+    };
+    if (Node.isImportSpecifier(decl) || Node.isImportClause(decl)) {
+      const spec = decl.getFirstAncestorByKind(SyntaxKind.ImportDeclaration)!.getModuleSpecifierValue();
+      if (this.inTree(fileOf(decl), spec)) return aliased();
+      return [{ module: spec, name: Node.isImportClause(decl) ? "default" : decl.getName(), args }];
     }
-    return out;
+    if (Node.isExportSpecifier(decl)) return aliased();
+    if (Node.isTypeAliasDeclaration(decl)) return this.ofTypeNode(decl.getTypeNodeOrThrow(), depth + 1);
+    const own = { module: this.packageOf(fileOf(decl)) ?? "", name: symbol.getName(), args };
+    if (Node.isClassDeclaration(decl) || Node.isInterfaceDeclaration(decl)) return [own, ...this.heritage(decl, depth)];
+    return Node.isFunctionDeclaration(decl) ? [own] : [];
   }
 
   /** The types a class or interface extends or implements (a class wrapping a library type by inheritance). */
