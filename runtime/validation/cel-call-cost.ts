@@ -141,8 +141,8 @@ const libraryCosts: Record<string, CostOf> = {
   max: traverseTarget,
   indexOf: traverseTarget,
   lastIndexOf: traverseTarget,
-  // cel-go sizes in constant time; cel-js counts a string's code points and a map's keys: charged as a scan.
-  size: (args) => (args.length === 1 && !Array.isArray(args[0]) ? scan(args[0]) : 1),
+  // cel-go sizes in constant time; cel-js counts a string's code points: charged as a scan.
+  size: (args) => (args.length === 1 && typeof args[0] === "string" ? scan(args[0]) : 1),
 };
 
 /**
@@ -162,9 +162,55 @@ export function additionCost(left: unknown, right: unknown): number {
   return isSequence(left) && isSequence(right) ? Math.ceil((sizeOf(left) + sizeOf(right)) * stringFactor) : 1;
 }
 
-/** Comparing two values (==, !=, <, ...) costs a tenth of the smaller size. */
+/** Comparing two values (==, !=, <, ...) costs a tenth of the smaller size, as cel-go charges it. */
 export function comparisonCost(left: unknown, right: unknown): number {
   return Math.ceil(Math.min(sizeOf(left), sizeOf(right)) * stringFactor);
+}
+
+const isContainer = (v: unknown): v is object => typeof v === "object" && v !== null && !(v instanceof Date);
+
+const isText = (v: unknown): v is string | Uint8Array => typeof v === "string" || v instanceof Uint8Array;
+
+/** The pairs of items cel-js's deep equality compares in two lists or maps of the same size; none otherwise. */
+function* itemPairs(x: unknown, y: unknown): Generator<[unknown, unknown]> {
+  if (x === y) return;
+  if (Array.isArray(x) && Array.isArray(y) && x.length === y.length)
+    for (const [i, item] of x.entries()) yield [item, y[i]];
+  if (x instanceof Map && y instanceof Map && x.size === y.size) for (const [k, v] of x) yield [v, y.get(k)];
+}
+
+/**
+ * What cel-js's deep equality may do on two values, counted without comparing them: one per value pair, plus
+ * the characters of strings (and bytes) of equal length, which are compared one by one. Stops counting at cap.
+ */
+function equalityWork(x: unknown, y: unknown, cap: number): number {
+  if (isText(x) && isText(y)) return 1 + (x.length === y.length ? x.length : 0);
+  let work = 1;
+  for (const [a, b] of itemPairs(x, y)) {
+    if (work >= cap) break;
+    work += equalityWork(a, b, cap - work);
+  }
+  return work;
+}
+
+/**
+ * == and !=: cel-go's figure (a tenth of the smaller size), or, where cel-js compares lists and maps element by
+ * element (strings inside them character by character), a tenth of that work when it is more.
+ */
+export function equalityCost(left: unknown, right: unknown, remaining = Infinity): number {
+  const celGo = comparisonCost(left, right);
+  if (!isContainer(left) || !isContainer(right)) return celGo;
+  return Math.max(celGo, Math.ceil(equalityWork(left, right, remaining / stringFactor + 1) * stringFactor));
+}
+
+/** `in`: cel-go charges the size of a list (1 for a map); cel-js compares each item as == does. */
+export function membershipCost(value: unknown, collection: unknown, remaining = Infinity): number {
+  if (!Array.isArray(collection)) return 1;
+  if (!isContainer(value) && typeof value !== "string") return collection.length;
+  const cap = remaining / stringFactor + 1;
+  let work = 0;
+  for (let i = 0; i < collection.length && work < cap; i++) work += equalityWork(value, collection[i], cap - work);
+  return collection.length + Math.ceil(work * stringFactor);
 }
 
 export { sizeOf };

@@ -5,7 +5,7 @@
 // (cel-call-cost.ts has the figures), so a result over the limit is refused before it is built: cel-go charges
 // a call after it ran, which is what let `self.replace('', self)` build hundreds of megabytes here first.
 import type { Environment } from "@marcbachmann/cel-js";
-import { additionCost, callCost, comparisonCost, sizeOf } from "./cel-call-cost.js";
+import { additionCost, callCost, comparisonCost, equalityCost, membershipCost, sizeOf } from "./cel-call-cost.js";
 
 /** celconfig.PerCallLimit: the most one evaluation of one expression may cost. */
 export const perCallCostLimit = 1_000_000;
@@ -132,9 +132,12 @@ export class CostMeter {
     this.refuseOver(callCost(name, args, this.limit - this.spent));
   }
 
-  /** Charges `+` before it runs: a concatenation over the limit is never built. */
-  chargeAddition(left: unknown, right: unknown): void {
-    this.refuseOver(additionCost(left, right));
+  /** Charges `+`, `==`, `!=` and `in` before they run: a concatenation or deep comparison over the limit never runs. */
+  chargeOperator(op: string, left: unknown, right: unknown): void {
+    const remaining = this.limit - this.spent;
+    if (op === "+") this.refuseOver(additionCost(left, right));
+    else if (op === "in") this.refuseOver(membershipCost(left, right, remaining));
+    else this.refuseOver(equalityCost(left, right, remaining));
   }
 
   private add(cost: number): void {
@@ -167,13 +170,16 @@ interface CheckedNode extends MeteredNode {
 const isNode = (v: unknown): v is CheckedNode =>
   typeof v === "object" && v !== null && typeof (v as CheckedNode).op === "string";
 
-/** Wraps the operation of one call or `+` so that it is charged, from its operands, before it runs. */
+/** The operators charged before they run: their work grows with their operands' size. */
+const chargedOperators = new Set(["+", "==", "!=", "in"]);
+
+/** Wraps the operation of one call or operator so that it is charged, from its operands, before it runs. */
 function chargeBeforeRunning(node: CheckedNode, meter: CostMeter): void {
   const run = node.handle;
   if (typeof run !== "function" || chargedBefore.has(node)) return;
-  if (node.op === "+") {
+  if (chargedOperators.has(node.op)) {
     node.handle = (left, right, ...rest) => {
-      meter.chargeAddition(left, right);
+      meter.chargeOperator(node.op, left, right);
       return run(left, right, ...rest);
     };
   } else {
@@ -200,7 +206,7 @@ export function chargeCallsBeforeRunning(ast: unknown, meter: CostMeter, seen = 
     for (const part of Array.isArray(ast) ? ast : Object.values(ast)) chargeCallsBeforeRunning(part, meter, seen);
     return;
   }
-  if (ast.op === "call" || ast.op === "rcall" || ast.op === "+") chargeBeforeRunning(ast, meter);
+  if (ast.op === "call" || ast.op === "rcall" || chargedOperators.has(ast.op)) chargeBeforeRunning(ast, meter);
   chargeCallsBeforeRunning(ast.meta?.alternate, meter, seen);
   chargeCallsBeforeRunning(ast.args, meter, seen);
 }

@@ -232,7 +232,9 @@ function reduceList(list: unknown[], pick: (a: unknown, b: unknown) => unknown):
   return list.reduce((a, b) => pick(a, b));
 }
 
-const bigintAsText = (_k: string, v: unknown): unknown => (typeof v === "bigint" ? `${v}n` : v);
+// Objects reach CEL as Maps (cel-rules.ts toCelValue): written out as objects, in their key order.
+const bigintAsText = (_k: string, v: unknown): unknown =>
+  typeof v === "bigint" ? `${v}n` : v instanceof Map ? Object.fromEntries(v) : v;
 const equalJson = (a: unknown, b: unknown): boolean =>
   JSON.stringify(a, bigintAsText) === JSON.stringify(b, bigintAsText);
 

@@ -12,7 +12,7 @@ import {
   registerComprehensionStep,
   type CostMeter,
 } from "./cel-cost.js";
-import { isJsonObject, setOwn, type CelRule, type StructuralNode } from "./structural.js";
+import { isJsonObject, type CelRule, type StructuralNode } from "./structural.js";
 
 /** One evaluation: its value or the error it raised, what it cost, and whether it was stopped at the cost limit. */
 export interface Evaluation {
@@ -196,13 +196,15 @@ export function toCelValue(value: unknown, node: StructuralNode | undefined): un
   }
   if (Array.isArray(value)) return value.map((v) => toCelValue(v, node?.items));
   if (isJsonObject(value)) {
-    const out: Record<string, unknown> = {};
+    // A Map, not an object: cel-js sizes, looks up and type-checks a Map in constant time, where it enumerates
+    // every key of an object (for...in) each time a rule passes it as dyn.
+    const out = new Map<string, unknown>();
     for (const [k, v] of Object.entries(value)) {
       const child =
         node?.properties && Object.prototype.hasOwnProperty.call(node.properties, k)
           ? node.properties[k]
           : node?.additionalProperties;
-      setOwn(out, k, toCelValue(v, child));
+      out.set(k, toCelValue(v, child));
     }
     return out;
   }

@@ -162,3 +162,24 @@ test("replace() costs cel-go's figure: 1 + a tenth of target × needle + the siz
   assert.deepEqual(celErrors(textRules(rule), { text: "a".repeat(476_189) }), []);
   assert.deepEqual(celErrors(textRules(rule), { text: "a".repeat(476_190) }), [["spec.text", perCallError(rule)]]);
 });
+
+test("== and in on lists and maps are charged the element-by-element comparison cel-js makes", () => {
+  // cel-go charges a tenth of the smaller size: 1 for one-item lists, whatever the item. cel-js compares the
+  // items, here strings of a million characters: each comparison costs 100,000 + 1 here, so ten fit, not 100,000.
+  const item = "a".repeat(1_000_000);
+  const version = versionValidation(
+    withSpec({
+      "x-kubernetes-preserve-unknown-fields": true,
+      "x-kubernetes-validations": [
+        { rule: "!has(self.a) || self.numbers.all(n, self.a == self.b)", message: "==" },
+        { rule: "!has(self.m) || self.numbers.all(n, self.m in [self.n])", message: "in" },
+      ],
+    }),
+  );
+  const numbers = Array<number>(100_000).fill(0);
+  assert.deepEqual(celErrors(version, { numbers, a: [item], b: [item] }), [["spec", perCallError("==")]]);
+  assert.deepEqual(celErrors(version, { numbers, m: { x: [item] }, n: { x: [item] } }), [["spec", perCallError("in")]]);
+  // Ten items compare within the limit.
+  const few = numbers.slice(0, 9);
+  assert.deepEqual(celErrors(version, { numbers: few, a: [item], b: [item], m: { x: [item] }, n: { x: [item] } }), []);
+});
