@@ -56,10 +56,10 @@ function declareGroupVersion(entries: Entry[], step: () => void): TypeDeclaratio
   // Every kind's <Kind>Spec and <Kind>Status are kept for it, so another kind's nested type never takes them.
   const own = (kind: string) => [`${kind}Spec`, `${kind}Status`];
   const reserved = new Set(
-    entries.length > 1 ? entries.flatMap((e) => [...kindModuleNames(e.crd.kind), ...own(e.crd.kind)]) : [],
+    entries.length > 1 ? entries.flatMap((e) => [...kindModuleNames(e.crd.typeName), ...own(e.crd.typeName)]) : [],
   );
   return entries.map(({ crd, version }) => {
-    const mine = own(crd.kind);
+    const mine = own(crd.typeName);
     const types = emitTypeDeclarations(crd, version, {
       reserved: new Set([...reserved].filter((n) => !mine.includes(n))),
     });

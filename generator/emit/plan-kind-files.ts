@@ -53,7 +53,7 @@ export function planKindVersion(
   const emit = (artifact: TemplateName, content: string, indexed = true) => {
     files.push({ path: `${modulePath(artifact)}.ts`, content, owner: "generator" });
     if (indexed)
-      modules.push({ module: `./${stem}.${artifact}.js`, kind: crd.kind, exports: declaredExports(content) });
+      modules.push({ module: `./${stem}.${artifact}.js`, kind: crd.typeName, exports: declaredExports(content) });
   };
   for (const artifact of versionArtifacts) emit(artifact, options.render(artifact, data));
 
@@ -84,7 +84,7 @@ export function planKindVersion(
 function kindData(crd: CrdModel, version: VersionModel, types: TypeDeclarations): KindData {
   const stem = fileStem(crd.kind);
   // The namespaces the modules import the runtime as ("rt", "cache", ...), unless a name of this kind's own is one.
-  const taken = new Set([...types.exported, ...kindModuleNames(crd.kind)]);
+  const taken = new Set([...types.exported, ...kindModuleNames(crd.typeName)]);
   return {
     header: headerLine([crd]),
     rt: freeName("rt", taken),
@@ -97,8 +97,9 @@ function kindData(crd: CrdModel, version: VersionModel, types: TypeDeclarations)
     rtWait: freeName("wait", taken),
     promise: globalName("Promise", taken),
     object: globalName("Object", taken),
-    kind: crd.kind,
-    camelKind: camelCase(crd.kind),
+    kind: crd.typeName,
+    apiKind: crd.kind,
+    camelKind: camelCase(crd.typeName),
     group: crd.group,
     version: version.name,
     apiVersion: `${crd.group}/${version.name}`,
@@ -115,7 +116,7 @@ function kindData(crd: CrdModel, version: VersionModel, types: TypeDeclarations)
     deprecationWarning: deprecationTags(crd, version)[0]?.replace(/^@deprecated /, "") ?? "",
     hasStatus: version.subresources.status,
     hasScale: version.subresources.scale !== undefined,
-    resourceConst: `${camelCase(crd.kind)}Resource`,
+    resourceConst: `${camelCase(crd.typeName)}Resource`,
     declarations: types.text,
     k8sImports: types.k8sImports,
     runtimeImports: types.runtimeImports,

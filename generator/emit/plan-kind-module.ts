@@ -18,7 +18,7 @@ export function planKindModule(planned: PlannedKindVersion, options: Pick<PlanOp
       owner: "generator",
       content: options.render("kind", {
         header: headerLine([planned.crd]),
-        kind: planned.crd.kind,
+        kind: planned.crd.typeName,
         version,
         storage: planned.version.storage,
         modules: modules.map((m) => m.module),

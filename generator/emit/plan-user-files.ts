@@ -47,7 +47,7 @@ function placeUserFiles(
   previousHooks: ReadonlyMap<string, string> | undefined,
 ): UserController[] {
   const stemCount = counts(controllers.map((c) => fileStem(c.crd.kind)));
-  const camelCount = counts(controllers.map((c) => camelCase(c.crd.kind)));
+  const camelCount = counts(controllers.map((c) => camelCase(c.crd.typeName)));
   return controllers.map((c) => {
     const stem = fileStem(c.crd.kind);
     // Kinds of the same name in two groups (metallb's and calico's BGPPeer) each get their own hooks file. A hooks file
@@ -57,7 +57,7 @@ function placeUserFiles(
       recorded !== undefined
         ? path.join(hooksDir, recorded)
         : path.join(hooksDir, stemCount.get(stem)! > 1 ? `${stem}.${c.crd.group}.hooks.ts` : `${stem}.hooks.ts`);
-    const camelKind = camelCase(c.crd.kind);
+    const camelKind = camelCase(c.crd.typeName);
     const id =
       camelCount.get(camelKind)! > 1
         ? `${camelKind}_${groupVersionIdentifier(c.crd.group, c.version.name)}`
@@ -68,7 +68,7 @@ function placeUserFiles(
 
 /** <kind>.hooks.ts: reconcile (and optionally finalize), signature-checked when it exists already. */
 function hooksFile(c: UserController, hooksDir: string, options: PlanOptions): PlannedFile {
-  const kind = c.crd.kind;
+  const kind = c.crd.typeName;
   const specifier = specifierFrom(hooksDir);
   const kindModule = specifier(c.kindModulePath);
   const parameterTypes = [`${kind}Context`, kind];
@@ -102,7 +102,7 @@ function testingFile(c: UserController, options: PlanOptions): PlannedFile {
     content: options.render("testing", {
       header: c.data.header,
       rtTesting: c.data.rtTesting,
-      kind: c.crd.kind,
+      kind: c.crd.typeName,
       resourceConst: c.data.resourceConst,
       hasStatus: c.data.hasStatus,
       kindModule: `./${path.basename(c.kindModulePath)}.js`,
@@ -167,7 +167,7 @@ function controllerRegistry(controllers: UserController[], options: PlanOptions)
       header: headerLine(controllers.map((c) => c.crd)),
       controllers: controllers.map((c) => ({
         id: c.id,
-        kind: c.crd.kind,
+        kind: c.crd.typeName,
         controllerModule: specifier(c.modulePath("controller")),
         hooksModule: specifier(c.hooksPath.replace(/\.ts$/, "")),
       })),

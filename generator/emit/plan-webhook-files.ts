@@ -48,7 +48,7 @@ export function conversionSpokes(crd: CrdModel, hub: VersionModel, dir: string):
     return {
       version: v.name,
       apiVersion: `${crd.group}/${v.name}`,
-      typeName: `${crd.kind}${versionWord(v.name)}`,
+      typeName: `${crd.typeName}${versionWord(v.name)}`,
       toHub: `convert${versionWord(v.name)}To${versionWord(hub.name)}`,
       fromHub: `convert${versionWord(hub.name)}To${versionWord(v.name)}`,
       typesModule: specifierFrom(dir)(typesPath),
@@ -87,7 +87,7 @@ function admissionHooksFile(
   typesModule: string,
   options: PlanOptions,
 ): PlannedFile {
-  const kind = c.crd.kind;
+  const kind = c.crd.typeName;
   const kindModule = specifierFrom(hooksDir)(c.kindModulePath);
   const admissionHook = (name: string, parameterTypes: string[]) => ({
     name,
@@ -128,7 +128,7 @@ function admissionTestFile(c: UserController, testsDir: string, options: PlanOpt
     path: path.join(testsDir, `${path.basename(webhooksPath)}.test.ts`),
     content: options.render("webhooks-test", {
       rtTesting: c.data.rtTesting,
-      kind: c.crd.kind,
+      kind: c.crd.typeName,
       resourceConst: c.data.resourceConst,
       namespaced: c.data.namespaced,
       kindModule: specifier(c.kindModulePath),
@@ -151,7 +151,7 @@ function conversionFile(
   spokes: UserSpoke[],
   options: PlanOptions,
 ): PlannedFile {
-  const kind = c.crd.kind;
+  const kind = c.crd.typeName;
   return {
     path: `${webhookUserPath(c.hooksPath, "conversion")}.ts`,
     content: options.render("conversion", {
@@ -187,7 +187,7 @@ function conversionTestFile(
       rt: c.data.rt,
       rtWebhook: c.data.rtWebhook,
       promise: c.data.promise,
-      kind: c.crd.kind,
+      kind: c.crd.typeName,
       namespaced: c.data.namespaced,
       ...hubOf(c),
       typesModule: specifier(c.modulePath("types")),
@@ -209,7 +209,7 @@ export function planWebhookRegistry(controllers: UserController[], options: Plan
       header: headerLine(controllers.map((c) => c.crd)),
       kinds: controllers.map((c) => ({
         id: c.id,
-        kind: c.crd.kind,
+        kind: c.crd.typeName,
         webhookModule: specifier(c.modulePath("webhook")),
         hooksModule: specifier(webhookUserPath(c.hooksPath, "webhooks")),
         conversionModule: c.spokes.length ? specifier(webhookUserPath(c.hooksPath, "conversion")) : false,

@@ -23,7 +23,9 @@ export interface RuntimeNames {
 export interface KindData extends RuntimeNames {
   /** crdgen's first line of a generated file (see headerLine). */
   header: string;
+  /** The kind's TypeScript name (`import_` for the kind `import`: CrdModel.typeName); apiKind is the kind itself. */
   kind: string;
+  apiKind: string;
   camelKind: string;
   group: string;
   version: string;

@@ -57,8 +57,8 @@ export function emitTypeDeclarations(
   options: TypeDeclarationOptions = {},
 ): TypeDeclarations {
   const root = version.schema;
-  const { nameOf, declarationOrder, exported: nestedExports } = assignTypeNames(crd.kind, root, options.reserved);
-  const exported = [crd.kind, `${crd.kind}List`, `${camelCase(crd.kind)}Resource`, ...nestedExports];
+  const { nameOf, declarationOrder, exported: nestedExports } = assignTypeNames(crd.typeName, root, options.reserved);
+  const exported = [crd.typeName, `${crd.typeName}List`, `${camelCase(crd.typeName)}Resource`, ...nestedExports];
   // Imported names are aliased when a declaration of this module has the same name (a kind called IntOrString).
   const declared = new Set(exported);
   const listMeta = freeName("V1ListMeta", declared);

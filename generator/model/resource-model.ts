@@ -3,6 +3,7 @@ import { InputError, pointer, scalarText } from "../input-error.js";
 import type { LoadedCrd } from "../load/parse-crds.js";
 import { normalizeSchema, type SchemaWarning } from "./normalize-schema.js";
 import type { SchemaNode } from "./schema-node.js";
+import { kindTypeName } from "./type-names.js";
 
 export interface InputSource {
   file: string;
@@ -47,7 +48,10 @@ export interface CrdModel {
   /** metadata.name, `<plural>.<group>`. */
   name: string;
   group: string;
+  /** spec.names.kind, as the API server has it (the wire value of every object's kind). */
   kind: string;
+  /** The kind's name in TypeScript: the kind, or `<kind>_` for a reserved word (kindTypeName). */
+  typeName: string;
   listKind: string;
   plural: string;
   singular: string;
@@ -191,6 +195,7 @@ function buildCrdModel(
     name,
     group,
     kind,
+    typeName: kindTypeName(kind),
     listKind: typeof names["listKind"] === "string" ? names["listKind"] : `${kind}List`,
     plural,
     singular: typeof names["singular"] === "string" ? names["singular"] : kind.toLowerCase(),

@@ -1,9 +1,11 @@
 // Gives every nested object and enum an exported type name derived from its path: readable, collision-free, stable.
 import type { SchemaNode } from "./schema-node.js";
 
-/** Names a generated file imports or TypeScript defines globally; a type named like one of them gets a "_" suffix. */
-const takenGlobally = new Set([
-  // TypeScript reserved and contextual words that cannot name a type.
+/**
+ * Words TypeScript does not take as the name of an interface or type (tsc: "Identifier expected", "Interface name
+ * cannot be 'string'"): keywords, strict-mode reserved words and the primitive types' names.
+ */
+const reservedWords: ReadonlySet<string> = new Set([
   "any",
   "boolean",
   "never",
@@ -60,10 +62,25 @@ const takenGlobally = new Set([
   "static",
   "yield",
   "await",
-  "type",
   "keyof",
   "infer",
   "readonly",
+  "unique",
+]);
+
+/**
+ * The TypeScript name of a kind's type: the kind itself, or with a "_" suffix when it is a reserved word (the API
+ * server accepts a kind `import`; its type is `import_`, `import_List`, ...). Kinds have no "_", so no kind takes it.
+ */
+export function kindTypeName(kind: string): string {
+  return reservedWords.has(kind) ? `${kind}_` : kind;
+}
+
+/** Names a generated file imports or TypeScript defines globally; a type named like one of them gets a "_" suffix. */
+const takenGlobally = new Set([
+  ...reservedWords,
+  // Contextual words, kept out of nested names too.
+  "type",
   "is",
   "asserts",
   "satisfies",

@@ -35,6 +35,7 @@ function declare(openAPIV3Schema: unknown, kind = "Widget", version: Partial<Ver
     name: "widgets.example.com",
     group: "example.com",
     kind,
+    typeName: kind,
     listKind: `${kind}List`,
     plural: "widgets",
     singular: "widget",
