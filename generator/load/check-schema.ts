@@ -64,6 +64,14 @@ function checkNode(node: Raw, fieldHere: () => Field, { fail, warn }: SchemaRepo
         (typeof type === "string" ? didYouMean(type, openapiTypes) : ""),
     );
   }
+  if (node["uniqueItems"] === true) {
+    // The API server's own rule (ValidateCustomResourceDefinitionOpenAPISchema): a validator compares every pair.
+    const uniqueAt = child(fieldHere(), "uniqueItems");
+    fail(
+      uniqueAt,
+      `${uniqueAt.path}: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic`,
+    );
+  }
   const required = node["required"];
   const properties = node["properties"];
   // Under x-kubernetes-preserve-unknown-fields or additionalProperties, a required field need not be declared.

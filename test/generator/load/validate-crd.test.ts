@@ -366,3 +366,30 @@ test("a status subresource is a mapping", async () => {
     'spec.versions[0].subresources.status: Invalid value: "yes": must be a mapping (status: {})',
   );
 });
+
+test("uniqueItems: true is forbidden, as the API server forbids it (quadratic), wherever it is; false is accepted", async () => {
+  const schemaAt = "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/tags";
+  const fieldAt = "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[tags]";
+  const forbidden = "Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic";
+  const withTags = (tags: object) => (crd: Crd) => {
+    (crd.spec.versions[0]!.schema!.openAPIV3Schema.properties!["spec"]!.properties as Record<string, object>)["tags"] =
+      tags;
+  };
+  await assertRejected(
+    withTags({ type: "array", uniqueItems: true, items: { type: "string" } }),
+    `${schemaAt}/uniqueItems`,
+    `${fieldAt}.uniqueItems: ${forbidden}`,
+  );
+  await assertRejected(
+    withTags({ type: "array", items: { type: "array", items: { type: "string" }, uniqueItems: true } }),
+    `${schemaAt}/items/uniqueItems`,
+    `${fieldAt}.items.uniqueItems: ${forbidden}`,
+  );
+  await assertRejected(
+    withTags({ type: "array", items: { type: "string" }, allOf: [{ uniqueItems: true }] }),
+    `${schemaAt}/allOf/0/uniqueItems`,
+    `${fieldAt}.allOf[0].uniqueItems: ${forbidden}`,
+  );
+  const { error } = await generateFrom(withTags({ type: "array", uniqueItems: false, items: { type: "string" } }));
+  assert.equal(error, undefined);
+});
