@@ -68,3 +68,16 @@ test("replace() follows Go's strings.Replace, including an empty old string and 
     assert.deepEqual(check(rule, input!).errors, [], `${JSON.stringify(input)}.${call} is ${JSON.stringify(expected)}`);
   }
 });
+
+test("size() of a string counts code points, surrogate pairs as one and a lone surrogate as one", () => {
+  for (const [name, size] of [
+    ["héllo", 5],
+    ["a😀b", 3],
+    ["😀😀", 2],
+    ["a\uD800b", 3],
+    ["", 0],
+  ] as const) {
+    const rule = `self.name.size() == ${size} && size(self.name) == ${size}`;
+    assert.deepEqual(check(rule, name).errors, [], `${JSON.stringify(name)} has ${size}`);
+  }
+});
