@@ -204,14 +204,7 @@ export abstract class TsOperatorLinker extends ControllerForLinker {
       name: `${b.action} ${b.kind} (${b.framework})`,
       loc: b.loc,
       queue: {
-        type:
-          b.action === "Reconcile"
-            ? `${b.framework}'s reconcile queue (in the library)`
-            : admission
-              ? `none: the API server calls ${b.framework}'s admission webhook`
-              : b.action === "Finalize"
-                ? `none: ${b.framework} calls the callback when the object is being deleted (its finalizer)`
-                : `none: ${b.framework} calls the callback for each event`,
+        type: bindingQueue(b),
         rateLimiter: "none",
         loc: b.loc,
       },
@@ -231,6 +224,18 @@ export abstract class TsOperatorLinker extends ControllerForLinker {
       ],
     };
   }
+}
+
+/** What stands between a framework's watch and the callback: its queue, its webhook, or nothing. */
+function bindingQueue(b: BindingFact): string {
+  const byAction: Record<string, string> = {
+    Reconcile: `${b.framework}'s reconcile queue (in the library)`,
+    watchResource: `${b.framework}'s event queue (async.queue in the library: one event at a time)`,
+    Mutate: `none: the API server calls ${b.framework}'s admission webhook`,
+    Validate: `none: the API server calls ${b.framework}'s admission webhook`,
+    Finalize: `none: ${b.framework} calls the callback when the object is being deleted (its finalizer)`,
+  };
+  return byAction[b.action] ?? `none: ${b.framework} calls the callback for each event`;
 }
 
 function isLambda(name: string): boolean {

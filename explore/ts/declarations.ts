@@ -157,6 +157,7 @@ export class TsFileReader extends TsExpressionReader {
   }
 
   private classDeclaration(node: import("ts-morph").ClassDeclaration, topLevel: boolean): void {
+    const fnsBefore = this.facts.fns.length;
     const name = node.getName() ?? "default";
     const typeKey: Slot = `${this.key}.${name}`; // a class's type key is its package-level slot too
     const dst = this.declare(name, topLevel);
@@ -205,17 +206,26 @@ export class TsFileReader extends TsExpressionReader {
         .filter((p) => p.isParameterProperty())
         .map((p) => p.getName()) ?? []),
     ];
-    const queueBy = this.shapes.queueClass(node);
     this.facts.types.push({
       key: typeKey,
       name,
       loc: this.loc(node),
       methods,
       hasChannel: false,
-      ...(queueBy ? { queueBy } : {}),
+      ...this.typedClass(node, fnsBefore),
       fields,
       ...(baseKey ? { embeds: [baseKey] } : {}),
     });
+  }
+
+  /**
+   * What the class is by type: a queue (typed-shapes.ts), or k8s-operator-node's Operator copied into the tree, whose
+   * watch and event queue are the library's (each watchResource call of a subclass is a subscription: calls.ts).
+   */
+  private typedClass(node: import("ts-morph").ClassDeclaration, fnsBefore: number): { queueBy?: string } {
+    if (this.shapes.isOperatorNodeClass(node)) for (const f of this.facts.fns.slice(fnsBefore)) f.library = true;
+    const queueBy = this.shapes.queueClass(node);
+    return queueBy ? { queueBy } : {};
   }
 
   protected override functionLike(

@@ -1,6 +1,6 @@
 // The shapes the TypeScript reader recognises by type (types.ts, library-types.ts): queues made, informers and
 // watches used, k8s-operator-node's watchResource and Pepr's When, whatever the operator's code calls them.
-import { type CallExpression, type ClassDeclaration, Node, type NewExpression } from "ts-morph";
+import { type CallExpression, type ClassDeclaration, Node, type NewExpression, SyntaxKind } from "ts-morph";
 import type { Loc } from "../facts.js";
 import { kindOfPath } from "./frameworks.js";
 import {
@@ -114,12 +114,40 @@ export class TypedShapes {
     return { kind: kindOfPath([this.stringText(call.getArguments()[0])]) ?? "?" };
   }
 
+  /**
+   * k8s-operator-node's Operator copied into the tree (operators often vendor its one file): a class whose
+   * `watchResource(group, version, plural, onEvent)` subscribes a client-node Watch. Its code is the library's.
+   */
+  isOperatorNodeClass(cls: ClassDeclaration): boolean {
+    let known = this.operatorClasses.get(cls);
+    if (known === undefined) {
+      const method = cls.getMethod("watchResource");
+      known =
+        !!method &&
+        method.getParameters().length >= 4 &&
+        method.getDescendantsOfKind(SyntaxKind.CallExpression).some((c) => {
+          const callee = c.getExpression();
+          return Node.isPropertyAccessExpression(callee) && !!this.watchCall(c, callee.getName());
+        });
+      this.operatorClasses.set(cls, known);
+    }
+    return known;
+  }
+
+  private readonly operatorClasses = new Map<ClassDeclaration, boolean>();
+
   /** k8s-operator-node's `this.watchResource(group, version, plural, onEvent)` on a subclass of its Operator. */
   operatorNodeWatch(call: CallExpression, method: string): { kind: string; callback: Node } | undefined {
     const callee = call.getExpression();
     const [, , plural, callback] = call.getArguments();
     if (method !== "watchResource" || !callback || !Node.isPropertyAccessExpression(callee)) return undefined;
-    if (!isOperatorNodeBase(this.types.ofValue(callee.getExpression()))) return undefined;
+    const declaredIn = callee
+      .getSymbol()
+      ?.getDeclarations()
+      .map((d) => d.getParent())
+      .find((p): p is ClassDeclaration => !!p && Node.isClassDeclaration(p));
+    const vendored = declaredIn ? this.isOperatorNodeClass(declaredIn) : false;
+    if (!vendored && !isOperatorNodeBase(this.types.ofValue(callee.getExpression()))) return undefined;
     return { kind: kindOfPath([`/${this.stringText(plural).replace(/^[`'"]|[`'"]$/g, "")}`]) ?? "?", callback };
   }
 

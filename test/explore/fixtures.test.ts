@@ -221,6 +221,7 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "ts-controller-for",
     "ts-generated",
     "ts-operator-node",
+    "ts-operator-node-vendored",
     "ts-pepr",
     "ts-pepr-typed",
     "ts-task-queues",
