@@ -10,6 +10,8 @@ import type { TsPackage } from "./ts/modules.js";
 export interface DiscoverOptions {
   includeVendor?: boolean;
   includeTests?: boolean;
+  /** Load Go modules with Go's type checker (explore/go-typed, built on first use); syntax only when it cannot. */
+  goTypes?: boolean;
 }
 
 export interface SourceFile {

@@ -1,8 +1,10 @@
 // `crdgen explore`: find the sources, screen them, read them with the Go and TypeScript readers, and link the facts
 // into flows.
+import path from "node:path";
 import { discover, type DiscoverOptions, type SourceFile } from "./discover.js";
 import { emptyFacts, mergeFacts } from "./facts.js";
 import { readGo } from "./go/read.js";
+import { type GoTypeFacts, readGoTypes } from "./go/typed.js";
 import { link } from "./link/linker.js";
 import type { ExploreResult } from "./model.js";
 import { screenSource } from "./screen.js";
@@ -14,23 +16,36 @@ export async function explore(dirs: string[], options: DiscoverOptions = {}): Pr
   const warnings: string[] = [...found.warnings];
   const go = screenAll(found.go, "go", warnings);
   const ts = screenAll(found.ts, "ts", warnings);
+  let goTypes: GoTypeFacts | undefined;
+  let goFrontEnd: string | undefined;
   if (go.length) {
     const goFacts = await readGo(go, found.goModules);
     warnings.push(...goFacts.warnings);
     mergeFacts(facts, goFacts);
+    if (options.goTypes) {
+      const typed = await readGoTypes(
+        dirs.map((d) => path.resolve(d)),
+        found.root,
+      );
+      goTypes = typed.ok ? typed.facts : undefined;
+      goFrontEnd = typed.ok
+        ? `Go types from go/packages (${typed.packages} package(s)${typed.errors.length ? `, ${typed.errors.length} with type errors` : ""})`
+        : `Go read by syntax only: ${typed.reason}`;
+    }
   }
   if (ts.length) {
     const tsFacts = readTs(ts, found.tsPackages);
     warnings.push(...tsFacts.warnings);
     mergeFacts(facts, tsFacts);
   }
-  const { controllers, unlinked } = link(facts);
+  const { controllers, unlinked } = link(facts, goTypes);
   const notRead = [...found.otherLanguages]
     .map(([extension, files]) => ({ extension, files }))
     .sort((a, b) => b.files - a.files || a.extension.localeCompare(b.extension));
   return {
     roots: dirs,
     files: { go: go.length, ts: ts.length },
+    ...(goFrontEnd ? { goFrontEnd } : {}),
     ...(notRead.length ? { notRead } : {}),
     controllers,
     unlinked,

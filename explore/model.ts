@@ -85,6 +85,8 @@ export interface ExploreResult {
   /** The explored folders as given. */
   roots: string[];
   files: { go: number; ts: number };
+  /** How Go was read when Go's type checker was asked for: with its types, or by syntax only and why. */
+  goFrontEnd?: string;
   /** Source files found in languages explore does not read (`.java`, `.py`, ...), by extension, most first. */
   notRead?: { extension: string; files: number }[];
   controllers: Controller[];

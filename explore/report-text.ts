@@ -14,7 +14,10 @@ export function textReport(result: ExploreResult): string {
   const workers = result.controllers.reduce((n, c) => n + c.workers.length, 0);
   const kinds = new Set(result.controllers.flatMap((c) => c.sources.map((s) => s.kind)));
   const notRead = result.notRead?.length ? `; not read: ${notReadSummary(result.notRead)}` : "";
-  lines.push(`crdgen explore ${result.roots.join(" ")}: ${go} Go file(s), ${ts} TypeScript file(s)${notRead}`);
+  const goFrontEnd = result.goFrontEnd ? `; ${result.goFrontEnd}` : "";
+  lines.push(
+    `crdgen explore ${result.roots.join(" ")}: ${go} Go file(s), ${ts} TypeScript file(s)${notRead}${goFrontEnd}`,
+  );
   const unsupported = unsupportedLanguages(result);
   if (unsupported) lines.push(`Nothing read: ${unsupported}.`);
   else if (result.controllers.length === 0) {

@@ -257,6 +257,7 @@ program
   )
   .option("--include-vendor", "also read vendor/ and node_modules/")
   .option("--include-tests", "also read tests (*_test.go, *.test.ts, *.spec.ts, test/, tests/, testdata/, e2e/)")
+  .option("--no-go-types", "read Go by syntax only (default: Go's type checker, built on first use, where Go is found)")
   .action(
     async (
       dirs: string[],
@@ -267,6 +268,7 @@ program
         linkTemplate?: string;
         includeVendor?: boolean;
         includeTests?: boolean;
+        goTypes: boolean;
       },
     ) => {
       const explorePackage = await loadExplore();
@@ -278,6 +280,7 @@ program
       const userError = (error: unknown) => (error instanceof ExploreInputError ? new UserError(error.message) : error);
       const found = await explore(dirs, {
         includeVendor: opts.includeVendor ?? false,
+        goTypes: opts.goTypes,
         includeTests: opts.includeTests ?? false,
       }).catch((error: unknown) => {
         throw userError(error);

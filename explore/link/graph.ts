@@ -1,4 +1,5 @@
 // The facts indexed for the linker: functions, calls, callers and callees through points-to, closures, reachability.
+import type { GoTypeFacts } from "../go/typed.js";
 import { type CallFact, type Facts, type FnFact, type Slot, type TypeFact, keysOf } from "../facts.js";
 import { locOrder } from "../loc.js";
 import type { Place } from "../model.js";
@@ -18,7 +19,11 @@ export abstract class LinkGraph {
   protected pts!: PointsTo;
   protected readonly unlinked: string[] = [];
 
-  constructor(protected readonly facts: Facts) {
+  constructor(
+    protected readonly facts: Facts,
+    /** What Go's type checker told (go-typed/); without it, Go queues and helpers are known by their shapes and names. */
+    protected readonly goTypes?: GoTypeFacts,
+  ) {
     for (const f of facts.fns) this.fns.set(f.id, f);
     for (const c of facts.calls) {
       this.calls.set(c.id, c);

@@ -2,6 +2,7 @@
 // through fields, parameters and helpers meet, and assembles one controller per queue.
 // The linker is one class in layers, a file each: graph → registrations → workers → queue-controllers →
 // builder-controllers → controller-for → ts-operators → linker (which finds the queues and solves).
+import type { GoTypeFacts } from "../go/typed.js";
 import { type CallFact, type Constraint, type Facts, keysOf } from "../facts.js";
 import { locOrder } from "../loc.js";
 import type { Controller } from "../model.js";
@@ -14,8 +15,8 @@ export interface LinkResult {
   unlinked: string[];
 }
 
-export function link(facts: Facts): LinkResult {
-  return new Linker(facts).run();
+export function link(facts: Facts, goTypes?: GoTypeFacts): LinkResult {
+  return new Linker(facts, goTypes).run();
 }
 
 class Linker extends TsOperatorLinker {
@@ -64,6 +65,7 @@ class Linker extends TsOperatorLinker {
         more = true;
       }
     }
+    if (this.dispatchConstraints(constraints)) more = true;
     if (more) this.pts = new PointsTo(constraints);
     const controllers = [
       ...this.controllerForControllers(this.queueControllers()),
@@ -105,6 +107,27 @@ class Linker extends TsOperatorLinker {
     return out;
   }
 
+  /**
+   * Interface calls the points-to left without a function (the value came from code not read, or through a type the
+   * syntax cannot follow): the module's implementations the type checker names, narrowed to the types whose values
+   * reach the receiver when any do. True when constraints were added.
+   */
+  private dispatchConstraints(constraints: Constraint[]): boolean {
+    let added = false;
+    for (const [callId, targets] of this.goTypes?.dispatch ?? []) {
+      const call = this.calls.get(callId);
+      if (!call || this.fnsAt(call.callee).length) continue;
+      const reaching = new Set(keysOf(this.pts.valuesOf(call.recv), "o"));
+      const known = targets.filter((id) => this.fns.has(id));
+      const narrowed = known.filter((id) => reaching.has(this.fns.get(id)!.owner ?? ""));
+      for (const id of narrowed.length ? narrowed : known) {
+        constraints.push({ c: "alloc", dst: call.callee, v: `f|${id}` });
+        added = true;
+      }
+    }
+    return added;
+  }
+
   // ---- what is a queue ----
 
   private findQueueTypes(): void {
@@ -116,7 +139,10 @@ class Linker extends TsOperatorLinker {
       }
       const adds = t.methods.some((m) => OWN_ADD.test(m));
       const gets = t.methods.some((m) => OWN_GET.test(m));
-      if (adds && gets && (t.hasChannel || /queue$/i.test(t.name))) this.queueTypes.set(t.key, t);
+      // With Go's types: the module's types implementing client-go's workqueue interface, whatever their names.
+      const byName = !this.goTypes && /queue$/i.test(t.name);
+      if ((adds && gets && (t.hasChannel || byName)) || this.goTypes?.queueTypes.has(t.key))
+        this.queueTypes.set(t.key, t);
     }
   }
 
@@ -128,10 +154,13 @@ class Linker extends TsOperatorLinker {
         continue;
       }
       const ownerName = f.owner ? (this.types.get(f.owner)?.name ?? f.owner.split(".").at(-1)!) : undefined;
+      const typed = this.goTypes && f.lang === "go";
       if (
         (f.owner &&
-          (this.queueTypes.has(f.owner) || this.wrapperTypes.has(f.owner) || /queue$/i.test(ownerName ?? ""))) ||
-        (!f.owner && /^new\w*queue$/i.test(f.name)) ||
+          (this.queueTypes.has(f.owner) ||
+            this.wrapperTypes.has(f.owner) ||
+            (!typed && /queue$/i.test(ownerName ?? "")))) ||
+        (!f.owner && (typed ? this.goTypes!.constructors.has(f.id) : /^new\w*queue$/i.test(f.name))) ||
         this.isWrapperConstructor(f)
       )
         this.internal.add(f.id);
@@ -139,6 +168,7 @@ class Linker extends TsOperatorLinker {
   }
 
   private isQueueConstructor(call: CallFact): boolean {
+    if (this.goTypes && this.fns.get(call.fn)?.lang === "go") return this.goTypes.queueCalls.has(call.id);
     if (this.fns.get(call.fn)?.lang === "ts")
       return call.typedQueue !== undefined || this.taskQueue(call) !== undefined;
     if (call.qualifier?.endsWith("/util/workqueue")) return /^New/.test(call.method) && !/Limiter$/.test(call.method);

@@ -241,6 +241,7 @@ export abstract class WorkerLinker extends RegistrationLinker {
 
   /** A call that answers a question about the item, reports on it or handles an error: never the work itself. */
   protected isHelper(c: Candidate): boolean {
+    if (this.goTypes && c.targets.every((id) => this.goTypes!.helpers.has(id))) return true;
     const m = c.call.method;
     const receiver = c.call.text.slice(0, Math.max(0, c.call.text.length - m.length - 1));
     return (

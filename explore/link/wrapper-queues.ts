@@ -32,11 +32,12 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
       const owner = this.ownerOf(call.fn);
       const t = owner ? this.types.get(owner) : undefined;
       const field = /^\w+\.(\w+)\.\w+$/.exec(call.text)?.[1];
-      // Only types named ...Queue: any other type holding a queue and its sync function is a controller (and was read
-      // as one before wrappers were known).
-      if (!t || !/queue$/i.test(t.name) || !field || !(t.fields ?? []).includes(field) || this.queueTypes.has(t.key))
-        continue;
-      if (this.fns.get(call.fn)?.library || !t.methods.some((m) => WRAPPER_ADD.test(m))) continue;
+      // With types: the types the checker found holding a queue and the handler a parameter set, whatever their names.
+      // Without: only types named ...Queue (any other type holding a queue and its sync function is a controller).
+      const typed = t && this.goTypes?.wrappers.get(t.key);
+      const isWrapper = this.goTypes ? typed?.queueField === field : /queue$/i.test(t?.name ?? "");
+      if (!t || !isWrapper || !field || !(t.fields ?? []).includes(field) || this.queueTypes.has(t.key)) continue;
+      if (this.fns.get(call.fn)?.library || (!typed && !t.methods.some((m) => WRAPPER_ADD.test(m)))) continue;
       const known = this.wrapperTypes.get(t.key);
       if (known) known.gets.push(call);
       else this.wrapperTypes.set(t.key, { type: t, field, gets: [call] });

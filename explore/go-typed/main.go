@@ -1,0 +1,636 @@
+// Command explore-go-types loads the Go module around a folder with Go's own type checker and prints, as JSON, what
+// explore's linker takes from types instead of names: which values are workqueues (their type implements client-go's
+// workqueue interface, or holds one and the handler its workers call), which calls make one, which methods an
+// interface call can run, and which functions are logging, tracing, metrics or key helpers.
+//
+// Only the module's own packages are type-checked from source; their dependencies come from export data (compiled
+// once into the Go build cache), and no SSA is built: a large operator loads in seconds once that cache is warm.
+//
+//	explore-go-types <folder>
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// Facts is the JSON printed. Places are absolute paths with 1-based line and column (bytes): a function is where its
+// `func` keyword is, a call is its start and end (`file:line:col-line:col`).
+type Facts struct {
+	Module   string `json:"module"`
+	Dir      string `json:"dir"`
+	Packages int    `json:"packages"`
+	// The first type errors, if any: the facts are still printed, for what could be checked.
+	Errors []string `json:"errors"`
+	// Named types of the module whose values are workqueues (their method set implements client-go's interface).
+	QueueTypes []TypeRef `json:"queueTypes"`
+	// Types of the module holding a workqueue and the handler their workers hand items to (any name).
+	Wrappers []Wrapper `json:"wrappers"`
+	// Calls that make a queue: client-go's constructors, and the module's functions that build and return one.
+	QueueCalls []string `json:"queueCalls"`
+	// Functions of the module that build and return a queue: what they call is the queue's own making.
+	Constructors []string `json:"constructors"`
+	// Interface method calls in the module, with the module's methods that implement them.
+	Dispatch map[string][]string `json:"dispatch"`
+	// Functions of the module that only report (their results or first parameter are a logger's, tracer's or
+	// metric's type) or split keys (string in, two strings out): never the work on an item.
+	Helpers map[string]string `json:"helpers"`
+}
+
+type TypeRef struct {
+	Dir  string `json:"dir"`
+	Name string `json:"name"`
+}
+
+type Wrapper struct {
+	TypeRef
+	QueueField   string `json:"queueField"`
+	HandlerField string `json:"handlerField"`
+}
+
+const workqueuePath = "k8s.io/client-go/util/workqueue"
+
+// Packages whose types mark a function as reporting on the work, not doing it.
+var observability = []string{
+	"github.com/sirupsen/logrus", "go.uber.org/zap", "github.com/go-logr/logr", "log/slog", "k8s.io/klog",
+	"go.opentelemetry.io/otel", "github.com/opentracing/opentracing-go", "github.com/prometheus/client_golang",
+	"go.opencensus.io", "log",
+}
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: explore-go-types <folder>")
+		os.Exit(2)
+	}
+	facts, err := load(os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	enc := json.NewEncoder(os.Stdout)
+	if err := enc.Encode(facts); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+type analysis struct {
+	fset     *token.FileSet
+	pkgs     []*packages.Package
+	own      map[*types.Package]bool
+	wq       *types.Package
+	decls    map[*types.Func]*ast.FuncDecl
+	named    []*types.TypeName
+	ifaceFor map[string]*types.Interface
+	facts    *Facts
+}
+
+func load(dir string) (*Facts, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &packages.Config{
+		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes |
+			packages.NeedTypesInfo | packages.NeedModule | packages.NeedImports,
+		Dir: abs,
+	}
+	pkgs, err := packages.Load(cfg, "./...")
+	if err != nil {
+		return nil, err
+	}
+	if len(pkgs) == 0 {
+		return nil, fmt.Errorf("no Go package found in %s", abs)
+	}
+	a := &analysis{
+		fset:     token.NewFileSet(),
+		pkgs:     pkgs,
+		own:      map[*types.Package]bool{},
+		decls:    map[*types.Func]*ast.FuncDecl{},
+		ifaceFor: map[string]*types.Interface{},
+		facts:    &Facts{Dispatch: map[string][]string{}, Helpers: map[string]string{}, Errors: []string{}},
+	}
+	for _, p := range pkgs {
+		if p.Module != nil && a.facts.Module == "" {
+			a.facts.Module, a.facts.Dir = p.Module.Path, p.Module.Dir
+		}
+		for _, e := range p.Errors {
+			if len(a.facts.Errors) < 5 {
+				a.facts.Errors = append(a.facts.Errors, e.Error())
+			}
+		}
+		if p.Types == nil || p.TypesInfo == nil {
+			continue
+		}
+		a.own[p.Types] = true
+		a.fset = p.Fset
+		a.facts.Packages++
+	}
+	if a.facts.Packages == 0 {
+		return nil, fmt.Errorf("no package of %s could be type-checked: %s", abs, strings.Join(a.facts.Errors, "; "))
+	}
+	a.findWorkqueue()
+	a.index()
+	a.findQueueTypes()
+	a.findWrappers()
+	a.findQueueCalls()
+	a.findDispatch()
+	a.findHelpers()
+	return a.facts, nil
+}
+
+// findWorkqueue finds client-go's workqueue package among everything the module imports.
+func (a *analysis) findWorkqueue() {
+	seen := map[*types.Package]bool{}
+	var visit func(p *types.Package)
+	visit = func(p *types.Package) {
+		if seen[p] || a.wq != nil {
+			return
+		}
+		seen[p] = true
+		if p.Path() == workqueuePath || strings.HasSuffix(p.Path(), "/vendor/"+workqueuePath) {
+			a.wq = p
+			return
+		}
+		for _, i := range p.Imports() {
+			visit(i)
+		}
+	}
+	for _, p := range a.pkgs {
+		if p.Types != nil {
+			visit(p.Types)
+		}
+	}
+}
+
+// index records every function declaration and named type of the module.
+func (a *analysis) index() {
+	for _, p := range a.pkgs {
+		if p.TypesInfo == nil {
+			continue
+		}
+		for _, f := range p.Syntax {
+			for _, d := range f.Decls {
+				if fd, ok := d.(*ast.FuncDecl); ok {
+					if fn, ok := p.TypesInfo.Defs[fd.Name].(*types.Func); ok {
+						a.decls[fn] = fd
+					}
+				}
+			}
+		}
+		scope := p.Types.Scope()
+		for _, name := range scope.Names() {
+			if tn, ok := scope.Lookup(name).(*types.TypeName); ok && !tn.IsAlias() {
+				a.named = append(a.named, tn)
+			}
+		}
+	}
+}
+
+// queueInterface is client-go's TypedInterface[elem] (Interface before generics), or nil.
+func (a *analysis) queueInterface(elem types.Type) *types.Interface {
+	if a.wq == nil {
+		return nil
+	}
+	// Type parameters print alike (T) but are not identical: only concrete items are cached by name.
+	_, generic := elem.(*types.TypeParam)
+	key := types.TypeString(elem, nil)
+	if i, ok := a.ifaceFor[key]; ok && !generic {
+		return i
+	}
+	var iface *types.Interface
+	if obj, ok := a.wq.Scope().Lookup("TypedInterface").(*types.TypeName); ok {
+		if inst, err := types.Instantiate(nil, obj.Type(), []types.Type{elem}, true); err == nil {
+			iface, _ = inst.Underlying().(*types.Interface)
+		}
+	} else if obj, ok := a.wq.Scope().Lookup("Interface").(*types.TypeName); ok {
+		iface, _ = obj.Type().Underlying().(*types.Interface)
+	}
+	a.ifaceFor[key] = iface
+	return iface
+}
+
+// isQueue: the type (or a pointer to it) implements the workqueue interface for the item its Get returns.
+func (a *analysis) isQueue(t types.Type) bool {
+	for _, candidate := range []types.Type{t, types.NewPointer(t)} {
+		if _, isPtr := t.(*types.Pointer); isPtr && candidate != t {
+			continue
+		}
+		obj, _, _ := types.LookupFieldOrMethod(candidate, true, nil, "Get")
+		fn, ok := obj.(*types.Func)
+		if !ok {
+			continue
+		}
+		sig := fn.Type().(*types.Signature)
+		if sig.Results().Len() != 2 {
+			continue
+		}
+		if iface := a.queueInterface(sig.Results().At(0).Type()); iface != nil && types.Implements(candidate, iface) {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *analysis) ref(tn *types.TypeName) TypeRef {
+	return TypeRef{Dir: filepath.Dir(a.fset.Position(tn.Pos()).Filename), Name: tn.Name()}
+}
+
+func (a *analysis) findQueueTypes() {
+	for _, tn := range a.named {
+		if _, isIface := tn.Type().Underlying().(*types.Interface); !isIface && a.isQueue(tn.Type()) {
+			a.facts.QueueTypes = append(a.facts.QueueTypes, a.ref(tn))
+		}
+	}
+}
+
+// findWrappers: structs of the module that are no queue themselves but hold one, and a function-typed field that a
+// method calls after taking an item off that queue (Agones' WorkerQueue and its SyncHandler), set from a parameter.
+func (a *analysis) findWrappers() {
+	for _, tn := range a.named {
+		st, ok := tn.Type().Underlying().(*types.Struct)
+		if !ok || a.isQueue(tn.Type()) {
+			continue
+		}
+		var queueField string
+		funcFields := map[string]bool{}
+		for i := 0; i < st.NumFields(); i++ {
+			f := st.Field(i)
+			if _, isFunc := f.Type().Underlying().(*types.Signature); isFunc {
+				funcFields[f.Name()] = true
+			} else if queueField == "" && a.isQueue(f.Type()) {
+				queueField = f.Name()
+			}
+		}
+		if queueField == "" || len(funcFields) == 0 {
+			continue
+		}
+		if handler := a.handlerCalledAfterGet(tn, queueField, funcFields); handler != "" && a.setFromParameter(tn, handler) {
+			a.facts.Wrappers = append(a.facts.Wrappers, Wrapper{TypeRef: a.ref(tn), QueueField: queueField, HandlerField: handler})
+		}
+	}
+}
+
+// handlerCalledAfterGet: the function field a method of tn calls in a method that also calls Get on the queue field.
+func (a *analysis) handlerCalledAfterGet(tn *types.TypeName, queueField string, funcFields map[string]bool) string {
+	for fn, fd := range a.decls {
+		recv := fn.Type().(*types.Signature).Recv()
+		if recv == nil || fd.Body == nil || !sameNamed(recv.Type(), tn) {
+			continue
+		}
+		gets, handler := false, ""
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if inner, ok := sel.X.(*ast.SelectorExpr); ok && inner.Sel.Name == queueField && sel.Sel.Name == "Get" {
+				gets = true
+			} else if funcFields[sel.Sel.Name] {
+				handler = sel.Sel.Name
+			}
+			return true
+		})
+		if gets && handler != "" {
+			return handler
+		}
+	}
+	return ""
+}
+
+// setFromParameter: some function of the module sets the handler field from one of its parameters (the handler is
+// chosen by whoever builds the wrapper, not by the type itself).
+func (a *analysis) setFromParameter(tn *types.TypeName, field string) bool {
+	found := false
+	for _, p := range a.pkgs {
+		if p.TypesInfo == nil {
+			continue
+		}
+		for _, f := range p.Syntax {
+			ast.Inspect(f, func(n ast.Node) bool {
+				if found {
+					return false
+				}
+				fd, ok := n.(*ast.FuncDecl)
+				if !ok || fd.Body == nil {
+					return true
+				}
+				params := map[types.Object]bool{}
+				for _, fl := range fd.Type.Params.List {
+					for _, name := range fl.Names {
+						params[p.TypesInfo.Defs[name]] = true
+					}
+				}
+				ast.Inspect(fd.Body, func(m ast.Node) bool {
+					kv, ok := m.(*ast.KeyValueExpr)
+					if !ok {
+						return true
+					}
+					if k, ok := kv.Key.(*ast.Ident); ok && k.Name == field {
+						if v, ok := kv.Value.(*ast.Ident); ok && params[p.TypesInfo.Uses[v]] {
+							found = true
+						}
+					}
+					return true
+				})
+				return false
+			})
+		}
+	}
+	return found
+}
+
+func sameNamed(t types.Type, tn *types.TypeName) bool {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := t.(*types.Named)
+	return ok && n.Obj() == tn
+}
+
+// makesQueue: the type of a result a constructor returns is a queue, or a wrapper of the module.
+func (a *analysis) makesQueue(sig *types.Signature) bool {
+	if sig.Results().Len() == 0 {
+		return false
+	}
+	t := sig.Results().At(0).Type()
+	if a.isQueue(t) {
+		return true
+	}
+	for _, w := range a.facts.Wrappers {
+		if p, ok := t.(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		if n, ok := t.(*types.Named); ok && n.Obj().Name() == w.Name && a.ref(n.Obj()) == w.TypeRef {
+			return true
+		}
+	}
+	return false
+}
+
+// findQueueCalls: client-go's constructors, and the module's free functions returning a queue they build (directly,
+// with a composite literal or through another constructor); calls inside a constructor are its own making.
+func (a *analysis) findQueueCalls() {
+	constructors := map[*types.Func]bool{}
+	calls := map[*types.Func][]*types.Func{}
+	literal := map[*types.Func]bool{}
+	for fn, fd := range a.decls {
+		sig := fn.Type().(*types.Signature)
+		if sig.Recv() != nil || fd.Body == nil || !a.makesQueue(sig) {
+			continue
+		}
+		info := a.infoOf(fn)
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			switch e := n.(type) {
+			case *ast.CompositeLit:
+				literal[fn] = true
+			case *ast.CallExpr:
+				if callee := staticCallee(info, e); callee != nil {
+					calls[fn] = append(calls[fn], callee)
+				}
+			}
+			return true
+		})
+	}
+	isLibraryCtor := func(f *types.Func) bool {
+		sig := f.Type().(*types.Signature)
+		return f.Pkg() == a.wq && strings.HasPrefix(f.Name(), "New") && sig.Recv() == nil && a.makesQueue(sig)
+	}
+	for changed := true; changed; {
+		changed = false
+		for fn := range calls {
+			if constructors[fn] {
+				continue
+			}
+			for _, c := range calls[fn] {
+				if isLibraryCtor(c) || constructors[c] || literal[fn] && a.own[c.Pkg()] {
+					constructors[fn], changed = true, true
+					break
+				}
+			}
+			if !constructors[fn] && literal[fn] {
+				constructors[fn], changed = true, true
+			}
+		}
+	}
+	for fn := range constructors {
+		a.facts.Constructors = append(a.facts.Constructors, a.pos(a.decls[fn].Pos()))
+	}
+	for fn, fd := range a.decls {
+		if constructors[fn] || fd.Body == nil {
+			continue
+		}
+		info := a.infoOf(fn)
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok {
+				if callee := staticCallee(info, call); callee != nil && (isLibraryCtor(callee) || constructors[callee]) {
+					a.facts.QueueCalls = append(a.facts.QueueCalls, a.span(call))
+				}
+			}
+			return true
+		})
+	}
+	sort.Strings(a.facts.QueueCalls)
+	sort.Strings(a.facts.Constructors)
+}
+
+// findDispatch: each call of an interface method, with the methods of the module's types that implement it.
+func (a *analysis) findDispatch() {
+	implementers := map[*types.Interface][]string{}
+	for fn, fd := range a.decls {
+		if fd.Body == nil {
+			continue
+		}
+		info := a.infoOf(fn)
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			s := info.Selections[sel]
+			if s == nil || s.Kind() != types.MethodVal {
+				return true
+			}
+			iface, ok := s.Recv().Underlying().(*types.Interface)
+			if !ok {
+				return true
+			}
+			targets, known := implementers[iface]
+			if !known {
+				targets = a.implementations(iface, sel.Sel.Name)
+				implementers[iface] = targets
+			}
+			if methods := a.methodsNamed(targets, sel.Sel.Name); len(methods) > 0 {
+				a.facts.Dispatch[a.span(call)] = methods
+			}
+			return true
+		})
+	}
+}
+
+// implementations: the module's named types whose value or pointer implements iface (as "dir\x00name" keys).
+func (a *analysis) implementations(iface *types.Interface, _ string) []string {
+	var out []string
+	if iface.NumMethods() == 0 {
+		return nil
+	}
+	for _, tn := range a.named {
+		if _, isIface := tn.Type().Underlying().(*types.Interface); isIface {
+			continue
+		}
+		if types.Implements(tn.Type(), iface) || types.Implements(types.NewPointer(tn.Type()), iface) {
+			out = append(out, tn.Pkg().Path()+"\x00"+tn.Name())
+		}
+	}
+	return out
+}
+
+func (a *analysis) methodsNamed(typeKeys []string, method string) []string {
+	var out []string
+	for _, tn := range a.named {
+		key := tn.Pkg().Path() + "\x00" + tn.Name()
+		if !contains(typeKeys, key) {
+			continue
+		}
+		obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(tn.Type()), true, tn.Pkg(), method)
+		if fn, ok := obj.(*types.Func); ok {
+			if fd := a.decls[fn]; fd != nil {
+				out = append(out, a.pos(fd.Pos()))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// findHelpers: functions whose results, or first parameter (after a context), are a logger's, tracer's or metric's;
+// and key splitters (one string in, two strings and maybe an error out).
+func (a *analysis) findHelpers() {
+	for fn, fd := range a.decls {
+		sig := fn.Type().(*types.Signature)
+		if kind := helperKind(sig); kind != "" {
+			a.facts.Helpers[a.pos(fd.Pos())] = kind
+		}
+	}
+}
+
+func helperKind(sig *types.Signature) string {
+	for i := 0; i < sig.Results().Len(); i++ {
+		if isObservability(sig.Results().At(i).Type()) {
+			return "report"
+		}
+	}
+	params := sig.Params()
+	first := 0
+	if params.Len() > 0 && types.TypeString(params.At(0).Type(), nil) == "context.Context" {
+		first = 1
+	}
+	if params.Len() > first && isObservability(params.At(first).Type()) {
+		return "report"
+	}
+	res := sig.Results()
+	isString := func(t types.Type) bool { return types.Identical(t.Underlying(), types.Typ[types.String]) }
+	if params.Len() == 1 && isString(params.At(0).Type()) && res.Len() >= 2 && isString(res.At(0).Type()) &&
+		isString(res.At(1).Type()) {
+		return "key"
+	}
+	return ""
+}
+
+func isObservability(t types.Type) bool {
+	for {
+		switch u := t.(type) {
+		case *types.Pointer:
+			t = u.Elem()
+			continue
+		case *types.Slice:
+			t = u.Elem()
+			continue
+		}
+		break
+	}
+	n, ok := t.(*types.Named)
+	if !ok || n.Obj().Pkg() == nil {
+		return false
+	}
+	path := n.Obj().Pkg().Path()
+	for _, p := range observability {
+		if path == p || strings.HasPrefix(path, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *analysis) infoOf(fn *types.Func) *types.Info {
+	for _, p := range a.pkgs {
+		if p.Types == fn.Pkg() {
+			return p.TypesInfo
+		}
+	}
+	return nil
+}
+
+func staticCallee(info *types.Info, call *ast.CallExpr) *types.Func {
+	fun := ast.Unparen(call.Fun)
+	if ix, ok := fun.(*ast.IndexExpr); ok {
+		fun = ix.X
+	} else if ix, ok := fun.(*ast.IndexListExpr); ok {
+		fun = ix.X
+	}
+	var id *ast.Ident
+	switch f := fun.(type) {
+	case *ast.Ident:
+		id = f
+	case *ast.SelectorExpr:
+		if s := info.Selections[f]; s != nil {
+			if _, isIface := s.Recv().Underlying().(*types.Interface); isIface {
+				return nil
+			}
+		}
+		id = f.Sel
+	default:
+		return nil
+	}
+	fn, _ := info.Uses[id].(*types.Func)
+	if fn != nil {
+		fn = fn.Origin()
+	}
+	return fn
+}
+
+func (a *analysis) pos(p token.Pos) string {
+	at := a.fset.Position(p)
+	return fmt.Sprintf("%s:%d:%d", at.Filename, at.Line, at.Column)
+}
+
+func (a *analysis) span(n ast.Node) string {
+	end := a.fset.Position(n.End())
+	return fmt.Sprintf("%s-%d:%d", a.pos(n.Pos()), end.Line, end.Column)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,130 @@
+// Go's own type checker as explore's Go front end for what names cannot tell: the small Go program in go-typed/ loads
+// the module around each explored folder with golang.org/x/tools/go/packages and prints which types are workqueues or
+// wrap one, which calls make a queue, which methods an interface call can run, and which functions only report or
+// split keys. It is built on first use into a cache outside the project (like the control plane) and reused.
+// Without Go, or when the module cannot be loaded, explore reads Go by syntax alone and says why.
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { pkgKeyOf } from "./modules.js";
+
+const run = promisify(execFile);
+
+/** What the linker takes from types, with places relative to the explored root (ids as the syntax reader makes them). */
+export interface GoTypeFacts {
+  /** Type keys (`go:<dir>.<Name>`) of the module's types that implement client-go's workqueue interface. */
+  queueTypes: Set<string>;
+  /** Type key → the field holding the workqueue and the field holding the handler its workers call. */
+  wrappers: Map<string, { queueField: string; handlerField: string }>;
+  /** Call ids of calls that make a queue. */
+  queueCalls: Set<string>;
+  /** Function ids of the module's queue constructors (what they call is the queue's own making). */
+  constructors: Set<string>;
+  /** Interface call id → function ids of the module's methods implementing it. */
+  dispatch: Map<string, string[]>;
+  /** Function ids of logging, tracing, metrics and key helpers. */
+  helpers: Set<string>;
+}
+
+/** The typed facts, or why Go was read by syntax only. */
+export type GoTypesOutcome =
+  { ok: true; facts: GoTypeFacts; packages: number; errors: string[] } | { ok: false; reason: string };
+
+interface RawFacts {
+  packages: number;
+  errors: string[];
+  queueTypes: { dir: string; name: string }[] | null;
+  wrappers: { dir: string; name: string; queueField: string; handlerField: string }[] | null;
+  queueCalls: string[] | null;
+  constructors: string[] | null;
+  dispatch: Record<string, string[] | null>;
+  helpers: Record<string, string>;
+}
+
+const sourceDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "go-typed");
+const SOURCES = ["main.go", "go.mod", "go.sum"];
+
+/** The cache folder: CRDGEN_CACHE_DIR, else $XDG_CACHE_HOME/crdgen, else ~/.cache/crdgen (as controlplane/build.sh). */
+function cacheRoot(): string {
+  const env = process.env;
+  return env["CRDGEN_CACHE_DIR"] || path.join(env["XDG_CACHE_HOME"] || path.join(os.homedir(), ".cache"), "crdgen");
+}
+
+/** Builds the program once per source and Go version; later runs find it in the cache. */
+export async function goTypesProgram(): Promise<string> {
+  const { stdout: version } = await run("go", ["env", "GOVERSION"]);
+  const hash = createHash("sha256").update(version.trim());
+  for (const f of SOURCES) hash.update(readFileSync(path.join(sourceDir, f)));
+  const dir = path.join(cacheRoot(), "explore-go-types", hash.digest("hex").slice(0, 16));
+  const binary = path.join(dir, "explore-go-types");
+  if (existsSync(binary)) return binary;
+  mkdirSync(dir, { recursive: true });
+  const partial = `${binary}.${process.pid}`;
+  await run("go", ["build", "-o", partial, "."], { cwd: sourceDir, maxBuffer: 16 << 20 });
+  renameSync(partial, binary);
+  return binary;
+}
+
+/** Loads each explored folder with the type checker; the first failure makes explore read Go by syntax only. */
+export async function readGoTypes(dirs: string[], root: string): Promise<GoTypesOutcome> {
+  let program: string;
+  try {
+    program = await goTypesProgram();
+  } catch (error) {
+    return { ok: false, reason: `the Go type checker could not be built (${firstLine(error)})` };
+  }
+  const facts: GoTypeFacts = {
+    queueTypes: new Set(),
+    wrappers: new Map(),
+    queueCalls: new Set(),
+    constructors: new Set(),
+    dispatch: new Map(),
+    helpers: new Set(),
+  };
+  let packages = 0;
+  const errors: string[] = [];
+  for (const dir of dirs) {
+    let raw: RawFacts;
+    try {
+      const { stdout } = await run(program, [dir], { maxBuffer: 1 << 30 });
+      raw = JSON.parse(stdout) as RawFacts;
+    } catch (error) {
+      return {
+        ok: false,
+        reason: `the module at ${path.relative(root, dir) || "."} could not be loaded (${firstLine(error)})`,
+      };
+    }
+    packages += raw.packages;
+    errors.push(...raw.errors);
+    addFacts(facts, raw, root);
+  }
+  return { ok: true, facts, packages, errors };
+}
+
+function addFacts(facts: GoTypeFacts, raw: RawFacts, root: string): void {
+  const rel = (abs: string) => path.relative(root, abs).split(path.sep).join("/");
+  const typeKey = (t: { dir: string; name: string }) => `${pkgKeyOf(rel(t.dir) === "" ? "" : rel(t.dir))}.${t.name}`;
+  // `/abs/file.go:12:3` or `/abs/file.go:12:3-14:5`: the file part made relative to the explored root.
+  const id = (place: string) => {
+    const m = /^(.*?):(\d+:\d+(?:-\d+:\d+)?)$/.exec(place);
+    return m ? `${rel(m[1]!)}:${m[2]!}` : place;
+  };
+  for (const t of raw.queueTypes ?? []) facts.queueTypes.add(typeKey(t));
+  for (const w of raw.wrappers ?? [])
+    facts.wrappers.set(typeKey(w), { queueField: w.queueField, handlerField: w.handlerField });
+  for (const c of raw.queueCalls ?? []) facts.queueCalls.add(id(c));
+  for (const c of raw.constructors ?? []) facts.constructors.add(id(c));
+  for (const [call, targets] of Object.entries(raw.dispatch)) facts.dispatch.set(id(call), (targets ?? []).map(id));
+  for (const fn of Object.keys(raw.helpers)) facts.helpers.add(id(fn));
+}
+
+function firstLine(error: unknown): string {
+  const e = error as { code?: string; stderr?: string; message?: string };
+  if (e.code === "ENOENT") return "go not found on PATH";
+  const text = (e.stderr || e.message || String(error)).trim();
+  return text.split("\n")[0]!.slice(0, 200);
+}
