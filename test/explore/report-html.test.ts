@@ -2,6 +2,7 @@
 // filtering by a kind shows only that kind's flows, it logs no error and fetches nothing but itself.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -48,6 +49,26 @@ test("the page is self-contained: inline style and script, a policy that forbids
   const hrefs = [...html.matchAll(/href="([^"]*)"/g)].map((m) => m[1]!);
   assert.ok(hrefs.length > 0);
   for (const href of hrefs) assert.match(href, /^https:\/\/example\.invalid\/blob\/main\/internal\/[\w/.]+\.go#L\d+$/);
+});
+
+test("crdgen explore --format html --link-template writes the page with the template's links", () => {
+  const run = spawnSync(
+    process.execPath,
+    [
+      path.join(repoRoot, "bin", "crdgen.js"),
+      "explore",
+      path.join("test", "fixtures", "explore", "ts-typed"),
+      "--format",
+      "html",
+      "--link-template",
+      "vscode://file{abspath}:{line}",
+    ],
+    { cwd: repoRoot, encoding: "utf8" },
+  );
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout, /^<!doctype html>/);
+  const cordon = path.join(repoRoot, "test", "fixtures", "explore", "ts-typed", "src", "nodes.ts");
+  assert.ok(run.stdout.includes(`href="vscode://file${cordon}:33"`), "NodeCordoner.cordon links to its line");
 });
 
 test("in chromium the page renders every flow, a kind filter shows only its flows, no error, no request", async () => {
