@@ -1,9 +1,10 @@
 // What one CEL call costs, worked out from its arguments before it runs, so that a call whose result would be
 // over the limit is refused before it is built. The figures are upstream's:
 // - the strings extension (charAt, indexOf, lastIndexOf, lowerAscii, upperAscii, replace, split, substring, trim,
-//   reverse, join): cel-go's cost trackers for it (ext/strings.go, version 5), which charge the size of the result.
-//   The API server's own figures for these (its library's cost.go, on strings version 2) charge replace and split
-//   by their input, which leaves `self.replace('', self)` (a result the square of its input) nearly free;
+//   join): cel-go's cost trackers for it (ext/strings.go, version 5), which charge the size of the result. The
+//   API server's own figures for these (its library's cost.go, on strings version 2) charge replace and split by
+//   their input, which leaves `self.replace('', self)` (a result the square of its input) nearly free;
+// - the lists extension's reverse(): cel-go's tracker for it (ext/lists.go), the size of the result;
 // - the Kubernetes library (lists, regex, URLs, IPs, quantities): k8s.io/apiserver/pkg/cel/library/cost.go;
 // - operators: cel-go's interpreter/runtimecost.go.
 // Where cel-js does work in proportion to a value that cel-go handles in constant time (concatenating lists, which
@@ -93,7 +94,6 @@ function stringExtensionCost(name: string, args: unknown[], remaining: number): 
   switch (name) {
     case "lowerAscii":
     case "upperAscii":
-    case "reverse":
     case "trim": // its result is at most the target: charged as the target
       return callBase + scan(target) + target.length;
     case "charAt":
@@ -151,6 +151,8 @@ const libraryCosts: Record<string, CostOf> = {
  */
 export function callCost(name: string, args: unknown[], remaining = Infinity): number {
   if (name === "join" && Array.isArray(args[0])) return joinCost(args);
+  // The lists extension's reverse(): cel-go's trackListOutputSize, the result's size and its allocation.
+  if (name === "reverse" && Array.isArray(args[0])) return callBase + listCreateCost + args[0].length;
   const library = Object.hasOwn(libraryCosts, name) ? libraryCosts[name] : undefined;
   return stringExtensionCost(name, args, remaining) ?? library?.(args) ?? 1;
 }

@@ -258,6 +258,9 @@ export function kubernetesCelEnvironment(): Environment {
     .registerFunction("list<dyn>.max(): dyn", (l: unknown[]) =>
       reduceList(l, (a, b) => (compareValues(a, b) >= 0 ? a : b)),
     )
+    // cel-go's lists extension (version 3 on the API server), which has reverse(); its strings extension is at
+    // version 2 there, which has no reverse() of a string (the API server rejects such a rule).
+    .registerFunction("list<dyn>.reverse(): list<dyn>", (l: unknown[]) => [...l].reverse())
     .registerFunction("list<dyn>.indexOf(dyn): int", (l: unknown[], v: unknown) =>
       BigInt(l.findIndex((x) => equalJson(x, v))),
     )
@@ -275,7 +278,6 @@ export function kubernetesCelEnvironment(): Environment {
       replaceLikeGo(s, a, b, -1n),
     )
     .registerFunction("string.replace(string, string, int): string", replaceLikeGo)
-    .registerFunction("string.reverse(): string", (s: string) => Array.from(s).reverse().join(""))
     .registerFunction(`string.${re2MatchesMethod}(string): bool`, re2Matches)
     .registerFunction("matches(string, string): bool", re2Matches)
     .registerFunction("string.find(string): string", (s: string, re: string) => {

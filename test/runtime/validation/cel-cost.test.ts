@@ -124,7 +124,9 @@ test("cost follows the size of strings: contains() on long strings in a loop is 
 
 // Calls are charged what cel-go's strings extension charges (the size of the result, among others), before they
 // run: a result over the limit is never built. Before, replace() was charged a fifth of its input, after it ran:
-// the first rule took 9 s and 450 MB on 20,000 characters and passed, the second 17 s and 2.4 GB on 12,000.
+// the first rule took 9 s and 450 MB on 20,000 characters and passed; the second with .reverse() after it (which
+// the API server does not have for strings) 17 s and 2.4 GB on 12,000. kube-apiserver 1.37 takes 2.1 s and
+// 1.3 s on these two and admits them.
 const textRules = (...rules: string[]) =>
   versionValidation(
     withSpec({
@@ -142,17 +144,15 @@ const celErrors = (version: ReturnType<typeof textRules>, spec: unknown) =>
 
 test("a call whose result would be over the limit is refused before it is built, with the per-call error", () => {
   const squared = "self.replace('', self).size() > 0";
-  const doubledAndReversed = "self.replace('', self+self).reverse() != ''";
+  const doubled = "self.replace('', self+self).size() > 0";
   assert.deepEqual(celErrors(textRules(squared), { text: "a".repeat(20_000) }), [["spec.text", perCallError(squared)]]);
-  assert.deepEqual(celErrors(textRules(doubledAndReversed), { text: "a".repeat(12_000) }), [
-    ["spec.text", perCallError(doubledAndReversed)],
-  ]);
+  assert.deepEqual(celErrors(textRules(doubled), { text: "a".repeat(12_000) }), [["spec.text", perCallError(doubled)]]);
   // join() of a string repeated per list item: 2,000 × 100,000 characters.
   assert.deepEqual(celErrors(textRules(), { text: "a".repeat(100_000), words: letters(2000) }), [
     ["spec", perCallError("joined")],
   ]);
   // The same rules on short strings run and pass.
-  assert.deepEqual(celErrors(textRules(squared, doubledAndReversed), { text: "abc", words: letters(3) }), []);
+  assert.deepEqual(celErrors(textRules(squared, doubled), { text: "abc", words: letters(3) }), []);
 });
 
 test("replace() costs cel-go's figure: 1 + a tenth of target × needle + the size of its result", () => {
