@@ -11,6 +11,13 @@ export {
   readManifests,
   renderManifest,
 } from "./manifests.js";
-export { type DeployNames, type DeployOptions, deployNames, ports, webhookCertPath } from "./options.js";
+export {
+  type DeployNames,
+  type DeployOptions,
+  type DeploySharding,
+  deployNames,
+  ports,
+  webhookCertPath,
+} from "./options.js";
 export { DeployError, controllerAccess } from "./rbac-manifests.js";
 export { type WriteResult, manifestFilesUnder, writeManifests } from "./write-manifests.js";

@@ -6,7 +6,7 @@ import path from "node:path";
 import { parseAllDocuments, stringify } from "yaml";
 import type { KubernetesObject } from "../client/types.js";
 import { deployNames, type DeployNames, type DeployOptions } from "./options.js";
-import { leaderElectionRbac, managerRbac, metricsRbac } from "./rbac-manifests.js";
+import { leaderElectionRbac, managerRbac, metricsRbac, shardingRbac } from "./rbac-manifests.js";
 import { metricsService, operatorDeployment, webhookService } from "./workload.js";
 import { certificate, crdsWithConversion, webhookConfigurations } from "./webhook-manifests.js";
 
@@ -35,7 +35,9 @@ export function deployManifests(options: DeployOptions): ManifestFile[] {
       ],
     },
     { file: "03-manager-rbac.yaml", objects: managerRbac(names, options) },
-    { file: "04-leader-election-rbac.yaml", objects: leaderElectionRbac(names) },
+    options.sharding
+      ? { file: "04-sharding-rbac.yaml", objects: shardingRbac(names) }
+      : { file: "04-leader-election-rbac.yaml", objects: leaderElectionRbac(names) },
     { file: "05-metrics-auth-rbac.yaml", objects: metrics.auth },
     // Bound to nobody: bind it to the scraper's ServiceAccount (e.g. Prometheus') to let it read /metrics.
     { file: "06-metrics-reader-role.yaml", objects: metrics.reader },

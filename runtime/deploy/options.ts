@@ -35,6 +35,18 @@ export interface DeployOptions {
   createWatchNamespaces?: boolean;
   /** What the controllers do that their declarations cannot say (rulesFor's extraRules and extraVerbs). */
   rbac?: Pick<RbacOptions, "extraRules" | "extraVerbs">;
+  /**
+   * Run `replicas` Pods that each reconcile their part of the objects (--sharding) instead of one leader
+   * (--leader-elect): the Role then grants the group's member Leases instead of the leader election Lease.
+   */
+  sharding?: DeploySharding;
+}
+
+export interface DeploySharding {
+  /** The Deployment's replicas. */
+  replicas: number;
+  /** The sharding group (--sharding): it prefixes the member Lease names. Default the operator's name. */
+  group?: string;
 }
 
 /** Ports the manager listens on (runtime/manager's defaults), and where the webhook server reads its certificate. */

@@ -4,9 +4,11 @@ import { ports, webhookCertPath, type DeployNames, type DeployOptions } from "./
 
 /** The manager's flags (runtime/manager/options.ts) as the Deployment passes them. */
 function managerArgs(names: DeployNames, options: DeployOptions): string[] {
+  const sharding = options.sharding;
   return [
-    "--leader-elect",
-    `--leader-election-id=${names.name}`,
+    ...(sharding
+      ? [`--sharding=${sharding.group ?? names.name}`]
+      : ["--leader-elect", `--leader-election-id=${names.name}`]),
     ...((options.watchNamespaces ?? []).length > 0 ? [`--watch-namespaces=${options.watchNamespaces!.join(",")}`] : []),
     // HTTPS with a self-signed certificate, callers checked by TokenReview + SubjectAccessReview.
     `--metrics-bind-address=:${ports.metrics}`,
@@ -50,8 +52,8 @@ export function operatorDeployment(names: DeployNames, options: DeployOptions): 
     kind: "Deployment",
     metadata: { name, namespace, labels },
     spec: {
-      // One active reconciler; a second replica would be a standby (leader election), which is also safe.
-      replicas: 1,
+      // One active reconciler (a second replica would be a standby, which is also safe); sharded, each reconciles a part.
+      replicas: options.sharding?.replicas ?? 1,
       selector: { matchLabels: labels },
       template: {
         metadata: { labels, annotations: { "kubectl.kubernetes.io/default-container": "manager" } },
