@@ -236,6 +236,8 @@ export class TsFileReader extends TsExpressionReader {
     role?: string,
   ): Slot {
     const fn = this.newFn(node, name, owner, role);
+    // A queue factory of the tree (typed-shapes.ts): each of its calls is the queue's construction site.
+    if (this.shapes.queueFactory(node)) fn.library = true;
     const isArrow = Node.isArrowFunction(node);
     const thisSlot: Slot | undefined = owner ? `${fn.id}#this` : isArrow ? undefined : `${fn.id}#this`;
     if (owner) this.facts.constraints.push({ c: "alloc", dst: `${fn.id}#this`, v: `o|${owner}` });

@@ -71,7 +71,9 @@ export class TypedShapes {
   queueMade(node: CallExpression | NewExpression): string | undefined {
     if (Node.isCallExpression(node)) {
       const found = isWorkqueue(this.types.ofCallee(node.getExpression()));
-      return found ? describe(found) : undefined;
+      if (found) return describe(found);
+      const factory = this.types.functionCalled(node.getExpression());
+      return factory ? this.queueFactory(factory) : undefined;
     }
     const refs = this.types.ofClass(node);
     const found = isWorkqueue(refs);
@@ -91,6 +93,37 @@ export class TypedShapes {
   informerFactory(node: CallExpression): TypeRef | undefined {
     const found = isInformer(this.types.ofCallee(node.getExpression()));
     return found?.name.endsWith("()") ? found : undefined;
+  }
+
+  private readonly queueFactories = new Map<Node, string | undefined>();
+
+  /**
+   * A function of the operator's whose every return is a queue it makes (`function workFor(name) { return
+   * makeWork({ name }); }`): each call of it makes a queue of its own, so two controllers using it stay apart.
+   */
+  queueFactory(fn: Node): string | undefined {
+    if (this.queueFactories.has(fn)) return this.queueFactories.get(fn);
+    this.queueFactories.set(fn, undefined);
+    if (!Node.isFunctionDeclaration(fn) && !Node.isArrowFunction(fn) && !Node.isFunctionExpression(fn))
+      return undefined;
+    if (LIBRARY_MODULES.has(this.types.packageOfNode(fn) ?? "")) return undefined;
+    const body = fn.getBody();
+    const returned = !body
+      ? []
+      : Node.isBlock(body)
+        ? body
+            .getDescendantsOfKind(SyntaxKind.ReturnStatement)
+            .filter((r) => r.getParentWhile((p) => !isFunctionNode(p))?.getParent() === fn)
+            .map((r) => r.getExpression())
+        : [body];
+    let made: string | undefined;
+    for (let e of returned) {
+      while (e && (Node.isParenthesizedExpression(e) || Node.isAsExpression(e))) e = e.getExpression();
+      made = e && (Node.isCallExpression(e) || Node.isNewExpression(e)) ? this.queueMade(e) : undefined;
+      if (!made) break;
+    }
+    this.queueFactories.set(fn, made);
+    return made;
   }
 
   /** An informer by the receiver's type: the kind its type argument names, and where the receiver is declared. */
@@ -181,4 +214,14 @@ export class TypedShapes {
     }
     return node.getText();
   }
+}
+
+function isFunctionNode(node: Node): boolean {
+  return (
+    Node.isFunctionDeclaration(node) ||
+    Node.isFunctionExpression(node) ||
+    Node.isArrowFunction(node) ||
+    Node.isMethodDeclaration(node) ||
+    Node.isConstructorDeclaration(node)
+  );
 }

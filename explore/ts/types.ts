@@ -53,6 +53,14 @@ export class TsTypes {
     return this.ofEntity(callee, [], 0).map((r) => ({ ...r, name: `${r.name}()` }));
   }
 
+  /** The function of the tree a callee written as a name names (`workFor`, imported or not), if any. */
+  functionCalled(callee: Node): Node | undefined {
+    if (!Node.isIdentifier(callee)) return undefined;
+    return this.declarationsOf(callee)
+      .map((d) => (Node.isVariableDeclaration(d) ? d.getInitializer() : d))
+      .find((d): d is Node => !!d && (Node.isFunctionDeclaration(d) || Node.isArrowFunction(d)));
+  }
+
   /** The class a `new` makes, with its type arguments, and what that class extends or implements. */
   ofClass(node: import("ts-morph").NewExpression): TypeRef[] {
     return this.ofEntity(
