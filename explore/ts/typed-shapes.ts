@@ -107,15 +107,7 @@ export class TypedShapes {
     if (!Node.isFunctionDeclaration(fn) && !Node.isArrowFunction(fn) && !Node.isFunctionExpression(fn))
       return undefined;
     if (LIBRARY_MODULES.has(this.types.packageOfNode(fn) ?? "")) return undefined;
-    const body = fn.getBody();
-    const returned = !body
-      ? []
-      : Node.isBlock(body)
-        ? body
-            .getDescendantsOfKind(SyntaxKind.ReturnStatement)
-            .filter((r) => r.getParentWhile((p) => !isFunctionNode(p))?.getParent() === fn)
-            .map((r) => r.getExpression())
-        : [body];
+    const returned = returnedExpressions(fn);
     let made: string | undefined;
     for (let e of returned) {
       while (e && (Node.isParenthesizedExpression(e) || Node.isAsExpression(e))) e = e.getExpression();
@@ -214,6 +206,19 @@ export class TypedShapes {
     }
     return node.getText();
   }
+}
+
+/** What a function returns: its expression body, or each `return` of its own (not of a function inside it). */
+function returnedExpressions(
+  fn: import("ts-morph").FunctionDeclaration | import("ts-morph").ArrowFunction | import("ts-morph").FunctionExpression,
+): (Node | undefined)[] {
+  const body = fn.getBody();
+  if (!body) return [];
+  if (!Node.isBlock(body)) return [body];
+  return body
+    .getDescendantsOfKind(SyntaxKind.ReturnStatement)
+    .filter((r) => r.getParentWhile((p) => !isFunctionNode(p))?.getParent() === fn)
+    .map((r) => r.getExpression());
 }
 
 function isFunctionNode(node: Node): boolean {
