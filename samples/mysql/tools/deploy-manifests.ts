@@ -24,6 +24,8 @@ import { newWebhooks } from "../generated/webhooks.js";
 /** samples/mysql, from dist/samples/mysql/tools where this runs. */
 export const sampleDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../samples/mysql");
 export const deployDir = path.join(sampleDir, "deploy");
+/** The same operator as 3 sharded replicas (--sharding), each reconciling a third of the MySQLClusters. */
+export const shardedDeployDir = path.join(sampleDir, "deploy-sharded");
 /** What each file's first line names as its maker. */
 const by = "npm run deploy:manifests";
 
@@ -74,6 +76,13 @@ export const sampleDeploy = {
   },
 } satisfies DeployCommandOptions;
 
+/** deploy-sharded/: deploy/ with 3 replicas that split the MySQLClusters (--sharding) instead of one leader. */
+export const shardedDeploy = {
+  ...sampleDeploy,
+  deployDir: shardedDeployDir,
+  sharding: { replicas: 3 },
+} satisfies DeployCommandOptions;
+
 const names = deployNames(sampleDeploy);
 
 /** Names and ports every manifest shares, for the tools and tests that use the deployed operator. */
@@ -101,10 +110,10 @@ export function operatorAccess(): ControllerAccess[] {
   return declared.map((access) => ({ ...access, ...undeclared }));
 }
 
-/** File name (relative to deploy/) → content, as npm run deploy:manifests writes it. */
-export function deployManifests(): Map<string, string> {
+/** File name (relative to deploy/, or deploy-sharded/) → content, as npm run deploy:manifests writes it. */
+export function deployManifests(options: DeployCommandOptions = sampleDeploy): Map<string, string> {
   const files = manifestFiles({
-    ...sampleDeploy,
+    ...options,
     crds: readCrds(sampleDir),
     controllers: newControllers(offlineKubeClient()),
   });
