@@ -165,7 +165,8 @@ test("a map key __proto__ reaches CEL rules like any other key", () => {
       },
     }),
   );
-  const messages = (labels: string) => validateResource(object({ labels: JSON.parse(labels) }), version).errors;
+  const messages = (labels: string) =>
+    validateResource(object({ labels: JSON.parse(labels) as unknown }), version).errors;
   assert.deepEqual(
     messages('{"__proto__": "x"}').map((e) => e.message),
     ["a key is too long"],
