@@ -94,8 +94,9 @@ function stringExtensionCost(name: string, args: unknown[], remaining: number): 
   switch (name) {
     case "lowerAscii":
     case "upperAscii":
-    case "trim": // its result is at most the target: charged as the target
       return callBase + scan(target) + target.length;
+    case "trim":
+      return callBase + scan(target) + target.trim().length;
     case "charAt":
       return callBase + scan(target) + 1;
     case "substring":

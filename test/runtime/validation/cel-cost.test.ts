@@ -4,6 +4,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { validateResource } from "@crdgen/runtime/validation";
+import { perCallCostLimit } from "#runtime/validation/cel-cost.js";
+import { compileRule, type CompiledRule } from "#runtime/validation/cel-rules.js";
 import { resource, versionValidation, withSpec } from "./support.js";
 
 // Each inner step of this rule costs 6 under cel-go's model (loop condition and accumulator 3, two identifiers,
@@ -182,4 +184,34 @@ test("== and in on lists and maps are charged the element-by-element comparison 
   // Ten items compare within the limit.
   const few = numbers.slice(0, 9);
   assert.deepEqual(celErrors(version, { numbers: few, a: [item], b: [item], m: { x: [item] }, n: { x: [item] } }), []);
+});
+
+test("string functions cost what cel-go's strings extension charges (its TestStringCostTracking)", () => {
+  // cel-go ext/strings_test.go, version 5; its reverse() of a string is not in the API server's library.
+  const upstream: [string, number][] = [
+    [`"hello world".charAt(0)`, 4],
+    [`"hello world".indexOf("world")`, 7],
+    [`"hello world".lastIndexOf("o")`, 3],
+    [`"HELLO".lowerAscii()`, 7],
+    [`"hello".upperAscii()`, 7],
+    [`"hello world".replace("world", "CEL")`, 16],
+    [`"A".replace("", "AAAAAAAAAA").replace("", "AAAAAAAAAA")`, 268],
+    [`"a,b,c,d,e".split(",")`, 17],
+    [`"hello world".substring(0, 5)`, 8],
+    [`["a", "b", "c", "d", "e"].join("-")`, 21],
+    [`"  hello  ".trim()`, 7],
+  ];
+  const costs = upstream.map(([expression]) => {
+    const compiled = compileRule({ rule: expression });
+    assert.ok(compiled.supported, expression);
+    return [expression, compiled.run({}).cost];
+  });
+  assert.deepEqual(costs, upstream);
+});
+
+test("replace() growing exponentially is refused before the string that would cross the limit is built", () => {
+  // cel-go's TestStringCostLimitEnforced: six chained replaces would make 3,528,481 characters.
+  const grow = `"A"${`.replace("", "AAAAAAAAAA")`.repeat(6)}.size() > 0`;
+  const evaluation = (compileRule({ rule: grow }) as Extract<CompiledRule, { supported: true }>).run({});
+  assert.deepEqual([evaluation.costLimitExceeded, evaluation.cost], [true, perCallCostLimit + 1]);
 });
