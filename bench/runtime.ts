@@ -24,6 +24,7 @@
 //   BENCH_SCENARIO=webhooks  admission round trip through the API server: rounds of 100 concurrent creates (BENCH_RUNS
 //                         rounds) into a namespace the runtime's defaulting and validating webhooks select and into
 //                         one they don't (interleaved), p50/p99 per create; bench/results/webhooks-<date>.{json,md}.
+//   BENCH_SCENARIO=sharding  1, 2 and 3 members of a sharding group on BENCH_OBJECTS objects (bench/sharding.ts).
 // Results: a table on stdout, and bench/results/<date><BENCH_RESULT_SUFFIX>.{json,md}.
 import { spawn } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -798,6 +799,7 @@ async function goVersions(): Promise<{ controllerRuntime: string; clientGo: stri
 
 async function parent(): Promise<void> {
   if (process.env["BENCH_SCENARIO"] === "webhooks") return webhooksScenario();
+  if (process.env["BENCH_SCENARIO"] === "sharding") return (await import("./sharding.js")).shardingScenario();
   const { startControlPlane } = await import("@crdgen/runtime/envtest");
   const { controllerRuntimeBinary, runControllerRuntime } = await import("./controller-runtime.js");
   const goBinary = controllerRuntimeBinary();

@@ -323,7 +323,9 @@ export class Controller<T extends KubernetesObject> {
 
   private async worker(signal: AbortSignal): Promise<void> {
     // After the signal a worker finishes its current reconcile and takes no further key, even one still queued.
-    while (!signal.aborted && (await this.processNextWorkItem(signal)));
+    // Between two keys it yields to the event loop: with a backlog, queue.get() resolves at once, and reconciles that
+    // never wait on I/O would otherwise keep timers (Lease renewals) and sockets from running until the queue is empty.
+    while (!signal.aborted && (await this.processNextWorkItem(signal))) await yieldToEventLoop();
   }
 
   /**
@@ -472,6 +474,10 @@ function resultLabel(outcome: HookOutcome): ReconcileOutcome {
 /** Identifies a kind for the children cache lookup. */
 function kindKey(resource: ResourceDescriptor): string {
   return `${resource.group}/${resource.plural}`;
+}
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 async function waitWithTimeout(promise: Promise<unknown>, ms: number): Promise<boolean> {

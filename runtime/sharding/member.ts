@@ -121,6 +121,8 @@ export class ShardMember implements Sharding {
   private lastRenewStart: number | undefined;
   private watched: HashRange[] = [];
   private readyResolve: (() => void) | undefined;
+  /** When the first round began. */
+  private firstRound: number | undefined;
   private readonly readyPromise: Promise<void>;
 
   constructor(options: ShardMemberOptions) {
@@ -146,7 +148,7 @@ export class ShardMember implements Sharding {
     this.readyPromise = new Promise((resolve) => (this.readyResolve = resolve));
   }
 
-  /** Resolves after the first round that saw the group (own Lease written, members read). */
+  /** Resolves once rounds (own Lease written, members read) saw the same members for a retryPeriod. */
   ready(): Promise<void> {
     return this.readyPromise;
   }
@@ -227,10 +229,16 @@ export class ShardMember implements Sharding {
     const leases = await this.store.list(signal);
     this.observe(leases);
     const others = this.liveOthers();
+    const membersBefore = this.members.join(",");
     this.updateAssignment(others);
     const changed = this.settleBuckets(others);
-    this.readyResolve?.();
-    this.readyResolve = undefined;
+    // Ready once the members stayed the same for a retryPeriod since the first round: replicas started together then
+    // see each other before their informers list, instead of each listing everything first.
+    this.firstRound ??= start;
+    if (start - this.firstRound >= this.retryPeriodMs && membersBefore === this.members.join(",")) {
+      this.readyResolve?.();
+      this.readyResolve = undefined;
+    }
     return changed || this.releasePending();
   }
 

@@ -303,3 +303,21 @@ test("a deleted object with the finalizer runs finalize, then the finalizer is r
     await api.close();
   }
 });
+
+test("workers yield to the event loop between keys: a timer runs while a backlog of CPU-bound reconciles drains", async () => {
+  const items = Array.from({ length: 50 }, (_, i) => obj(`o${i}`, String(i + 1), { ns: "ns" }));
+  const order: string[] = [];
+  const { controller, queue, stop } = await controllerWith(items, (ctx) => {
+    // A reconcile that never waits on I/O: it resolves without giving timers or sockets a turn.
+    order.push(ctx.name);
+    return Promise.resolve();
+  });
+  for (const o of items) queue.add(`ns/${o.metadata?.name ?? ""}`);
+  setTimeout(() => order.push("timer"), 0);
+  const running = controller.run(stop.signal);
+  await until(() => order.length === items.length + 1, "every key and the timer");
+  stop.abort();
+  await running;
+  // Without the yield the timer would come only after all 50 reconciles.
+  assert.ok(order.indexOf("timer") < items.length, `timer at ${order.indexOf("timer")} of ${order.length}`);
+});

@@ -1,0 +1,95 @@
+// One member of the sharding benchmark (bench/sharding.ts runs it with node --expose-gc): a manager with one sharded
+// MySQLCluster controller whose reconcile burns BENCH_RECONCILE_MS of CPU and writes nothing. It prints a JSON line
+// per reconcile ({r: [uid, start, end]}), and every 200 ms {held, bytes} (the part of the hash space it reconciles, bytes of its primary
+// LIST/WATCH); on SIGUSR2 {heap, rss} (heap after garbage collection, peak RSS, in MB).
+// argv: kubeconfig member group
+import { controllerFor, loadKubeClient, newLogger, runManager, type KubeClient } from "@crdgen/runtime";
+import { shardingFor } from "@crdgen/runtime/manager";
+import type { KubernetesObject, ResourceDescriptor } from "@crdgen/runtime/client";
+import { HASH_SPACE } from "@crdgen/runtime/sharding";
+
+const [kubeconfig, member, group] = process.argv.slice(2);
+if (!kubeconfig || !member || !group) throw new Error("usage: sharding-member <kubeconfig> <member> <group>");
+const reconcileMs = Number(process.env["BENCH_RECONCILE_MS"] ?? 2);
+const say = (line: unknown) => process.stdout.write(`${JSON.stringify(line)}\n`);
+const now = () => performance.timeOrigin + performance.now();
+
+const clusters: ResourceDescriptor = {
+  group: "example.com",
+  version: "v1",
+  plural: "mysqlclusters",
+  kind: "MySQLCluster",
+  namespaced: true,
+};
+
+/** The API server as the member sees it, counting the JSON bytes of MySQLCluster LISTs and watch events. */
+function countingKube(inner: KubeClient, counter: { bytes: number }): KubeClient {
+  const primary = (path: string) => path.endsWith("/mysqlclusters");
+  return {
+    get defaultNamespace() {
+      return inner.defaultNamespace;
+    },
+    close: () => inner.close(),
+    async request<T>(opts: Parameters<KubeClient["request"]>[0]): Promise<T> {
+      const result = await inner.request<T>(opts);
+      if (opts.method === "GET" && primary(opts.path)) counter.bytes += JSON.stringify(result).length;
+      return result;
+    },
+    watch<T extends KubernetesObject>(opts: Parameters<KubeClient["watch"]>[0]) {
+      const events = inner.watch<T>(opts);
+      if (!primary(opts.path)) return events;
+      return (async function* () {
+        for await (const event of events) {
+          counter.bytes += JSON.stringify(event).length;
+          yield event;
+        }
+      })();
+    },
+  };
+}
+
+const counter = { bytes: 0 };
+const logger = newLogger({ level: "warn", write: (line: string) => process.stderr.write(`[${member}] ${line}`) });
+const kube = countingKube(loadKubeClient({ kubeconfig }), counter);
+const sharding = shardingFor(
+  kube,
+  { sharding: group, shardingField: "uid", leaderElectionNamespace: "default" },
+  { identity: member, leaseDurationMs: 4_000, renewDeadlineMs: 3_000, retryPeriodMs: 500, logger },
+);
+if (!sharding) throw new Error("no sharding member");
+const controller = controllerFor(
+  kube,
+  clusters,
+  {
+    // eslint-disable-next-line @typescript-eslint/require-await -- the hook's type is async; this one only burns CPU
+    async reconcile(_ctx, obj) {
+      const start = now();
+      while (now() - start < reconcileMs); // the reconcile's CPU cost
+      say({ r: [obj.metadata?.uid, start, now()] });
+    },
+  },
+  { sharding, workers: 4, logger },
+  () => ({}),
+);
+/** The part of the hash space this member reconciles. */
+const held = () => {
+  let covered = 0n;
+  for (const r of sharding.heldRanges()) covered += r.end - r.start;
+  return Number((covered * 1_000_000n) / HASH_SPACE) / 1_000_000;
+};
+const report = setInterval(() => say({ held: held(), bytes: counter.bytes }), 200);
+process.on("SIGUSR2", () => {
+  for (let i = 0; i < 4; i++) globalThis.gc?.();
+  say({ heap: process.memoryUsage().heapUsed / 2 ** 20, rss: process.resourceUsage().maxRSS / 1024 });
+});
+try {
+  await runManager([controller], {
+    kube,
+    options: { metricsBindAddress: "0", healthProbeBindAddress: "0", leaderElect: false },
+    sharding,
+    logger,
+  });
+} finally {
+  clearInterval(report);
+  kube.close();
+}
