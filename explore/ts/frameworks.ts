@@ -136,7 +136,8 @@ const BUILTIN_KINDS = new Map(
 export function kindOfPath(argTexts: string[]): string | undefined {
   const resourcePath = argTexts.map((t) => t.replace(/^[`'"]|[`'"]$/g, "")).find((t) => t.startsWith("/"));
   const plural = resourcePath?.split("/").filter(Boolean).at(-1);
-  if (!plural) return undefined;
+  // A path ending in a value known at run time (`.../${plural}`) names no kind.
+  if (!plural || !/^[\w.-]+$/.test(plural)) return undefined;
   const singular = singularKind(plural);
   return BUILTIN_KINDS.get(singular.toLowerCase()) ?? capitalize(singular);
 }

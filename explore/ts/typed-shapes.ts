@@ -136,7 +136,15 @@ export class TypedShapes {
     const callee = call.getExpression();
     if (method !== "watch" || !Node.isPropertyAccessExpression(callee)) return undefined;
     if (!isWatch(this.types.ofValue(callee.getExpression()))) return undefined;
-    return { kind: kindOfPath([this.stringText(call.getArguments()[0])]) ?? "?" };
+    const [path, , callback] = call.getArguments();
+    return { kind: kindOfPath([this.stringText(path)]) ?? this.watchedType(callback) ?? "?" };
+  }
+
+  /** The kind a watch callback's object is typed with: `(phase: string, lease: V1Lease) => ...`. */
+  private watchedType(callback: Node | undefined): string | undefined {
+    if (!callback || (!Node.isArrowFunction(callback) && !Node.isFunctionExpression(callback))) return undefined;
+    const kind = kindOfTypeArgument(callback.getParameters()[1]?.getTypeNode()?.getText());
+    return kind?.startsWith("(") ? undefined : kind;
   }
 
   /**
