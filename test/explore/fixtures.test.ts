@@ -28,6 +28,8 @@ const updateGolden = process.env["UPDATE_GOLDEN"] === "1";
 
 interface ExpectedSpec {
   explore: string[];
+  /** Read Go with Go's type checker (explore/go-typed): a fixture of what names cannot tell. */
+  goTypes?: boolean;
   controllers: {
     /** The controller's name, when the fixture pins it (several controllers sharing one queue's code, e.g. crdgen's controllerFor). */
     name?: string;
@@ -70,7 +72,17 @@ function fixture(name: string): Promise<Fixture> {
       );
       const spec = JSON.parse(readFileSync(specFile, "utf8")) as ExpectedSpec;
       const dirs = spec.explore.map((d) => path.relative(repoRoot, path.join(dir, d)) || ".");
-      const result = await explore(dirs.map((d) => path.join(repoRoot, d)));
+      const result = await explore(
+        dirs.map((d) => path.join(repoRoot, d)),
+        { goTypes: spec.goTypes ?? false },
+      );
+      // A fixture of Go's type checker read by syntax only is a failure that says why (Go missing, module not loaded).
+      if (spec.goTypes)
+        assert.match(
+          result.goFrontEnd ?? "(not asked)",
+          /^Go types from go\/packages/,
+          `${name}: ${result.goFrontEnd}`,
+        );
       result.roots = dirs; // print the folders as given from the repository root, not as absolute paths
       return { dir, root: commonAncestor(dirs.map((d) => path.join(repoRoot, d))), spec, result };
     })();
@@ -211,6 +223,9 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "controller-runtime",
     "controller-runtime-builders",
     "embedded-base",
+    "go-any-root",
+    "go-inline-work",
+    "go-typed-queues",
     "informer-kinds",
     "requeues",
     "sample-controller",
