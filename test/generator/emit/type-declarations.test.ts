@@ -77,7 +77,7 @@ test("the root carries the Kubernetes envelope and each nested object is an inte
   assert.equal(types.statusType, undefined);
   assert.deepEqual(types.exported, ["Widget", "WidgetList", "widgetResource", "WidgetSpec"]);
   assert.equal(types.k8sImports, "V1ListMeta, V1ObjectMeta");
-  assert.equal(types.runtimeImports, "", "no IntOrString in the text, none imported");
+  assert.equal(types.runtimeImports, "ResourceDescriptor", "the descriptor's type only: no IntOrString in the text");
 });
 
 test("a named type's rules are written once, on its declaration; its @default on the property that holds it", () => {
@@ -126,10 +126,10 @@ test("list items are named in the singular; items without a declaration put thei
 test("an int-or-string field imports IntOrString, aliased when the kind takes the name", () => {
   const schema = object({ spec: object({ port: { "x-kubernetes-int-or-string": true } }) });
   const types = declare(schema);
-  assert.equal(types.runtimeImports, "IntOrString");
+  assert.equal(types.runtimeImports, "IntOrString, ResourceDescriptor");
   assert.match(types.text, / {2}port\?: IntOrString;\n/);
   const clash = declare(schema, "IntOrString");
-  assert.equal(clash.runtimeImports, "IntOrString as IntOrString_");
+  assert.equal(clash.runtimeImports, "IntOrString as IntOrString_, ResourceDescriptor");
   assert.match(clash.text, / {2}port\?: IntOrString_;\n/);
 });
 
