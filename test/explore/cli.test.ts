@@ -104,7 +104,7 @@ test("a tree with only Java (or other languages explore does not read): exit 1 a
     assert.equal(two.stderr, "crdgen: found 3 .java files and 1 .py file: explore reads Go and TypeScript\n");
     // With Go or TypeScript next to them, the report runs and names what it did not read.
     writeFileSync(path.join(dir, "util.go"), "package util\n");
-    const mixed = crdgen(dir);
+    const mixed = crdgen(dir, "--no-go-types");
     assert.equal(mixed.status, 0, mixed.stderr);
     assert.match(mixed.stdout, /: 1 Go file\(s\), 0 TypeScript file\(s\); not read: 3 \.java files and 1 \.py file\n/);
   } finally {
