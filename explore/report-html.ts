@@ -80,7 +80,17 @@ class Page {
   }
 
   worker(w: Worker): string {
-    const get = w.get ? `<span class="detail">get ${escapeHtml(w.getText ?? "")} ${this.link(w.get)}</span>` : "";
+    const detail = (label: string, loc: Loc | undefined) =>
+      `<span class="detail">${escapeHtml(label)} ${this.link(loc)}</span>`;
+    const get =
+      (w.get ? detail(`get ${w.getText ?? ""}`, w.get) : "") +
+      w.requeues.map((r) => detail(`requeue ${r.method}`, r.loc)).join("") +
+      (w.enqueues ?? [])
+        .map(
+          (e) =>
+            `<span class="detail">enqueue ${escapeHtml(e.text)} ${this.link(e.loc)} → queue ${this.link(e.queue)}</span>`,
+        )
+        .join("");
     const loop = this.stage(
       "worker",
       this.place({ name: workerName(w), ...(w.loop.loc ? { loc: w.loop.loc } : {}) }) + get,
