@@ -142,6 +142,9 @@ const libraryCosts: Record<string, CostOf> = {
   max: traverseTarget,
   indexOf: traverseTarget,
   lastIndexOf: traverseTarget,
+  // Conversions between strings and bytes traverse them (cel-go's StringToBytes and BytesToString).
+  string: scanTarget,
+  bytes: scanTarget,
   // cel-go sizes in constant time; cel-js counts a string's code points: charged as a scan.
   size: (args) => (args.length === 1 && typeof args[0] === "string" ? scan(args[0]) : 1),
 };

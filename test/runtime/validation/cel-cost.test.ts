@@ -215,3 +215,18 @@ test("replace() growing exponentially is refused before the string that would cr
   const evaluation = (compileRule({ rule: grow }) as Extract<CompiledRule, { supported: true }>).run({});
   assert.deepEqual([evaluation.costLimitExceeded, evaluation.cost], [true, perCallCostLimit + 1]);
 });
+
+test("string() of bytes and bytes() of a string are charged a tenth per byte, as cel-go charges them", () => {
+  const version = versionValidation(
+    withSpec({
+      properties: { data: { type: "string", format: "byte" }, numbers: { type: "array", items: { type: "integer" } } },
+      "x-kubernetes-validations": [{ rule: "self.numbers.all(n, string(self.data) != '')", message: "decoded" }],
+    }),
+  );
+  // 750,000 bytes decoded per item: 75,000 each and 5 for the step, so thirteen items fit; 100,000 did, at 1 each.
+  const data = Buffer.alloc(750_000, "a").toString("base64");
+  assert.deepEqual(celErrors(version, { data, numbers: Array<number>(13).fill(0) }), []);
+  assert.deepEqual(celErrors(version, { data, numbers: Array<number>(100_000).fill(0) }), [
+    ["spec", perCallError("decoded")],
+  ]);
+});
