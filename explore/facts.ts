@@ -142,6 +142,8 @@ export interface CallFact {
   recvParam?: { fn: string; index: number; path: string[] };
   /** The call's result is returned, awaited as a statement or dropped: the caller hands over to it. */
   tail: boolean;
+  /** The call's result is tested (`if (!shard.begin(key))`): it answers a question about the item, it is no work. */
+  condition?: boolean;
   /** Arguments written as a literal `nil` (Go), by index: a call that uses that parameter is not reached from here. */
   nilArgs?: number[];
   /**
