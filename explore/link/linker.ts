@@ -3,7 +3,7 @@
 // The linker is one class in layers, a file each: graph → registrations → workers → queue-controllers →
 // builder-controllers → controller-for → ts-operators → linker (which finds the queues and solves).
 import type { GoTypeFacts } from "../go/typed.js";
-import { type CallFact, type Constraint, type Facts, keysOf } from "../facts.js";
+import { type CallFact, type Constraint, type Facts, type FnFact, keysOf } from "../facts.js";
 import { locOrder } from "../loc.js";
 import type { Controller } from "../model.js";
 import { PointsTo } from "../points-to.js";
@@ -148,23 +148,24 @@ class Linker extends TsOperatorLinker {
 
   /** Code inside queue implementations: its own adds and gets are not the operator's. */
   private findInternal(): void {
-    for (const f of this.fns.values()) {
-      if (f.library) {
+    for (const f of this.fns.values())
+      if (f.library || this.insideQueueType(f) || this.isQueueMaker(f) || this.isWrapperConstructor(f))
         this.internal.add(f.id);
-        continue;
-      }
-      const ownerName = f.owner ? (this.types.get(f.owner)?.name ?? f.owner.split(".").at(-1)!) : undefined;
-      const typed = this.goTypes && f.lang === "go";
-      if (
-        (f.owner &&
-          (this.queueTypes.has(f.owner) ||
-            this.wrapperTypes.has(f.owner) ||
-            (!typed && /queue$/i.test(ownerName ?? "")))) ||
-        (!f.owner && (typed ? this.goTypes!.constructors.has(f.id) : /^new\w*queue$/i.test(f.name))) ||
-        this.isWrapperConstructor(f)
-      )
-        this.internal.add(f.id);
-    }
+  }
+
+  /** A method of a queue or wrapper type (without types, also of any type named …Queue). */
+  private insideQueueType(f: FnFact): boolean {
+    if (!f.owner) return false;
+    if (this.queueTypes.has(f.owner) || this.wrapperTypes.has(f.owner)) return true;
+    const ownerName = this.types.get(f.owner)?.name ?? f.owner.split(".").at(-1)!;
+    return !(this.goTypes && f.lang === "go") && /queue$/i.test(ownerName);
+  }
+
+  /** A free function building a queue: as the type checker found it, or (without types) named new…Queue. */
+  private isQueueMaker(f: FnFact): boolean {
+    if (f.owner) return false;
+    if (this.goTypes && f.lang === "go") return this.goTypes.constructors.has(f.id);
+    return /^new\w*queue$/i.test(f.name);
   }
 
   private isQueueConstructor(call: CallFact): boolean {

@@ -202,6 +202,8 @@ export abstract class WorkerLinker extends RegistrationLinker {
   protected doesTheWork(region: string[], candidates: Candidate[]): Candidate | undefined {
     const assigns = region.flatMap((id) => this.fns.get(id)!.assigns);
     const isKeyHelper = (c: Candidate, i: number) => {
+      // (only a call handed the key itself: a call handed the object looked up by it, whose result is used, is work)
+      if (!c.call.argIdents.some((id) => this.keyNames.has(id))) return false;
       // (an error passed on to an error handler or a predicate does not make the call that returned it a helper)
       const results = new Set(
         assigns.filter((a) => a.rhsCall === c.call.id).flatMap((a) => a.lhs.filter((n) => !ERROR_NAME.test(n))),
@@ -234,7 +236,11 @@ export abstract class WorkerLinker extends RegistrationLinker {
       changed = false;
       for (const a of assigns)
         if (a.rhsIdents.some((i) => names.has(i)))
-          for (const n of a.lhs) if (!names.has(n)) changed = names.add(n) !== undefined;
+          for (const n of a.lhs)
+            if (!names.has(n)) {
+              names.add(n);
+              changed = true;
+            }
     }
     return names;
   }
@@ -253,6 +259,8 @@ export abstract class WorkerLinker extends RegistrationLinker {
     );
   }
 
+  /** The names holding the item itself (as Get returned it) in the candidates last looked for. */
+  private keyNames = new Set<string>();
   /** The names holding the item (or made from it) in the candidates last looked for. */
   private itemNames = new Set<string>();
 
@@ -267,6 +275,7 @@ export abstract class WorkerLinker extends RegistrationLinker {
     const derived = new Set<string>(seedNames);
     const assigns = region.flatMap((id) => this.fns.get(id)!.assigns);
     if (seed) for (const a of assigns) if (seed(a)) for (const n of a.lhs) derived.add(n);
+    this.keyNames = new Set(derived);
     for (let changed = true; changed;) {
       changed = false;
       for (const a of assigns) {

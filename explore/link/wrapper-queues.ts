@@ -32,16 +32,22 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
       const owner = this.ownerOf(call.fn);
       const t = owner ? this.types.get(owner) : undefined;
       const field = /^\w+\.(\w+)\.\w+$/.exec(call.text)?.[1];
-      // With types: the types the checker found holding a queue and the handler a parameter set, whatever their names.
-      // Without: only types named ...Queue (any other type holding a queue and its sync function is a controller).
-      const typed = t && this.goTypes?.wrappers.get(t.key);
-      const isWrapper = this.goTypes ? typed?.queueField === field : /queue$/i.test(t?.name ?? "");
-      if (!t || !isWrapper || !field || !(t.fields ?? []).includes(field) || this.queueTypes.has(t.key)) continue;
-      if (this.fns.get(call.fn)?.library || (!typed && !t.methods.some((m) => WRAPPER_ADD.test(m)))) continue;
+      if (!t || !field || !this.wrapsField(t, field) || this.fns.get(call.fn)?.library) continue;
       const known = this.wrapperTypes.get(t.key);
       if (known) known.gets.push(call);
       else this.wrapperTypes.set(t.key, { type: t, field, gets: [call] });
     }
+  }
+
+  /**
+   * With types: the checker found the type holding a queue in that field and the handler a parameter sets, whatever
+   * its name. Without: a type named ...Queue with an Enqueue/Add-like method (any other type holding a queue and its
+   * sync function is a controller).
+   */
+  private wrapsField(t: TypeFact, field: string): boolean {
+    if (!(t.fields ?? []).includes(field) || this.queueTypes.has(t.key)) return false;
+    if (this.goTypes) return this.goTypes.wrappers.get(t.key)?.queueField === field;
+    return /queue$/i.test(t.name) && t.methods.some((m) => WRAPPER_ADD.test(m));
   }
 
   /** Free functions that build a wrapper (a composite literal of the type in their own body): its constructors. */
