@@ -5,7 +5,7 @@ import { oneLine } from "../syntax.js";
 import { TsReaderBase } from "./reader-base.js";
 import { clientNodeEventConstant, fluentWatchKind, isRawWatch, kindOfPath, peprBinding } from "./frameworks.js";
 import { CLIENT_NODE, kindOfTypeArgument } from "./library-types.js";
-import { identsIn, tsIsTail, tsKeyedIn } from "./syntax.js";
+import { identsIn, tsIsCondition, tsIsTail, tsKeyedIn } from "./syntax.js";
 
 export abstract class TsCallReader extends TsReaderBase {
   protected newExpression(node: import("ts-morph").NewExpression): Slot {
@@ -112,6 +112,7 @@ export abstract class TsCallReader extends TsReaderBase {
       recvParam,
     };
     // @kubernetes/client-node's makeInformer(kubeConfig, "/api/v1/namespaces/x/pods", listFn): the path names the kind.
+    if (tsIsCondition(node)) fact.condition = true;
     this.informersAndQueues(node, fact);
     this.frameworkCall(node, fact);
     this.facts.calls.push(fact);

@@ -55,3 +55,24 @@ export function identsIn(node: Node): string[] {
   if (Node.isIdentifier(node)) return [node.getText()];
   return node.getDescendantsOfKind(SyntaxKind.Identifier).map((i) => i.getText());
 }
+
+/** The call's result is tested: the condition of an if, a loop or a ternary, through `!`, `&&`, `||` and `await`. */
+export function tsIsCondition(call: Node): boolean {
+  let node = call;
+  for (let parent = node.getParent(); parent; node = parent, parent = parent.getParent()) {
+    if (
+      Node.isAwaitExpression(parent) ||
+      Node.isParenthesizedExpression(parent) ||
+      Node.isNonNullExpression(parent) ||
+      (Node.isPrefixUnaryExpression(parent) && parent.getOperatorToken() === SyntaxKind.ExclamationToken) ||
+      (Node.isBinaryExpression(parent) &&
+        [SyntaxKind.AmpersandAmpersandToken, SyntaxKind.BarBarToken].includes(parent.getOperatorToken().getKind()))
+    )
+      continue;
+    if (Node.isIfStatement(parent) || Node.isWhileStatement(parent) || Node.isDoStatement(parent))
+      return parent.getExpression() === node;
+    if (Node.isConditionalExpression(parent)) return parent.getCondition() === node;
+    return false;
+  }
+  return false;
+}
