@@ -228,6 +228,7 @@ export class ShardMember implements Sharding {
     if (!this.renewedInTime()) return false;
     const leases = await this.store.list(signal);
     this.observe(leases);
+    await this.collectGarbage(signal);
     const others = this.liveOthers();
     const membersBefore = this.members.join(",");
     this.updateAssignment(others);
@@ -305,6 +306,26 @@ export class ShardMember implements Sharding {
       else this.observations.set(name, { resourceVersion: rv, seenAt: now, lease });
     }
     for (const name of this.observations.keys()) if (!seen.has(name)) this.observations.delete(name);
+  }
+
+  /**
+   * Deletes the Leases of members gone long ago (unchanged for 10 Lease durations, at least a minute): a Deployment's
+   * replicas get new names at every restart, and a killed one never deletes its own. The resourceVersion precondition
+   * spares a Lease renewed meanwhile.
+   */
+  private async collectGarbage(signal?: AbortSignal): Promise<void> {
+    const now = this.clock.now();
+    for (const [name, o] of this.observations) {
+      const duration = (o.lease.spec?.leaseDurationSeconds ?? 0) * 1000;
+      if (o.seenAt + Math.max(10 * duration, 60_000) > now) continue;
+      try {
+        await this.store.delete(name, o.resourceVersion, signal);
+        this.observations.delete(name);
+        this.log.info("deleted the Lease of a member gone long ago", { lease: name });
+      } catch (error) {
+        this.log.debug("could not delete a stale member Lease", { lease: name, error: String(error) });
+      }
+    }
   }
 
   /** The other members whose Lease changed within its duration (on this member's clock) and uses our bucket count. */

@@ -153,7 +153,7 @@ function scenario(gate: boolean) {
       }),
     );
   };
-  const converged = (what: string, timeoutMs = 120_000) =>
+  const converged = (what: string, timeoutMs = 120_000 * Math.max(1, OBJECTS / 1000)) =>
     eventually(
       `${what}: every MySQLCluster reconciled at its generation`,
       async () => {

@@ -35,7 +35,10 @@ class MemoryLeases implements MemberLeaseStore {
     if (current?.metadata.resourceVersion !== lease.metadata.resourceVersion) return Promise.reject(conflict());
     return Promise.resolve(this.write(lease));
   }
-  delete(name: string): Promise<void> {
+  delete(name: string, resourceVersion?: string): Promise<void> {
+    const current = this.leases.get(name);
+    if (resourceVersion && current && current.metadata.resourceVersion !== resourceVersion)
+      return Promise.reject(conflict());
     this.leases.delete(name);
     return Promise.resolve();
   }
@@ -190,4 +193,18 @@ test("a member that cannot write its Lease stops within the renew deadline", asy
   await g.until("b stopped", ["a", "b"], () => b.heldRanges().length === 0, timings.leaseDurationMs);
   assert.ok(g.clock.now() - start <= timings.renewDeadlineMs + 500);
   await g.until("a took over", ["a", "b"], () => g.matches(["a"]));
+});
+
+test("the Lease of a member killed long ago is deleted; live members' Leases stay", async () => {
+  const g = new Group();
+  for (const n of ["a", "b", "c"]) g.add(n);
+  await g.until("a+b+c", ["a", "b", "c"], () => g.matches(["a", "b", "c"]));
+  g.members.delete("c");
+  await g.until("a+b", ["a", "b"], () => g.matches(["a", "b"]));
+  assert.ok(g.store.leases.has("c"), "kept while it may still be a slow member");
+  const start = g.clock.now();
+  // 10 Lease durations after it last changed (it was last seen changing up to a Lease duration before start).
+  await g.until("c's Lease deleted", ["a", "b"], () => !g.store.leases.has("c"), 200_000);
+  assert.ok(g.clock.now() - start >= 8 * timings.leaseDurationMs, `deleted after ${g.clock.now() - start} ms`);
+  assert.deepEqual([...g.store.leases.keys()].sort(), ["a", "b"]);
 });
