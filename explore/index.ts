@@ -1,5 +1,6 @@
 // @crdgen/explore: maps an operator's event flow (informer → handler → workqueue → worker loop → processing function) in Go and TypeScript sources; `crdgen explore` runs it.
 export { explore } from "./explore.js";
+export { goTypesProgram } from "./go/typed.js";
 export { commonAncestor, ExploreInputError, type DiscoverOptions } from "./discover.js";
 export { keyOf, keysOf, type Constraint, type Loc, type Slot, type Value, type ValueTag } from "./facts.js";
 export {

@@ -1,0 +1,57 @@
+// Go's type checker as explore's Go front end (explore/go-typed): built once into the cache and reused, and where Go
+// cannot be run, Go is read by syntax with the reason on the report's first line. The typed results themselves are
+// checked against test/fixtures/explore/go-typed-queues by fixtures.test.ts.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { statSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { explore, flowKeys, goTypesProgram, textReport } from "@crdgen/explore";
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+const fixture = (name: string) => path.join(repoRoot, "test", "fixtures", "explore", name);
+
+test("the Go program is built once and then taken from the cache", async () => {
+  // Go must be on PATH here (CI has it): a missing Go fails this test, it is not skipped.
+  const first = await goTypesProgram();
+  const built = statSync(first).mtimeMs;
+  const second = await goTypesProgram();
+  assert.equal(second, first);
+  assert.equal(statSync(second).mtimeMs, built, "a second call rebuilt the program");
+});
+
+test("without Go, Go is read by syntax only and the first line says why", async () => {
+  const saved = process.env["PATH"];
+  process.env["PATH"] = "";
+  let result;
+  try {
+    result = await explore([fixture("go-inline-work")], { goTypes: true });
+  } finally {
+    process.env["PATH"] = saved;
+  }
+  assert.equal(
+    result.goFrontEnd,
+    "Go read by syntax only: the Go type checker could not be built (go not found on PATH)",
+  );
+  assert.match(textReport(result).split("\n")[0]!, /; Go read by syntax only: .*go not found on PATH\)$/);
+  // The syntax reader's flows are the report: the same as when types were not asked for.
+  const syntax = await explore([fixture("go-inline-work")]);
+  assert.deepEqual(flowKeys(result), flowKeys(syntax));
+});
+
+test("types tell queues apart where names mislead: typed and syntax-only flows of go-typed-queues differ", async () => {
+  const dir = fixture("go-typed-queues");
+  const typed = await explore([dir], { goTypes: true });
+  const syntax = await explore([dir]);
+  const names = (r: typeof typed) => r.controllers.map((c) => c.name).sort();
+  assert.deepEqual(names(typed), ["reports.Reports", "secrets.Controller", "services.Controller"]);
+  // By name: JobQueue is taken for a queue, Backlog is not, and both Pipeline sites are one queue.
+  assert.deepEqual(names(syntax), ["pipeline.Pipeline", "reports.Backlog", "reports.Reports"]);
+  const processes = (r: typeof typed) =>
+    r.controllers.flatMap((c) => c.workers.flatMap((w) => [w.process, ...(w.processAlso ?? [])].map((p) => p?.name)));
+  assert.deepEqual(processes(typed).sort(), [
+    "(*Controller).syncSecret",
+    "(*Controller).syncService",
+    "(*Reports).render",
+  ]);
+});
