@@ -142,9 +142,15 @@ const libraryCosts: Record<string, CostOf> = {
   max: traverseTarget,
   indexOf: traverseTarget,
   lastIndexOf: traverseTarget,
-  // Conversions between strings and bytes traverse them (cel-go's StringToBytes and BytesToString).
+  // Conversions between strings and bytes traverse them (cel-go's StringToBytes and BytesToString); so do
+  // conversions parsing a string, which cel-go charges 1 and cel-js parses in time growing with it.
   string: scanTarget,
   bytes: scanTarget,
+  int: scanTarget,
+  uint: scanTarget,
+  double: scanTarget,
+  duration: scanTarget,
+  timestamp: scanTarget,
   // cel-go sizes in constant time; cel-js counts a string's code points: charged as a scan.
   size: (args) => (args.length === 1 && typeof args[0] === "string" ? scan(args[0]) : 1),
 };

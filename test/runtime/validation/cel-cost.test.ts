@@ -230,3 +230,25 @@ test("string() of bytes and bytes() of a string are charged a tenth per byte, as
     ["spec", perCallError("decoded")],
   ]);
 });
+
+test("conversions that parse a string (int, double, duration, timestamp) are charged a scan of it", () => {
+  // cel-go charges a conversion 1; cel-js parses the whole string. On a million digits, 100,000 parses ran for
+  // minutes; at a tenth per character, the tenth parse crosses the limit.
+  const version = versionValidation(
+    withSpec({
+      properties: { text: { type: "string" }, numbers: { type: "array", items: { type: "integer" } } },
+      "x-kubernetes-validations": [
+        { rule: "!self.text.startsWith('1') || self.numbers.all(n, double(self.text) > 0.0)", message: "double" },
+        { rule: "!self.text.endsWith('s') || self.numbers.all(n, duration(self.text) >= duration('0s'))" },
+      ],
+    }),
+  );
+  const numbers = Array<number>(100_000).fill(0);
+  const digits = "1" + "0".repeat(1_000_000);
+  assert.deepEqual(celErrors(version, { text: digits, numbers }), [["spec", perCallError("double")]]);
+  const seconds = "0".repeat(1_000_000) + "s";
+  assert.deepEqual(celErrors(version, { text: seconds, numbers }), [
+    ["spec", perCallError("!self.text.endsWith('s') || self.numbers.all(n, duration(self.text) >= duration('0s'))")],
+  ]);
+  assert.deepEqual(celErrors(version, { text: "20s", numbers: [1, 2] }), []);
+});
