@@ -74,12 +74,23 @@ function controllerBlock(c: Controller): string[] {
       lines.push(`    get        ${w.getText ?? "Get"}${w.getter ? ` in ${w.getter.name}` : ""}  ${at(w.get)}`);
     lines.push(`    process    ${w.process ? place(w.process) : "(not found)"}`);
     for (const p of w.processAlso ?? []) lines.push(`    or         ${place(p)}`);
-    for (const p of w.alsoCalled ?? []) lines.push(`    also calls ${place(p)}`);
+    lines.push(...alsoCalls(w.alsoCalled ?? []));
     for (const chain of w.then) lines.push(`      then     ${chain.map(place).join(" → ")}`);
     if (w.done.length) lines.push(`    done       ${w.done.map(at).join(", ")}`);
     if (w.forget.length) lines.push(`    forget     ${w.forget.map(at).join(", ")}`);
     for (const r of w.requeues) lines.push(`    requeue    ${r.method}  ${at(r.loc)}`);
     for (const e of w.enqueues ?? []) lines.push(`    enqueue    ${e.text}  ${at(e.loc)}  → queue ${at(e.queue)}`);
   }
+  return lines;
+}
+
+/** At most this many `also calls` lines per worker: a function doing the work itself calls many (the JSON has all). */
+const ALSO_CALLS_SHOWN = 4;
+
+function alsoCalls(calls: Place[]): string[] {
+  const shown = calls.length > ALSO_CALLS_SHOWN + 1 ? calls.slice(0, ALSO_CALLS_SHOWN) : calls;
+  const lines = shown.map((p) => `    also calls ${place(p)}`);
+  if (shown.length < calls.length)
+    lines.push(`    also calls ... ${calls.length - shown.length} more (--json lists them)`);
   return lines;
 }
