@@ -90,6 +90,8 @@ const IN_CLUSTER_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount
  */
 export async function startManager(controllers: readonly ManagedController[], config: ManagerConfig): Promise<Manager> {
   if (controllers.length === 0) throw new Error("startManager: no controllers to run");
+  if (!config.sharding && controllers.some((c) => c.needLeaderElection?.() === false))
+    throw new Error("startManager: sharded controllers need their member: pass it as the sharding option");
   const { options } = config;
   const log = config.logger ?? newLogger();
   const addresses = servingAddresses(options);
