@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -104,6 +105,7 @@ func load(dir string) (*Facts, error) {
 			packages.NeedTypesInfo | packages.NeedModule | packages.NeedImports,
 		Dir: abs,
 	}
+	step := timer()
 	pkgs, err := packages.Load(cfg, "./...")
 	if err != nil {
 		return nil, err
@@ -138,12 +140,17 @@ func load(dir string) (*Facts, error) {
 	if a.facts.Packages == 0 {
 		return nil, fmt.Errorf("no package of %s could be type-checked: %s", abs, strings.Join(a.facts.Errors, "; "))
 	}
+	step("load")
 	a.findWorkqueue()
 	a.index()
 	a.findQueueTypes()
+	step("queue types")
 	a.findWrappers()
+	step("wrappers")
 	a.findQueueCalls()
+	step("queue calls")
 	a.findDispatch()
+	step("dispatch")
 	a.findHelpers()
 	return a.facts, nil
 }
@@ -614,6 +621,17 @@ func staticCallee(info *types.Info, call *ast.CallExpr) *types.Func {
 		fn = fn.Origin()
 	}
 	return fn
+}
+
+// timer prints each step's time to stderr when EXPLORE_GO_TYPES_TIMING is set.
+func timer() func(string) {
+	last := time.Now()
+	return func(name string) {
+		if os.Getenv("EXPLORE_GO_TYPES_TIMING") != "" {
+			fmt.Fprintf(os.Stderr, "%s: %s\n", name, time.Since(last).Round(time.Millisecond))
+		}
+		last = time.Now()
+	}
 }
 
 func (a *analysis) pos(p token.Pos) string {
