@@ -1,6 +1,7 @@
 // The README's main job: the generated MySQL operator, step by step, against a local control plane (etcd,
 // kube-apiserver, kube-controller-manager, kube-scheduler, kwok) or, with `--kube-context <name>`, a real cluster; with
-// `--real-node`, the whole story on a real kubelet + containerd node (real-node-story.ts).
+// `--real-node`, the whole story on a real kubelet + containerd node (real-node-story.ts); with `--shards 3`, three
+// replicas of the operator splitting the MySQLClusters (--sharding), one killed and the others taking over (demo-shards.ts).
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -32,6 +33,7 @@ import { newMySQLClusterClient as newV1alpha1Client } from "../generated/example
 import { newWebhooks } from "../generated/webhooks.js";
 import * as hooks from "../src/mysqlcluster.hooks.js";
 import { runRealNodeStoryOnNewPlane } from "./real-node-story.js";
+import { shardsDemo } from "./demo-shards.js";
 
 const sampleDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../../samples/mysql");
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -149,8 +151,12 @@ async function realNodeDemo(): Promise<number> {
 async function main(): Promise<number> {
   // --kube-context, as the operator and crdgen spell it, or kubectl's --context.
   const contextFlags = { context: { type: "string" }, "kube-context": { type: "string" } } as const;
-  const { values } = parseArgs({ options: { ...contextFlags, "real-node": { type: "boolean" } } });
+  const { values } = parseArgs({
+    options: { ...contextFlags, "real-node": { type: "boolean" }, shards: { type: "string" } },
+  });
   if (values["real-node"]) return realNodeDemo();
+  // --shards N: N replicas of the operator with --sharding split the MySQLClusters (demo-shards.ts).
+  if (values.shards) return shardsDemo(Number(values.shards));
   const { kube, plane, kubeletLike } = await connect(values["kube-context"] ?? values.context);
   const stop = new AbortController();
   let webhooks: WebhookEnvironment | undefined;

@@ -1,0 +1,74 @@
+// `npm run demo -- --shards 3` as a user runs it: it exits 0, and what it prints holds together: the replicas split the
+// clusters (every one listed once, each count the replica's own metric), the killed replica's clusters wait for its
+// Lease to lapse before anyone reconciles them, and the survivors keep their own clusters and take the rest.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { repoRoot } from "./control-plane.js";
+
+async function runDemo(args: string[]): Promise<string> {
+  const child = spawn(process.execPath, [path.join(repoRoot, "dist/samples/mysql/tools/demo.js"), ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (out += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  assert.equal(code, 0, `demo exited ${code}:\n${out}`);
+  return out;
+}
+
+/** The rows of the ownership table that follows `heading`: replica → its clusters, and the metric it printed. */
+function table(out: string, heading: string): Map<string, { clusters: string[]; metric: number; percent: number }> {
+  const section = out.slice(out.indexOf(heading)).split("\n").slice(1);
+  const rows = new Map<string, { clusters: string[]; metric: number; percent: number }>();
+  for (const line of section) {
+    const row = /^ {3}(replica \d): +(\d+)% of the hash space, (\d+) clusters \(its metrics: (\d+)\):(.*)$/.exec(line);
+    if (!row) break;
+    const clusters = row[5]!.trim().split(" ").filter(Boolean);
+    assert.equal(clusters.length, Number(row[3]), line);
+    rows.set(row[1]!, { clusters, metric: Number(row[4]), percent: Number(row[2]) });
+  }
+  return rows;
+}
+
+test("demo --shards 3: three replicas split the MySQLClusters; one killed, the others take its clusters over", async () => {
+  const out = await runDemo(["--shards", "3"]);
+  assert.match(
+    out,
+    /3 operator replicas started\n( {3}replica \d \(pid \d+\): --sharding=mysql-operator, member Lease .*\n){3}/,
+  );
+  assert.match(out, /filtered each replica's LIST and WATCH by shard \(its log\): yes, yes, yes/);
+
+  const all = Array.from({ length: 12 }, (_, i) => `db-${String(i + 1).padStart(2, "0")}`);
+  const before = table(out, "== who reconciles which (");
+  assert.deepEqual([...before.keys()], ["replica 1", "replica 2", "replica 3"]);
+  assert.deepEqual([...before.values()].flatMap((r) => r.clusters).sort(), all, "every cluster held by one replica");
+  for (const [replica, row] of before) assert.equal(row.metric, row.clusters.length, `${replica}'s metric agrees`);
+  const shares = [...before.values()].map((r) => r.percent);
+  assert.ok(Math.abs(shares.reduce((a, b) => a + b) - 100) <= 2, `the shares cover the space: ${shares.join(", ")}`);
+
+  const kill = /== kill -9 (replica \d) \((\d+) clusters\)/.exec(out);
+  assert.ok(kill, out);
+  const victim = kill[1]!;
+  const orphaned = before.get(victim)!.clusters;
+  assert.equal(orphaned.length, Number(kill[2]));
+  const takeover = Number(/ranges taken over at ([\d.]+) s/.exec(out)?.[1]);
+  const orphansReady = Number(new RegExp(`${victim}'s \\d+ clusters Ready with 2 in ([\\d.]+) s`).exec(out)?.[1]);
+  // Its last renewal was at most a retry period (2 s) before the kill, and its Lease lasts 15 s: nobody may start its
+  // clusters before that, however fast the others are.
+  assert.ok(takeover >= 13, `its ranges were taken only after its Lease lapsed: ${takeover} s`);
+  assert.ok(orphansReady >= takeover, `its clusters converged after the takeover: ${orphansReady} s`);
+
+  const after = table(out, "== who reconciles which now");
+  assert.deepEqual([...after.keys()].sort(), [...before.keys()].filter((r) => r !== victim).sort());
+  assert.deepEqual([...after.values()].flatMap((r) => r.clusters).sort(), all, "every cluster held by a survivor");
+  for (const [replica, row] of after) {
+    assert.equal(row.metric, row.clusters.length, `${replica}'s metric agrees`);
+    for (const kept of before.get(replica)!.clusters)
+      assert.ok(row.clusters.includes(kept), `${replica} keeps ${kept}: only the killed replica's clusters move`);
+  }
+  assert.match(out, /== done: 3 replicas split 12 MySQLClusters, one killed, every cluster converged/);
+  assert.doesNotMatch(out, /FAILED/);
+});
