@@ -33,7 +33,7 @@ function table(out: string, heading: string): Map<string, { clusters: string[]; 
   return rows;
 }
 
-test("demo --shards 3: three replicas split the MySQLClusters; one killed, the others take its clusters over", async () => {
+test("demo --shards 3: three replicas split the clusters; one killed, the others take its clusters over", async () => {
   const out = await runDemo(["--shards", "3"]);
   assert.match(
     out,
