@@ -1,7 +1,7 @@
 // The README's main job: the generated MySQL operator, step by step, against a local control plane (etcd,
 // kube-apiserver, kube-controller-manager, kube-scheduler, kwok) or, with `--kube-context <name>`, a real cluster; with
 // `--real-node`, the whole story on a real kubelet + containerd node (real-node-story.ts); with `--shards 3`, three
-// replicas of the operator splitting the MySQLClusters (--sharding), one killed, the others taking over (demo-shards.ts).
+// replicas of the operator split the MySQLClusters (--sharding), one is killed, the others take over (demo-shards.ts).
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
