@@ -126,6 +126,10 @@ func load(dir string) (*Facts, error) {
 			a.facts.Module, a.facts.Dir = p.Module.Path, p.Module.Dir
 		}
 		for _, e := range p.Errors {
+			// Without its dependencies a module's types are guesses: explore reads it by syntax instead.
+			if e.Kind != packages.TypeError || strings.Contains(e.Msg, "could not import") {
+				return nil, fmt.Errorf("the module's packages or dependencies could not be loaded: %s", e.Error())
+			}
 			if len(a.facts.Errors) < 5 {
 				a.facts.Errors = append(a.facts.Errors, e.Error())
 			}
@@ -136,6 +140,9 @@ func load(dir string) (*Facts, error) {
 		a.own[p.Types] = true
 		a.fset = p.Fset
 		a.facts.Packages++
+	}
+	if a.facts.Module == "" {
+		return nil, fmt.Errorf("no Go module holds %s (no go.mod in it or above it)", abs)
 	}
 	if a.facts.Packages == 0 {
 		return nil, fmt.Errorf("no package of %s could be type-checked: %s", abs, strings.Join(a.facts.Errors, "; "))
