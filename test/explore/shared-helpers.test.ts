@@ -78,10 +78,11 @@ test("each of the controllers calling the shared helpers gets only its own regis
   assert.equal(result.controllers.length, 4);
   for (const c of result.controllers) {
     const own = c.queue.loc!.file;
+    const type = c.name.split(".").at(-1)!; // named by package and type: c0.Controller0
     const handlers = c.sources.flatMap((s) => s.handlers);
     assert.deepEqual(
       handlers.map((h) => `${h.events.join(",")} ${h.fn.name} ${h.fn.loc!.file}`),
-      [`add (*${c.name}).onAdd ${own}`, `update (*${c.name}).onUpdate ${own}`, `delete (*${c.name}).onDelete ${own}`],
+      [`add (*${type}).onAdd ${own}`, `update (*${type}).onUpdate ${own}`, `delete (*${type}).onDelete ${own}`],
       `${c.name}: its own three handlers, registered through AddEventHandlersT`,
     );
     assert.deepEqual(
