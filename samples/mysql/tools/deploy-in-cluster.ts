@@ -21,16 +21,18 @@ export interface ServingPair {
 export interface InClusterOptions {
   /** The operator image, e.g. localhost/crdgen/mysql-operator:0.1.0 (never pulled: there is no registry). */
   image: string;
-  /** Operator pods; more than one exercises leader election. */
+  /** Operator pods; more than one exercises leader election (or, from deploy-sharded/, sharding). */
   replicas: number;
+  /** The manifests' folder: samples/mysql/deploy/ (default) or deploy-sharded/. */
+  dir?: string;
 }
 
 type Doc = KubernetesObject & Record<string, unknown>;
 
-/** Every document of samples/mysql/deploy/ and deploy/webhooks/, in file order. */
-export async function committedDeployDocs(): Promise<Doc[]> {
+/** Every document of samples/mysql/deploy/ (or `root`) and its webhooks/, in file order. */
+export async function committedDeployDocs(root = deployDir): Promise<Doc[]> {
   const docs: Doc[] = [];
-  for (const dir of [deployDir, path.join(deployDir, "webhooks")]) {
+  for (const dir of [root, path.join(root, "webhooks")]) {
     for (const file of (await readdir(dir)).filter((f) => f.endsWith(".yaml")).sort()) {
       for (const doc of parseAllDocuments(await readFile(path.join(dir, file), "utf8"))) {
         if (doc.errors.length > 0) throw new Error(`${path.join(dir, file)}: ${doc.errors[0]!.message}`);
@@ -146,7 +148,7 @@ export async function deployInCluster(kubeconfigPath: string, options: InCluster
       tlsKey: await readFile(path.join(dir, "tls.key"), "utf8"),
       caCrt: certs.caCert,
     };
-    const docs = inClusterManifests(await committedDeployDocs(), options, pair);
+    const docs = inClusterManifests(await committedDeployDocs(options.dir), options, pair);
     await kubectlApply(kubeconfigPath, docs);
     return docs;
   } finally {
