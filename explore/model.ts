@@ -24,6 +24,11 @@ export interface Handler {
   /** add, update, delete (client-go's AddFunc/UpdateFunc/DeleteFunc), watch (a raw Watch loop), map (controller-runtime Watches). */
   events: string[];
   fn: Place;
+  /**
+   * Handlers registered with this one that run first and call it (a shard's filter around it): one flow, shown once,
+   * with these named.
+   */
+  wrappedBy?: Place[];
   /** Calls that put keys on this controller's queue, reached from the handler. Empty for controller-runtime's own handlers. */
   producers: Producer[];
 }
@@ -36,6 +41,8 @@ export interface Source {
   loc?: Loc;
   /** Where the handlers were registered (AddEventHandler), when that is not the informer's own line. */
   registeredAt?: Loc;
+  /** Other informers the same registration may get, one chosen at run time (`sharded ? a : b`): the same watch. */
+  alternatives?: { via: string; loc?: Loc }[];
   handlers: Handler[];
 }
 

@@ -58,9 +58,12 @@ class Page {
     const registered = s.registeredAt
       ? `<span class="detail">handlers added at ${this.link(s.registeredAt)}</span>`
       : "";
+    const or = (s.alternatives ?? [])
+      .map((a) => `<span class="detail">or ${escapeHtml(a.via)}</span> ${this.link(a.loc)}`)
+      .join("");
     return this.stage(
       "source",
-      `<span class="name">${escapeHtml(s.kind)}</span><span class="detail">via ${escapeHtml(s.via)}</span> ${this.link(s.loc)}${registered}`,
+      `<span class="name">${escapeHtml(s.kind)}</span><span class="detail">via ${escapeHtml(s.via)}</span> ${this.link(s.loc)}${or}${registered}`,
     );
   }
 

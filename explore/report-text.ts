@@ -57,11 +57,13 @@ function controllerBlock(c: Controller): string[] {
   lines.push(`    limiter    ${q.rateLimiter}`);
   for (const s of c.sources) {
     const where = s.loc ? `  ${at(s.loc)}` : "";
+    const or = (s.alternatives ?? []).map((a) => ` or ${a.via}${a.loc ? `  ${at(a.loc)}` : ""}`).join("");
     lines.push(
-      `  watches    ${s.kind} via ${s.via}${where}${s.registeredAt ? ` (handlers added at ${at(s.registeredAt)})` : ""}`,
+      `  watches    ${s.kind} via ${s.via}${where}${or}${s.registeredAt ? ` (handlers added at ${at(s.registeredAt)})` : ""}`,
     );
     for (const h of s.handlers) {
       lines.push(`    ${h.events.join(",").padEnd(16)} ${place(h.fn)}`);
+      for (const w of h.wrappedBy ?? []) lines.push(`      wrapped by  ${place(w)}`);
       for (const p of h.producers) {
         const via = p.via.length ? `  via ${p.via.map((v) => `${v.name} ${at(v.loc)}`).join(" → ")}` : "";
         lines.push(`      ${p.text}  ${at(p.loc)}${via}`);

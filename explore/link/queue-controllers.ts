@@ -3,8 +3,12 @@ import { type CallFact, type TypeFact, keyOf, keysOf } from "../facts.js";
 import { at, locOrder } from "../loc.js";
 import type { Controller, Handler, Producer, Source } from "../model.js";
 import { push } from "./graph.js";
+import type { Registration } from "./registrations.js";
 import { WRAPPER_ADD, WrapperQueueLinker } from "./wrapper-queues.js";
 import { ADD_METHODS, GET_METHODS, OWN_ADD, OWN_GET } from "./vocabulary.js";
+
+/** The kind of a source that is a listener's callback, not a watch. */
+const LISTENER_KIND = "(callback)";
 
 export abstract class QueueControllerLinker extends WrapperQueueLinker {
   protected queueControllers(): Controller[] {
@@ -33,11 +37,15 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
     // Registration-driven: each handler's reachable producers, with the queue each one adds to *for this registration*
     // (a handler made by a helper such as enqueueRequestForObject(queue) adds to the queue passed at this call).
     const sourcesByQueue = new Map<string, Source[]>();
+    /** The source of a registration on one of several informers, by queue and registering call. */
+    const alternativesBy = new Map<string, Source>();
     const usedProducers = new Set<string>();
     const allProducers = [...new Set([...producersByQueue.values()].flat())];
     for (const reg of registrations) {
       const handlersByQueue = new Map<string, Handler[]>();
+      const wrappers = this.wrappersOf(reg.handlers);
       for (const h of reg.handlers) {
+        if (wrappers.wrapping.has(h.fn)) continue;
         const reached = this.reach(h.fn);
         const reachedFns = new Set(reached.keys());
         const byQueue = new Map<string, Producer[]>();
@@ -54,26 +62,27 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
           push(handlersByQueue, q, {
             events: h.events,
             fn: this.place(h.fn),
+            ...(wrappers.by.has(h.fn) ? { wrappedBy: wrappers.by.get(h.fn)!.map((id) => this.place(id)) } : {}),
             producers: found.sort((a, b) => locOrder(a.loc, b.loc)),
           });
       }
       for (const [q, handlers] of handlersByQueue) {
+        const sources = sourcesByQueue.get(q) ?? [];
+        const alternative = reg.alternativesAt && alternativesBy.get(`${q} ${reg.alternativesAt}`);
+        if (alternative) {
+          addAlternative(alternative, reg);
+          continue;
+        }
         // One informer with handlers added by several calls (client-node's on("add"), on("update"), ...) is one source.
-        const same = (sourcesByQueue.get(q) ?? []).find(
-          (s) => s.kind === reg.kind && s.via === reg.via && at(s.loc) === at(reg.loc),
-        );
+        const same = sources.find((s) => s.kind === reg.kind && s.via === reg.via && at(s.loc) === at(reg.loc));
         if (same) {
           for (const h of handlers)
             if (!same.handlers.some((x) => at(x.fn.loc) === at(h.fn.loc))) same.handlers.push(h);
           continue;
         }
-        push(sourcesByQueue, q, {
-          kind: reg.kind,
-          via: reg.via,
-          loc: reg.loc,
-          registeredAt: reg.registeredAt,
-          handlers,
-        });
+        const source: Source = { kind: reg.kind, via: reg.via, loc: reg.loc, registeredAt: reg.registeredAt, handlers };
+        if (reg.alternativesAt) alternativesBy.set(`${q} ${reg.alternativesAt}`, source);
+        push(sourcesByQueue, q, source);
       }
       if (handlersByQueue.size === 0) {
         for (const h of reg.handlers)
@@ -140,10 +149,67 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
         const key = `${p.loc.file}:${p.loc.line}`;
         if (usedProducers.has(key)) continue;
         usedProducers.add(key);
-        this.unlinked.push(`${p.text} at ${key}: not reached from any event handler or worker`);
+        if (!this.addListenerSources(p, controllers))
+          this.unlinked.push(`${p.text} at ${key}: not reached from any event handler or worker`);
       }
     }
     return controllers;
+  }
+
+  /**
+   * A producer reached from a listener (a callback of an object passed to a subscribe-like call, not an informer's
+   * handler): a source of its own on each queue it adds to, named after that call, the listener's property its event.
+   * False when no listener reaches it.
+   */
+  private addListenerSources(p: CallFact, controllers: Controller[]): boolean {
+    const listeners = this.listenersReaching(p.fn);
+    let added = false;
+    for (const q of this.producerQueues(p, undefined)) {
+      const c = controllers.find((x) => at(x.queue.loc) === at(this.queueCalls.get(q)?.loc));
+      if (!c) continue;
+      for (const l of listeners) {
+        const path = this.reach(l.fn).get(p.fn) ?? [];
+        const producer: Producer = {
+          method: p.method,
+          text: p.text,
+          loc: p.loc,
+          via: path.map((id) => this.place(id)),
+        };
+        let source = c.sources.find((s) => s.kind === LISTENER_KIND && at(s.loc) === at(l.call.loc));
+        if (!source)
+          c.sources.push((source = { kind: LISTENER_KIND, via: l.call.text, loc: l.call.loc, handlers: [] }));
+        const fn = this.place(l.fn);
+        const handler = source.handlers.find((h) => at(h.fn.loc) === at(fn.loc));
+        if (handler) handler.producers.push(producer);
+        else source.handlers.push({ events: [l.event], fn, producers: [producer] });
+        added = true;
+      }
+    }
+    return added;
+  }
+
+  /**
+   * Handlers of one registration that call another of it for the same events (`mine(obj) ? handler.addFunc(obj) :
+   * undefined`, registered as `sharded ? wrapper : handler`): the wrapped one is the flow, the wrappers are named with it.
+   */
+  protected wrappersOf(handlers: Registration["handlers"]): { wrapping: Set<string>; by: Map<string, string[]> } {
+    const wrapping = new Set<string>();
+    const by = new Map<string, string[]>();
+    if (handlers.length < 2) return { wrapping, by };
+    const reached = new Map(handlers.map((h) => [h.fn, this.reach(h.fn)]));
+    for (const w of handlers) {
+      const inner = handlers.filter(
+        (h) =>
+          h.fn !== w.fn &&
+          reached.get(w.fn)!.has(h.fn) &&
+          !reached.get(h.fn)!.has(w.fn) &&
+          h.events.every((e) => w.events.includes(e)),
+      );
+      if (inner.length === 0) continue;
+      wrapping.add(w.fn);
+      for (const h of inner) push(by, h.fn, w.fn);
+    }
+    return { wrapping, by };
   }
 
   /** The type (declared in the queue's file) whose field holds the queue: the controller's own name for itself. */
@@ -200,6 +266,19 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
     }
     return "none";
   }
+}
+
+/**
+ * Another informer the source's registration may get: listed with it, the first in source order leading (a kind
+ * the reader named wins over one known only at run time).
+ */
+function addAlternative(source: Source, reg: Registration): void {
+  const all = [{ via: source.via, loc: source.loc }, ...(source.alternatives ?? []), { via: reg.via, loc: reg.loc }];
+  all.sort((a, b) => locOrder(a.loc, b.loc));
+  source.via = all[0]!.via;
+  source.loc = all[0]!.loc;
+  source.alternatives = all.slice(1);
+  if (source.kind.startsWith("(") && !reg.kind.startsWith("(")) source.kind = reg.kind;
 }
 
 function describeQueue(c: Controller): string {

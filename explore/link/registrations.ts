@@ -15,6 +15,11 @@ export interface Registration {
   handlers: { fn: string; events: string[] }[];
   /** The call that made the handler object (enqueueRequestForObject(queue, ...)), for its arguments. */
   factoryCall?: CallFact;
+  /**
+   * The registering call, when it may register on one of several informers (`sharded ? a : b`): one watch whose
+   * informer is chosen at run time, reported once.
+   */
+  alternativesAt?: string;
 }
 
 export abstract class RegistrationLinker extends ContextLinker {
@@ -98,8 +103,7 @@ export abstract class RegistrationLinker extends ContextLinker {
               kind: inf.informer!.kind,
               via: inf.informer!.via,
               loc: inf.loc,
-              registeredAt:
-                at(chain[0]!.loc) !== at(inf.loc) && chain[0]!.loc.line !== inf.loc.line ? chain[0]!.loc : undefined,
+              registeredAt: at(chain[0]!.loc) !== at(inf.loc) ? chain[0]!.loc : undefined,
               handlers: mine,
               factoryCall,
             });
@@ -115,9 +119,12 @@ export abstract class RegistrationLinker extends ContextLinker {
           kind: inf.informer!.kind,
           via: inf.informer!.via,
           loc: inf.loc,
-          registeredAt: inf.id !== call.id && inf.loc.line !== call.loc.line ? call.loc : undefined,
+          // The same line number in another file is another place (informer-factory.ts:69 vs controller-for.ts:69).
+          registeredAt: inf.id !== call.id && at(inf.loc) !== at(call.loc) ? call.loc : undefined,
           handlers,
           factoryCall,
+          // Outside a loop, one run of the call registers on one informer: several are alternatives chosen at run time.
+          ...(informers.length > 1 && !call.inLoop ? { alternativesAt: call.id } : {}),
         });
       }
     }
@@ -155,6 +162,48 @@ export abstract class RegistrationLinker extends ContextLinker {
     return [...byFn]
       .map(([fn, events]) => ({ fn, events }))
       .sort((a, b) => order(a.events) - order(b.events) || locOrder(this.fns.get(a.fn)!.loc, this.fns.get(b.fn)!.loc));
+  }
+
+  /**
+   * Listeners whose call reaches `fnId` (a producer's function no informer handler or worker reaches): functions written
+   * as properties of an object passed to a call (`member.subscribe({ acquired: (ranges) => ... })`), found by walking
+   * callers back from fnId; the walk stops at each listener it meets. Each comes with the call it was passed to.
+   */
+  protected listenersReaching(fnId: string, depth = 6): { call: CallFact; fn: string; event: string }[] {
+    const out: { call: CallFact; fn: string; event: string }[] = [];
+    const seen = new Set([fnId]);
+    let level = [fnId];
+    for (let d = 0; d < depth && level.length; d++) {
+      const next: string[] = [];
+      for (const id of level) {
+        const passedTo = this.listenerCall(id);
+        if (passedTo) {
+          out.push({ call: passedTo, fn: id, event: this.fns.get(id)!.role! });
+          continue;
+        }
+        for (const c of this.callersOf(id))
+          if (!seen.has(c.fn) && !this.isInternal(c.fn)) {
+            seen.add(c.fn);
+            next.push(c.fn);
+          }
+      }
+      level = next;
+    }
+    return out.sort((a, b) => locOrder(this.fns.get(a.fn)!.loc, this.fns.get(b.fn)!.loc));
+  }
+
+  /** The call (in the function fnId is written in) given an object literal whose property `role` is fnId. */
+  private listenerCall(fnId: string): CallFact | undefined {
+    const f = this.fns.get(fnId);
+    if (!f?.role || !f.parent) return undefined;
+    const role = f.role;
+    return (this.callsByFn.get(f.parent) ?? []).find(
+      (c) =>
+        !REGISTER_METHODS.has(c.method) &&
+        c.args.some((arg) =>
+          [...this.pts.valuesOf(arg)].some((v) => v[0] === "l" && this.fnsAt(fieldSlot(v, role)).includes(fnId)),
+        ),
+    );
   }
 
   /** Handler functions in a handler value: a ResourceEventHandlerFuncs-like literal, a filtering wrapper, or a type with OnAdd/... */

@@ -34,7 +34,14 @@ interface ExpectedSpec {
     /** The controller's name, when the fixture pins it (several controllers sharing one queue's code, e.g. crdgen's controllerFor). */
     name?: string;
     queue: string;
-    sources: { kind: string; informer: string; handlers: { fn: string; events: string[]; producers: string[] }[] }[];
+    sources: {
+      kind: string;
+      informer: string;
+      /** Other informers the same registration may get, one chosen at run time; none when absent. */
+      alternatives?: string[];
+      /** wrappedBy: handlers of the same registration that run first and call this one; none when absent. */
+      handlers: { fn: string; events: string[]; producers: string[]; wrappedBy?: string[] }[];
+    }[];
     workers: {
       loop: string;
       get?: string;
@@ -122,8 +129,10 @@ function elementsOf(controllers: Controller[], named: boolean): Map<string, Set<
     add("queues", q);
     for (const s of c.sources) {
       add("watches", `${q} ${s.kind} ${at(s.loc)}`);
+      for (const a of s.alternatives ?? []) add("alternative informers", `${q} ${s.kind} ${at(a.loc)}`);
       for (const h of s.handlers) {
         add("handlers", `${q} ${s.kind} ${at(h.fn.loc)} ${[...h.events].sort().join(",")}`);
+        for (const w of h.wrappedBy ?? []) add("wrappers", `${q} ${at(h.fn.loc)} <- ${at(w.loc)}`);
         for (const p of h.producers) add("producers", `${q} ${at(h.fn.loc)} -> ${at(p.loc)}`);
       }
     }
@@ -158,9 +167,11 @@ function expectedControllers(root: string, spec: ExpectedSpec): Controller[] {
       kind: s.kind,
       via: "",
       loc: loc(s.informer),
+      ...(s.alternatives ? { alternatives: s.alternatives.map((a) => ({ via: "", loc: loc(a) })) } : {}),
       handlers: s.handlers.map((h) => ({
         events: h.events,
         fn: place(h.fn),
+        ...(h.wrappedBy ? { wrappedBy: h.wrappedBy.map(place) } : {}),
         producers: h.producers.map((p) => ({ method: "", text: "", loc: loc(p)!, via: [] })),
       })),
     })),
