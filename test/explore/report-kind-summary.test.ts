@@ -56,9 +56,14 @@ test("handlers that feed the same queue the same way share one segment; kinds ar
 test("crdgen's runtime: the kind's line ends in the user's hook, the function that does the work", async () => {
   const result = await explore([path.join(repoRoot, "samples/mysql"), path.join(repoRoot, "runtime")]);
   const { lines } = summaryOf(textReport(result));
-  assert.equal(lines.length, 2);
+  // MySQLCluster, the shard member's acquired listener, and the kinds set at run time (owns and watches).
+  assert.equal(lines.length, 3);
   assert.match(lines[0]!, /^ {2}MySQLCluster: addFunc \(runtime\/handler\/event-handlers\.ts:\d+\), updateFunc /);
-  assert.match(lines[0]!, / → reconcile \(samples\/mysql\/src\/mysqlcluster\.hooks\.ts:\d+\)$/);
+  assert.match(
+    lines[1]!,
+    /^ {2}\(callback\): acquired \(runtime\/controller\/sharded\.ts:\d+\) → this\.queue \(add\) /,
+  );
+  for (const line of lines) assert.match(line, / → reconcile \(samples\/mysql\/src\/mysqlcluster\.hooks\.ts:\d+\)$/);
 });
 
 test("two controllers whose queues read the same are told apart by the controller's name", () => {
