@@ -318,7 +318,7 @@ test("main.ts is created once and never overwritten", () => {
   const main = path.join(hooks, "main.ts");
   assert.match(
     readFileSync(main, "utf8"),
-    /\? newControllers\(kube\)[\s\S]*await runManager\(controllers, /,
+    /\? newControllers\(kube, \{ sharding \}\)[\s\S]*await runManager\(controllers, /,
     "the first run created main.ts",
   );
 
