@@ -3,10 +3,11 @@
 // per reconcile ({r: [uid, start, end]}), and every 200 ms {held, bytes} (the part of the hash space it reconciles, bytes of its primary
 // LIST/WATCH); on SIGUSR2 {heap, rss} (heap after garbage collection, peak RSS, in MB).
 // argv: kubeconfig member group
-import { controllerFor, loadKubeClient, newLogger, runManager, type KubeClient } from "@crdgen/runtime";
+import { controllerFor, loadKubeClient, newLogger, runManager } from "@crdgen/runtime";
 import { shardingFor } from "@crdgen/runtime/manager";
-import type { KubernetesObject, ResourceDescriptor } from "@crdgen/runtime/client";
+import type { ResourceDescriptor } from "@crdgen/runtime/client";
 import { HASH_SPACE } from "@crdgen/runtime/sharding";
+import { countingKube } from "../test/e2e/counting-kube.js";
 
 const [kubeconfig, member, group] = process.argv.slice(2);
 if (!kubeconfig || !member || !group) throw new Error("usage: sharding-member <kubeconfig> <member> <group>");
@@ -21,32 +22,6 @@ const clusters: ResourceDescriptor = {
   kind: "MySQLCluster",
   namespaced: true,
 };
-
-/** The API server as the member sees it, counting the JSON bytes of MySQLCluster LISTs and watch events. */
-function countingKube(inner: KubeClient, counter: { bytes: number }): KubeClient {
-  const primary = (path: string) => path.endsWith("/mysqlclusters");
-  return {
-    get defaultNamespace() {
-      return inner.defaultNamespace;
-    },
-    close: () => inner.close(),
-    async request<T>(opts: Parameters<KubeClient["request"]>[0]): Promise<T> {
-      const result = await inner.request<T>(opts);
-      if (opts.method === "GET" && primary(opts.path)) counter.bytes += JSON.stringify(result).length;
-      return result;
-    },
-    watch<T extends KubernetesObject>(opts: Parameters<KubeClient["watch"]>[0]) {
-      const events = inner.watch<T>(opts);
-      if (!primary(opts.path)) return events;
-      return (async function* () {
-        for await (const event of events) {
-          counter.bytes += JSON.stringify(event).length;
-          yield event;
-        }
-      })();
-    },
-  };
-}
 
 const counter = { bytes: 0 };
 const logger = newLogger({ level: "warn", write: (line: string) => process.stderr.write(`[${member}] ${line}`) });

@@ -3,10 +3,11 @@
 // ({r: [uid, start, end]}, times in ms since the epoch with µs precision), and every second the bytes its primary
 // LIST/WATCH received ({bytes}) and the ranges it holds ({owned}).
 // argv: kubeconfig member group [workers]
-import { controllerFor, loadKubeClient, newLogger, runManager, type KubeClient } from "@crdgen/runtime";
+import { controllerFor, loadKubeClient, newLogger, runManager } from "@crdgen/runtime";
 import { shardingFor } from "@crdgen/runtime/manager";
 import type { KubernetesObject, ResourceDescriptor } from "@crdgen/runtime/client";
 import { ResourceClient } from "@crdgen/runtime/client";
+import { countingKube } from "./counting-kube.js";
 
 const [kubeconfig, member, group, workers = "4"] = process.argv.slice(2);
 if (!kubeconfig || !member || !group) throw new Error("usage: sharding-child <kubeconfig> <member> <group> [workers]");
@@ -25,32 +26,6 @@ const clusters: ResourceDescriptor<Cluster> = {
 
 const now = () => performance.timeOrigin + performance.now();
 const say = (line: unknown) => process.stdout.write(`${JSON.stringify(line)}\n`);
-
-/** The API server as the member sees it, counting the JSON bytes of MySQLCluster LISTs and watch events. */
-function countingKube(inner: KubeClient, counter: { bytes: number }): KubeClient {
-  const primary = (path: string) => /\/mysqlclusters$/.test(path);
-  return {
-    get defaultNamespace() {
-      return inner.defaultNamespace;
-    },
-    close: () => inner.close(),
-    async request<T>(opts: Parameters<KubeClient["request"]>[0]): Promise<T> {
-      const result = await inner.request<T>(opts);
-      if (opts.method === "GET" && primary(opts.path)) counter.bytes += JSON.stringify(result).length;
-      return result;
-    },
-    watch<T extends KubernetesObject>(opts: Parameters<KubeClient["watch"]>[0]) {
-      const events = inner.watch<T>(opts);
-      if (!primary(opts.path)) return events;
-      return (async function* () {
-        for await (const event of events) {
-          counter.bytes += JSON.stringify(event).length;
-          yield event;
-        }
-      })();
-    },
-  };
-}
 
 const counter = { bytes: 0 };
 const logger = newLogger({ level: "warn", write: (line: string) => process.stderr.write(`[${member}] ${line}`) });

@@ -1,0 +1,29 @@
+// The API server as one sharding member sees it, with the bytes of its primary LIST/WATCH counted: the sharding e2e
+// and the sharding benchmark compare these per member.
+import type { KubeClient, KubernetesObject } from "@crdgen/runtime/client";
+
+/** The API server as the member sees it, counting the JSON bytes of MySQLCluster LISTs and watch events. */
+export function countingKube(inner: KubeClient, counter: { bytes: number }): KubeClient {
+  const primary = (path: string) => /\/mysqlclusters$/.test(path);
+  return {
+    get defaultNamespace() {
+      return inner.defaultNamespace;
+    },
+    close: () => inner.close(),
+    async request<T>(opts: Parameters<KubeClient["request"]>[0]): Promise<T> {
+      const result = await inner.request<T>(opts);
+      if (opts.method === "GET" && primary(opts.path)) counter.bytes += JSON.stringify(result).length;
+      return result;
+    },
+    watch<T extends KubernetesObject>(opts: Parameters<KubeClient["watch"]>[0]) {
+      const events = inner.watch<T>(opts);
+      if (!primary(opts.path)) return events;
+      return (async function* () {
+        for await (const event of events) {
+          counter.bytes += JSON.stringify(event).length;
+          yield event;
+        }
+      })();
+    },
+  };
+}
