@@ -236,6 +236,7 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "embedded-base",
     "go-any-root",
     "go-inline-work",
+    "go-interface-dispatch",
     "go-typed-queues",
     "informer-kinds",
     "requeues",

@@ -1,11 +1,13 @@
 // Go's type checker as explore's Go front end (explore/go-typed): built once into the cache and reused, and where Go
 // cannot be run, Go is read by syntax with the reason on the report's first line. The typed results themselves are
-// checked against test/fixtures/explore/go-typed-queues by fixtures.test.ts.
+// checked against test/fixtures/explore/go-typed-queues and go-interface-dispatch by fixtures.test.ts.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { explore, flowKeys, goTypesProgram, textReport } from "@crdgen/explore";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
@@ -54,4 +56,25 @@ test("types tell queues apart where names mislead: typed and syntax-only flows o
     "(*Controller).syncService",
     "(*Reports).render",
   ]);
+});
+
+test("an interface call runs the implementations that reach it, not every one the type checker names", async () => {
+  const dir = fixture("go-interface-dispatch");
+  // The type checker: both controllers' c.step.Apply may run either implementation of steps.Step.
+  const { stdout } = await promisify(execFile)(await goTypesProgram(), [dir], { maxBuffer: 1 << 26 });
+  const { dispatch } = JSON.parse(stdout) as { dispatch: Record<string, string[]> };
+  const short = (place: string) => path.relative(dir, place).split(path.sep).join("/");
+  assert.deepEqual(
+    Object.entries(dispatch).map(([call, targets]) => [short(call), targets.map(short).sort()]),
+    ["alerts", "backups"].map((pkg) => [
+      `${pkg}/controller.go:44:12-44:34`,
+      ["steps/steps.go:15:1", "steps/steps.go:21:1"],
+    ]),
+  );
+  // The flows: each controller reaches only the Step its constructor stored, with types and by syntax alike.
+  const typed = await explore([dir], { goTypes: true });
+  const processes = (r: typeof typed) =>
+    r.controllers.map((c) => `${c.name} ${c.workers.map((w) => w.process?.name).join(",")}`);
+  assert.deepEqual(processes(typed), ["alerts.Controller (*Notifier).Apply", "backups.Controller (*Archiver).Apply"]);
+  assert.deepEqual(flowKeys(typed), flowKeys(await explore([dir])));
 });
