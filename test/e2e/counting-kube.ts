@@ -2,9 +2,9 @@
 // and the sharding benchmark compare these per member.
 import type { KubeClient, KubernetesObject } from "@crdgen/runtime/client";
 
-/** The API server as the member sees it, counting the JSON bytes of MySQLCluster LISTs and watch events. */
-export function countingKube(inner: KubeClient, counter: { bytes: number }): KubeClient {
-  const primary = (path: string) => /\/mysqlclusters$/.test(path);
+/** The API server as the member sees it, counting the JSON bytes of LISTs and watch events of one kind (by plural). */
+export function countingKube(inner: KubeClient, counter: { bytes: number }, plural = "mysqlclusters"): KubeClient {
+  const primary = (path: string) => path.endsWith(`/${plural}`);
   return {
     get defaultNamespace() {
       return inner.defaultNamespace;
