@@ -46,6 +46,8 @@ class Linker extends TsOperatorLinker {
       const wrapper = this.wrapperBuiltBy(call);
       if (wrapper) {
         this.wrapperSites.set(call.id, wrapper);
+        constraints.push(...this.siteObject(call, wrapper));
+        more = true;
         if (this.queueCalls.has(call.id)) continue;
         this.queueCalls.set(call.id, call);
         constraints.push({ c: "alloc", dst: call.ret, v: `q|${call.id}` });

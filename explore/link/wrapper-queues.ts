@@ -1,7 +1,7 @@
 // Wrapper queues: a repository's own type holding a client-go workqueue in a field and the function its workers hand
 // keys to (a WorkerQueue built by NewWorkerQueueWithRateLimiter(handler, logger, name, limiter)). Each construction
 // site is one queue: the handler passed there is its processing function, and the wrapper's Get is its worker loop.
-import { type CallFact, type FnFact, type TypeFact, keyOf, keysOf } from "../facts.js";
+import { type CallFact, type Constraint, type FnFact, type Slot, type TypeFact, keyOf, keysOf } from "../facts.js";
 import type { Worker } from "../model.js";
 import { WorkerLinker } from "./workers.js";
 import { ADD_METHODS, GET_METHODS } from "./vocabulary.js";
@@ -74,6 +74,39 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
         if (w) return w;
       }
     return undefined;
+  }
+
+  /**
+   * The object a wrapper constructor's call builds, keyed by that call (`o|<type>@<call id>`), so two controllers built
+   * through one shared helper keep their fields apart: a field the constructor sets from a parameter holds what this
+   * call passed, the queue field holds this site's queue, and the rest (methods too) what the type's own slot holds.
+   */
+  protected siteObject(call: CallFact, w: WrapperType): Constraint[] {
+    const obj = `${w.type.key}@${call.id}`;
+    const out: Constraint[] = [{ c: "alloc", dst: call.ret, v: `o|${obj}` }];
+    const fromParam = new Map<string, number>();
+    for (const ctor of this.fnsAt(call.callee).filter((id) => this.isWrapperConstructor(this.fns.get(id)!)))
+      for (const [field, index] of this.fieldsFromParams(ctor)) fromParam.set(field, index);
+    for (const name of new Set([...(w.type.fields ?? []), ...w.type.methods])) {
+      const slot: Slot = `${obj}.${name}`;
+      const arg = call.args[fromParam.get(name) ?? -1];
+      if (name === w.field) out.push({ c: "alloc", dst: slot, v: `q|${call.id}` });
+      else if (arg) out.push({ c: "copy", dst: slot, src: arg });
+      else out.push({ c: "copy", dst: slot, src: `${w.type.key}.${name}` });
+    }
+    return out;
+  }
+
+  /** Fields a constructor's composite literal sets from its parameters (`sync: sync`): field → parameter index. */
+  private fieldsFromParams(ctor: string): Map<string, number> {
+    const out = new Map<string, number>();
+    const inCtor = (slot: string) => slot.startsWith(ctor) && /^[~$]/.test(slot.slice(ctor.length));
+    for (const k of this.facts.constraints) {
+      if (k.c !== "store" || !inCtor(k.base) || !k.src.startsWith(`${ctor}#p`)) continue;
+      const index = Number(k.src.slice(ctor.length + 2));
+      if (Number.isInteger(index)) out.set(k.field, index);
+    }
+    return out;
   }
 
   /** The function (or method) a closure is written in, followed to its owner type. */

@@ -237,6 +237,7 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "go-any-root",
     "go-inline-work",
     "go-interface-dispatch",
+    "go-shared-constructor",
     "go-typed-queues",
     "informer-kinds",
     "requeues",
