@@ -32,7 +32,7 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
       const owner = this.ownerOf(call.fn);
       const t = owner ? this.types.get(owner) : undefined;
       const field = /^\w+\.(\w+)\.\w+$/.exec(call.text)?.[1];
-      if (!t || !field || !this.wrapsField(t, field) || this.fns.get(call.fn)?.library) continue;
+      if (!t || !field || !this.wrapsField(t, field, call) || this.fns.get(call.fn)?.library) continue;
       const known = this.wrapperTypes.get(t.key);
       if (known) known.gets.push(call);
       else this.wrapperTypes.set(t.key, { type: t, field, gets: [call] });
@@ -41,13 +41,26 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
 
   /**
    * With types: the checker found the type holding a queue in that field and the handler a parameter sets, whatever
-   * its name. Without: a type named ...Queue with an Enqueue/Add-like method (any other type holding a queue and its
-   * sync function is a controller).
+   * its name. Without: a type named ...Queue with an Enqueue/Add-like method, or one whose getter calls a function
+   * field that a constructor sets from its parameter (any other type holding a queue and its sync function is a
+   * controller).
    */
-  private wrapsField(t: TypeFact, field: string): boolean {
+  private wrapsField(t: TypeFact, field: string, get: CallFact): boolean {
     if (!(t.fields ?? []).includes(field) || this.queueTypes.has(t.key)) return false;
     if (this.goTypes) return this.goTypes.wrappers.get(t.key)?.queueField === field;
-    return /queue$/i.test(t.name) && t.methods.some((m) => WRAPPER_ADD.test(m));
+    if (/queue$/i.test(t.name) && t.methods.some((m) => WRAPPER_ADD.test(m))) return true;
+    const called = this.facts.calls.filter((c) => c.fn === get.fn).map((c) => /^\w+\.(\w+)$/.exec(c.text)?.[1]);
+    return called.some((h) => h !== undefined && h !== field && this.setFromParameter(t.key, h));
+  }
+
+  /** A free function builds the type with that field set from one of its parameters (`&T{sync: sync}`). */
+  private setFromParameter(typeKey: string, field: string): boolean {
+    for (const k of this.facts.constraints) {
+      if (k.c !== "alloc" || keyOf(k.v, "o") !== typeKey) continue;
+      const ctor = /^(.*)[~$][^~$]*$/.exec(k.dst)?.[1];
+      if (ctor && !this.fns.get(ctor)?.owner && this.fieldsFromParams(ctor).has(field)) return true;
+    }
+    return false;
   }
 
   /** Free functions that build a wrapper (a composite literal of the type in their own body): its constructors. */

@@ -47,8 +47,9 @@ test("types tell queues apart where names mislead: typed and syntax-only flows o
   const syntax = await explore([dir]);
   const names = (r: typeof typed) => r.controllers.map((c) => c.name).sort();
   assert.deepEqual(names(typed), ["reports.Reports", "secrets.Controller", "services.Controller"]);
-  // By name: JobQueue is taken for a queue, Backlog is not, and both Pipeline sites are one queue.
-  assert.deepEqual(names(syntax), ["pipeline.Pipeline", "reports.Backlog", "reports.Reports"]);
+  // By name: JobQueue is taken for a queue and Backlog is not (the Pipeline sites are told apart by their shape: the
+  // getter calls the Sync field a constructor parameter sets).
+  assert.deepEqual(names(syntax), ["reports.Backlog", "reports.Reports", "secrets.Controller", "services.Controller"]);
   const processes = (r: typeof typed) =>
     r.controllers.flatMap((c) => c.workers.flatMap((w) => [w.process, ...(w.processAlso ?? [])].map((p) => p?.name)));
   assert.deepEqual(processes(typed).sort(), [
@@ -77,4 +78,13 @@ test("an interface call runs the implementations that reach it, not every one th
     r.controllers.map((c) => `${c.name} ${c.workers.map((w) => w.process?.name).join(",")}`);
   assert.deepEqual(processes(typed), ["alerts.Controller (*Notifier).Apply", "backups.Controller (*Archiver).Apply"]);
   assert.deepEqual(flowKeys(typed), flowKeys(await explore([dir])));
+});
+
+test("a controller type built through one shared helper is a controller per call, with types and by syntax", async () => {
+  const dir = fixture("go-shared-constructor");
+  const typed = await explore([dir], { goTypes: true });
+  const processes = (r: typeof typed) =>
+    r.controllers.map((c) => `${c.name} ${c.workers.map((w) => w.process?.name).join(",")}`);
+  assert.deepEqual(processes(typed), ["StartSecrets syncSecret", "StartServices syncService"]);
+  assert.deepEqual(flowKeys(await explore([dir])), flowKeys(typed));
 });
