@@ -4,6 +4,20 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
+import type { KubernetesObject, ResourceDescriptor } from "@crdgen/runtime/client";
+
+/** The MySQLClusters the members reconcile, as far as the tests read them. */
+export interface Cluster extends KubernetesObject {
+  spec?: { version: string; replicas?: number };
+  status?: { observedGeneration?: number };
+}
+export const clustersResource: ResourceDescriptor<Cluster> = {
+  group: "example.com",
+  version: "v1",
+  plural: "mysqlclusters",
+  kind: "MySQLCluster",
+  namespaced: true,
+};
 
 const childScript = path.join(path.dirname(fileURLToPath(import.meta.url)), "sharding-child.js");
 

@@ -9,15 +9,10 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { startControlPlane, type ControlPlane } from "@crdgen/runtime/envtest";
 import { builtinResources } from "@crdgen/runtime";
-import {
-  ResourceClient,
-  type KubeClient,
-  type KubernetesObject,
-  type ResourceDescriptor,
-} from "@crdgen/runtime/client";
+import { ResourceClient, type KubeClient, type ResourceDescriptor } from "@crdgen/runtime/client";
 import { repoRoot, eventually } from "./control-plane.js";
 import { countingKube } from "./counting-kube.js";
-import { Fleet, inBatches, overlaps, type Reconcile } from "./sharding-fleet.js";
+import { type Cluster, Fleet, clustersResource, inBatches, overlaps, type Reconcile } from "./sharding-fleet.js";
 
 // Names that differ from their first letter: FNV-1a (the API server's hash) moves a hash's top bits little for a change
 // in the last characters, so "team-0" to "team-9" share one of 256 buckets and one member; these spread 2, 6 and 4.
@@ -38,18 +33,6 @@ const NAMESPACES = [
 const PER_NAMESPACE = 20;
 const MEMBERS = ["a", "b", "c"];
 const LEASE_MS = 4_000;
-
-interface Cluster extends KubernetesObject {
-  spec?: { version: string; replicas?: number };
-  status?: { observedGeneration?: number };
-}
-const clustersResource: ResourceDescriptor<Cluster> = {
-  group: "example.com",
-  version: "v1",
-  plural: "mysqlclusters",
-  kind: "MySQLCluster",
-  namespaced: true,
-};
 
 let plane: ControlPlane;
 let kube: KubeClient;

@@ -10,29 +10,12 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { startControlPlane, type ControlPlane } from "@crdgen/runtime/envtest";
-import {
-  ResourceClient,
-  type KubeClient,
-  type KubernetesObject,
-  type ResourceDescriptor,
-} from "@crdgen/runtime/client";
+import { ResourceClient, type KubeClient } from "@crdgen/runtime/client";
 import { repoRoot, eventually } from "./control-plane.js";
-import { Fleet, inBatches, overlaps } from "./sharding-fleet.js";
+import { type Cluster, Fleet, clustersResource, inBatches, overlaps } from "./sharding-fleet.js";
 
 const OBJECTS = Number(process.env["SHARDING_E2E_OBJECTS"] ?? 1000);
 const LEASE_MS = 4_000;
-
-interface Cluster extends KubernetesObject {
-  spec?: { version: string; replicas?: number };
-  status?: { observedGeneration?: number };
-}
-const clustersResource: ResourceDescriptor<Cluster> = {
-  group: "example.com",
-  version: "v1",
-  plural: "mysqlclusters",
-  kind: "MySQLCluster",
-  namespaced: true,
-};
 
 /** One control plane and fleet per gate setting. */
 function scenario(gate: boolean) {
