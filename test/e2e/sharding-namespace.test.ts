@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { startControlPlane, type ControlPlane } from "@crdgen/runtime/envtest";
 import { builtinResources } from "@crdgen/runtime";
-import { ResourceClient, type KubeClient, type ResourceDescriptor } from "@crdgen/runtime/client";
+import { ApiError, ResourceClient, type KubeClient, type ResourceDescriptor } from "@crdgen/runtime/client";
 import { repoRoot, eventually } from "./control-plane.js";
 import { countingKube } from "./counting-kube.js";
 import { type Cluster, Fleet, clustersResource, inBatches, overlaps, type Reconcile } from "./sharding-fleet.js";
@@ -45,11 +45,17 @@ const stopWatching = new AbortController();
 /** Counts every event of one kind in all namespaces, as an unsharded informer would receive them. */
 async function watchAll(resource: ResourceDescriptor, counter: { bytes: number }, plural: string): Promise<void> {
   const client = new ResourceClient(countingKube(kube, counter, plural), resource);
-  try {
-    for await (const event of client.watch(undefined, {}, stopWatching.signal))
-      if (event.type === "ERROR") throw new Error(`the unsharded watch of ${plural} ended: ${event.object.message}`);
-  } catch (error) {
-    if (!stopWatching.signal.aborted) throw error;
+  for (;;) {
+    try {
+      for await (const event of client.watch(undefined, {}, stopWatching.signal))
+        if (event.type === "ERROR") throw new Error(`the unsharded watch of ${plural} ended: ${event.object.message}`);
+      return;
+    } catch (error) {
+      if (stopWatching.signal.aborted) return;
+      // A fresh API server answers 429 while its storage for the kind initializes; nothing exists yet to miss.
+      if (!(error instanceof ApiError && error.status === 429)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
   }
 }
 
