@@ -124,11 +124,15 @@ test("3 sharded operator Pods in-cluster: one deleted, every MySQLCluster conver
     const deleted = Date.now();
     await new ResourceClient<V1Pod>(kube, kinds.pods).delete(deployment.namespace, victim);
     const mark = new Date(deleted).toISOString();
+    // The webhook Service may still route to the deleted Pod for a moment (its endpoint goes after the SIGTERM), so
+    // the API server's call to the mutating webhook can fail (broken pipe): a client retries, as this does.
     for (const name of names)
-      await clusters.patch(name, {
-        type: "merge",
-        body: { spec: { service: { annotations: { "crdgen.io/handover": mark } } } },
-      });
+      await until(`${name} patched through the webhooks`, minutes(1), () =>
+        clusters.patch(name, {
+          type: "merge",
+          body: { spec: { service: { annotations: { "crdgen.io/handover": mark } } } },
+        }),
+      );
     await until("every MySQLCluster reconciled again after the deletion", minutes(3), async () => {
       const list = await all();
       const svc = await Promise.all(names.map((n) => services.get(namespace, n)));
