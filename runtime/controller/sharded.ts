@@ -13,7 +13,7 @@ import type { KubeClient } from "../client/kube-client.js";
 import { ResourceClient, apiVersionOf, groupResource } from "../client/resource-client.js";
 import type { ShardFilter } from "../cache/listerwatcher.js";
 import { metaNamespaceKeyFunc, splitMetaNamespaceKey, unwrapDeleted } from "../cache/keys.js";
-import { groupOf } from "../handler/event-handlers.js";
+import { controllerOwnerRef } from "../handler/event-handlers.js";
 import type { Logger } from "../log/logger.js";
 import type { Sharding } from "../sharding/member.js";
 import { fnv1a64, shardHashOf } from "../sharding/hash.js";
@@ -22,6 +22,17 @@ import { registerObjectsOwned, shardingMetrics } from "../sharding/metrics.js";
 
 /** Matches only hash 0 (no uid hashes to it in practice): what a member with no ranges asks the server for. */
 const NOTHING = "shardRange(object.metadata.uid, '0x0000000000000000', '0x0000000000000001')";
+
+/** The server's selector and the same test client-side, for the objects whose hash is in `ranges`. */
+function rangeFilter<T extends KubernetesObject>(
+  ranges: readonly HashRange[],
+  field: Sharding["field"],
+): ShardFilter<T> {
+  return {
+    selector: ranges.length === 0 ? NOTHING : shardSelector(ranges, field),
+    matches: (obj) => rangesContain(ranges, shardHashOf(obj, field)),
+  };
+}
 
 /** The informer key suffix of a sharded informer: it must not be shared with an unsharded one of the same scope. */
 export function shardedInformerKey(key: string, sharding: Sharding): string {
@@ -52,10 +63,8 @@ export class ControllerShard {
 
   /** The filter for the current ranges, for an informer being created. */
   filter<T extends KubernetesObject>(ranges: readonly HashRange[] = this.ranges): ShardFilter<T> {
-    const field = this.sharding.field;
     return {
-      selector: ranges.length === 0 ? NOTHING : shardSelector(ranges, field),
-      matches: (obj) => rangesContain(ranges, shardHashOf(obj, field)),
+      ...rangeFilter<T>(ranges, this.sharding.field),
       reportServerFiltered: (filtered) => this.reportServerFiltered(filtered),
     };
   }
@@ -72,7 +81,6 @@ export class ControllerShard {
       rangesChanged: (ranges, gained) => this.moveTo(ranges, gained),
       acquired: (ranges) => this.queueCached(ranges),
     });
-    // The member may have moved since the informers were made (they start with the ranges of that moment).
     // The member may have moved since the informers were made; and the controller's filter reports to its metrics.
     const now = this.sharding.watchRanges();
     this.moveTo(now, now === this.ranges ? [] : now);
@@ -107,9 +115,7 @@ export class ControllerShard {
   ): ResourceEventHandler<C> {
     if (this.sharding.field !== "uid") return handler;
     const mine = (obj: KubernetesObject): boolean => {
-      const owner = obj.metadata?.ownerReferences?.find(
-        (r) => r.controller === true && r.kind === ownerType.kind && groupOf(r.apiVersion) === ownerType.group,
-      );
+      const owner = controllerOwnerRef(obj, ownerType);
       return owner !== undefined && rangesContain(this.ranges, fnv1a64(owner.uid));
     };
     return {
@@ -172,7 +178,6 @@ export function shardedPrimaryInformer<T extends KubernetesObject>(
   scope: { namespace?: string; logger?: Logger },
 ): SharedIndexInformer<T> {
   const ranges = sharding.watchRanges();
-  const field = sharding.field;
   const key = shardedInformerKey(informerKey(apiVersionOf(resource), resource.plural, scope), sharding);
   return factory.informerFor<T>(
     key,
@@ -183,10 +188,7 @@ export function shardedPrimaryInformer<T extends KubernetesObject>(
         logger: scope.logger,
         // Replaced by the controller's own filter (which reports to its metrics) when it starts.
         reflector: {
-          shard: {
-            selector: ranges.length === 0 ? NOTHING : shardSelector(ranges, field),
-            matches: (obj) => rangesContain(ranges, shardHashOf(obj, field)),
-          },
+          shard: rangeFilter<T>(ranges, sharding.field),
         },
       }),
   );

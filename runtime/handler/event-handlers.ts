@@ -1,6 +1,7 @@
 // Event handlers that turn informer events into workqueue keys (controller-runtime pkg/handler):
 // EnqueueRequestForObject
 // for the primary resource, EnqueueRequestForOwner for owned kinds, EnqueueRequestsFromMapFunc for watched kinds.
+import type { V1OwnerReference } from "@kubernetes/client-node";
 import type { KubernetesObject, ResourceDescriptor } from "../client/types.js";
 import type { ResourceEventHandler } from "../cache/informer.js";
 import { metaNamespaceKeyFunc, objectKey, unwrapDeleted } from "../cache/keys.js";
@@ -49,9 +50,17 @@ export function controllerOwnerKey(
   child: KubernetesObject,
   ownerType: Pick<ResourceDescriptor, "group" | "kind" | "namespaced">,
 ): string | undefined {
+  const ref = controllerOwnerRef(child, ownerType);
+  return ref && objectKey(ownerType.namespaced ? child.metadata?.namespace : undefined, ref.name);
+}
+
+/** The child's controller ownerReference when it points at `ownerType`; undefined otherwise. */
+export function controllerOwnerRef(
+  child: KubernetesObject,
+  ownerType: Pick<ResourceDescriptor, "group" | "kind">,
+): V1OwnerReference | undefined {
   const ref = controllerOf(child);
-  if (!ref || ref.kind !== ownerType.kind || groupOf(ref.apiVersion) !== ownerType.group) return undefined;
-  return objectKey(ownerType.namespaced ? child.metadata?.namespace : undefined, ref.name);
+  return ref && ref.kind === ownerType.kind && groupOf(ref.apiVersion) === ownerType.group ? ref : undefined;
 }
 
 /**
