@@ -53,7 +53,6 @@ export abstract class LinkGraph {
     return { name: this.fnName(f), loc: f.loc };
   }
 
-  /** A closure is named after the functions it is written in (`func literal in (*Controller).Run`); a loop, not recursion. */
   /**
    * How a report names a type: a Go type with its package (`gameservers.Controller`, since many operators call each of
    * their controllers `Controller`), by the folder's name; a type in the explored folder itself, and a TypeScript class,
@@ -66,6 +65,7 @@ export abstract class LinkGraph {
     return pkg ? `${pkg}.${name}` : name;
   }
 
+  /** A closure is named after the functions it is written in (`func literal in (*Controller).Run`); a loop, not recursion. */
   protected fnName(f: FnFact): string {
     const names: string[] = [];
     let g: FnFact | undefined = f;

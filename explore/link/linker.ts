@@ -51,7 +51,6 @@ class Linker extends TsOperatorLinker {
         if (this.queueCalls.has(call.id)) continue;
         this.queueCalls.set(call.id, call);
         constraints.push({ c: "alloc", dst: call.ret, v: `q|${call.id}` });
-        more = true;
         continue;
       }
       if (this.queueCalls.has(call.id)) continue;

@@ -49,7 +49,7 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
     if (!(t.fields ?? []).includes(field) || this.queueTypes.has(t.key)) return false;
     if (this.goTypes) return this.goTypes.wrappers.get(t.key)?.queueField === field;
     if (/queue$/i.test(t.name) && t.methods.some((m) => WRAPPER_ADD.test(m))) return true;
-    const called = this.facts.calls.filter((c) => c.fn === get.fn).map((c) => /^\w+\.(\w+)$/.exec(c.text)?.[1]);
+    const called = (this.callsByFn.get(get.fn) ?? []).map((c) => /^\w+\.(\w+)$/.exec(c.text)?.[1]);
     return called.some((h) => h !== undefined && h !== field && this.setFromParameter(t.key, h));
   }
 
