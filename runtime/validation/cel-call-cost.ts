@@ -15,7 +15,8 @@ import { re2MatchesMethod } from "./cel-environment.js";
 const stringFactor = 0.1;
 const regexFactor = 0.25;
 const callBase = 1;
-const listCreateCost = 10;
+/** cel-go's cost of making a list (common.ListCreateBaseCost). */
+export const listCreateCost = 10;
 
 function sizeOf(value: unknown): number {
   if (typeof value === "string" || Array.isArray(value) || value instanceof Uint8Array) return value.length;

@@ -5,7 +5,15 @@
 // (cel-call-cost.ts has the figures), so a result over the limit is refused before it is built: cel-go charges
 // a call after it ran, which is what let `self.replace('', self)` build hundreds of megabytes here first.
 import type { Environment } from "@marcbachmann/cel-js";
-import { additionCost, callCost, comparisonCost, equalityCost, membershipCost, sizeOf } from "./cel-call-cost.js";
+import {
+  additionCost,
+  callCost,
+  comparisonCost,
+  equalityCost,
+  listCreateCost,
+  membershipCost,
+  sizeOf,
+} from "./cel-call-cost.js";
 
 /** celconfig.PerCallLimit: the most one evaluation of one expression may cost. */
 export const perCallCostLimit = 1_000_000;
@@ -29,7 +37,6 @@ export interface MeteredNode {
   meta?: { alternate?: MeteredNode; macro?: unknown };
 }
 
-const listCreateCost = 10;
 const mapCreateCost = 30;
 
 /** Extra cost of one loop step of a comprehension, keyed by the step node (cel-go's loop condition and accumulator). */
