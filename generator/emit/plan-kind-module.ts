@@ -1,7 +1,6 @@
 // Plans <out>/<group>/<kind>.ts: a kind's modules at the version its controller reconciles, re-exported under the
 // names every version shares. User files import from it, so a renamed version or a moved storage version changes
 // this generated module and none of theirs.
-import { headerLine } from "./file-header.js";
 import { ambiguousExports } from "./plan-index-files.js";
 import type { PlannedKindVersion } from "./plan-kind-files.js";
 import type { PlannedFile, PlanOptions } from "./plan-types.js";
@@ -17,7 +16,7 @@ export function planKindModule(planned: PlannedKindVersion, options: Pick<PlanOp
       path: `${controller.kindModulePath}.ts`,
       owner: "generator",
       content: options.render("kind", {
-        header: headerLine([planned.crd]),
+        header: controller.data.header,
         kind: planned.crd.typeName,
         version,
         storage: planned.version.storage,
