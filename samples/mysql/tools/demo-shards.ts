@@ -11,10 +11,10 @@ import { startControlPlane } from "@crdgen/runtime/envtest";
 import { pollUntil } from "@crdgen/runtime/wait";
 import { ResourceClient, type KubeClient } from "@crdgen/runtime";
 import { type MySQLCluster, mySQLClusterResource } from "../generated/example.com/v1/mysqlcluster.types.js";
+import { sampleDir } from "./deploy-manifests.js";
 import { holdersOf, memberHoldings, type MemberHolding } from "./shard-owners.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const sampleDir = path.resolve(here, "../../../../samples/mysql");
 const operatorMain = path.resolve(here, "../src/main.js");
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const group = "mysql-operator";
