@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import { readFile, readdir } from "node:fs/promises";
 import path from "node:path";
 import { specifierFrom } from "../emit/plan-types.js";
+import { isInside } from "./confine-paths.js";
 import type { LockFile } from "./lock-file.js";
 import { lockFileName } from "./lock-file.js";
 
@@ -84,8 +85,7 @@ function shown(file: string): string {
 function goneModule(file: string, specifier: string, scan: UserFileScan): string | undefined {
   if (!specifier.startsWith("./") && !specifier.startsWith("../")) return undefined;
   const target = path.resolve(path.dirname(file), specifier);
-  const inside = path.relative(path.resolve(scan.outDir), target);
-  if (inside === "" || inside.startsWith("..") || path.isAbsolute(inside)) return undefined;
+  if (!isInside(target, path.resolve(scan.outDir))) return undefined;
   const source = /\.[cm]?js$/.test(target) ? target.replace(/\.[cm]?js$/, ".ts") : `${target}.ts`;
   if (scan.generated.has(source)) return undefined;
   if (!scan.removed.has(source) && (existsSync(source) || existsSync(target))) return undefined;
