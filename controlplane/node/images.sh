@@ -316,9 +316,12 @@ build_project() {
   for f in Dockerfile package.json package-lock.json; do
     [[ -f "$dir/$f" ]] || die "project=$1 has no $f (crdgen init writes the Dockerfile; npm install the lock file)"
   done
-  # package.json's name as crdgen init names the operator's objects (generator/init/deploy-files.ts objectName).
-  name="$(node -p 'require(process.argv[1]).name.replace(/^@[^/]*\//, "").replace(/[^a-z0-9-]+/g, "-")' \
-    "$dir/package.json")"
+  # package.json's name as crdgen init names the operator's objects: deploy-files.ts's own objectName (built).
+  name="$(node --input-type=module -e '
+    const { objectName } = await import(process.argv[1]);
+    const { readFileSync } = await import("node:fs");
+    console.log(objectName(JSON.parse(readFileSync(process.argv[2], "utf8")).name));
+  ' "$REPO/dist/generator/init/deploy-files.js" "$dir/package.json")"
   version="$(node -p 'require(process.argv[1]).version' "$dir/package.json")"
   ref="${IMG:-localhost/crdgen/$name:$version}"
   read_dockerfile "$dir/Dockerfile"
