@@ -3,6 +3,7 @@
 // only the formats the server validates are kept, and patterns that RE2 (Go's engine) rejects are dropped
 // with a warning. Repeated subtrees become shared definitions so the compiled code stays small.
 import { createHash } from "node:crypto";
+import { setOwn } from "@crdgen/runtime/json";
 import { kubernetesFormatName, re2Pattern } from "@crdgen/runtime/validation";
 import { pointer } from "../input-error.js";
 
@@ -10,9 +11,6 @@ type Raw = Record<string, unknown>;
 const isRecord = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
 /** The patternProperties key that stands for a property __proto__ (toAjvSchema); the runtime's validate maps it back. */
 export const protoPattern = "^__proto__$";
-/** An own property even for the key __proto__ (which `object[key] = value` would take as the prototype). */
-const setOwn = (object: Raw, key: string, value: unknown) =>
-  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
 
 const kept = new Set([
   "type",

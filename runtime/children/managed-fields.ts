@@ -2,6 +2,7 @@
 // object that its managedFields entry (FieldsV1) says the manager owns. Comparing that with the desired apply
 // configuration tells whether applying again would change anything.
 import type { KubernetesObject } from "../client/types.js";
+import { setOwn } from "../json/own-property.js";
 
 type FieldSet = Record<string, unknown>;
 
@@ -34,14 +35,8 @@ function extract(value: unknown, set: FieldSet): unknown {
   for (const key of keys) {
     if (!key.startsWith("f:")) continue;
     const name = key.slice(2);
-    // Own fields only, set with defineProperty: a field named __proto__ is a field like any other.
-    if (Object.hasOwn(record, name))
-      Object.defineProperty(out, name, {
-        value: extract(record[name], set[key] as FieldSet),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+    // Own fields only: a field named __proto__ is a field like any other.
+    if (Object.hasOwn(record, name)) setOwn(out, name, extract(record[name], set[key] as FieldSet));
   }
   return out;
 }

@@ -1,5 +1,7 @@
 // RFC 7386 merge patch over plain JSON values, for the fake client (RFC 6902 JSON patches go to fast-json-patch).
 
+import { ownField, setOwn } from "../json/own-property.js";
+
 type Json = unknown;
 
 /** RFC 7386: objects merge recursively, null deletes, everything else (arrays included) replaces. */
@@ -11,14 +13,7 @@ export function applyMergePatch(target: Json, patch: Json): Json {
       : {};
   for (const [k, v] of Object.entries(patch as Record<string, Json>)) {
     if (v === null) Reflect.deleteProperty(out, k);
-    // defineProperty: assigning the key __proto__ would set the prototype and lose the field.
-    else
-      Object.defineProperty(out, k, {
-        value: applyMergePatch(Object.hasOwn(out, k) ? out[k] : undefined, v),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+    else setOwn(out, k, applyMergePatch(ownField(out, k), v));
   }
   return out;
 }

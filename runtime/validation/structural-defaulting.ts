@@ -1,7 +1,8 @@
 // What the API server does to a custom resource before validating it: drop unknown fields (pruning), drop
 // nulls of non-nullable fields without a default, then apply defaults where the parent object exists.
 // Follows k8s.io/apiextensions-apiserver's schema/pruning and schema/defaulting algorithms.
-import { childSchema, copyJson, isJsonObject, setOwn, type StructuralNode } from "./structural.js";
+import { setOwn } from "../json/own-property.js";
+import { childSchema, copyJson, isJsonObject, type StructuralNode } from "./structural.js";
 
 const metaFields = new Set(["apiVersion", "kind", "metadata"]);
 

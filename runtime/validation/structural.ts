@@ -47,14 +47,6 @@ export interface StructuralNode {
 export type JsonObject = { [key: string]: unknown };
 export const isJsonObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/**
- * Sets an own property, also for the key __proto__: `object[key] = value` would set the prototype instead, and the
- * field would silently drop out (keys come from schemas and objects, so any name is possible).
- */
-export function setOwn(object: JsonObject, key: string, value: unknown): void {
-  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
 /** A deep copy of a JSON value (defaults are copied, never shared, as the API server does). */
 export function copyJson<T>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);

@@ -3,6 +3,7 @@
 // cannot hold survive a round trip in an annotation the runtime manages around the user's functions.
 import type { V1ObjectMeta } from "@kubernetes/client-node";
 import type { KubernetesObject, ResourceDescriptor, Status } from "../client/types.js";
+import { ownField, setOwn } from "../json/own-property.js";
 import { sameJson } from "../json/same-json.js";
 import { isPanic } from "../panic/panic.js";
 import { BadRequest, conversionPath, type WebhookRegistration } from "./registration.js";
@@ -239,7 +240,7 @@ export function lostFields(hub: Json, back: Json): Json | undefined {
     let lost: unknown;
     if (isObject(value) && isObject(other)) lost = lostFields(value, other);
     else if (!sameJson(value, other)) lost = value;
-    if (lost !== undefined) setField((out ??= {}), key, lost);
+    if (lost !== undefined) setOwn((out ??= {}), key, lost);
   }
   return out;
 }
@@ -249,13 +250,6 @@ function restore(target: Json, fields: Json): void {
   for (const [key, value] of Object.entries(fields)) {
     const current = ownField(target, key);
     if (isObject(value) && isObject(current)) restore(current, value);
-    else setField(target, key, structuredClone(value));
+    else setOwn(target, key, structuredClone(value));
   }
 }
-
-/** A field of the object itself: a field named __proto__ or toString is not Object.prototype's member. */
-const ownField = (object: Json, key: string): unknown => (Object.hasOwn(object, key) ? object[key] : undefined);
-
-/** Sets a field as an own property: assigning the key __proto__ would set the prototype and lose the field. */
-const setField = (object: Json, key: string, value: unknown) =>
-  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
