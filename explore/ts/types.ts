@@ -25,6 +25,9 @@ export class TsTypes {
   ) {}
 
   private readonly memo = new Map<Node, TypeRef[]>();
+  // A call's callee and a `new`'s class are asked about once per shape test (queue, informer, factory): once each.
+  private readonly calleeMemo = new Map<Node, TypeRef[]>();
+  private readonly classMemo = new Map<Node, TypeRef[]>();
 
   /** The types a value has (an expression: a name, a property, a call, a `new`). */
   ofValue(node: Node, depth = 0): TypeRef[] {
@@ -50,7 +53,9 @@ export class TsTypes {
     // Libraries' factories are imported functions (`makeWork`, `k8s.makeInformer`): a method of a value is not
     // resolved here, which would type-check every receiver of every call.
     if (Node.isPropertyAccessExpression(callee) && !this.isNamespace(callee.getExpression())) return [];
-    return this.ofEntity(callee, [], 0).map((r) => ({ ...r, name: `${r.name}()` }));
+    return memoized(this.calleeMemo, callee, () =>
+      this.ofEntity(callee, [], 0).map((r) => ({ ...r, name: `${r.name}()` })),
+    );
   }
 
   /** The function of the tree a callee written as a name names (`workFor`, imported or not), if any. */
@@ -63,10 +68,12 @@ export class TsTypes {
 
   /** The class a `new` makes, with its type arguments, and what that class extends or implements. */
   ofClass(node: import("ts-morph").NewExpression): TypeRef[] {
-    return this.ofEntity(
-      node.getExpression(),
-      node.getTypeArguments().map((t) => t.getText()),
-      0,
+    return memoized(this.classMemo, node, () =>
+      this.ofEntity(
+        node.getExpression(),
+        node.getTypeArguments().map((t) => t.getText()),
+        0,
+      ),
     );
   }
 
@@ -290,4 +297,11 @@ function dedupe(refs: TypeRef[]): TypeRef[] {
     seen.add(key);
     return true;
   });
+}
+
+/** The answer for node from the map, computed and kept on the first ask. */
+function memoized(memo: Map<Node, TypeRef[]>, node: Node, compute: () => TypeRef[]): TypeRef[] {
+  let refs = memo.get(node);
+  if (!refs) memo.set(node, (refs = compute()));
+  return refs;
 }
