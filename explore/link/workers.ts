@@ -232,17 +232,7 @@ export abstract class WorkerLinker extends RegistrationLinker {
     for (const a of assigns)
       if (a.rhsCall === c.call.id || (!a.rhsCall && a.line === c.call.loc.line))
         for (const n of a.lhs) if (!ERROR_NAME.test(n)) names.add(n);
-    for (let changed = true; changed;) {
-      changed = false;
-      for (const a of assigns)
-        if (a.rhsIdents.some((i) => names.has(i)))
-          for (const n of a.lhs)
-            if (!names.has(n)) {
-              names.add(n);
-              changed = true;
-            }
-    }
-    return names;
+    return closeOver(names, assigns);
   }
 
   /** A call that answers a question about the item, reports on it or handles an error: never the work itself. */
@@ -276,20 +266,7 @@ export abstract class WorkerLinker extends RegistrationLinker {
     const assigns = region.flatMap((id) => this.fns.get(id)!.assigns);
     if (seed) for (const a of assigns) if (seed(a)) for (const n of a.lhs) derived.add(n);
     this.keyNames = new Set(derived);
-    for (let changed = true; changed;) {
-      changed = false;
-      for (const a of assigns) {
-        if (a.rhsIdents.some((i) => derived.has(i))) {
-          for (const n of a.lhs) {
-            if (!derived.has(n)) {
-              derived.add(n);
-              changed = true;
-            }
-          }
-        }
-      }
-    }
-    this.itemNames = derived;
+    this.itemNames = closeOver(derived, assigns);
     const out: Candidate[] = [];
     for (const c of regionCalls) {
       if (c.id === skip || (c.recv && this.queuesAt(c.recv).length)) continue;
@@ -361,4 +338,19 @@ const ERROR_NAME = /^(err|e)$|^err[A-Z]|Err(or)?$/;
 /** A function literal or arrow function, not a named function. */
 function isLambda(f: FnFact): boolean {
   return f.name === "func literal" || f.name === "arrow function" || f.name.endsWith(" (arrow)");
+}
+
+/** Adds to names every name assigned from one of them, until none is new (a loop, not recursion); returns names. */
+function closeOver(names: Set<string>, assigns: FnFact["assigns"]): Set<string> {
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const a of assigns)
+      if (a.rhsIdents.some((i) => names.has(i)))
+        for (const n of a.lhs)
+          if (!names.has(n)) {
+            names.add(n);
+            changed = true;
+          }
+  }
+  return names;
 }
