@@ -100,7 +100,13 @@ export abstract class TsOperatorLinker extends ControllerForLinker {
 
   /** The base's controllers, with each task queue's worker being the function the library runs. */
   protected override queueControllers(): Controller[] {
-    const controllers = this.withoutUnfedOwnQueues(super.queueControllers()).map((c) => this.libraryQueueNamed(c));
+    // Each controller's queue constructor, by where the queue is made (the call the base linked it from).
+    const ctors = new Map<string, CallFact>();
+    for (const q of this.queueCalls.values()) if (!ctors.has(at(q.loc))) ctors.set(at(q.loc), q); // the first made there
+    const ctorOf = (c: Controller) => ctors.get(at(c.queue.loc));
+    const controllers = this.withoutUnfedOwnQueues(super.queueControllers(), ctorOf).map((c) =>
+      this.libraryQueueNamed(c, ctorOf(c)),
+    );
     const tasks = new Map<string, { call: CallFact; queue: TaskQueue }>();
     for (const call of this.queueCalls.values()) {
       const queue = this.taskQueue(call);
@@ -123,9 +129,12 @@ export abstract class TsOperatorLinker extends ControllerForLinker {
    * A TypeScript class of the tree that is a queue by its shape (add and get(), or wrapping a library queue) but that
    * no informer or watch feeds is not a controller: a print queue or a job list is no Kubernetes flow.
    */
-  private withoutUnfedOwnQueues(controllers: Controller[]): Controller[] {
+  private withoutUnfedOwnQueues(
+    controllers: Controller[],
+    ctorOf: (c: Controller) => CallFact | undefined,
+  ): Controller[] {
     return controllers.filter((c) => {
-      const ctor = [...this.queueCalls.values()].find((q) => at(q.loc) === at(c.queue.loc));
+      const ctor = ctorOf(c);
       if (c.sources.length || !ctor?.typedQueue?.startsWith("new ")) return true;
       this.dropUnlinked(`created at ${at(ctor.loc)}:`);
       for (const call of this.facts.calls)
@@ -136,8 +145,7 @@ export abstract class TsOperatorLinker extends ControllerForLinker {
   }
 
   /** A library queue's factory imported under another name (`makeWork`) is described by the library's name for it. */
-  private libraryQueueNamed(c: Controller): Controller {
-    const ctor = [...this.queueCalls.values()].find((q) => at(q.loc) === at(c.queue.loc));
+  private libraryQueueNamed(c: Controller, ctor: CallFact | undefined): Controller {
     const library = /^(\w+) \(/.exec(ctor?.typedQueue ?? "")?.[1];
     if (!ctor || !library || library === ctor.method) return c;
     const limited = c.queue.rateLimiter === "none" && /RateLimiting/.test(library);
