@@ -52,6 +52,7 @@ interface Stored {
   objects: Map<string, Obj>; // key namespace/name
   history: Array<{ rv: number; type: "ADDED" | "MODIFIED" | "DELETED"; object: Obj; previous: Obj | undefined }>;
   watchers: Set<(e: Stored["history"][number]) => void>;
+  indexer?: Indexer<KubernetesObject>; // made on the first FakeCluster.indexer call
 }
 
 /** Every object of every resource in one resourceVersion sequence, as in etcd. */
@@ -128,13 +129,19 @@ export class FakeCluster {
   /**
    * An Indexer of `resource` that this cluster keeps in step with every write, as an informer's cache follows the API
    * server, only at once: an object written is in it when the write returns. A generated lister over it reads the
-   * cluster's objects in a hook test, as the controller's lister reads its informer's.
+   * cluster's objects in a hook test, as the controller's lister reads its informer's. One Indexer per resource: every
+   * call returns the same one, so a test that builds a context per case adds no watcher per case.
    */
   indexer<T extends KubernetesObject>(r: ResourceDescriptor<T>): Indexer<T> {
     const s = this.store(r);
-    const indexer = new Indexer<T>({ indexers: { [NamespaceIndex]: metaNamespaceIndexFunc } });
+    s.indexer ??= this.followedIndexer(s);
+    return s.indexer as unknown as Indexer<T>; // the store holds objects of its descriptor, T
+  }
+
+  private followedIndexer(s: Stored): Indexer<KubernetesObject> {
+    const indexer = new Indexer<KubernetesObject>({ indexers: { [NamespaceIndex]: metaNamespaceIndexFunc } });
     // Cached as the informer caches them: copies with ObjectMeta dates revived.
-    const cached = (o: Obj) => reviveObjectMeta(clone(o)) as unknown as T;
+    const cached = (o: Obj) => reviveObjectMeta(clone(o)) as KubernetesObject;
     indexer.replace([...s.objects.values()].map(cached));
     s.watchers.add((h) => (h.type === "DELETED" ? indexer.delete(cached(h.object)) : indexer.update(cached(h.object))));
     return indexer;

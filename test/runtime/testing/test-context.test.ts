@@ -54,6 +54,16 @@ test("the indexer holds the objects written before and after it was made, and dr
   assert.deepEqual(indexer.listKeys(), ["ns/after"]);
 });
 
+test("one indexer per resource: contexts made per case share it instead of each adding a watcher", () => {
+  const cluster = new FakeCluster();
+  const first = contextFor(cluster, widget("a"));
+  const second = contextFor(cluster, widget("b"));
+  assert.equal(cluster.indexer(widgets), cluster.indexer(widgets));
+  cluster.create(widgets, "ns", widget("a"));
+  assert.equal(first.lister.list().length, 1);
+  assert.equal(second.lister.list().length, 1);
+});
+
 test("newTestContext: key, name and namespace of the object; its lister follows the cluster", () => {
   const cluster = new FakeCluster();
   const ctx = contextFor(cluster, widget("a"));
