@@ -245,7 +245,7 @@ export class Reflector<T extends KubernetesObject> {
     // One pager per LIST, its page size chosen for the first resourceVersion and kept for the retry (client-go).
     const pager = new ListPager<T>((options, sig) => this.lw.list(options, sig), { pageSize: this.listPageSize(rv) });
     const shard = this.shard;
-    const shardSelector = shard?.selector !== undefined ? { shardSelector: shard.selector } : {};
+    const shardSelector = shardSelectorOption(shard);
     let result: { items: T[]; resourceVersion: string; paginated: boolean };
     try {
       result = await pager.list({ resourceVersion: rv, ...shardSelector }, signal);
@@ -292,7 +292,7 @@ export class Reflector<T extends KubernetesObject> {
         {
           resourceVersion: this.lastRV,
           resourceVersionMatch: "Exact",
-          ...(gained.selector !== undefined ? { shardSelector: gained.selector } : {}),
+          ...shardSelectorOption(gained),
         },
         signal,
       );
@@ -401,7 +401,7 @@ export class Reflector<T extends KubernetesObject> {
       resourceVersion: startRV,
       timeoutSeconds,
       allowWatchBookmarks: true,
-      ...(this.shard?.selector !== undefined ? { shardSelector: this.shard.selector } : {}),
+      ...shardSelectorOption(this.shard),
       // "Not older than" startRV; RV "" asks for the most recent state (a consistent read).
       ...(streaming ? { sendInitialEvents: true, resourceVersionMatch: "NotOlderThan" as const } : {}),
     };
@@ -516,4 +516,11 @@ function joinFilters<T extends KubernetesObject>(a: ShardFilter<T>, b: ShardFilt
     matches: (obj) => a.matches(obj) || b.matches(obj),
     reportServerFiltered: (filtered) => a.reportServerFiltered?.(filtered),
   };
+}
+
+/** The list/watch option that asks the server for a shard's objects only (none when the shard has no selector). */
+function shardSelectorOption(
+  shard: Pick<ShardFilter<KubernetesObject>, "selector"> | undefined,
+): Pick<ListOptions, "shardSelector"> {
+  return shard?.selector !== undefined ? { shardSelector: shard.selector } : {};
 }
