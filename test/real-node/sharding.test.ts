@@ -1,8 +1,13 @@
 // The sample operator sharded for real (issue 31 item 7): samples/mysql/deploy-sharded/ in-cluster on
 // startControlPlane({ node: "real" }) with ShardedListAndWatch on: 3 operator Pods, each with its member Lease, split
-// 3 MySQLClusters of 1 real MariaDB server each; the Pod holding the most of them is deleted while every cluster's
-// Service gets a new annotation, and every cluster still converges (the others take the deleted Pod's ranges over; its
-// replacement joins with a Lease of its own). Needs root, the node's prerequisites and `npm run images:build`; run with
+// 3 MySQLClusters of 1 real MariaDB server each. Then, each time on the Pod holding the most clusters:
+// - a normal delete while MySQLClusters are written continuously through the webhooks: not one write fails (the
+//   Deployment's preStop keeps the Pod serving until its endpoint is gone), every cluster converges, the Pod left its
+//   group (its Lease deleted) and its replacement joins with a Lease of its own;
+// - a delete with gracePeriodSeconds 0, then a kill -9 of its process from the node (nothing runs on its way out; the
+//   Lease stays as it was): the other members hold its buckets within the Lease duration + 5 s, and every cluster,
+//   each changed after the kill, converges.
+// Needs root, the node's prerequisites and `npm run images:build`; run with
 // `flock <the machine's real-node lock> npm run test:real-node`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -16,12 +21,15 @@ import { deployInCluster } from "../../samples/mysql/tools/deploy-in-cluster.js"
 import { deployment, shardedDeployDir } from "../../samples/mysql/tools/deploy-manifests.js";
 import { cachedImage } from "../../samples/mysql/tools/real-node-story.js";
 import { holdersOf, memberHoldings, type MemberHolding } from "../../samples/mysql/tools/shard-owners.js";
+import { killPodProcesses, leaseDurationMs, takenOver, writeContinuously } from "./disruption.js";
 import { ipForward, leftovers } from "./leftovers.js";
 
 const group = "mysql-operator";
 const minutes = (n: number) => n * 60_000;
 const ready = (p: V1Pod) => p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false;
 const nameOf = (o: { metadata?: { name?: string } }) => o.metadata?.name ?? "";
+/** How much later than the dead member's Lease duration the others may hold its buckets. */
+const takeoverMarginMs = 5_000;
 
 /** Polls every second; an error counts as "not yet" and a timeout names what it waited for. */
 const until = <T>(what: string, timeoutMs: number, check: () => Promise<T | undefined>) =>
@@ -37,10 +45,15 @@ async function operatorPods(kube: KubeClient): Promise<V1Pod[]> {
 
 /**
  * Each Pod with its member Lease (named <group>-<hostname>-<random>, a Pod's hostname being its name), once there is
- * exactly one Lease per Pod and together they hold every bucket once.
+ * exactly one Lease per Pod (besides the `gone` members' Leases, left by killed processes) and together they hold
+ * every bucket once.
  */
-async function membersOf(kube: KubeClient, pods: V1Pod[]): Promise<Map<string, MemberHolding> | undefined> {
-  const holdings = await memberHoldings(kube, deployment.namespace, group);
+async function membersOf(
+  kube: KubeClient,
+  pods: V1Pod[],
+  gone: ReadonlySet<string> = new Set(),
+): Promise<Map<string, MemberHolding> | undefined> {
+  const holdings = (await memberHoldings(kube, deployment.namespace, group)).filter((h) => !gone.has(h.member));
   const byPod = new Map<string, MemberHolding>();
   for (const pod of pods) {
     const mine = holdings.filter((h) => h.member.startsWith(`${group}-${nameOf(pod)}-`));
@@ -75,7 +88,7 @@ async function deploySharded(plane: ControlPlane): Promise<{ pods: V1Pod[]; memb
   return { pods, members };
 }
 
-test("3 sharded operator Pods in-cluster: one deleted, every MySQLCluster converges; each member has its Lease", async (t) => {
+test("3 sharded operator Pods in-cluster: deleted, force-deleted, kill -9: writes never fail on a normal delete, the others take over, every MySQLCluster converges", async (t) => {
   assert.equal(process.getuid?.(), 0, "a real node needs root (containerd, runc, CNI, cgroups): run as root");
   const mariadb = cachedImage("mariadb");
   const [repository, version] = [mariadb.slice(0, mariadb.lastIndexOf(":")), mariadb.split(":").pop()!];
@@ -93,6 +106,7 @@ test("3 sharded operator Pods in-cluster: one deleted, every MySQLCluster conver
     const namespace = deployment.watchNamespaces[0];
     const clusters = newMySQLClusterClient(kube).namespace(namespace);
     const services = new ResourceClient<V1Service>(kube, kinds.services);
+    const podClient = new ResourceClient<V1Pod>(kube, kinds.pods);
 
     const { pods, members } = await deploySharded(plane);
     step(`3 operator Pods, each with its member Lease: ${[...members.values()].map((m) => m.member).join(", ")}`);
@@ -106,52 +120,120 @@ test("3 sharded operator Pods in-cluster: one deleted, every MySQLCluster conver
         spec: { replicas: 1, version, imageRepository: repository, storage: { size: "1Gi", reclaimPolicy: "Delete" } },
       });
     const all = () => Promise.all(names.map((n) => clusters.get(n)));
-    const created = await until("3 MySQLClusters Ready with 1 real server each", minutes(10), async () => {
+    await until("3 MySQLClusters Ready with 1 real server each", minutes(10), async () => {
       const list = await all();
       return list.every((c) => convergedWith(c)) ? list : undefined;
     });
-    const holdingPod = (c: MySQLCluster) =>
-      [...members].filter(([, m]) => holdersOf(c, [m]).length === 1).map(([pod]) => pod);
-    for (const c of created) assert.equal(holdingPod(c).length, 1, `${nameOf(c)} has one holder`);
-    const held = (pod: string) => created.filter((c) => holdingPod(c)[0] === pod).map(nameOf);
-    step(`3 MySQLClusters Ready; held: ${pods.map((p) => `${nameOf(p)}: ${held(nameOf(p)).join(" ")}`).join("; ")}`);
 
-    // The Pod holding the most clusters is deleted (SIGTERM: it finishes its reconciles and deletes its Lease), and
-    // every cluster's Service is asked for a new annotation, so each must be reconciled again by a live member.
-    const victim = nameOf(pods.reduce((a, b) => (held(nameOf(b)).length > held(nameOf(a)).length ? b : a)));
-    const orphaned = held(victim);
-    assert.ok(orphaned.length > 0);
-    const deleted = Date.now();
-    await new ResourceClient<V1Pod>(kube, kinds.pods).delete(deployment.namespace, victim);
-    const mark = new Date(deleted).toISOString();
-    // The webhook Service may still route to the deleted Pod for a moment (its endpoint goes after the SIGTERM), so
-    // the API server's call to the mutating webhook can fail (broken pipe): a client retries, as this does.
-    for (const name of names)
-      await until(`${name} patched through the webhooks`, minutes(1), () =>
-        clusters.patch(name, {
-          type: "merge",
-          body: { spec: { service: { annotations: { "crdgen.io/handover": mark } } } },
-        }),
+    /** The Ready Pod whose member holds the most clusters now, with the clusters it holds. */
+    const mostHolding = async (gone: ReadonlySet<string>) => {
+      const now = await operatorPods(kube);
+      const byPod = await until("a member Lease per operator Pod, together holding the hash space", minutes(2), () =>
+        membersOf(kube, now, gone),
       );
-    await until("every MySQLCluster reconciled again after the deletion", minutes(3), async () => {
       const list = await all();
-      const svc = await Promise.all(names.map((n) => services.get(namespace, n)));
-      return list.every((c, i) => convergedWith(c, svc[i], mark)) ? true : undefined;
-    });
-    const convergedIn = (Date.now() - deleted) / 1000;
-    step(`deleted ${victim} (held ${orphaned.join(" ")}); every cluster converged ${convergedIn.toFixed(1)} s later`);
+      const held = (pod: V1Pod) => list.filter((c) => holdersOf(c, [byPod.get(nameOf(pod))!]).length === 1);
+      const pod = now.reduce((a, b) => (held(b).length > held(a).length ? b : a));
+      return { pod, member: byPod.get(nameOf(pod))!, held: held(pod).map(nameOf), pods: now };
+    };
+    /** Asks every cluster's Service for annotation `mark` (a client retries a failed write) and waits for all. */
+    const changeAndConverge = async (mark: string) => {
+      for (const name of names)
+        await until(`${name} patched through the webhooks`, minutes(1), () =>
+          clusters.patch(name, {
+            type: "merge",
+            body: { spec: { service: { annotations: { "crdgen.io/handover": mark } } } },
+          }),
+        );
+      await until("every MySQLCluster reconciled again", minutes(3), async () => {
+        const list = await all();
+        const svc = await Promise.all(names.map((n) => services.get(namespace, n)));
+        return list.every((c, i) => convergedWith(c, svc[i], mark)) ? true : undefined;
+      });
+    };
 
+    // 1. A normal delete (SIGTERM after the preStop: it finishes its reconciles and deletes its Lease) while the
+    // MySQLClusters are written continuously through the webhooks, and every cluster's Service is asked for a new
+    // annotation, so each must be reconciled again by a live member.
+    const first = await mostHolding(new Set());
+    step(`3 MySQLClusters Ready; ${nameOf(first.pod)} holds ${first.held.join(" ") || "none"}`);
+    const writes = writeContinuously((i) =>
+      clusters.patch(names[i % names.length]!, {
+        type: "merge",
+        body: { metadata: { annotations: { "crdgen.io/write": String(i) } } },
+      }),
+    );
+    const deleted = Date.now();
+    await podClient.delete(deployment.namespace, nameOf(first.pod));
+    await changeAndConverge(new Date(deleted).toISOString());
+    step(`deleted ${nameOf(first.pod)}; every cluster converged ${((Date.now() - deleted) / 1000).toFixed(1)} s later`);
+    await until(`${nameOf(first.pod)} gone from the API (its process ended)`, minutes(2), () =>
+      podClient.get(deployment.namespace, nameOf(first.pod)).then(
+        () => undefined,
+        (e: unknown) => ((e as { status?: number }).status === 404 ? true : undefined),
+      ),
+    );
+    const gonePodAt = Date.now();
     const replaced = await until("3 operator Pods again, the deleted one replaced", minutes(3), async () => {
       const now = await operatorPods(kube);
-      return now.length === 3 && !now.some((p) => nameOf(p) === victim) ? now : undefined;
+      return now.length === 3 && !now.some((p) => nameOf(p) === nameOf(first.pod)) ? now : undefined;
     });
-    const after = await until("a member Lease per operator Pod again, the deleted one's gone", minutes(1), () =>
+    await until("a member Lease per operator Pod again, the deleted one's gone", minutes(1), () =>
       membersOf(kube, replaced),
     );
+    const during = await writes.stop();
+    step(
+      `${nameOf(first.pod)} gone ${((gonePodAt - deleted) / 1000).toFixed(1)} s after its delete; writes meanwhile: ` +
+        `${during.ok} succeeded, ${during.failed.length} failed`,
+    );
     const leases = (await memberHoldings(kube, deployment.namespace, group)).map((h) => h.member);
-    assert.ok(!leases.some((l) => l.startsWith(`${group}-${victim}-`)), `the deleted Pod left: ${leases.join(", ")}`);
+    assert.ok(!leases.some((l) => l.startsWith(`${group}-${nameOf(first.pod)}-`)), `it left: ${leases.join(", ")}`);
     assert.equal(leases.length, 3, `one Lease per member: ${leases.join(", ")}`);
-    step(`the replacement joined: ${[...after.keys()].join(", ")}`);
+
+    // 2 and 3. The Pod holding the most is deleted with gracePeriodSeconds 0, then the next one's process is killed
+    // from the node; every cluster is changed right after, so the dead member's clusters need a live one.
+    const gone = new Set<string>();
+    const crash = async (how: string, act: (pod: V1Pod) => unknown) => {
+      const victim = await mostHolding(gone);
+      const duration = await leaseDurationMs(kube, deployment.namespace, victim.member.member);
+      const killed = Date.now();
+      await act(victim.pod);
+      const takeover = takenOver(
+        kube,
+        deployment.namespace,
+        group,
+        new Set([...gone, victim.member.member]),
+        minutes(2),
+      );
+      const tookOver = takeover.then(() => Date.now() - killed);
+      await changeAndConverge(`${how.replace(/\W+/g, "-")}-${killed}`);
+      const convergedS = (Date.now() - killed) / 1000;
+      const [live, tookMs] = await Promise.all([takeover, tookOver]);
+      const takers = live
+        .map((h) => `${h.member} ${[...victim.member.held].filter((b) => h.held.has(b)).length}`)
+        .join(", ");
+      const left = !(await memberHoldings(kube, deployment.namespace, group)).some(
+        (h) => h.member === victim.member.member,
+      );
+      step(
+        `${how} ${nameOf(victim.pod)} (held ${victim.held.join(" ") || "none"}, ${victim.member.held.size} buckets): ` +
+          `its buckets held by the others ${(tookMs / 1000).toFixed(1)} s later (Lease ${duration / 1000} s; ` +
+          `buckets taken: ${takers}); its Lease ${left ? "deleted" : "left behind"}; every cluster converged ` +
+          `${convergedS.toFixed(1)} s after`,
+      );
+      assert.ok(tookMs <= duration + takeoverMarginMs, `taken over in ${tookMs} ms: over the Lease + margin`);
+      gone.add(victim.member.member);
+    };
+    await crash("deleted with gracePeriodSeconds 0", (pod) =>
+      podClient.delete(deployment.namespace, nameOf(pod), { gracePeriodSeconds: 0 }),
+    );
+    await crash("kill -9 from the node of", (pod) => step(`SIGKILL to processes ${killPodProcesses(pod).join(" ")}`));
+    const after = await until("3 operator Pods, each with a live member Lease", minutes(3), async () => {
+      const now = await operatorPods(kube);
+      return now.length === 3 ? membersOf(kube, now, gone) : undefined;
+    });
+    step(`3 live members again: ${[...after.values()].map((m) => m.member).join(", ")}`);
+    assert.deepEqual(during.failed, [], "no write failed while a Pod was deleted normally");
   } finally {
     await plane.stop();
   }
