@@ -4,13 +4,11 @@
 // with a warning. Repeated subtrees become shared definitions so the compiled code stays small.
 import { createHash } from "node:crypto";
 import { setOwn } from "@crdgen/runtime/json";
-import { kubernetesFormatName, re2Pattern } from "@crdgen/runtime/validation";
+import { kubernetesFormatName, protoPattern, re2Pattern } from "@crdgen/runtime/validation";
 import { pointer } from "../input-error.js";
 
 type Raw = Record<string, unknown>;
 const isRecord = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
-/** The patternProperties key that stands for a property __proto__ (toAjvSchema); the runtime's validate maps it back. */
-export const protoPattern = "^__proto__$";
 
 const kept = new Set([
   "type",

@@ -11,6 +11,12 @@ const requireFromHere = createRequire(import.meta.url);
 export const formatsModuleId = "@crdgen/runtime/validation#formats";
 export const patternModuleId = "@crdgen/runtime/validation#pattern";
 
+/**
+ * The patternProperties key under which generated validators check a property named __proto__ (ajv skips that
+ * name in `properties`); validate() reports its errors at `properties/__proto__`, as the API server would.
+ */
+export const protoPattern = "^__proto__$";
+
 /** An RE2 pattern with the `test` method ajv calls; Go's regexp (which the API server uses) is RE2 too. */
 export function re2Pattern(source: string): { test(s: string): boolean; toString(): string } {
   const compiled = RE2JS.compile(source);

@@ -14,4 +14,4 @@ export {
 } from "./validate.js";
 // What the generator compiles ajv's standalone validators with, and what those validators require at run time.
 export { kubernetesFormatName, validatorFormats } from "./formats.js";
-export { validatorRequire, re2Pattern, formatsModuleId, patternModuleId } from "./ajv-support.js";
+export { validatorRequire, re2Pattern, formatsModuleId, patternModuleId, protoPattern } from "./ajv-support.js";

@@ -5,6 +5,7 @@
 import { Optional } from "@marcbachmann/cel-js";
 import { escapePointerSegment, unescapePointerSegment } from "../json/pointer.js";
 import { sameJson } from "../json/same-json.js";
+import { protoPattern } from "./ajv-support.js";
 import { compileRule, toCelValue, type Evaluation } from "./cel-rules.js";
 import { costLimitExceededMessage, runtimeCostBudget } from "./cel-cost.js";
 import { normalizeLikeApiServer } from "./structural-defaulting.js";
@@ -145,9 +146,6 @@ const blockingReasons = new Set([
   "FieldValueTooMany",
   "FieldValueTypeInvalid",
 ]);
-
-/** How generated validators check a property named __proto__ (generator/validation/ajv-schema.ts: protoPattern). */
-const protoPattern = "^__proto__$";
 
 function schemaErrors(data: unknown, version: VersionValidation): ValidationError[] {
   if (version.schemaValidator(data)) return [];
