@@ -123,12 +123,22 @@ export async function applyPlan(files: PlannedFile[], options: ApplyOptions): Pr
     }
   }
   if (!options.check) await commit(writes, report.removed, options.outDir);
-  await reportUserFiles(files, report, options);
+  const keptTexts = new Map<string, string>();
+  for (const [index, file] of files.entries()) {
+    const text = existingContents[index];
+    if (file.owner === "user" && text !== undefined) keptTexts.set(path.resolve(file.path), text);
+  }
+  await reportUserFiles(files, report, options, keptTexts);
   return report;
 }
 
 /** The user files this run leaves broken (orphans, imports of gone modules): after the writes, as they now are. */
-async function reportUserFiles(files: PlannedFile[], report: ApplyReport, options: ApplyOptions): Promise<void> {
+async function reportUserFiles(
+  files: PlannedFile[],
+  report: ApplyReport,
+  options: ApplyOptions,
+  read: ReadonlyMap<string, string>,
+): Promise<void> {
   const userDirs = [options.hooksDir, options.testsDir].filter((d) => d !== undefined);
   const scan: UserFileScan = {
     userDirs,
@@ -138,6 +148,7 @@ async function reportUserFiles(files: PlannedFile[], report: ApplyReport, option
     created: new Set(
       files.filter((f) => f.owner === "user" && !report.userKept.includes(f.path)).map((f) => path.resolve(f.path)),
     ),
+    read,
     previous: options.previousLock,
     crdNames: options.crdNames ?? new Set(),
   };

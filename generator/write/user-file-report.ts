@@ -18,6 +18,8 @@ export interface UserFileScan {
   removed: ReadonlySet<string>;
   /** User files this run creates from its templates: they import only planned modules. */
   created: ReadonlySet<string>;
+  /** Texts already read this run (resolved path → text): the user files it kept, read before the writes. */
+  read?: ReadonlyMap<string, string>;
   /** The previous run's lock, and the CRDs (metadata.name) of this run. */
   previous?: LockFile;
   crdNames: ReadonlySet<string>;
@@ -58,8 +60,11 @@ export async function staleImports(scan: UserFileScan, skip: ReadonlySet<string>
   // ts-morph's TypeScript finds import specifiers as the compiler does; loaded only when there is a file to read.
   const { ts } = await import("ts-morph");
   const lines: string[] = [];
-  for (const file of read.sort()) {
-    const text = await readFile(file, "utf8");
+  const sorted = read.sort();
+  // The reads overlap; a text applyPlan read already is not read again (user files are never written by a run).
+  const texts = await Promise.all(sorted.map((f) => scan.read?.get(f) ?? readFile(f, "utf8")));
+  for (const [index, file] of sorted.entries()) {
+    const text = texts[index] ?? "";
     for (const imported of ts.preProcessFile(text, true, true).importedFiles) {
       const gone = goneModule(file, imported.fileName, scan);
       if (gone === undefined) continue;
