@@ -50,25 +50,36 @@ type Raw = Record<string, unknown>;
 const isRecord = (v: unknown): v is Raw => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
- * A copy of the schema for the meta-schema check, each enum of distinct values cut to its first value (the check
- * then sees the enum's shape, not every pair of its values); a repeated value is added to `repeats`.
+ * The schema for the meta-schema check, each enum of distinct values cut to its first value (the check then sees the
+ * enum's shape, not every pair of its values); a repeated value is added to `repeats`. Copied only along the paths to
+ * the enums it cuts: the rest is the schema's own nodes.
  */
 function withEnumsChecked(node: unknown, at: string, repeats: SchemaProblem[]): unknown {
   if (!isRecord(node)) return node;
-  const copy = Object.create(null) as Raw;
+  let copy: Raw | undefined;
+  const keep = (key: string, value: unknown) => {
+    if (value === node[key]) return;
+    copy ??= Object.assign(Object.create(null) as Raw, node);
+    copy[key] = value;
+  };
   for (const [key, value] of Object.entries(node)) {
     const here = `${at}/${key}`;
-    if (key === "enum") copy[key] = enumStandIn(value, here, repeats);
+    if (key === "enum") keep(key, enumStandIn(value, here, repeats));
     else if (key === "properties" && isRecord(value)) {
-      const properties = Object.create(null) as Raw;
-      for (const [name, child] of Object.entries(value))
-        properties[name] = withEnumsChecked(child, pointer(at, "properties", name), repeats);
-      copy[key] = properties;
-    } else if (Array.isArray(value) && combinators.has(key))
-      copy[key] = value.map((member, i) => withEnumsChecked(member, `${here}/${i}`, repeats));
-    else copy[key] = subschemas.has(key) ? withEnumsChecked(value, here, repeats) : value;
+      let properties: Raw | undefined;
+      for (const [name, child] of Object.entries(value)) {
+        const checked = withEnumsChecked(child, pointer(at, "properties", name), repeats);
+        if (checked === child) continue;
+        properties ??= Object.assign(Object.create(null) as Raw, value);
+        properties[name] = checked;
+      }
+      keep(key, properties ?? value);
+    } else if (Array.isArray(value) && combinators.has(key)) {
+      const members = value.map((member, i) => withEnumsChecked(member, `${here}/${i}`, repeats));
+      keep(key, members.some((m, i) => m !== value[i]) ? members : value);
+    } else if (subschemas.has(key)) keep(key, withEnumsChecked(value, here, repeats));
   }
-  return copy;
+  return copy ?? node;
 }
 
 const combinators = new Set(["allOf", "anyOf", "oneOf"]);
@@ -76,7 +87,7 @@ const subschemas = new Set(["items", "additionalProperties", "not"]);
 
 /** The enum's first value when the enum is a list of distinct values (a repeat is added to `repeats`); else the enum. */
 function enumStandIn(values: unknown, at: string, repeats: SchemaProblem[]): unknown {
-  if (!Array.isArray(values) || values.length === 0) return values;
+  if (!Array.isArray(values) || values.length < 2) return values;
   const first = new Map<string, number>();
   for (const [i, value] of values.entries()) {
     const key = canonicalJson(value);
