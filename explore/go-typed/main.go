@@ -17,6 +17,7 @@ import (
 	"go/types"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"time"
@@ -72,6 +73,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: explore-go-types <folder>")
 		os.Exit(2)
 	}
+	if path := os.Getenv("EXPLORE_GO_TYPES_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			_ = pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
+	}
 	facts, err := load(os.Args[1])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -92,6 +99,7 @@ type analysis struct {
 	decls    map[*types.Func]*ast.FuncDecl
 	named    []*types.TypeName
 	ifaceFor map[string]*types.Interface
+	infos    map[*types.Package]*types.Info
 	facts    *Facts
 }
 
@@ -119,6 +127,7 @@ func load(dir string) (*Facts, error) {
 		own:      map[*types.Package]bool{},
 		decls:    map[*types.Func]*ast.FuncDecl{},
 		ifaceFor: map[string]*types.Interface{},
+		infos:    map[*types.Package]*types.Info{},
 		facts:    &Facts{Dispatch: map[string][]string{}, Helpers: map[string]string{}, Errors: []string{}},
 	}
 	for _, p := range pkgs {
@@ -138,6 +147,7 @@ func load(dir string) (*Facts, error) {
 			continue
 		}
 		a.own[p.Types] = true
+		a.infos[p.Types] = p.TypesInfo
 		a.fset = p.Fset
 		a.facts.Packages++
 	}
@@ -406,7 +416,7 @@ func (a *analysis) findQueueCalls() {
 		if sig.Recv() != nil || fd.Body == nil || !a.makesQueue(sig) {
 			continue
 		}
-		info := a.infoOf(fn)
+		info := a.infos[fn.Pkg()]
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
 			switch e := n.(type) {
 			case *ast.CompositeLit:
@@ -447,7 +457,7 @@ func (a *analysis) findQueueCalls() {
 		if constructors[fn] || fd.Body == nil {
 			continue
 		}
-		info := a.infoOf(fn)
+		info := a.infos[fn.Pkg()]
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
 			if call, ok := n.(*ast.CallExpr); ok {
 				if callee := staticCallee(info, call); callee != nil && (isLibraryCtor(callee) || constructors[callee]) {
@@ -461,14 +471,21 @@ func (a *analysis) findQueueCalls() {
 	sort.Strings(a.facts.Constructors)
 }
 
-// findDispatch: each call of an interface method, with the methods of the module's types that implement it.
+// findDispatch: each call of an interface method, with the methods of the module's types that implement it. The
+// answer depends only on the interface and the method's name, so it is computed once per pair, and only the types
+// that have a method of that name are tested.
 func (a *analysis) findDispatch() {
-	implementers := map[*types.Interface][]string{}
+	byMethod := a.typesByMethod()
+	type target struct {
+		iface  *types.Interface
+		method string
+	}
+	methods := map[target][]string{}
 	for fn, fd := range a.decls {
 		if fd.Body == nil {
 			continue
 		}
-		info := a.infoOf(fn)
+		info := a.infos[fn.Pkg()]
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
 			if !ok {
@@ -486,41 +503,45 @@ func (a *analysis) findDispatch() {
 			if !ok {
 				return true
 			}
-			targets, known := implementers[iface]
+			key := target{iface, sel.Sel.Name}
+			found, known := methods[key]
 			if !known {
-				targets = a.implementations(iface, sel.Sel.Name)
-				implementers[iface] = targets
+				found = a.methodsImplementing(iface, sel.Sel.Name, byMethod[sel.Sel.Name])
+				methods[key] = found
 			}
-			if methods := a.methodsNamed(targets, sel.Sel.Name); len(methods) > 0 {
-				a.facts.Dispatch[a.span(call)] = methods
+			if len(found) > 0 {
+				a.facts.Dispatch[a.span(call)] = found
 			}
 			return true
 		})
 	}
 }
 
-// implementations: the module's named types whose value or pointer implements iface (as "dir\x00name" keys).
-func (a *analysis) implementations(iface *types.Interface, _ string) []string {
-	var out []string
-	if iface.NumMethods() == 0 {
-		return nil
-	}
+// typesByMethod: the module's concrete named types by the names of the methods of their pointer's method set
+// (which holds the value's methods and promoted ones too).
+func (a *analysis) typesByMethod() map[string][]*types.TypeName {
+	out := map[string][]*types.TypeName{}
 	for _, tn := range a.named {
 		if _, isIface := tn.Type().Underlying().(*types.Interface); isIface {
 			continue
 		}
-		if types.Implements(tn.Type(), iface) || types.Implements(types.NewPointer(tn.Type()), iface) {
-			out = append(out, tn.Pkg().Path()+"\x00"+tn.Name())
+		ms := types.NewMethodSet(types.NewPointer(tn.Type()))
+		for i := 0; i < ms.Len(); i++ {
+			name := ms.At(i).Obj().Name()
+			out[name] = append(out[name], tn)
 		}
 	}
 	return out
 }
 
-func (a *analysis) methodsNamed(typeKeys []string, method string) []string {
+// methodsImplementing: the declarations of method on those of candidates whose value or pointer implements iface.
+func (a *analysis) methodsImplementing(iface *types.Interface, method string, candidates []*types.TypeName) []string {
 	var out []string
-	for _, tn := range a.named {
-		key := tn.Pkg().Path() + "\x00" + tn.Name()
-		if !contains(typeKeys, key) {
+	if iface.NumMethods() == 0 {
+		return nil
+	}
+	for _, tn := range candidates {
+		if !types.Implements(tn.Type(), iface) && !types.Implements(types.NewPointer(tn.Type()), iface) {
 			continue
 		}
 		obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(tn.Type()), true, tn.Pkg(), method)
@@ -593,15 +614,6 @@ func isObservability(t types.Type) bool {
 	return false
 }
 
-func (a *analysis) infoOf(fn *types.Func) *types.Info {
-	for _, p := range a.pkgs {
-		if p.Types == fn.Pkg() {
-			return p.TypesInfo
-		}
-	}
-	return nil
-}
-
 func staticCallee(info *types.Info, call *ast.CallExpr) *types.Func {
 	fun := ast.Unparen(call.Fun)
 	if ix, ok := fun.(*ast.IndexExpr); ok {
@@ -649,13 +661,4 @@ func (a *analysis) pos(p token.Pos) string {
 func (a *analysis) span(n ast.Node) string {
 	end := a.fset.Position(n.End())
 	return fmt.Sprintf("%s-%d:%d", a.pos(n.Pos()), end.Line, end.Column)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
