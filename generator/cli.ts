@@ -62,96 +62,95 @@ program
     "a warning is an error: exit 1 and write nothing (a schema node typed as unknown, an unknown field)",
   )
   .option("--format", "one formatter pass over the generated files (the templates already emit formatted code)")
-  .action(
-    async (
-      inputs: string[],
-      opts: {
-        format?: boolean;
-        out: string;
-        hooks?: string;
-        tests?: string;
-        templates?: string;
-        versions: "served" | "storage" | "all";
-        check?: boolean;
-        strict?: boolean;
-        validation?: boolean;
-        webhooks?: boolean;
-        fromCluster?: string[];
-        kubeContext?: string;
-        context?: string;
-      },
-    ) => {
-      if (opts.tests && !opts.hooks)
-        throw new UsageError("--tests needs --hooks: the scaffolded tests import your hooks");
-      if (inputs.length === 0 && !opts.fromCluster?.length)
-        program.commands[0]!.error(
-          "error: missing required argument 'inputs': give CRD files or folders, - for stdin, or --from-cluster <crd-names...>",
-        );
-      // A progress bar on a terminal when there are more than a few CRD files (the count of CRDs is known only after
-      // parsing).
-      const bar =
-        inputs.length > progressThreshold || inputs.some((i) => i !== "-" && isDirectory(i))
-          ? progressBar()
-          : undefined;
-      const context = kubeContext(opts);
-      const { generate, StrictWarningsError } = await import("./generate.js");
-      const result = await generate({
-        inputs,
-        format: opts.format,
-        progress: bar
-          ? (done: number, total: number) => total > progressThreshold && bar.update(done, total)
-          : undefined,
-        fromCluster: opts.fromCluster?.length
-          ? { names: opts.fromCluster, ...(context ? { context } : {}) }
-          : undefined,
-        outDir: opts.out,
-        hooksDir: opts.hooks,
-        testsDir: opts.tests,
-        templatesDir: opts.templates,
-        versions: opts.versions,
-        validation: opts.validation ?? false,
-        webhooks: opts.webhooks ?? false,
-        check: opts.check ?? false,
-        strict: opts.strict ?? false,
+  .action(async (inputs: string[], opts: GenerateFlags) => {
+    if (opts.tests && !opts.hooks)
+      throw new UsageError("--tests needs --hooks: the scaffolded tests import your hooks");
+    if (inputs.length === 0 && !opts.fromCluster?.length)
+      program.commands[0]!.error(
+        "error: missing required argument 'inputs': give CRD files or folders, - for stdin, or --from-cluster <crd-names...>",
+      );
+    // A progress bar on a terminal when there are more than a few CRD files (the count of CRDs is known only after
+    // parsing).
+    const bar =
+      inputs.length > progressThreshold || inputs.some((i) => i !== "-" && isDirectory(i)) ? progressBar() : undefined;
+    const { generate, StrictWarningsError } = await import("./generate.js");
+    const result = await generate(generateOptions(inputs, opts, bar))
+      .catch((error: unknown) => {
+        if (error instanceof StrictWarningsError) printWarnings(error.warnings);
+        throw error;
       })
-        .catch((error: unknown) => {
-          if (error instanceof StrictWarningsError) printWarnings(error.warnings);
-          throw error;
-        })
-        .finally(() => bar?.done());
-      printWarnings(result.warnings);
-      printSkipped(result.skipped);
-      const { changed, removed, unchanged, userKept, hookUpdates } = result.report;
-      for (const h of hookUpdates) {
-        process.stderr.write(
-          `hooks changed: ${h.file} was left as it is (${h.details}); ${opts.check ? "without --check the new template would be written to" : "the new template is in"} ${h.newFile}\n`,
-        );
-      }
-      printBrokenUserFiles(result.report);
-      const versions = result.crds.reduce((n, c) => n + c.versions.length, 0);
-      if (opts.check) {
-        if (changed.length || removed.length) {
-          const lines = [
-            ...changed.map((f) => `  ${f}\n`),
-            ...removed.map((f) => `  ${f} (no longer generated: would be removed)\n`),
-          ];
-          process.stderr.write(
-            `crdgen generate --check: ${lines.length} file(s) would change:\n${lines.join("")}Run crdgen generate without --check to update them.\n`,
-          );
-          process.exitCode = 1;
-        } else {
-          process.stdout.write(
-            `crdgen generate --check: up to date (${result.crds.length} CRD(s), ${versions} version(s)).\n`,
-          );
-        }
-      } else {
-        for (const f of removed) process.stderr.write(`removed: ${f} (no longer generated)\n`);
-        process.stdout.write(
-          `crdgen: ${result.crds.length} CRD(s), ${versions} version(s): ${changed.length} file(s) written, ${unchanged.length} unchanged, ${removed.length} removed, ${userKept.length} user-owned kept.\n`,
-        );
-      }
-    },
-  );
+      .finally(() => bar?.done());
+    printWarnings(result.warnings);
+    printSkipped(result.skipped);
+    printReport(result, opts.check ?? false);
+  });
+
+interface GenerateFlags {
+  format?: boolean;
+  out: string;
+  hooks?: string;
+  tests?: string;
+  templates?: string;
+  versions: "served" | "storage" | "all";
+  check?: boolean;
+  strict?: boolean;
+  validation?: boolean;
+  webhooks?: boolean;
+  fromCluster?: string[];
+  kubeContext?: string;
+  context?: string;
+}
+
+/** The generate call's options from the command line's. */
+function generateOptions(inputs: string[], opts: GenerateFlags, bar: ReturnType<typeof progressBar> | undefined) {
+  const context = kubeContext(opts);
+  return {
+    inputs,
+    format: opts.format,
+    progress: bar ? (done: number, total: number) => total > progressThreshold && bar.update(done, total) : undefined,
+    fromCluster: opts.fromCluster?.length ? { names: opts.fromCluster, ...(context ? { context } : {}) } : undefined,
+    outDir: opts.out,
+    hooksDir: opts.hooks,
+    testsDir: opts.tests,
+    templatesDir: opts.templates,
+    versions: opts.versions,
+    validation: opts.validation ?? false,
+    webhooks: opts.webhooks ?? false,
+    check: opts.check ?? false,
+    strict: opts.strict ?? false,
+  };
+}
+
+/** What a generate run did (or, with --check, would do): hook updates, broken user files, then one summary. */
+function printReport(result: Awaited<ReturnType<typeof import("./generate.js").generate>>, check: boolean): void {
+  const { changed, removed, unchanged, userKept, hookUpdates } = result.report;
+  for (const h of hookUpdates) {
+    process.stderr.write(
+      `hooks changed: ${h.file} was left as it is (${h.details}); ${check ? "without --check the new template would be written to" : "the new template is in"} ${h.newFile}\n`,
+    );
+  }
+  printBrokenUserFiles(result.report);
+  const versions = result.crds.reduce((n, c) => n + c.versions.length, 0);
+  if (!check) {
+    for (const f of removed) process.stderr.write(`removed: ${f} (no longer generated)\n`);
+    process.stdout.write(
+      `crdgen: ${result.crds.length} CRD(s), ${versions} version(s): ${changed.length} file(s) written, ${unchanged.length} unchanged, ${removed.length} removed, ${userKept.length} user-owned kept.\n`,
+    );
+  } else if (changed.length || removed.length) {
+    const lines = [
+      ...changed.map((f) => `  ${f}\n`),
+      ...removed.map((f) => `  ${f} (no longer generated: would be removed)\n`),
+    ];
+    process.stderr.write(
+      `crdgen generate --check: ${lines.length} file(s) would change:\n${lines.join("")}Run crdgen generate without --check to update them.\n`,
+    );
+    process.exitCode = 1;
+  } else {
+    process.stdout.write(
+      `crdgen generate --check: up to date (${result.crds.length} CRD(s), ${versions} version(s)).\n`,
+    );
+  }
+}
 
 program
   .command("init")
