@@ -16,27 +16,33 @@ export async function explore(dirs: string[], options: DiscoverOptions = {}): Pr
   const warnings: string[] = [...found.warnings];
   const go = screenAll(found.go, "go", warnings);
   const ts = screenAll(found.ts, "ts", warnings);
-  let goTypes: GoTypeFacts | undefined;
-  let goFrontEnd: string | undefined;
+  // The type checker runs in its own process while the sources are parsed here.
+  const typing =
+    go.length && options.goTypes
+      ? readGoTypes(
+          dirs.map((d) => path.resolve(d)),
+          found.root,
+        )
+      : undefined;
+  typing?.catch(() => undefined);
   if (go.length) {
     const goFacts = await readGo(go, found.goModules);
     warnings.push(...goFacts.warnings);
     mergeFacts(facts, goFacts);
-    if (options.goTypes) {
-      const typed = await readGoTypes(
-        dirs.map((d) => path.resolve(d)),
-        found.root,
-      );
-      goTypes = typed.ok ? typed.facts : undefined;
-      goFrontEnd = typed.ok
-        ? `Go types from go/packages (${typed.packages} package(s)${typed.errors.length ? `, ${typed.errors.length} with type errors` : ""})`
-        : `Go read by syntax only: ${typed.reason}`;
-    }
   }
   if (ts.length) {
     const tsFacts = readTs(ts, found.tsPackages);
     warnings.push(...tsFacts.warnings);
     mergeFacts(facts, tsFacts);
+  }
+  let goTypes: GoTypeFacts | undefined;
+  let goFrontEnd: string | undefined;
+  if (typing) {
+    const typed = await typing;
+    goTypes = typed.ok ? typed.facts : undefined;
+    goFrontEnd = typed.ok
+      ? `Go types from go/packages (${typed.packages} package(s)${typed.errors.length ? `, ${typed.errors.length} with type errors` : ""})`
+      : `Go read by syntax only: ${typed.reason}`;
   }
   const { controllers, unlinked } = link(facts, goTypes);
   const notRead = [...found.otherLanguages]
