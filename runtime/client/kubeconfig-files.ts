@@ -2,11 +2,18 @@
 // `yaml` package. Why not client-node's KubeConfig: importing it loads client-node's whole generated API, about 70 MB
 // of RSS in every operator process, for a few dozen lines of YAML reading.
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import net from "node:net";
 import path from "node:path";
 import type { Cluster, Context, User } from "@kubernetes/client-node";
-import { parse } from "yaml";
+import type * as Yaml from "yaml";
 import { KubeconfigError } from "./kubeconfig-error.js";
+
+// `yaml` (~1 MB of V8 heap once loaded) is required on the first kubeconfig file read, not at import: an operator in
+// its Pod reads the service account's files, no YAML.
+const requireCjs = createRequire(import.meta.url);
+let yamlModule: typeof Yaml | undefined;
+const loadYaml = (): typeof Yaml => (yamlModule ??= requireCjs("yaml") as typeof Yaml);
 
 /** What a kubeconfig says, in client-node's shapes (KubeConfig.loadFromOptions takes the same). */
 export interface KubeconfigData {
@@ -59,7 +66,7 @@ export function readKubeconfigFiles(files: readonly string[]): { data: Kubeconfi
 /** A kubeconfig file parsed as YAML; an error names the file. */
 export function readKubeconfigDocument(file: string): unknown {
   try {
-    return parse(fs.readFileSync(file, "utf8"));
+    return loadYaml().parse(fs.readFileSync(file, "utf8"));
   } catch (e) {
     const why = (e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : e instanceof Error ? e.message : e;
     throw new KubeconfigError(`kubeconfig ${file}: ${String(why)}`, { cause: e });

@@ -3,7 +3,7 @@
 import type { Registry } from "prom-client";
 import type { KubeClient } from "../client/kube-client.js";
 import type { Logger } from "../log/logger.js";
-import { startWebhookServer, type WebhookServer, type WebhookServerOptions } from "../webhook/server.js";
+import type { WebhookServer, WebhookServerOptions } from "../webhook/server.js";
 import { ping, startProbeServer, type HealthCheck, type ProbeServer } from "./health.js";
 import { metricsAuthorizer, type MetricsAuthOptions, type MetricsAuthorizer } from "./metrics-auth.js";
 import { parseBindAddress, type BindAddress, type ManagerOptions } from "./options.js";
@@ -79,8 +79,12 @@ export async function startServers(c: ServersConfig): Promise<ManagerServers> {
   return { probe, metrics: c.addresses.shared ? probe : metrics, webhook, close };
 }
 
-/** certDir defaults to --webhook-cert-path; logger and registry to the manager's. */
-function startWebhooks(webhooks: WebhookServerOptions, c: ServersConfig): Promise<WebhookServer> {
+/**
+ * certDir defaults to --webhook-cert-path; logger and registry to the manager's. The webhook server, its admission,
+ * conversion and certificate-watching modules and fast-json-patch load here, only in an operator that serves webhooks.
+ */
+async function startWebhooks(webhooks: WebhookServerOptions, c: ServersConfig): Promise<WebhookServer> {
+  const { startWebhookServer } = await import("../webhook/server.js");
   const certDir = webhooks.certDir ?? c.options.webhookCertPath;
   return startWebhookServer({
     logger: c.log,

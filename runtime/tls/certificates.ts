@@ -2,8 +2,15 @@
 // local control plane's CA, serving and client certificates. node:crypto makes keys but not certificates, so
 // node-forge builds and signs them.
 import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { createRequire } from "node:module";
 import { isIP } from "node:net";
-import forge from "node-forge";
+import type Forge from "node-forge";
+
+// node-forge (~1.4 MB of V8 heap in every process that loads it) is required on the first certificate signed, not
+// at import: most operator processes (no webhooks, metrics over HTTP or from a mounted certificate) never sign one.
+const requireCjs = createRequire(import.meta.url);
+let forgeModule: typeof Forge | undefined;
+const loadForge = (): typeof Forge => (forgeModule ??= requireCjs("node-forge") as typeof Forge);
 
 export interface KeyPair {
   /** PEM, SPKI. */
@@ -58,6 +65,7 @@ export interface CertificateSpec {
 
 /** Builds and signs (SHA-256) a certificate; returns its PEM. */
 export function signCertificate(spec: CertificateSpec): string {
+  const forge = loadForge();
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.publicKeyFromPem(spec.publicKey);
   cert.serialNumber = spec.serial;
