@@ -1,5 +1,6 @@
-// The memory an operator pays for its imports: the RSS of a fresh node process after importing one entry point and a
-// full GC, for the runtime's root, the subpaths the sample operator and bench:runtime use, and @kubernetes/client-node.
+// The memory an operator pays for its imports: the RSS and the V8 heap in use of a fresh node process after importing
+// one entry point and a full GC, for the runtime's root, the subpaths the sample operator and bench:runtime use, and
+// @kubernetes/client-node. The heap is what every process of an operator holds before it caches anything.
 //   npm run bench:import-rss      (builds first; median of 5 fresh processes per entry point, in MB)
 import { spawnSync } from "node:child_process";
 import path from "node:path";
@@ -20,19 +21,23 @@ const probe = `
 const spec = process.argv[1];
 if (spec !== "") await import(spec.startsWith("/") ? "file://" + spec : spec);
 for (let i = 0; i < 3; i++) { globalThis.gc(); await new Promise((r) => setTimeout(r, 20)); }
-console.log(process.memoryUsage().rss);`;
+const { rss, heapUsed } = process.memoryUsage();
+console.log(rss, heapUsed);`;
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-console.log("| imported | RSS after GC (MB) |\n|---|---:|");
+console.log("| imported | RSS after GC (MB) | heap used after GC (MB) |\n|---|---:|---:|");
 for (const [label, spec] of entries) {
-  const runs: number[] = [];
+  const rss: number[] = [];
+  const heap: number[] = [];
   for (let i = 0; i < 5; i++) {
     const r = spawnSync(process.execPath, ["--expose-gc", "--input-type=module", "-e", probe, spec ?? ""], {
       cwd: repoRoot,
       encoding: "utf8",
     });
     if (r.status !== 0) throw new Error(`${label}: ${r.stderr}`);
-    runs.push(Number(r.stdout.trim()) / 1024 / 1024);
+    const [rssBytes, heapBytes] = r.stdout.trim().split(" ").map(Number);
+    rss.push(rssBytes! / 2 ** 20);
+    heap.push(heapBytes! / 2 ** 20);
   }
-  console.log(`| ${label} | ${median(runs).toFixed(1)} |`);
+  console.log(`| ${label} | ${median(rss).toFixed(1)} | ${median(heap).toFixed(1)} |`);
 }
