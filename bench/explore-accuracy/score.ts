@@ -104,17 +104,34 @@ function processesOf(c: Controller): Place[] {
   return c.workers.flatMap((w) => [...(w.process ? [w.process] : []), ...(w.processAlso ?? [])]);
 }
 
+const dirOf = (file: string): string => file.split("/").slice(0, -1).join("/");
+
+/**
+ * How well a controller found fits a key controller: its name, a place in the file (and folder) the key builds it in,
+ * the kinds it watches, its processing function. Kinds weigh most: when explore splits one controller in two (a
+ * queue with its sources and, apart, a worker), the block with the sources is the controller.
+ */
 function matchScore(c: Controller, k: KeyController): number {
   const setup = parseAt(k.setup);
   const locs = locsOf(c);
-  let score = k.names.includes(c.name) ? 2 : 0;
-  if (locs.some((l) => sameFile(l.file, setup.file))) score += 3;
+  let score = (k.names.includes(c.name) ? 2 : 0) - (c.sources.length ? 0 : 2);
+  if (locs.some((l) => sameFile(l.file, setup.file))) score += 2;
   if (locs.some((l) => sameFile(l.file, setup.file) && Math.abs(l.line - setup.line) <= 3)) score += 1;
-  if (processesOf(c).some((p) => processMatches(p, k.process))) score += 3;
+  if (locs.some((l) => sameFile(dirOf(l.file), dirOf(setup.file)))) score += 1;
+  const first = c.workers.find((w) => w.process)?.process;
+  if (first && processMatches(first, k.process)) score += 3;
+  else if (processesOf(c).some((p) => processMatches(p, k.process))) score += 1;
   const kinds = c.sources.map((s) => s.kind);
   const shared = k.kinds.filter((e) => kinds.some((f) => sameKind(e, f))).length;
-  score += (2 * shared) / Math.max(1, new Set([...k.kinds, ...kinds]).size);
+  score += (4 * shared) / Math.max(1, new Set([...k.kinds, ...kinds.map(norm)]).size);
   return score;
+}
+
+/** A block is this controller's only if it carries its name or is made (block or queue) in its package. */
+function placed(c: Controller, k: KeyController): boolean {
+  const dirs = [dirOf(parseAt(k.setup).file), dirOf(k.process.file)];
+  const own = [c.loc, c.queue.loc].filter((l) => l !== undefined);
+  return k.names.includes(c.name) || own.some((l) => dirs.some((d) => sameFile(dirOf(l.file), d)));
 }
 
 /** One-to-one, best pairs first; a pair needs more than a shared name or shared kinds to count. */
@@ -125,7 +142,7 @@ function pair(found: Controller[], key: KeyController[]): Map<KeyController, Con
   const paired = new Map<KeyController, Controller>();
   const used = new Set<Controller>();
   for (const { c, k, s } of candidates) {
-    if (s < 3 || paired.has(k) || used.has(c)) continue;
+    if (s < 3 || !placed(c, k) || paired.has(k) || used.has(c)) continue;
     paired.set(k, c);
     used.add(c);
   }
