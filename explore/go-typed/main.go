@@ -450,6 +450,14 @@ func (a *analysis) findQueueCalls() {
 			}
 		}
 	}
+	// A constructor nothing in the loaded packages calls or refers to is a root (a library's exported NewController,
+	// or one whose caller lies outside the folder explored): the queue it makes is made there.
+	referenced := a.referencedFuncs()
+	for fn := range constructors {
+		if !referenced[fn] {
+			delete(constructors, fn)
+		}
+	}
 	for fn := range constructors {
 		a.facts.Constructors = append(a.facts.Constructors, a.pos(a.decls[fn].Pos()))
 	}
@@ -469,6 +477,22 @@ func (a *analysis) findQueueCalls() {
 	}
 	sort.Strings(a.facts.QueueCalls)
 	sort.Strings(a.facts.Constructors)
+}
+
+// referencedFuncs: the module's functions that some package of the module names (calls, or takes as a value).
+func (a *analysis) referencedFuncs() map[*types.Func]bool {
+	out := map[*types.Func]bool{}
+	for _, p := range a.pkgs {
+		if p.TypesInfo == nil {
+			continue
+		}
+		for _, obj := range p.TypesInfo.Uses {
+			if fn, ok := obj.(*types.Func); ok && a.own[fn.Pkg()] {
+				out[fn.Origin()] = true
+			}
+		}
+	}
+	return out
 }
 
 // findDispatch: each call of an interface method, with the methods of the module's types that implement it. The

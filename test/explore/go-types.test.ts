@@ -88,3 +88,23 @@ test("a controller type built through one shared helper is a controller per call
   assert.deepEqual(processes(typed), ["StartSecrets syncSecret", "StartServices syncService"]);
   assert.deepEqual(flowKeys(await explore([dir])), flowKeys(typed));
 });
+
+test("a constructor nothing in the module calls is a root: the queue it makes is a controller's", async () => {
+  const dir = fixture("go-typed-uncalled-constructor");
+  // The Go program: gadgets.NewController (no caller) is no constructor, so its worker.New call makes a queue;
+  // worker.New, which it calls, stays one.
+  const { stdout } = await promisify(execFile)(await goTypesProgram(), [dir], { maxBuffer: 1 << 26 });
+  const raw = JSON.parse(stdout) as { queueCalls: string[]; constructors: string[] };
+  const short = (place: string) => path.relative(dir, place).split(path.sep).join("/");
+  assert.deepEqual(raw.queueCalls.map(short), [
+    "gadgets/controller.go:17:7-17:40",
+    "widgets/controller.go:22:10-22:100",
+  ]);
+  assert.deepEqual(raw.constructors.map(short), ["worker/worker.go:17:1"]);
+  const typed = await explore([dir], { goTypes: true });
+  assert.deepEqual(
+    typed.controllers.map((c) => `${c.name} ${c.workers.map((w) => w.process?.name).join(",")}`),
+    ["NewController syncGadget", "widgets.Controller (*Controller).syncWidget"],
+  );
+  assert.deepEqual(flowKeys(typed), flowKeys(await explore([dir])));
+});
