@@ -1,7 +1,6 @@
 // The operator's RBAC, least privilege: what its controllers declare (Controller.access) plus the status subresource
 // their CRDs have; its leader election Lease only (or, sharded, its group's member Leases); the secure metrics server's
 // TokenReview and SubjectAccessReview.
-import { builtinResources } from "../client/builtin-resources.js";
 import type { KubernetesObject, ResourceDescriptor } from "../client/types.js";
 import { Controller } from "../controller/controller.js";
 import type { ManagedController } from "../manager/manager.js";
@@ -11,6 +10,7 @@ import {
   metricsAuthClusterRole,
   metricsReaderClusterRole,
   roleFor,
+  shardingRole,
   type ControllerAccess,
 } from "../manager/rbac.js";
 import type { DeployNames, DeployOptions } from "./options.js";
@@ -91,29 +91,11 @@ export function leaderElectionRbac(names: DeployNames): KubernetesObject[] {
   return [role, binding("RoleBinding", names, role)];
 }
 
-/**
- * The sharding group's member Leases in the operator's namespace: each member creates its own (named after its Pod,
- * so no resourceNames can pin them), renews it (update), reads the group's (a labelled list) and deletes its own when
- * it leaves; runtime/sharding's lease-store.ts makes exactly these calls. No get, no watch, nothing cluster-wide.
- */
+/** The sharding group's member Leases in the operator's namespace (shardingRole); nothing cluster-wide. */
 export function shardingRbac(names: DeployNames): KubernetesObject[] {
-  const role = {
-    apiVersion: "rbac.authorization.k8s.io/v1",
-    kind: "Role",
-    metadata: { name: `${names.name}-sharding`, namespace: names.namespace, labels: names.labels },
-    rules: [
-      {
-        apiGroups: [builtinResources.leases.group],
-        resources: [builtinResources.leases.plural],
-        verbs: [...shardingLeaseVerbs],
-      },
-    ],
-  };
+  const role = shardingRole(`${names.name}-sharding`, names.namespace, names.labels);
   return [role, binding("RoleBinding", names, role)];
 }
-
-/** What a sharding member does with its group's Leases. */
-const shardingLeaseVerbs = ["create", "delete", "list", "update"] as const;
 
 /** The metrics server's checks of a scraper, and the role (bound to nobody) a scraper needs. */
 export function metricsRbac(names: DeployNames): { auth: KubernetesObject[]; reader: KubernetesObject[] } {

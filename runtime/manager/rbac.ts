@@ -189,6 +189,29 @@ export function metricsReaderClusterRole(name: string, labels?: Record<string, s
   };
 }
 
+/** A namespaced Role on Leases only: each grant's verbs, on the Leases it names (resourceNames) or on all. */
+function leaseRole(
+  name: string,
+  namespace: string,
+  grants: ReadonlyArray<{ verbs: readonly string[]; resourceNames?: string[] }>,
+  labels?: Record<string, string>,
+): Role {
+  const { group, plural } = builtinResources.leases;
+  return {
+    apiVersion: "rbac.authorization.k8s.io/v1",
+    kind: "Role",
+    metadata: { name, namespace, ...(labels ? { labels: { ...labels } } : {}) },
+    rules: mergeRules(
+      grants.map(({ verbs, resourceNames }) => ({
+        apiGroups: [group],
+        resources: [plural],
+        ...(resourceNames ? { resourceNames } : {}),
+        verbs: [...verbs],
+      })),
+    ),
+  };
+}
+
 /**
  * The namespaced Role leader election needs on its one Lease: `create` (which RBAC cannot limit by name, because a
  * create has no name when it is authorised) and get/update on that Lease only.
@@ -200,15 +223,16 @@ export function leaderElectionRole(
   labels?: Record<string, string>,
 ): Role {
   const get = accessVerbs.leases.filter((v) => v !== "create");
-  return {
-    apiVersion: "rbac.authorization.k8s.io/v1",
-    kind: "Role",
-    metadata: { name, namespace, ...(labels ? { labels: { ...labels } } : {}) },
-    rules: mergeRules([
-      { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
-      { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: [leaseName], verbs: get },
-    ]),
-  };
+  return leaseRole(name, namespace, [{ verbs: ["create"] }, { verbs: get, resourceNames: [leaseName] }], labels);
+}
+
+/**
+ * The namespaced Role a sharding group's members need on their Leases: each creates its own (named after its Pod, so
+ * no resourceNames can pin them), renews it (update), reads the group's (a labelled list) and deletes its own when it
+ * leaves; runtime/sharding's lease-store.ts makes exactly these calls. No get, no watch.
+ */
+export function shardingRole(name: string, namespace: string, labels?: Record<string, string>): Role {
+  return leaseRole(name, namespace, [{ verbs: ["create", "delete", "list", "update"] }], labels);
 }
 
 /**
