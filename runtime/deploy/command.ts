@@ -9,7 +9,7 @@ import { parseArgs } from "node:util";
 import { loadKubeClient, type KubeClient } from "../client/kube-client.js";
 import type { ManagedController } from "../manager/manager.js";
 import { applyManifests, deleteManifests } from "./apply-manifests.js";
-import { deployManifests, readCrds, readManifests } from "./manifests.js";
+import { deployManifests, readCrds, readManifests, type ManifestFile } from "./manifests.js";
 import type { DeployOptions } from "./options.js";
 import { DeployError } from "./rbac-manifests.js";
 import { manifestFilesUnder, writeManifests } from "./write-manifests.js";
@@ -84,6 +84,18 @@ export async function runDeployCommand(argv: readonly string[], options: DeployC
   return 2;
 }
 
+/**
+ * The manifests `manifests` writes for options (not yet rendered): the CRDs read from crdsDir, the controllers built
+ * offline to read what they touch. For a project's own tools that need the same files, e.g. a staleness test.
+ */
+export function deployCommandManifests(options: DeployCommandOptions): ManifestFile[] {
+  return deployManifests({
+    ...options,
+    crds: readCrds(options.crdsDir ?? "crds"),
+    controllers: options.newControllers(offlineKubeClient()),
+  });
+}
+
 function writeCommand(
   deployDir: string,
   options: DeployCommandOptions,
@@ -92,12 +104,7 @@ function writeCommand(
   err: (line: string) => void,
 ): number {
   const image = process.env["IMG"] || options.image;
-  const files = deployManifests({
-    ...options,
-    image,
-    crds: readCrds(options.crdsDir ?? "crds"),
-    controllers: options.newControllers(offlineKubeClient()),
-  });
+  const files = deployCommandManifests({ ...options, image });
   const by = options.by ?? "npm run manifests";
   const result = writeManifests(deployDir, files, { by, check });
   const changes = [...result.changed, ...result.removed.map((f) => `${f} (no longer generated)`)];

@@ -2,7 +2,7 @@
 // its webhooks), and server-side apply of them with the runtime's own client: a project's `npm run manifests`,
 // `npm run install:crds` and `npm run deploy` (kubebuilder's make manifests / install / deploy) call runDeployCommand.
 export { type ApplyOptions, Discovery, applyManifests, deleteManifests } from "./apply-manifests.js";
-export { type DeployCommandOptions, offlineKubeClient, runDeployCommand } from "./command.js";
+export { type DeployCommandOptions, deployCommandManifests, offlineKubeClient, runDeployCommand } from "./command.js";
 export {
   type ManifestFile,
   deployManifests,

@@ -9,7 +9,7 @@ import { builtinResources } from "@crdgen/runtime";
 import { accessVerbs, type ControllerAccess, type PolicyRule } from "@crdgen/runtime/manager";
 import {
   controllerAccess,
-  deployManifests as manifestFiles,
+  deployCommandManifests,
   deployNames,
   offlineKubeClient,
   ports,
@@ -112,12 +112,7 @@ export function operatorAccess(): ControllerAccess[] {
 
 /** File name (relative to deploy/, or deploy-sharded/) → content, as npm run deploy:manifests writes it. */
 export function deployManifests(options: DeployCommandOptions = sampleDeploy): Map<string, string> {
-  const files = manifestFiles({
-    ...options,
-    crds: readCrds(sampleDir),
-    controllers: newControllers(offlineKubeClient()),
-  });
-  return new Map(files.map((f) => [f.file, renderManifest(f, by)]));
+  return new Map(deployCommandManifests(options).map((f) => [f.file, renderManifest(f, options.by ?? by)]));
 }
 
 function packageVersion(): string {
