@@ -1,6 +1,7 @@
 // The HTTPS server the API server calls (controller-runtime's webhook.Server): AdmissionReview and ConversionReview v1
 // at the registrations' paths (review-handler.ts answers each request), and the serving certificate reloaded from its
 // folder when its files change (certificate-watcher.ts; cert-manager rewrites a mounted Secret).
+import type { ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -67,7 +68,10 @@ export interface WebhookServer {
   checkStarted(): Promise<void>;
   /** Reads the certificate files now and serves new connections with them if they changed (also automatic). */
   reloadCertificate(): Promise<void>;
-  /** Stops listening, ends open connections, stops watching the certificate folder. */
+  /**
+   * Stops listening and watching the certificate folder, answers the reviews in flight (within the request timeout)
+   * and ends every connection once idle.
+   */
   close(): Promise<void>;
 }
 
@@ -115,7 +119,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   server.on("error", (error) => log.error("webhook server error", { error }));
   const paths = [...routes.keys()];
   log.info("serving webhooks", { port: (server.address() as AddressInfo).port, paths, certDir });
-  return runningServer(server, certificate, paths, options.signal);
+  return runningServer(server, certificate, paths, options.signal, timeoutMs);
 }
 
 function listen(server: Server, port: number, host: string | undefined): Promise<void> {
@@ -128,22 +132,47 @@ function listen(server: Server, port: number, host: string | undefined): Promise
   });
 }
 
-/** The handle of a listening server; `signal` aborting closes it as close() does. */
+/**
+ * The handle of a listening server; `signal` aborting closes it as close() does. Closing drains: the reviews in flight
+ * are answered (each with `Connection: close`) and idle keep-alive connections end, so the API server's next call
+ * opens a connection to another replica instead of failing on a cut one; connections still busy after `drainMs` are
+ * cut.
+ */
 function runningServer(
   server: Server,
   certificate: CertificateWatcher,
   paths: readonly string[],
   signal: AbortSignal | undefined,
+  drainMs: number,
 ): WebhookServer {
   const { port, address } = server.address() as AddressInfo;
   let listening = true;
   let closing: Promise<void> | undefined;
+  // The answers not yet sent: once closing, each tells the API server to drop its connection.
+  const unanswered = new Set<ServerResponse>();
+  const lastOnConnection = (res: ServerResponse) => {
+    if (!res.headersSent) res.setHeader("Connection", "close");
+  };
+  server.on("request", (_req, res: ServerResponse) => {
+    if (closing) {
+      lastOnConnection(res);
+      return;
+    }
+    unanswered.add(res);
+    res.once("close", () => unanswered.delete(res));
+  });
   const close = () =>
     (closing ??= new Promise<void>((resolve) => {
       listening = false;
       certificate.close();
-      server.close(() => resolve());
-      server.closeAllConnections();
+      unanswered.forEach(lastOnConnection);
+      const cut = setTimeout(() => server.closeAllConnections(), drainMs);
+      cut.unref();
+      server.close(() => {
+        clearTimeout(cut);
+        resolve();
+      });
+      server.closeIdleConnections();
     }));
   signal?.addEventListener("abort", () => void close(), { once: true });
   return {
