@@ -2,6 +2,18 @@
 import type { KubernetesObject } from "../client/types.js";
 import { ports, webhookCertPath, type DeployNames, type DeployOptions } from "./options.js";
 
+/**
+ * How long a Pod marked for deletion keeps running before its SIGTERM: the endpoint controllers and every node's
+ * kube-proxy take it out of its Services meanwhile, so the API server's webhook calls (and scrapes) go to the other
+ * replicas instead of a process that has stopped listening. kube-apiserver ≥ 1.34 runs the sleep itself (the
+ * lifecycle `sleep` action, GA): the image needs no sleep binary.
+ */
+export const preStopSleepSeconds = 5;
+/** runtime/manager's default --graceful-shutdown-timeout: in-flight reconciles finish, the Lease is released. */
+const managerShutdownSeconds = 30;
+/** The preStop, then the manager's graceful shutdown, then its servers' drain and the exit. */
+export const terminationGracePeriodSeconds = preStopSleepSeconds + managerShutdownSeconds + 10;
+
 /** The manager's flags (runtime/manager/options.ts) as the Deployment passes them. */
 function managerArgs(names: DeployNames, options: DeployOptions): string[] {
   const sharding = options.sharding;
@@ -37,6 +49,7 @@ function container(names: DeployNames, options: DeployOptions): object {
     ],
     // cert-manager keeps the Secret current; the webhook server reloads the files when they change.
     ...(webhooks ? { volumeMounts: [{ name: "webhook-certs", mountPath: webhookCertPath, readOnly: true }] } : {}),
+    lifecycle: { preStop: { sleep: { seconds: preStopSleepSeconds } } },
     livenessProbe: { httpGet: { path: "/healthz", port: "health" }, initialDelaySeconds: 15, periodSeconds: 20 },
     // Ready once the caches synced (or at once as a standby, so a rolling update can start the new pod).
     readinessProbe: { httpGet: { path: "/readyz", port: "health" }, initialDelaySeconds: 5, periodSeconds: 10 },
@@ -59,8 +72,7 @@ export function operatorDeployment(names: DeployNames, options: DeployOptions): 
         metadata: { labels, annotations: { "kubectl.kubernetes.io/default-container": "manager" } },
         spec: {
           serviceAccountName: name,
-          // Above the manager's 30 s graceful shutdown, so in-flight reconciles finish and the Lease is released.
-          terminationGracePeriodSeconds: 40,
+          terminationGracePeriodSeconds,
           // The image's user `node` (1000), numeric so runAsNonRoot can check it.
           securityContext: {
             runAsNonRoot: true,

@@ -73,6 +73,16 @@ interface CrdView {
   metadata: { annotations?: Record<string, string> };
   spec: { conversion: { strategy: string; webhook: { clientConfig: { service: unknown } } } };
 }
+interface PodTemplateView {
+  spec: {
+    template: {
+      spec: {
+        terminationGracePeriodSeconds: number;
+        containers: Array<{ lifecycle?: { preStop?: { sleep?: { seconds: number } } } }>;
+      };
+    };
+  };
+}
 const deploymentOf = (files: ManifestFile[]) => objects(files, "Deployment")[0] as unknown as DeploymentView;
 const rulesOf = (role: KubernetesObject) => (role as unknown as { rules: PolicyRule[] }).rules;
 const grants = (rules: PolicyRule[]) =>
@@ -108,6 +118,14 @@ test("the manager's ClusterRole grants what the controller declares: owned kinds
   assert.equal(container.image, "widget-operator:1.2.3");
   assert.ok(container.args.includes("--leader-election-id=widget-operator"));
   assert.equal(deployment.spec.template.spec.volumes, undefined, "no webhook certificate without webhooks");
+});
+
+test("the Deployment's Pods keep serving until taken out of their Services, then shut down within the grace period", () => {
+  const pod = (deploymentOf(deployManifests(options())) as unknown as PodTemplateView).spec.template.spec;
+  const sleep = pod.containers[0]!.lifecycle?.preStop?.sleep?.seconds ?? 0;
+  assert.ok(sleep >= 5, `a preStop sleep long enough for the endpoints and kube-proxy to follow: ${sleep} s`);
+  // The API server rejects a sleep not shorter than the grace period; the manager's shutdown takes up to 30 s after.
+  assert.ok(pod.terminationGracePeriodSeconds >= sleep + 30, `grace ${pod.terminationGracePeriodSeconds} s`);
 });
 
 test("without finalize, a status subresource or owned kinds, none of their grants; a watched kind is list/watch", () => {
