@@ -111,8 +111,12 @@ export async function deleteManifests(
 ): Promise<void> {
   const discovery = new Discovery(kube);
   for (const obj of [...objects].reverse()) {
-    const resource = await discovery.resourceFor(obj.apiVersion!, obj.kind!).catch(() => undefined);
-    // A kind the server no longer serves (its CRD deleted before it) has no objects left to delete.
+    // A kind the server no longer serves (its CRD deleted before it) has no objects left to delete; any other
+    // discovery failure (forbidden, unreachable) fails the delete, so undeploy does not report success.
+    const resource = await discovery.resourceFor(obj.apiVersion!, obj.kind!).catch((error: unknown) => {
+      if (error instanceof DeployError) return undefined;
+      throw error;
+    });
     if (!resource) continue;
     const namespace = resource.namespaced ? obj.metadata?.namespace : undefined;
     try {
