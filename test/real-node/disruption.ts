@@ -18,21 +18,21 @@ export interface WriteCount {
  */
 export function writeContinuously(write: (i: number) => Promise<unknown>, pauseMs = 100) {
   const count: WriteCount = { ok: 0, failed: [] };
-  let stopped = false;
+  const state = { stopped: false };
   const loop = (async () => {
-    for (let i = 0; !stopped; i++) {
+    for (let i = 0; !state.stopped; i++) {
       try {
         await write(i);
         count.ok++;
       } catch (error) {
-        count.failed.push(`${new Date().toISOString()} ${String(error).slice(0, 240)}`);
+        count.failed.push(`${new Date().toISOString()} ${String(error).slice(0, 600)}`);
       }
       await new Promise((r) => setTimeout(r, pauseMs));
     }
   })();
   return {
     stop: async (): Promise<WriteCount> => {
-      stopped = true;
+      state.stopped = true;
       await loop;
       return count;
     },
@@ -75,25 +75,26 @@ export async function leaseDurationMs(kube: KubeClient, namespace: string, membe
 }
 
 /**
- * Resolves once the group's members other than `gone` hold every bucket exactly once (the dead member's Lease may
- * still name its buckets until it is collected), with those holdings; polls every 250 ms.
+ * Resolves once members other than `gone` hold each of `buckets` (a dead member's), each bucket by exactly one of
+ * them, with the live members' holdings; polls every 250 ms. The dead member's Lease may still name its buckets until
+ * it is collected.
  */
 export function takenOver(
   kube: KubeClient,
   namespace: string,
   group: string,
   gone: ReadonlySet<string>,
+  buckets: ReadonlySet<number>,
   timeoutMs: number,
 ): Promise<MemberHolding[]> {
   const check = async () => {
     const live = (await memberHoldings(kube, namespace, group)).filter((h) => !gone.has(h.member));
-    const held = live.flatMap((h) => [...h.held]);
-    const buckets = live[0]?.buckets ?? 0;
-    return buckets > 0 && held.length === buckets && new Set(held).size === buckets ? live : undefined;
+    const holders = (b: number) => live.filter((h) => h.held.has(b)).length;
+    return [...buckets].every((b) => holders(b) === 1) ? live : undefined;
   };
   return pollUntil(() => check().catch(() => undefined), {
     intervalMs: 250,
     timeoutMs,
-    what: `members other than ${[...gone].join(", ")} holding every bucket once`,
+    what: `members other than ${[...gone].join(", ")} holding its buckets`,
   });
 }
