@@ -88,6 +88,14 @@ export abstract class GoExpressionReader extends GoCallReader {
         ? `o|${typeKey}`
         : `l|${this.file}:${node.startPosition.row + 1}:${node.startPosition.column + 1}#${this.lits++}`,
     });
+    // The object made here, apart from every other value of its type (`l|<type>@@<place>`): its fields hold what is
+    // stored into it, so controllers sharing one struct type keep their own queues and functions (link/instances.ts).
+    if (typeKey)
+      this.facts.constraints.push({
+        c: "alloc",
+        dst: t,
+        v: `l|${typeKey}@@${this.file}:${node.startPosition.row + 1}:${node.startPosition.column + 1}`,
+      });
     // `&corev1.Secret{}`: what controller-runtime's For, Owns and Watches are given; its kind travels as a value, so a
     // kind passed through a local, a helper's parameter or a slice ranged over is still known where it is watched.
     const kind = node.parent?.type === "unary_expression" ? kindOfType(node.childForFieldName("type")) : undefined;

@@ -36,10 +36,14 @@ class Linker extends TsOperatorLinker {
         constraints.push({ c: "alloc", dst: call.ret, v: `i|${call.id}` });
       }
     }
+    this.constraintsSolved = constraints;
     this.pts = new PointsTo(constraints);
+    // Objects per allocation site and per call of a shared constructor (instances.ts).
+    const objects = this.instanceConstraints();
+    constraints.push(...objects);
     // Constructors of own queue types (queue.New(100) returning a *Queue) are known only once values flow: add them and
     // solve again.
-    let more = false;
+    let more = objects.length > 0;
     for (const call of this.queueTypes.size || this.wrapperTypes.size ? this.facts.calls : []) {
       if (this.isInternal(call.fn)) continue;
       // A wrapper queue's constructor: each call is a queue of its own (also one its name already made a queue).
@@ -68,6 +72,7 @@ class Linker extends TsOperatorLinker {
     }
     if (this.dispatchConstraints(constraints)) more = true;
     if (more) this.pts = new PointsTo(constraints);
+    this.constraintsSolved = constraints;
     const controllers = [
       ...this.controllerForControllers(this.queueControllers()),
       ...this.builderControllers(),

@@ -17,7 +17,7 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
     const opsByQueue = new Map<string, CallFact[]>();
     for (const call of this.facts.calls) {
       if (!call.recv || this.isInternal(call.fn)) continue;
-      const queues = this.queuesAt(call.recv);
+      const queues = this.queuesOf(call.recv);
       if (queues.length === 0) continue;
       for (const q of queues) {
         const own = this.ownQueueType(q);

@@ -3,7 +3,8 @@
 import { type CallFact, type Loc, type Slot, keysOf } from "../facts.js";
 import { at, locOrder } from "../loc.js";
 import { fieldSlot } from "../points-to.js";
-import { type CallChain, ContextLinker, PARAM } from "./contexts.js";
+import { type CallChain, PARAM } from "./contexts.js";
+import { InstanceLinker } from "./instances.js";
 import { CLIENT_NODE_EVENTS, EVENT_ORDER, HANDLER_FIELDS, REGISTER_METHODS } from "./vocabulary.js";
 
 /** Handler functions attached to one informer (or watch) at one place. */
@@ -22,7 +23,7 @@ export interface Registration {
   alternativesAt?: string;
 }
 
-export abstract class RegistrationLinker extends ContextLinker {
+export abstract class RegistrationLinker extends InstanceLinker {
   /** Every place handlers are attached to an informer or a watch, with the handler functions per event. */
   protected registrations(): Registration[] {
     const out: Registration[] = [];

@@ -4,6 +4,7 @@ import type { CallFact, FnFact, Slot } from "../facts.js";
 import { at, locOrder } from "../loc.js";
 import type { Place, Worker } from "../model.js";
 import { fieldSlot } from "../points-to.js";
+import type { Receivers } from "./instances.js";
 import { RegistrationLinker } from "./registrations.js";
 import { DONE_METHODS, FORGET_METHODS } from "./vocabulary.js";
 
@@ -19,7 +20,7 @@ export abstract class WorkerLinker extends RegistrationLinker {
         );
       return [...new Set(slots.flatMap((s) => this.queuesAt(s)))];
     }
-    return this.queuesAt(p.recv);
+    return this.queuesOf(p.recv);
   }
 
   /** The loop a Get runs in: the getter itself, or a caller of it in a loop; said under "Not linked" when none. */
@@ -78,13 +79,18 @@ export abstract class WorkerLinker extends RegistrationLinker {
     const handedOn = this.processing(get, region, regionCalls);
     // Nothing (or several calls) does the work on the item: the function the loop calls, which took it, does it.
     const everyProcess = handedOn.length === 0 && loop && loop !== getter ? [getter] : handedOn;
-    const [process, ...alternatives] = this.inContextOf(get, queueId, everyProcess);
+    // A getter of a type several controllers are objects of: this queue's object, and the functions stored in it.
+    const receivers = queueId ? this.receiversHolding(getter, get.recv, `q|${queueId}`) : undefined;
+    const othersOnly = this.othersOnly(getter, receivers);
+    const ownProcess = everyProcess.filter((id) => !othersOnly.has(id));
+    const [process, ...alternatives] = this.inContextOf(get, queueId, ownProcess.length ? ownProcess : everyProcess);
     // The other functions the getter hands the item to (predicates, key helpers, error handlers), for the report.
     const chosen = new Set([process, ...alternatives]);
     const alsoCalled = [
       ...new Set(
         this.processingCandidates(region, regionCalls, (a) => a.rhsCall === get.id, get.id)
           .filter((c) => !c.targets.some((id) => chosen.has(id) || this.reach(id, 3).has(process ?? "")))
+          .filter((c) => !c.targets.every((id) => othersOnly.has(id)))
           .flatMap((c) => c.targets),
       ),
     ];
@@ -94,8 +100,8 @@ export abstract class WorkerLinker extends RegistrationLinker {
       // What the worker reaches (its own code, its helpers, the processing function and what that calls), without
       // the functions passed to a shared helper by other controllers.
       const others = new Set(everyProcess.filter((id) => id !== process && !alternatives.includes(id)));
-      const own = [...opRegion].filter((id) => !others.has(id));
-      this.addReachedEdges(worker, queueId, producersByQueue, own, [process, ...alternatives]);
+      const own = [...opRegion].filter((id) => !others.has(id) && !othersOnly.has(id));
+      this.addReachedEdges(worker, queueId, producersByQueue, own, [process, ...alternatives], receivers);
     }
     return worker;
   }
@@ -110,13 +116,14 @@ export abstract class WorkerLinker extends RegistrationLinker {
     producersByQueue: Map<string, CallFact[]>,
     own: string[],
     processes: (string | undefined)[],
+    receivers?: Receivers,
   ): void {
     const reached = new Set(own);
     for (const p of processes) if (p) for (const id of this.reach(p).keys()) reached.add(id);
     const enqueues: NonNullable<Worker["enqueues"]> = [];
     for (const [q, calls] of producersByQueue)
       for (const c of calls) {
-        if (!reached.has(c.fn) || this.notTakenFrom(c, reached)) continue;
+        if (!reached.has(c.fn) || this.notTakenFrom(c, reached) || this.elsewhere(c, q, queueId, receivers)) continue;
         // A shared helper's queue parameter that holds this queue is this queue here (Run(name, queue, ...)).
         const sameParam =
           c.recvParam &&
@@ -128,6 +135,11 @@ export abstract class WorkerLinker extends RegistrationLinker {
       }
     worker.requeues.sort((a, b) => locOrder(a.loc, b.loc));
     if (enqueues.length) worker.enqueues = enqueues.sort((a, b) => locOrder(a.loc, b.loc));
+  }
+
+  /** A method of this queue's object puts keys on another queue only if its object holds that queue. */
+  private elsewhere(c: CallFact, q: string, queueId: string, receivers: Receivers | undefined): boolean {
+    return q !== queueId && receivers !== undefined && !this.queuesOf(c.recv, receivers).includes(q);
   }
 
   /**

@@ -227,8 +227,8 @@ function checkGolden(file: string, actual: string): void {
 // TypeScript task queues fed by raw watches and ListWatch, a Pepr module, controller-runtime builders as real
 // operators write them, informer kinds told by types, helpers shared by
 // several controllers, a worker calling more than its processing function, workers requeueing onto their own and
-// each other's queues, a wrapper queue type, an interface call with one implementation per controller, and one
-// controller type built per call of a shared constructor.
+// each other's queues, a wrapper queue type, an interface call with one implementation per controller, one
+// controller type built per call of a shared constructor, and sync functions stored in one field by two constructors.
 test("there is an explore fixture for each pattern explore is held to", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
@@ -239,7 +239,9 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "go-inline-work",
     "go-interface-dispatch",
     "go-shared-constructor",
+    "go-sync-field",
     "go-typed-queues",
+    "go-typed-uncalled-constructor",
     "informer-kinds",
     "requeues",
     "sample-controller",

@@ -1,0 +1,285 @@
+// Objects by allocation site: a struct or class value made at one place (`&Controller{...}`, `new Controller(...)`)
+// is also the value `l|<type>@@<place>`, whose fields hold only what was stored into that object; a constructor that
+// several callers share makes one object per call (`l|<type>@@<place>@@<call>`), its fields set from what that call
+// passes. The solver keeps the type's own slots as the union of all its objects (`o|<type>`), so nothing is lost; the
+// linker asks `precise(slot)` where controllers sharing a type must stay apart, and may read a method's receiver as
+// one object (`precise(slot, { [type]: [object] })`).
+import { type CallFact, type Constraint, type Slot, type Value, keysOf } from "../facts.js";
+import { fieldSlot } from "../points-to.js";
+import { ContextLinker } from "./contexts.js";
+
+/** Between a type and the place of an object of it, and between an object and the call that made a copy of it. */
+const AT = "@@";
+
+/** The receivers of a type's methods read as these objects. */
+export type Receivers = ReadonlyMap<string, readonly Value[]>;
+
+/** The type of an object value (`l|<type>@@...`), or undefined for any other value. */
+export function instanceType(v: Value): string | undefined {
+  if (v[0] !== "l") return undefined;
+  const i = v.indexOf(AT);
+  return i > 0 ? v.slice(2, i) : undefined;
+}
+
+/** The object a per-call copy was made from (`l|T@@p@@call` → `l|T@@p`), or undefined for an object made in place. */
+function parentOf(v: Value): Value | undefined {
+  const i = v.lastIndexOf(AT);
+  return i > 0 && v.indexOf(AT) < i ? (v.slice(0, i) as Value) : undefined;
+}
+
+/** The function a local, a temporary or a parameter belongs to (`<fn>$x`, `<fn>~3`, `<fn>#p0`), or undefined. */
+export function fnOfLocal(slot: Slot): string | undefined {
+  return /^(.*?)(?:\$[^$~#.]*|~\d+|#p\d+|#ret|#this)$/.exec(slot)?.[1];
+}
+
+/** An object, the function that made it, and what its fields are set from there. */
+interface Made {
+  obj: Value;
+  maker: string;
+  fields: { field: string; src: Slot }[];
+}
+
+type Definer = { load: Slot; field: string } | { copy: Slot } | { value: Value };
+
+export abstract class InstanceLinker extends ContextLinker {
+  /** Object values by type. */
+  protected readonly instances = new Map<string, Set<Value>>();
+  /** How each local and temporary gets its values, when only constraints do (not a call's result). */
+  private definers: Map<Slot, Definer[] | "opaque"> | undefined;
+  private readonly preciseMemo = new Map<Slot, ReadonlySet<Value>>();
+
+  /**
+   * After a first solve: an object for each `new` of a TypeScript class (its constructor's stores into `this` as that
+   * call passes them), and an object for each call of a shared constructor (Go or TypeScript) that returns one it makes.
+   */
+  protected instanceConstraints(): Constraint[] {
+    const stores = new Map<string, { base: Slot; field: string; src: Slot }[]>();
+    for (const k of this.facts.constraints) {
+      if (k.c === "alloc" && instanceType(k.v)) this.addInstance(k.v);
+      const fn = k.c === "store" ? fnOfLocal(k.base) : undefined;
+      if (fn) pushTo(stores, fn, k as { base: Slot; field: string; src: Slot });
+    }
+    const made: Made[] = [];
+    const out: Constraint[] = [];
+    for (const k of this.facts.constraints) {
+      if (k.c === "alloc" && instanceType(k.v)) {
+        const maker = fnOfLocal(k.dst);
+        const fields = (stores.get(maker ?? "") ?? []).filter((s) => this.pts.valuesOf(s.base).has(k.v));
+        if (maker) made.push({ obj: k.v, maker, fields });
+      } else if (k.c === "new") made.push(...this.newObjects(k, stores, out));
+    }
+    out.push(...this.perCallCopies(made));
+    return out;
+  }
+
+  /** `new C(args)`: an object of each class the callee may be, its fields what the constructor stores from `args`. */
+  private newObjects(
+    k: Extract<Constraint, { c: "new" }>,
+    stores: Map<string, { base: Slot; field: string; src: Slot }[]>,
+    out: Constraint[],
+  ): Made[] {
+    const made: Made[] = [];
+    const maker = fnOfLocal(k.ret);
+    for (const type of keysOf(this.pts.valuesOf(k.cls), "c")) {
+      const obj: Value = `l|${type}${AT}${k.ret}`;
+      this.addInstance(obj);
+      out.push({ c: "alloc", dst: k.ret, v: obj });
+      const fields: Made["fields"] = [];
+      for (const ctor of this.fnsAt(`${type}.constructor`))
+        for (const s of stores.get(ctor) ?? []) {
+          if (s.base !== `${ctor}#this`) continue;
+          const param = paramIndex(s.src, ctor);
+          const src = param === undefined ? s.src : k.args[param];
+          if (src) fields.push({ field: s.field, src });
+        }
+      for (const f of fields) out.push({ c: "copy", dst: fieldSlot(obj, f.field)!, src: f.src });
+      if (maker) made.push({ obj, maker, fields });
+    }
+    return made;
+  }
+
+  /** An object a free function makes and returns, copied for each of its calls when it has several. */
+  private perCallCopies(made: Made[]): Constraint[] {
+    const out: Constraint[] = [];
+    const returned = made.filter(
+      (m) => !this.fns.get(m.maker)?.owner && this.pts.valuesOf(`${m.maker}#ret`).has(m.obj),
+    );
+    if (returned.length === 0) return out;
+    const makers = new Set(returned.map((m) => m.maker));
+    const sitesOf = new Map<string, CallFact[]>();
+    for (const c of this.facts.calls)
+      for (const fn of this.fnsAt(c.callee)) if (makers.has(fn) && !this.isInternal(c.fn)) pushTo(sitesOf, fn, c);
+    for (const { obj, maker, fields } of returned) {
+      const sites = sitesOf.get(maker) ?? [];
+      if (sites.length < 2) continue;
+      for (const site of sites) {
+        const copy: Value = `${obj}${AT}${site.id}`;
+        this.addInstance(copy);
+        out.push({ c: "alloc", dst: site.ret, v: copy });
+        for (const f of fields) {
+          const param = paramIndex(f.src, maker);
+          const src = param === undefined ? f.src : site.args[param];
+          if (src) out.push({ c: "copy", dst: fieldSlot(copy, f.field)!, src });
+        }
+      }
+    }
+    return out;
+  }
+
+  private addInstance(v: Value): void {
+    const type = instanceType(v)!;
+    const set = this.instances.get(type);
+    if (set) set.add(v);
+    else this.instances.set(type, new Set([v]));
+  }
+
+  /** The objects of a type, a copy made per call standing for the object it copies. */
+  protected objectsOf(type: string): Value[] {
+    return [...prefer(new Set(this.instances.get(type) ?? []))];
+  }
+
+  /**
+   * What a slot holds, object by object: a field read from a value that is an object is that object's field (the
+   * type's own when nothing was stored into the object), and a type's summary value gives way to its objects.
+   * `receivers` reads the receiver of a type's methods (and of the closures in them) as the given objects.
+   */
+  protected precise(slot: Slot | undefined, receivers?: Receivers, depth = 0): ReadonlySet<Value> {
+    if (slot === undefined) return EMPTY;
+    const known = receivers ? this.receiverOf(slot, receivers) : this.preciseMemo.get(slot);
+    if (known) return known;
+    const defs = depth > 12 ? "opaque" : (this.definersOf().get(slot) ?? "opaque");
+    const out = prefer(
+      defs === "opaque" ? new Set(this.pts.valuesOf(slot)) : this.fromDefiners(defs, receivers, depth),
+    );
+    if (!receivers) this.preciseMemo.set(slot, out);
+    return out;
+  }
+
+  /** A method's receiver read as the objects given for its type. */
+  private receiverOf(slot: Slot, receivers: Receivers): ReadonlySet<Value> | undefined {
+    const self = /^(.*)#this$/.exec(slot)?.[1];
+    const owner = self ? this.fns.get(self)?.owner : undefined;
+    return owner && receivers.has(owner) ? new Set(receivers.get(owner)) : undefined;
+  }
+
+  private fromDefiners(defs: Definer[], receivers: Receivers | undefined, depth: number): Set<Value> {
+    const values = new Set<Value>();
+    for (const d of defs) {
+      const found =
+        "value" in d
+          ? [d.value]
+          : "copy" in d
+            ? this.precise(d.copy, receivers, depth + 1)
+            : this.fieldOf(this.precise(d.load, receivers, depth + 1), d.field);
+      for (const v of found) values.add(v);
+    }
+    return values;
+  }
+
+  /** The queues a slot holds, object by object (all it may hold when that tells none). */
+  protected queuesOf(slot: Slot | undefined, receivers?: Receivers): string[] {
+    const queues = [...new Set(keysOf(this.precise(slot, receivers), "q"))];
+    return queues.length ? queues : this.queuesAt(slot);
+  }
+
+  /** The type whose method a function is (or is written in). */
+  protected methodOwner(fnId: string): string | undefined {
+    for (let f = this.fns.get(fnId), d = 0; f && d < 64; f = f.parent ? this.fns.get(f.parent) : undefined, d++)
+      if (f.owner) return f.owner;
+    return undefined;
+  }
+
+  /**
+   * The objects a method's receiver is when a slot read in it holds the given value (the controller objects whose
+   * `c.queue` is this queue): undefined when that tells none apart (one object, or every object alike).
+   */
+  protected receiversHolding(fnId: string, slot: Slot | undefined, value: Value): Receivers | undefined {
+    const type = this.methodOwner(fnId);
+    const objects = type ? this.objectsOf(type) : [];
+    if (!type || objects.length < 2) return undefined;
+    const mine = objects.filter((o) => this.precise(slot, new Map([[type, [o]]])).has(value));
+    return mine.length && mine.length < objects.length ? new Map([[type, mine]]) : undefined;
+  }
+
+  /**
+   * Functions that calls through a field, in the methods reached from `start`, run for other objects only: the sync
+   * function another controller stored in the same field.
+   */
+  protected othersOnly(start: string, receivers: Receivers | undefined): Set<string> {
+    const out = new Set<string>();
+    if (!receivers) return out;
+    const allowed = new Set<string>();
+    for (const fn of this.reach(start, 3).keys()) {
+      const type = this.methodOwner(fn);
+      if (!type || !receivers.has(type)) continue;
+      for (const c of this.callsByFn.get(fn) ?? []) {
+        if (!c.dynamic) continue;
+        const mine = new Set(keysOf(this.precise(c.callee, receivers), "f"));
+        for (const id of this.callees(c)) (mine.has(id) ? allowed : out).add(id);
+      }
+    }
+    for (const id of allowed) out.delete(id);
+    return out;
+  }
+
+  /** A field of each value: an object's own, else (nothing stored into it) its type's. */
+  private fieldOf(bases: ReadonlySet<Value>, field: string): Set<Value> {
+    const out = new Set<Value>();
+    for (const v of bases) {
+      let values: ReadonlySet<Value> = EMPTY;
+      for (let o: Value | undefined = v; o && values.size === 0; o = parentOf(o))
+        values = this.pts.valuesOf(fieldSlot(o, field));
+      const type = instanceType(v);
+      if (values.size === 0 && type) values = this.pts.valuesOf(`${type}.${field}`);
+      for (const x of values) out.add(x);
+    }
+    return out;
+  }
+
+  /** Locals and temporaries whose values only constraints give (a call's result or a parameter is opaque). */
+  private definersOf(): Map<Slot, Definer[] | "opaque"> {
+    if (this.definers) return this.definers;
+    const defs = new Map<Slot, Definer[] | "opaque">();
+    const add = (slot: Slot, d: Definer | "opaque") => {
+      if (!fnOfLocal(slot) || /#(p\d+|ret|this)$/.test(slot)) return;
+      const list = defs.get(slot);
+      if (d === "opaque" || list === "opaque") defs.set(slot, "opaque");
+      else if (list) list.push(d);
+      else defs.set(slot, [d]);
+    };
+    for (const k of this.constraintsSolved) {
+      if (k.c === "alloc") add(k.dst, { value: k.v });
+      else if (k.c === "copy") add(k.dst, { copy: k.src });
+      else if (k.c === "load") add(k.dst, { load: k.base, field: k.field });
+      else if (k.c === "call" || k.c === "new") add(k.ret, "opaque");
+    }
+    return (this.definers = defs);
+  }
+
+  /** Every constraint the last solve was given. */
+  protected constraintsSolved: Constraint[] = [];
+}
+
+const EMPTY: ReadonlySet<Value> = new Set();
+
+/** A type's summary value gives way to its objects, and an object to the copies made of it per call. */
+function prefer(values: Set<Value>): Set<Value> {
+  const objects = [...values].filter((v) => instanceType(v) !== undefined);
+  if (objects.length === 0) return values;
+  const types = new Set(objects.map((v) => instanceType(v)!));
+  const copied = new Set(objects.flatMap((v) => parentOf(v) ?? []));
+  const out = new Set<Value>();
+  for (const v of values) if (!(v[0] === "o" && types.has(v.slice(2))) && !copied.has(v)) out.add(v);
+  return out;
+}
+
+function paramIndex(slot: Slot, fn: string): number | undefined {
+  const m = /^(.*)#p(\d+)$/.exec(slot);
+  return m && m[1] === fn ? Number(m[2]) : undefined;
+}
+
+function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
