@@ -3,7 +3,7 @@
 // folder when its files change (certificate-watcher.ts; cert-manager rewrites a mounted Secret).
 import type { ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Registry } from "prom-client";
@@ -132,11 +132,15 @@ function listen(server: Server, port: number, host: string | undefined): Promise
   });
 }
 
+/** How long a closing server keeps its connections open, answering on them, before it ends the idle ones. */
+const LINGER_MS = 2_000;
+
 /**
- * The handle of a listening server; `signal` aborting closes it as close() does. Closing drains: the reviews in flight
- * are answered (each with `Connection: close`) and idle keep-alive connections end, so the API server's next call
- * opens a connection to another replica instead of failing on a cut one; connections still busy after `drainMs` are
- * cut.
+ * The handle of a listening server; `signal` aborting closes it as close() does. Closing drains: every answer from
+ * then on (the reviews in flight included) carries `Connection: close`, so the API server retires each connection to
+ * this replica as it uses it, and opens the next one to another; the connections are kept for up to LINGER_MS
+ * meanwhile. Only then are the idle ones ended: ending a keep-alive connection the API server is about to reuse fails
+ * its call (the request meets a reset), and it does not retry a POST. Connections still busy after `drainMs` are cut.
  */
 function runningServer(
   server: Server,
@@ -148,6 +152,11 @@ function runningServer(
   const { port, address } = server.address() as AddressInfo;
   let listening = true;
   let closing: Promise<void> | undefined;
+  const connections = new Set<Socket>();
+  server.on("connection", (socket: Socket) => {
+    connections.add(socket);
+    socket.once("close", () => connections.delete(socket));
+  });
   // The answers not yet sent: once closing, each tells the API server to drop its connection.
   const unanswered = new Set<ServerResponse>();
   const lastOnConnection = (res: ServerResponse) => {
@@ -161,11 +170,13 @@ function runningServer(
     unanswered.add(res);
     res.once("close", () => unanswered.delete(res));
   });
-  const close = () =>
-    (closing ??= new Promise<void>((resolve) => {
-      listening = false;
-      certificate.close();
-      unanswered.forEach(lastOnConnection);
+  const drain = async () => {
+    listening = false;
+    certificate.close();
+    unanswered.forEach(lastOnConnection);
+    for (const until = Date.now() + LINGER_MS; connections.size > 0 && Date.now() < until;)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise<void>((resolve) => {
       const cut = setTimeout(() => server.closeAllConnections(), drainMs);
       cut.unref();
       server.close(() => {
@@ -173,7 +184,9 @@ function runningServer(
         resolve();
       });
       server.closeIdleConnections();
-    }));
+    });
+  };
+  const close = () => (closing ??= drain());
   signal?.addEventListener("abort", () => void close(), { once: true });
   return {
     port,

@@ -1,6 +1,7 @@
-// Closing the webhook server drains it (what a manager does after SIGTERM): a review in flight is still answered, with
-// `Connection: close`, an idle keep-alive connection is ended at once, and close() resolves once the answer went out.
-// Before, close() cut every connection, so the API server's call in flight failed.
+// Closing the webhook server drains it (what a manager does after SIGTERM): a review in flight is still answered, a
+// review sent meanwhile on a kept-alive connection too, each with `Connection: close` (the API server then retires that
+// connection); a connection left idle is ended only after that, and close() resolves once every answer went out.
+// Before, close() cut every connection at once, so the API server's calls on them failed.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -56,7 +57,7 @@ function review(agent: Agent, port: number, name: string): Promise<Answer> {
   });
 }
 
-test("close() answers the review in flight with Connection: close and ends idle connections first", async () => {
+test("close() answers on open connections with Connection: close, then ends the idle ones", async () => {
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   let arrived!: () => void;
@@ -75,32 +76,31 @@ test("close() answers the review in flight with Connection: close and ends idle 
     registry: new Registry(),
     logger: newLogger({ write: () => undefined }),
   });
-  // One connection each: the first stays idle in its pool, the second carries the slow review.
-  const [idle, busy] = [
-    new Agent({ keepAlive: true, ca: certs.caCert }),
-    new Agent({ keepAlive: true, ca: certs.caCert }),
-  ];
+  // One connection each: one reused while closing, one left idle, one carrying the slow review.
+  const agents = [0, 1, 2].map(() => new Agent({ keepAlive: true, ca: certs.caCert }));
+  const [reused, idle, busy] = agents as [Agent, Agent, Agent];
   try {
-    const quick = await review(idle, server.port, "quick");
-    assert.equal(quick.status, 200);
-    const idleClosed = new Promise<void>((resolve) => quick.socket.once("close", () => resolve()));
+    const first = await review(reused, server.port, "first");
+    const unused = await review(idle, server.port, "unused");
+    const idleClosed = new Promise<void>((resolve) => unused.socket.once("close", () => resolve()));
     const slow = review(busy, server.port, "slow");
     await slowArrived;
 
     let closed = false;
     const closing = server.close().then(() => (closed = true));
+    const again = await review(reused, server.port, "again");
+    assert.equal(again.socket, first.socket, "sent on the kept-alive connection");
+    assert.deepEqual([again.status, again.connection], [200, "close"]);
     await idleClosed;
     assert.equal(closed, false, "close() waits for the review in flight");
     release();
     const answer = await slow;
-    assert.equal(answer.status, 200);
-    assert.equal(answer.connection, "close");
+    assert.deepEqual([answer.status, answer.connection], [200, "close"]);
     await closing;
     assert.equal(server.started(), false);
   } finally {
     release();
-    idle.destroy();
-    busy.destroy();
+    agents.forEach((a) => a.destroy());
     await server.close();
   }
 });
