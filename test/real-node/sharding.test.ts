@@ -106,9 +106,14 @@ const allClusters = (s: Story) => Promise.all(names.map((n) => s.clusters.get(n)
 
 /** The Ready Pod whose member holds the most clusters now, with its member and the clusters it holds. */
 async function mostHolding(s: Story, gone: ReadonlySet<string>) {
-  const now = await operatorPods(s.kube);
-  const byPod = await until("a member Lease per operator Pod, together holding the hash space", minutes(2), () =>
-    membersOf(s.kube, now, gone),
+  const [now, byPod] = await until(
+    "3 Pods, each with a member Lease, together holding the hash space",
+    minutes(2),
+    async () => {
+      const pods = await operatorPods(s.kube);
+      const members = pods.length === 3 ? await membersOf(s.kube, pods, gone) : undefined;
+      return members && ([pods, members] as const);
+    },
   );
   const list = await allClusters(s);
   const held = (pod: V1Pod) => list.filter((c) => holdersOf(c, [byPod.get(nameOf(pod))!]).length === 1);
