@@ -1,7 +1,8 @@
 // One member of the sharding benchmark (bench/sharding.ts runs it with node --expose-gc): a manager with one sharded
 // MySQLCluster controller whose reconcile burns BENCH_RECONCILE_MS of CPU and writes nothing. It prints a JSON line
-// per reconcile ({r: [uid, start, end]}), and every 200 ms {held, bytes} (the part of the hash space it reconciles, bytes of its primary
-// LIST/WATCH); on SIGUSR2 {heap, rss} (heap after garbage collection, peak RSS, in MB).
+// per reconcile ({r: [uid, start, end]}), and every 200 ms {held, bytes, synced} (the part of the hash space it
+// reconciles, bytes of its primary LIST/WATCH, whether its caches synced); on SIGUSR2 {heap, rss, cpuMs} (V8 heap
+// used after forced full GCs and peak RSS in MB, CPU time used in ms).
 // argv: kubeconfig member group
 import { controllerFor, loadKubeClient, newLogger, runManager } from "@crdgen/runtime";
 import { shardingFor } from "@crdgen/runtime/manager";
@@ -52,10 +53,16 @@ const held = () => {
   for (const r of sharding.heldRanges()) covered += r.end - r.start;
   return Number((covered * 1_000_000n) / HASH_SPACE) / 1_000_000;
 };
-const report = setInterval(() => say({ held: held(), bytes: counter.bytes }), 200);
+const report = setInterval(() => say({ held: held(), bytes: counter.bytes, synced: controller.hasSynced() }), 200);
 process.on("SIGUSR2", () => {
+  // Full, synchronous collections: what is left is what the member holds, not garbage waiting for the next GC.
   for (let i = 0; i < 4; i++) globalThis.gc?.();
-  say({ heap: process.memoryUsage().heapUsed / 2 ** 20, rss: process.resourceUsage().maxRSS / 1024 });
+  const { user, system } = process.cpuUsage();
+  say({
+    heap: process.memoryUsage().heapUsed / 2 ** 20,
+    rss: process.resourceUsage().maxRSS / 1024,
+    cpuMs: (user + system) / 1000,
+  });
 });
 try {
   await runManager([controller], {

@@ -4,6 +4,9 @@
 // peak RSS, per-member bytes of the primary LIST/WATCH, double (overlapping) and missed reconciles. With 3 members:
 // rebalance after a kill -9 (until the others hold the whole space, and until they reconciled the lost objects) and
 // after a join. BENCH_SHARDING_GATE=off runs with ShardedListAndWatch off (the client filters).
+// Heap: each member's V8 heap used right after forced full GCs (node --expose-gc), taken once every object was
+// reconciled and the members hold the whole hash space. Before the objects are made, one member runs on the empty
+// cluster: its heap is the fixed part every member pays (imports, client, informer, metrics) whatever its share.
 // Results: bench/results/sharding-<date><BENCH_RESULT_SUFFIX>.{json,md}.
 import { spawn, type ChildProcess } from "node:child_process";
 import { writeFile } from "node:fs/promises";
@@ -15,13 +18,22 @@ import { compiledDir, repoRoot, resultsDir } from "./paths.js";
 const N = Number(process.env["BENCH_OBJECTS"] ?? 10_000);
 const GATE = process.env["BENCH_SHARDING_GATE"] !== "off";
 const LEASE_MS = 4_000;
+/** Waits that grow with the object count (reconciling 100,000 at 2 ms each takes minutes on one member). */
+const scaled = (ms: number) => Math.max(ms, N * 20);
 const memberScript = path.join(compiledDir, "sharding-member.js");
+
+interface Memory {
+  heap: number;
+  rss: number;
+  cpuMs: number;
+}
 
 interface Member {
   proc: ChildProcess;
   held: number;
   bytes: number;
-  memory?: { heap: number; rss: number };
+  synced: boolean;
+  memory?: Memory;
   uids: Set<string>;
 }
 
@@ -35,6 +47,11 @@ interface Interval {
 class Group {
   readonly members = new Map<string, Member>();
   readonly intervals: Interval[] = [];
+  /** Every uid reconciled at least once. */
+  readonly reconciled = new Set<string>();
+  /** Uids still to be reconciled again (rebalance): a reconcile by a member not killed takes its uid out. */
+  readonly awaited = new Set<string>();
+  private readonly killed = new Set<string>();
 
   constructor(
     private readonly kubeconfig: string,
@@ -45,35 +62,37 @@ class Group {
     const proc = spawn(process.execPath, ["--expose-gc", memberScript, this.kubeconfig, member, this.name], {
       stdio: ["ignore", "pipe", "inherit"],
     });
-    const state: Member = { proc, held: 0, bytes: 0, uids: new Set() };
+    const state: Member = { proc, held: 0, bytes: 0, synced: false, uids: new Set() };
     this.members.set(member, state);
     readline.createInterface({ input: proc.stdout }).on("line", (line) => {
       const msg = JSON.parse(line) as {
         r?: [string, number, number];
         held?: number;
         bytes?: number;
+        synced?: boolean;
         heap?: number;
         rss?: number;
+        cpuMs?: number;
       };
       if (msg.r) {
         state.uids.add(msg.r[0]);
+        this.reconciled.add(msg.r[0]);
+        if (!this.killed.has(member)) this.awaited.delete(msg.r[0]);
         this.intervals.push({ member, uid: msg.r[0], start: msg.r[1], end: msg.r[2] });
       }
       if (msg.held !== undefined) state.held = msg.held;
       if (msg.bytes !== undefined) state.bytes = msg.bytes;
-      if (msg.heap !== undefined && msg.rss !== undefined) state.memory = { heap: msg.heap, rss: msg.rss };
+      if (msg.synced !== undefined) state.synced = msg.synced;
+      if (msg.heap !== undefined && msg.rss !== undefined)
+        state.memory = { heap: msg.heap, rss: msg.rss, cpuMs: msg.cpuMs ?? 0 };
     });
-  }
-
-  reconciled(): Set<string> {
-    return new Set(this.intervals.map((i) => i.uid));
   }
 
   heldTotal(members = [...this.members.keys()]): number {
     return members.reduce((sum, m) => sum + (this.members.get(m)?.held ?? 0), 0);
   }
 
-  async memory(): Promise<Array<{ heap: number; rss: number }>> {
+  async memory(): Promise<Memory[]> {
     for (const m of this.members.values()) {
       m.memory = undefined;
       m.proc.kill("SIGUSR2");
@@ -85,6 +104,7 @@ class Group {
   async kill(member: string, signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
     const m = this.members.get(member);
     if (!m) return;
+    this.killed.add(member);
     if (m.proc.exitCode === null && m.proc.signalCode === null) {
       const exited = new Promise((r) => m.proc.once("exit", r));
       m.proc.kill(signal);
@@ -125,9 +145,15 @@ interface Run {
   reconcileAllMs: number;
   heapMB: number[];
   rssMB: number[];
+  /** CPU time (user + system) of each member up to the heap reading. */
+  cpuMs: number[];
+  /** The part of the hash space each member held. */
+  held: number[];
   bytes: number[];
   doubles: number;
   missed: number;
+  /** os.loadavg()[0] when all were reconciled. */
+  load: number;
 }
 
 async function runMembers(kubeconfig: string, count: number): Promise<Run> {
@@ -135,8 +161,9 @@ async function runMembers(kubeconfig: string, count: number): Promise<Run> {
   const names = Array.from({ length: count }, (_, i) => `m${i}`);
   const started = performance.now();
   for (const m of names) group.start(m);
-  await until(() => group.reconciled().size >= N, 600_000, `${N} reconciled by ${count}`);
+  await until(() => group.reconciled.size >= N, scaled(600_000), `${N} reconciled by ${count}`);
   const reconcileAllMs = performance.now() - started;
+  const load = os.loadavg()[0]!;
   // Settled: the shares stay put, the caches hold their objects.
   await until(() => Math.abs(group.heldTotal() - 1) < 1e-3, 60_000, "the whole space held");
   const memory = await group.memory();
@@ -145,12 +172,27 @@ async function runMembers(kubeconfig: string, count: number): Promise<Run> {
     reconcileAllMs,
     heapMB: memory.map((m) => m.heap),
     rssMB: memory.map((m) => m.rss),
+    cpuMs: memory.map((m) => m.cpuMs),
+    held: [...group.members.values()].map((m) => m.held),
     bytes: [...group.members.values()].map((m) => m.bytes),
     doubles: doubles(group.intervals),
-    missed: N - group.reconciled().size,
+    missed: N - group.reconciled.size,
+    load,
   };
   await group.stop();
   return run;
+}
+
+/** One member on the cluster before any object exists, once it holds the whole space: the heap every member pays. */
+async function fixedHeap(kubeconfig: string): Promise<Memory> {
+  const group = new Group(kubeconfig, "bench-empty");
+  // A name of its own: a Lease left to expire by a quick stop would block a later member of that name.
+  group.start("empty");
+  const settled = () => group.members.get("empty")!.synced && Math.abs(group.heldTotal() - 1) < 1e-3;
+  await until(settled, 60_000, "the empty member synced and holding the whole space");
+  const [memory] = await group.memory();
+  await group.stop();
+  return memory!;
 }
 
 interface Rebalance {
@@ -164,15 +206,14 @@ interface Rebalance {
 async function rebalance(kubeconfig: string): Promise<Rebalance> {
   const group = new Group(kubeconfig, "bench-rebalance");
   for (const m of ["m0", "m1", "m2"]) group.start(m);
-  await until(() => group.reconciled().size >= N && Math.abs(group.heldTotal() - 1) < 1e-3, 600_000, "settled");
-  const lost = new Set(group.members.get("m0")!.uids);
-  const before = group.intervals.length;
+  const settled = () => group.reconciled.size >= N && Math.abs(group.heldTotal() - 1) < 1e-3;
+  await until(settled, scaled(600_000), "settled");
+  for (const uid of group.members.get("m0")!.uids) group.awaited.add(uid);
   const killed = performance.now();
   await group.kill("m0");
   await until(() => Math.abs(group.heldTotal(["m1", "m2"]) - 1) < 1e-3, 120_000, "m1+m2 hold everything");
   const killHeldMs = performance.now() - killed;
-  const redone = () => new Set(group.intervals.slice(before).map((i) => i.uid));
-  await until(() => [...lost].every((u) => redone().has(u)), 300_000, "m0's objects reconciled again");
+  await until(() => group.awaited.size === 0, scaled(300_000), "m0's objects reconciled again");
   const killReconciledMs = performance.now() - killed;
   const joined = performance.now();
   group.start("m3");
@@ -211,8 +252,13 @@ async function createObjects(kube: import("@crdgen/runtime/client").KubeClient):
 const mb = (x: number) => x.toFixed(1);
 const s = (ms: number) => (ms / 1000).toFixed(1);
 
-function markdown(runs: Run[], r: Rebalance, createMs: number): string {
+const list = (xs: number[], f: (x: number) => string) => xs.map(f).join(", ");
+
+function markdown(runs: Run[], r: Rebalance, createMs: number, fixed: Memory): string {
   const one = runs[0]!;
+  const oneHeap = Math.max(...one.heapMB);
+  const oneCache = oneHeap - fixed.heap;
+  const three = runs.find((run) => run.members === 3);
   const lines = [
     `# Sharding benchmark (${new Date().toISOString().slice(0, 10)})`,
     "",
@@ -220,12 +266,26 @@ function markdown(runs: Run[], r: Rebalance, createMs: number): string {
       `4 workers per member, Lease 4 s / renew 3 s / retry 0.5 s; ShardedListAndWatch ${GATE ? "on" : "off"}; ` +
       `${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? "?"}), Node ${process.version}.`,
     "",
-    "| members | reconcile all (s) | throughput vs 1 | heap per member (MB) | heap vs 1 | peak RSS (MB) | primary LIST/WATCH bytes per member | doubles | missed |",
-    "|---:|---:|---:|---|---:|---|---|---:|---:|",
+    "| members | reconcile all (s) | throughput vs 1 | CPU per member (s) | load | share of the hash space | heap per member (MB) | heap vs 1 | peak RSS (MB) | primary LIST/WATCH bytes per member | doubles | missed |",
+    "|---:|---:|---:|---|---:|---|---|---:|---|---|---:|---:|",
     ...runs.map((run) => {
       const maxHeap = Math.max(...run.heapMB);
-      return `| ${run.members} | ${s(run.reconcileAllMs)} | ${(one.reconcileAllMs / run.reconcileAllMs).toFixed(2)}× | ${run.heapMB.map(mb).join(", ")} | ${(maxHeap / Math.max(...one.heapMB)).toFixed(2)} | ${run.rssMB.map(mb).join(", ")} | ${run.bytes.map((b) => `${(b / 2 ** 20).toFixed(1)} MB`).join(", ")} | ${run.doubles} | ${run.missed} |`;
+      return `| ${run.members} | ${s(run.reconcileAllMs)} | ${(one.reconcileAllMs / run.reconcileAllMs).toFixed(2)}× | ${list(run.cpuMs, s)} | ${run.load.toFixed(1)} | ${list(run.held, (h) => h.toFixed(3))} | ${list(run.heapMB, mb)} | ${(maxHeap / oneHeap).toFixed(2)} | ${list(run.rssMB, mb)} | ${list(run.bytes, (b) => `${(b / 2 ** 20).toFixed(1)} MB`)} | ${run.doubles} | ${run.missed} |`;
     }),
+    "",
+    `Heap: V8 heap used in each member right after forced full GCs, once every object was reconciled and the members ` +
+      `held the whole space; "heap vs 1" is the largest member's over the single member's. Fixed part: one member on ` +
+      `the empty cluster holds ${mb(fixed.heap)} MB (peak RSS ${mb(fixed.rss)} MB); the single member's cache of ` +
+      `${N} objects is then ${mb(oneCache)} MB (${Math.round((oneCache * 2 ** 20) / N)} bytes per object).` +
+      (three
+        ? ` At 3 members each holds ${list(
+            three.heapMB.map((h) => h - fixed.heap),
+            mb,
+          )} MB above the fixed part, ${list(
+            three.heapMB.map((h) => (h - fixed.heap) / oneCache),
+            (x) => x.toFixed(2),
+          )} of the single member's, for shares ${list(three.held, (h) => h.toFixed(3))}.`
+        : ""),
     "",
     `Rebalance with 3 members: after kill -9 the other two held the whole space ${s(r.killHeldMs)} s later ` +
       `(Lease ${LEASE_MS / 1000} s) and had reconciled the killed member's objects ${s(r.killReconciledMs)} s later; ` +
@@ -245,6 +305,8 @@ export async function shardingScenario(): Promise<void> {
     ],
   });
   try {
+    console.error("fixed heap: one member, no objects ...");
+    const fixed = await fixedHeap(plane.kubeconfigPath);
     console.error(`creating ${N} MySQLClusters ...`);
     const createMs = await createObjects(plane.kubeClient());
     const runs: Run[] = [];
@@ -255,13 +317,13 @@ export async function shardingScenario(): Promise<void> {
     }
     console.error("rebalance ...");
     const r = await rebalance(plane.kubeconfigPath);
-    const md = markdown(runs, r, createMs);
+    const md = markdown(runs, r, createMs, fixed);
     process.stdout.write(md);
     const date = new Date().toISOString().slice(0, 10);
     const suffix = process.env["BENCH_RESULT_SUFFIX"] ?? (GATE ? "" : "-gate-off");
     await writeFile(
       path.join(resultsDir, `sharding-${date}${suffix}.json`),
-      `${JSON.stringify({ objects: N, gate: GATE, createMs, runs, rebalance: r }, null, 2)}\n`,
+      `${JSON.stringify({ objects: N, gate: GATE, createMs, fixed, runs, rebalance: r }, null, 2)}\n`,
     );
     await writeFile(path.join(resultsDir, `sharding-${date}${suffix}.md`), md);
   } finally {
