@@ -4,7 +4,7 @@ import { type CallFact, type Loc, type Slot, keysOf } from "../facts.js";
 import { at, locOrder } from "../loc.js";
 import { fieldSlot } from "../points-to.js";
 import { type CallChain, PARAM } from "./contexts.js";
-import { InstanceLinker } from "./instances.js";
+import { InstanceLinker, type Receivers } from "./instances.js";
 import { CLIENT_NODE_EVENTS, EVENT_ORDER, HANDLER_FIELDS, REGISTER_METHODS } from "./vocabulary.js";
 
 /** Handler functions attached to one informer (or watch) at one place. */
@@ -21,6 +21,8 @@ export interface Registration {
    * informer is chosen at run time, reported once.
    */
   alternativesAt?: string;
+  /** Registered in a method of a type several controllers are objects of: the objects holding this informer. */
+  receivers?: Receivers;
 }
 
 export abstract class RegistrationLinker extends InstanceLinker {
@@ -54,7 +56,9 @@ export abstract class RegistrationLinker extends InstanceLinker {
         const fns = this.fnsAt(call.args[1]);
         if (fns.length === 0) continue;
         for (const inf of informerOf(call.recv)) {
+          const receivers = this.receiversHolding(call.fn, call.recv, `i|${inf.id}`);
           out.push({
+            ...(receivers ? { receivers } : {}),
             kind: inf.informer!.kind,
             via: inf.informer!.via,
             loc: inf.loc,
@@ -116,7 +120,9 @@ export abstract class RegistrationLinker extends InstanceLinker {
         this.unlinked.push(`${call.text} at ${at(call.loc)}: could not tell which informer (so which kind) this is`);
       }
       for (const inf of informers) {
+        const receivers = this.receiversHolding(call.fn, call.recv, `i|${inf.id}`);
         out.push({
+          ...(receivers ? { receivers } : {}),
           kind: inf.informer!.kind,
           via: inf.informer!.via,
           loc: inf.loc,
@@ -125,7 +131,8 @@ export abstract class RegistrationLinker extends InstanceLinker {
           handlers,
           factoryCall,
           // Outside a loop, one run of the call registers on one informer: several are alternatives chosen at run time.
-          ...(informers.length > 1 && !call.inLoop ? { alternativesAt: call.id } : {}),
+          // (Informers of different objects of the method's type are each one's own.)
+          ...(informers.length > 1 && !call.inLoop && !receivers ? { alternativesAt: call.id } : {}),
         });
       }
     }

@@ -10,7 +10,7 @@ import { DONE_METHODS, FORGET_METHODS } from "./vocabulary.js";
 
 export abstract class WorkerLinker extends RegistrationLinker {
   /** The queues a producer adds to; through a handler factory's parameter, the one passed at that factory call. */
-  protected producerQueues(p: CallFact, factoryCall: CallFact | undefined): string[] {
+  protected producerQueues(p: CallFact, factoryCall: CallFact | undefined, receivers?: Receivers): string[] {
     if (factoryCall && p.recvParam && this.callees(factoryCall).includes(p.recvParam.fn)) {
       const arg = factoryCall.args[p.recvParam.index];
       let slots: Slot[] = arg ? [arg] : [];
@@ -20,7 +20,7 @@ export abstract class WorkerLinker extends RegistrationLinker {
         );
       return [...new Set(slots.flatMap((s) => this.queuesAt(s)))];
     }
-    return this.queuesOf(p.recv);
+    return this.queuesOf(p.recv, receivers);
   }
 
   /** The loop a Get runs in: the getter itself, or a caller of it in a loop; said under "Not linked" when none. */

@@ -228,7 +228,8 @@ function checkGolden(file: string, actual: string): void {
 // operators write them, informer kinds told by types, helpers shared by
 // several controllers, a worker calling more than its processing function, workers requeueing onto their own and
 // each other's queues, a wrapper queue type, an interface call with one implementation per controller, one
-// controller type built per call of a shared constructor, and sync functions stored in one field by two constructors.
+// controller type built per call of a shared constructor, and sync functions stored in one field by two constructors
+// (Go) or passed to one class by two factories (TypeScript).
 test("there is an explore fixture for each pattern explore is held to", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
@@ -255,6 +256,7 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "ts-operator-node-vendored",
     "ts-pepr",
     "ts-pepr-typed",
+    "ts-shared-class",
     "ts-task-queues",
     "ts-typed",
     "two-informers",
