@@ -134,16 +134,21 @@ func load(dir string) (*Facts, error) {
 		if p.Module != nil && a.facts.Module == "" {
 			a.facts.Module, a.facts.Dir = p.Module.Path, p.Module.Dir
 		}
+		skip := false
 		for _, e := range p.Errors {
-			// Without its dependencies a module's types are guesses: explore reads it by syntax instead.
-			if e.Kind != packages.TypeError || strings.Contains(e.Msg, "could not import") {
+			switch {
+			case e.Kind == packages.ListError && !missingModule(e.Msg):
+				// One package of the module go cannot build (C files without cgo, say): the others are still typed.
+				skip = true
+			case e.Kind != packages.TypeError || strings.Contains(e.Msg, "could not import"):
+				// Without its dependencies a module's types are guesses: explore reads it by syntax instead.
 				return nil, fmt.Errorf("the module's packages or dependencies could not be loaded: %s", e.Error())
 			}
 			if len(a.facts.Errors) < 5 {
 				a.facts.Errors = append(a.facts.Errors, e.Error())
 			}
 		}
-		if p.Types == nil || p.TypesInfo == nil {
+		if skip || p.Types == nil || p.TypesInfo == nil {
 			continue
 		}
 		a.own[p.Types] = true
@@ -170,6 +175,16 @@ func load(dir string) (*Facts, error) {
 	step("dispatch")
 	a.findHelpers()
 	return a.facts, nil
+}
+
+// missingModule: the error says a module the package needs is not there (not downloaded, not in go.mod or go.sum).
+func missingModule(msg string) bool {
+	for _, s := range []string{"module", "go.sum", "go.mod", "could not import", "cannot find package"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // findWorkqueue finds client-go's workqueue package among everything the module imports.
