@@ -4,7 +4,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -107,4 +108,23 @@ test("a constructor nothing in the module calls is a root: the queue it makes is
     ["NewController syncGadget", "widgets.Controller (*Controller).syncWidget"],
   );
   assert.deepEqual(flowKeys(typed), flowKeys(await explore([dir])));
+});
+
+test("a package go cannot build (C files without cgo) is skipped and named; the module's others are typed", async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "crdgen-go-types-"));
+  try {
+    writeFileSync(path.join(dir, "go.mod"), "module example.com/mixed\n\ngo 1.22\n");
+    mkdirSync(path.join(dir, "plain"));
+    writeFileSync(path.join(dir, "plain", "plain.go"), "package plain\n\nfunc Answer() int { return 42 }\n");
+    mkdirSync(path.join(dir, "native"));
+    writeFileSync(path.join(dir, "native", "native.go"), "package native\n");
+    writeFileSync(path.join(dir, "native", "main.c"), "int main(void) { return 0; }\n");
+    const { stdout } = await promisify(execFile)(await goTypesProgram(), [dir], { maxBuffer: 1 << 26 });
+    const raw = JSON.parse(stdout) as { packages: number; errors: string[] };
+    assert.equal(raw.packages, 1);
+    assert.equal(raw.errors.length, 1);
+    assert.match(raw.errors[0]!, /C source files not allowed/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
