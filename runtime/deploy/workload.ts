@@ -5,8 +5,8 @@ import { ports, webhookCertPath, type DeployNames, type DeployOptions } from "./
 /**
  * How long a Pod marked for deletion keeps running before its SIGTERM: the endpoint controllers and every node's
  * kube-proxy take it out of its Services meanwhile, so the API server's webhook calls (and scrapes) go to the other
- * replicas instead of a process that has stopped listening. kube-apiserver ≥ 1.34 runs the sleep itself (the
- * lifecycle `sleep` action, GA): the image needs no sleep binary.
+ * replicas instead of a process that has stopped listening. The kubelet sleeps itself (the lifecycle `sleep` action,
+ * without a feature gate in kube 1.37.2): the image needs no sleep binary.
  */
 export const preStopSleepSeconds = 5;
 /** runtime/manager's default --graceful-shutdown-timeout: in-flight reconciles finish, the Lease is released. */
