@@ -14,6 +14,7 @@ import {
 import { at, locOrder } from "../loc.js";
 import type { Controller, Handler, Source } from "../model.js";
 import { fieldSlot } from "../points-to.js";
+import { type Receivers, instanceType } from "./instances.js";
 import { QueueControllerLinker } from "./queue-controllers.js";
 
 /** controller-runtime's handler.EventHandler methods and handler.Funcs fields, with the event each stands for. */
@@ -99,6 +100,18 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
       const sites = this.sitesCalling(b.fn);
       if (sites.length > 1) sitesOf.set(b.id, sites);
     }
+    // A builder made in a method of a type several controllers are objects of (one reconciler type built by a shared
+    // helper per controller): one builder per object, its kinds and reconciler read from that object's fields.
+    const perObject = new Map<string, Receivers[]>();
+    for (const b of this.facts.builders) {
+      const type = sitesOf.has(b.id) ? undefined : this.methodOwner(b.fn);
+      const objects = type ? this.objectsOf(type) : [];
+      if (type && objects.length > 1)
+        perObject.set(
+          b.id,
+          objects.map((o) => new Map([[type, [o]]])),
+        );
+    }
     const opByRet = new Map<Slot, CallFact>();
     for (const call of this.facts.calls) if (call.builderOp) opByRet.set(call.ret, call);
     for (const call of this.facts.calls) {
@@ -111,9 +124,8 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
       if (keysOf(this.pts.valuesOf(recv), "b").length === 0) continue;
       const start: Frame = { recv, object: op.object, handler: op.handler, loc: op.loc };
       for (const frame of this.framesOf(start, 0)) {
-        for (const id of this.buildersAt(frame.recv, builders).flatMap((b) =>
-          this.instancesOf(b, frame.recv, sitesOf),
-        )) {
+        const ids = this.buildersAt(frame.recv, builders).flatMap((b) => this.instancesOf(b, frame.recv, sitesOf));
+        for (const [id, receivers] of ids.flatMap((id) => objectBuilders(id, perObject.get(id)))) {
           const entry = of(id);
           if (op.op === "Named" && op.name) entry.name = op.name;
           if (op.op === "Complete") {
@@ -121,7 +133,7 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
             entry.hints.push(...(op.reconcilerHints ?? []));
           }
           if (op.op === "For" || op.op === "Owns" || op.op === "Watches" || op.op === "Watch") {
-            const kinds = this.kindsAt(frame.object);
+            const kinds = this.kindsAt(frame.object, receivers);
             for (const kind of kinds.length ? kinds : ["?"]) {
               if (entry.sources.some((s) => s.kind === kind && s.via === op.op && at(s.loc) === at(frame.loc)))
                 continue;
@@ -137,8 +149,35 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
       .flatMap((b) =>
         sitesOf.has(b.id)
           ? sitesOf.get(b.id)!.map((site) => this.builderController(b, added.get(`${b.id}@${site.ret}`), site.loc))
-          : [this.builderController(b, added.get(b.id), b.loc)],
+          : (this.objectControllers(b, perObject.get(b.id), added) ?? [
+              this.builderController(b, added.get(b.id), b.loc),
+            ]),
       );
+  }
+
+  /** One controller per object of the builder's type; undefined when the objects all come out alike (one controller). */
+  private objectControllers(
+    b: BuilderFact,
+    objects: Receivers[] | undefined,
+    added: Map<string, Found>,
+  ): Controller[] | undefined {
+    if (!objects) return undefined;
+    const out = objectBuilders(b.id, objects).map(([id, receivers]) =>
+      this.builderController(b, added.get(id), this.objectLoc(receivers) ?? b.loc, receivers),
+    );
+    const alike = (c: Controller) => JSON.stringify([c.sources, c.workers]);
+    return out.every((c) => alike(c) === alike(out[0]!)) ? undefined : out;
+  }
+
+  /** Where the one object of receivers was made: its composite literal, or the call of the helper that made it. */
+  private objectLoc(receivers: Receivers | undefined): Loc | undefined {
+    const object = receivers && [...receivers.values()][0]?.[0];
+    const place = object?.split("@@").at(-1);
+    if (!place) return undefined;
+    const call = this.calls.get(place);
+    if (call) return call.loc;
+    const m = /^(.*):(\d+):\d+$/.exec(place);
+    return m ? { file: m[1]!, line: Number(m[2]) } : undefined;
   }
 
   /**
@@ -166,9 +205,14 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
     return out;
   }
 
-  private builderController(b: BuilderFact, found: Found | undefined, loc: Loc): Controller {
+  private builderController(b: BuilderFact, found: Found | undefined, loc: Loc, receivers?: Receivers): Controller {
     const name = found?.name ?? b.name;
-    const values = [...b.reconcilers, ...(found?.reconcilers ?? [])].flatMap((slot) => [...this.pts.valuesOf(slot)]);
+    // (one object's reconciler: the type whose Reconcile runs, the object's fields for what it calls)
+    const valuesAt = (slot: Slot): Value[] =>
+      receivers
+        ? [...this.precise(slot, receivers)].map((v): Value => (instanceType(v) ? `o|${instanceType(v)!}` : v))
+        : [...this.pts.valuesOf(slot)];
+    const values = [...b.reconcilers, ...(found?.reconcilers ?? [])].flatMap(valuesAt);
     const reconcilerTypes = this.reconcileTypes(values);
     const hinted = new Set(
       this.reconcileTypes(
@@ -181,7 +225,9 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
       reconcilerTypes.flatMap((t) =>
         this.fnsAt(`${t}.Reconcile`).map((fn) => this.unwrapReconcile(fn, hinted, 0)),
       )[0] ?? keysOf(values, "f").find((id) => this.fns.has(id));
-    const typeName = reconcilerTypes[0] ? this.typeLabel(reconcilerTypes[0]) : undefined;
+    const typeLabel = reconcilerTypes[0] ? this.typeLabel(reconcilerTypes[0]) : undefined;
+    const primary = found?.sources.find((s) => s.via === "For")?.kind;
+    const typeName = typeLabel && receivers && primary ? `${typeLabel} for ${primary}` : typeLabel;
     if (!reconcile)
       this.unlinked.push(`controller-runtime builder at ${at(loc)}: no Reconcile method found for its reconciler`);
     const sources = [...b.sources.map((s) => this.libraryHandled(s)), ...(found?.sources ?? [])].sort((x, y) =>
@@ -201,7 +247,7 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
         {
           loop: { name: "controller-runtime worker (Controller.processNextWorkItem in the library)" },
           process: reconcile ? this.place(reconcile) : undefined,
-          then: [],
+          then: reconcile && receivers ? this.delegations(reconcile, 0, receivers) : [],
           done: [],
           forget: [],
           requeues: [],
@@ -262,9 +308,9 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
   }
 
   /** The kinds of the objects a slot holds; controller-runtime before 0.15 wrapped them: `&source.Kind{Type: &T{}}`. */
-  private kindsAt(slot: Slot | undefined): string[] {
+  private kindsAt(slot: Slot | undefined, receivers?: Receivers): string[] {
     const kinds = new Set<string>();
-    for (const v of this.pts.valuesOf(slot)) {
+    for (const v of receivers ? this.precise(slot, receivers) : this.pts.valuesOf(slot)) {
       const kind = keyOf(v, "k");
       if (kind !== undefined && kind !== "Kind") kinds.add(kind);
       for (const inner of keysOf(this.pts.valuesOf(fieldSlot(v, "Type")), "k")) kinds.add(inner);
@@ -319,6 +365,12 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
   private reconcileTypes(values: Value[]): string[] {
     return [...new Set(keysOf(values, "o"))].filter((t) => this.fnsAt(`${t}.Reconcile`).length > 0);
   }
+}
+
+/** A builder's id, or one id per object when it is made in a method of a type with several objects. */
+function objectBuilders(id: string, objects: Receivers[] | undefined): [string, Receivers | undefined][] {
+  if (!objects) return [[id, undefined]];
+  return objects.map((r) => [`${id}@${[...r.values()][0]![0]!}`, r]);
 }
 
 /** `<fnId>#p<i>`: a parameter slot, with its function. */

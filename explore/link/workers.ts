@@ -1,6 +1,6 @@
 // Worker loops: what takes keys from a queue, the function each key is handed to, Done/Forget/requeues, and later
 // hand-overs.
-import type { CallFact, FnFact, Slot } from "../facts.js";
+import { type CallFact, type FnFact, type Slot, keysOf } from "../facts.js";
 import { at, locOrder } from "../loc.js";
 import type { Place, Worker } from "../model.js";
 import { fieldSlot } from "../points-to.js";
@@ -296,16 +296,18 @@ export abstract class WorkerLinker extends RegistrationLinker {
    * followed through; a chain ends at the first named function, and chains that end in a lambda calling nothing known
    * (an optional hook the operator does not have) are dropped.
    */
-  protected delegations(fnId: string, depth: number): Place[][] {
+  protected delegations(fnId: string, depth: number, receivers?: Receivers): Place[][] {
     if (depth > 5) return [];
     const file = this.fns.get(fnId)!.loc.file;
     const chains: Place[][] = [];
     const seen = new Set<string>();
     for (const c of this.callsIn(this.region(fnId))) {
       if (!c.dynamic || !c.tail) continue;
+      // (a method of one object of a shared type calls the function stored in that object)
+      const mine = receivers && new Set(keysOf(this.precise(c.callee, receivers), "f"));
       for (const target of this.callees(c)) {
         const t = this.fns.get(target)!;
-        if ((depth === 0 && t.loc.file === file) || seen.has(target)) continue;
+        if ((depth === 0 && t.loc.file === file) || seen.has(target) || (mine && !mine.has(target))) continue;
         if (t.owner && c.recv && this.pts.valuesOf(c.recv).has(`o|${t.owner}`) && !this.isFieldHolding(c)) continue;
         seen.add(target);
         const hop: Place = { name: `${c.text} → ${this.fnName(t)}`, loc: t.loc };
@@ -313,7 +315,7 @@ export abstract class WorkerLinker extends RegistrationLinker {
           chains.push([hop]);
           continue;
         }
-        for (const f of this.delegations(target, depth + 1)) chains.push([hop, ...f]);
+        for (const f of this.delegations(target, depth + 1, receivers)) chains.push([hop, ...f]);
       }
     }
     return chains;

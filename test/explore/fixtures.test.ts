@@ -229,7 +229,7 @@ function checkGolden(file: string, actual: string): void {
 // several controllers, a worker calling more than its processing function, workers requeueing onto their own and
 // each other's queues, a wrapper queue type, an interface call with one implementation per controller, one
 // controller type built per call of a shared constructor, and sync functions stored in one field by two constructors
-// (Go) or passed to one class by two factories (TypeScript).
+// (Go) or passed to one class by two factories (TypeScript), and one reconciler type built per controller by a helper.
 test("there is an explore fixture for each pattern explore is held to", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
@@ -238,6 +238,7 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "embedded-base",
     "go-any-root",
     "go-inline-work",
+    "go-helper-reconcilers",
     "go-interface-dispatch",
     "go-shared-constructor",
     "go-sync-field",
