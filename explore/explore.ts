@@ -2,7 +2,7 @@
 // into flows.
 import path from "node:path";
 import { discover, type DiscoverOptions, type SourceFile } from "./discover.js";
-import { emptyFacts, mergeFacts } from "./facts.js";
+import { emptyFacts, type Facts, mergeFacts } from "./facts.js";
 import { readGo } from "./go/read.js";
 import { type GoTypeFacts, readGoTypes } from "./go/typed.js";
 import { link } from "./link/linker.js";
@@ -44,6 +44,7 @@ export async function explore(dirs: string[], options: DiscoverOptions = {}): Pr
       ? `Go types from go/packages (${typed.packages} package(s)${typed.errors.length ? `, ${typed.errors.length} with type errors` : ""})`
       : `Go read by syntax only: ${typed.reason}`;
   }
+  if (goTypes) applyTypes(facts, goTypes);
   const { controllers, unlinked } = link(facts, goTypes);
   const notRead = [...found.otherLanguages]
     .map(([extension, files]) => ({ extension, files }))
@@ -57,6 +58,20 @@ export async function explore(dirs: string[], options: DiscoverOptions = {}): Pr
     unlinked,
     warnings,
   };
+}
+
+/**
+ * What only types tell, written into the syntax reader's facts: an informer made from a GroupVersionResource whose
+ * kind its resource constant names, and a wrapper's AddEventHandler handing its parameter on (no registration of its
+ * own: the wrapper's callers are).
+ */
+function applyTypes(facts: Facts, goTypes: GoTypeFacts): void {
+  for (const call of facts.calls) {
+    const kind = goTypes.informerKinds.get(call.id);
+    if (kind && (!call.informer || call.informer.kind === "?"))
+      call.informer = { ...(call.informer ?? { via: call.text.replace(/\($/, "") }), kind };
+    if (goTypes.forwarded.has(call.id)) delete call.recv;
+  }
 }
 
 /** The files fit to parse; each one skipped adds its warning. */

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"os"
@@ -46,6 +47,12 @@ type Facts struct {
 	// Functions of the module that only report (their results or first parameter are a logger's, tracer's or
 	// metric's type) or split keys (string in, two strings out): never the work on an item.
 	Helpers map[string]string `json:"helpers"`
+	// Calls that make an informer (or a type of the module holding informers) from a GroupVersionResource whose
+	// resource is a constant: the kind, from the API package's type of that plural.
+	InformerKinds map[string]string `json:"informerKinds"`
+	// AddEventHandler calls in a method of the same name that hand on the method's own handler parameter: the
+	// registration is where that method is called, not here.
+	Forwarded []string `json:"forwarded"`
 }
 
 type TypeRef struct {
@@ -100,6 +107,7 @@ type analysis struct {
 	named    []*types.TypeName
 	ifaceFor map[string]*types.Interface
 	infos    map[*types.Package]*types.Info
+	inits    map[types.Object]ast.Expr // the expression a variable is declared with
 	facts    *Facts
 }
 
@@ -128,7 +136,9 @@ func load(dir string) (*Facts, error) {
 		decls:    map[*types.Func]*ast.FuncDecl{},
 		ifaceFor: map[string]*types.Interface{},
 		infos:    map[*types.Package]*types.Info{},
-		facts:    &Facts{Dispatch: map[string][]string{}, Helpers: map[string]string{}, Errors: []string{}},
+		inits:    map[types.Object]ast.Expr{},
+		facts: &Facts{Dispatch: map[string][]string{}, Helpers: map[string]string{}, Errors: []string{},
+			InformerKinds: map[string]string{}, Forwarded: []string{}},
 	}
 	for _, p := range pkgs {
 		if p.Module != nil && a.facts.Module == "" {
@@ -174,6 +184,8 @@ func load(dir string) (*Facts, error) {
 	a.findDispatch()
 	step("dispatch")
 	a.findHelpers()
+	a.findInformerKinds()
+	step("informer kinds")
 	return a.facts, nil
 }
 
@@ -700,4 +712,196 @@ func (a *analysis) pos(p token.Pos) string {
 func (a *analysis) span(n ast.Node) string {
 	end := a.fset.Position(n.End())
 	return fmt.Sprintf("%s-%d:%d", a.pos(n.Pos()), end.Line, end.Column)
+}
+
+const schemaPath = "k8s.io/apimachinery/pkg/runtime/schema"
+
+// registerMethods are client-go's ways to add a handler to an informer.
+var registerMethods = map[string]bool{
+	"AddEventHandler": true, "AddEventHandlerWithResyncPeriod": true, "AddEventHandlerWithOptions": true,
+}
+
+// findInformerKinds: calls given a GroupVersionResource whose resource is a constant, returning something that takes
+// event handlers (a method AddEventHandler or Informer); and registrations that forward a wrapper's own handler.
+func (a *analysis) findInformerKinds() {
+	for _, p := range a.pkgs {
+		if p.TypesInfo == nil || !a.own[p.Types] {
+			continue
+		}
+		for _, f := range p.Syntax {
+			a.indexInits(p.TypesInfo, f)
+		}
+	}
+	for fn, fd := range a.decls {
+		if fd.Body == nil {
+			continue
+		}
+		info := a.infos[fn.Pkg()]
+		params := map[types.Object]bool{}
+		if registerMethods[fn.Name()] && fn.Type().(*types.Signature).Recv() != nil {
+			for _, fl := range fd.Type.Params.List {
+				for _, name := range fl.Names {
+					params[info.Defs[name]] = true
+				}
+			}
+		}
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			if sel, ok := call.Fun.(*ast.SelectorExpr); ok && registerMethods[sel.Sel.Name] && len(call.Args) > 0 {
+				if id, ok := ast.Unparen(call.Args[0]).(*ast.Ident); ok && params[info.Uses[id]] {
+					a.facts.Forwarded = append(a.facts.Forwarded, a.span(call))
+				}
+			}
+			if !takesHandlers(info.TypeOf(call)) {
+				return true
+			}
+			for _, arg := range call.Args {
+				if kind := a.kindOfResource(fn.Pkg(), info, arg, 0); kind != "" {
+					a.facts.InformerKinds[a.span(call)] = kind
+					break
+				}
+			}
+			return true
+		})
+	}
+	sort.Strings(a.facts.Forwarded)
+}
+
+// indexInits records the expression each variable of a file is declared with (var x = e, x := e).
+func (a *analysis) indexInits(info *types.Info, f *ast.File) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch d := n.(type) {
+		case *ast.ValueSpec:
+			if len(d.Values) == len(d.Names) {
+				for i, name := range d.Names {
+					a.inits[info.Defs[name]] = d.Values[i]
+				}
+			}
+		case *ast.AssignStmt:
+			if d.Tok == token.DEFINE && len(d.Lhs) == len(d.Rhs) {
+				for i, lhs := range d.Lhs {
+					if id, ok := lhs.(*ast.Ident); ok && info.Defs[id] != nil {
+						a.inits[info.Defs[id]] = d.Rhs[i]
+					}
+				}
+			}
+		}
+		return true
+	})
+}
+
+// takesHandlers: a value of t (or what it points to) has a method AddEventHandler or Informer.
+func takesHandlers(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	for _, name := range []string{"AddEventHandler", "Informer"} {
+		if obj, _, _ := types.LookupFieldOrMethod(t, true, nil, name); obj != nil {
+			if _, isFunc := obj.(*types.Func); isFunc {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// kindOfResource: the kind a GroupVersionResource expression names: gv.WithResource(constant), a
+// schema.GroupVersionResource{Resource: constant} literal, or a variable declared with one of those.
+func (a *analysis) kindOfResource(pkg *types.Package, info *types.Info, e ast.Expr, depth int) string {
+	e = ast.Unparen(e)
+	if depth > 3 || !isSchemaType(info.TypeOf(e), "GroupVersionResource") {
+		return ""
+	}
+	switch x := e.(type) {
+	case *ast.Ident, *ast.SelectorExpr:
+		id, _ := x.(*ast.Ident)
+		if sel, ok := x.(*ast.SelectorExpr); ok {
+			id = sel.Sel
+		}
+		if init := a.inits[info.Uses[id]]; init != nil {
+			if obj := info.Uses[id]; obj != nil && a.infos[obj.Pkg()] != nil {
+				return a.kindOfResource(obj.Pkg(), a.infos[obj.Pkg()], init, depth+1)
+			}
+		}
+	case *ast.CallExpr:
+		sel, ok := x.Fun.(*ast.SelectorExpr)
+		if !ok || sel.Sel.Name != "WithResource" || len(x.Args) != 1 {
+			return ""
+		}
+		resource := constString(info, x.Args[0])
+		// The kinds are the types of the package the GroupVersion comes from (v1.SchemeGroupVersion).
+		gv := sel.X
+		if s, ok := gv.(*ast.SelectorExpr); ok {
+			gv = s.Sel
+		}
+		if id, ok := gv.(*ast.Ident); ok && info.Uses[id] != nil && info.Uses[id].Pkg() != nil {
+			return kindIn([]*types.Package{info.Uses[id].Pkg()}, resource)
+		}
+		return kindIn(append([]*types.Package{pkg}, pkg.Imports()...), resource)
+	case *ast.CompositeLit:
+		for _, elt := range x.Elts {
+			if kv, ok := elt.(*ast.KeyValueExpr); ok {
+				if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "Resource" {
+					return kindIn(append([]*types.Package{pkg}, pkg.Imports()...), constString(info, kv.Value))
+				}
+			}
+		}
+	}
+	return ""
+}
+
+func isSchemaType(t types.Type, name string) bool {
+	n, ok := t.(*types.Named)
+	if !ok || n.Obj().Pkg() == nil || n.Obj().Name() != name {
+		return false
+	}
+	path := n.Obj().Pkg().Path()
+	return path == schemaPath || strings.HasSuffix(path, "/vendor/"+schemaPath)
+}
+
+func constString(info *types.Info, e ast.Expr) string {
+	if tv, ok := info.Types[e]; ok && tv.Value != nil && tv.Value.Kind() == constant.String {
+		return constant.StringVal(tv.Value)
+	}
+	return ""
+}
+
+// kindIn: the exported struct type of pkgs whose plural, lower-cased, is resource (widgets → Widget, policies →
+// Policy, ingresses → Ingress).
+func kindIn(pkgs []*types.Package, resource string) string {
+	if resource == "" {
+		return ""
+	}
+	for _, p := range pkgs {
+		for _, name := range p.Scope().Names() {
+			tn, ok := p.Scope().Lookup(name).(*types.TypeName)
+			if !ok || !tn.Exported() {
+				continue
+			}
+			if _, isStruct := tn.Type().Underlying().(*types.Struct); !isStruct {
+				continue
+			}
+			lower := strings.ToLower(name)
+			plurals := []string{lower + "s", lower + "es"}
+			if strings.HasSuffix(lower, "y") {
+				plurals = append(plurals, strings.TrimSuffix(lower, "y")+"ies")
+			}
+			if contains(plurals, resource) {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

@@ -28,6 +28,10 @@ export interface GoTypeFacts {
   dispatch: Map<string, string[]>;
   /** Function ids of logging, tracing, metrics and key helpers. */
   helpers: Set<string>;
+  /** Call id → kind: calls making an informer (or a type holding some) from a GroupVersionResource of a constant. */
+  informerKinds: Map<string, string>;
+  /** Call ids of AddEventHandler calls forwarding a wrapper's own handler parameter (registered where it is called). */
+  forwarded: Set<string>;
 }
 
 /** The typed facts, or why Go was read by syntax only. */
@@ -43,6 +47,8 @@ interface RawFacts {
   constructors: string[] | null;
   dispatch: Record<string, string[] | null>;
   helpers: Record<string, string>;
+  informerKinds?: Record<string, string>;
+  forwarded?: string[] | null;
 }
 
 const sourceDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "go-typed");
@@ -84,6 +90,8 @@ export async function readGoTypes(dirs: string[], root: string): Promise<GoTypes
     constructors: new Set(),
     dispatch: new Map(),
     helpers: new Set(),
+    informerKinds: new Map(),
+    forwarded: new Set(),
   };
   let packages = 0;
   const errors: string[] = [];
@@ -120,6 +128,12 @@ function addFacts(facts: GoTypeFacts, raw: RawFacts, root: string): void {
   for (const c of raw.constructors ?? []) facts.constructors.add(id(c));
   for (const [call, targets] of Object.entries(raw.dispatch)) facts.dispatch.set(id(call), (targets ?? []).map(id));
   for (const fn of Object.keys(raw.helpers)) facts.helpers.add(id(fn));
+  addRegistrationFacts(facts, raw, id);
+}
+
+function addRegistrationFacts(facts: GoTypeFacts, raw: RawFacts, id: (place: string) => string): void {
+  for (const [call, kind] of Object.entries(raw.informerKinds ?? {})) facts.informerKinds.set(id(call), kind);
+  for (const call of raw.forwarded ?? []) facts.forwarded.add(id(call));
 }
 
 function firstLine(error: unknown): string {

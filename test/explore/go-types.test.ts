@@ -128,3 +128,19 @@ test("a package go cannot build (C files without cgo) is skipped and named; the 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("an informer made from a GroupVersionResource constant has its kind from types; syntax alone cannot tell", async () => {
+  const dir = fixture("go-typed-gvr-informers");
+  const typed = await explore([dir], { goTypes: true });
+  assert.deepEqual(typed.controllers.flatMap((c) => c.sources.map((s) => s.kind)).sort(), [
+    "GatewayPolicy",
+    "Secret",
+    "Widget",
+  ]);
+  // By syntax: the kinds are unknown, and the wrapper's own AddEventHandler is taken for a fourth registration.
+  const syntax = await explore([dir]);
+  assert.deepEqual(
+    syntax.controllers.flatMap((c) => c.sources.map((s) => s.kind)),
+    ["?", "?", "?", "?"],
+  );
+});
