@@ -6,23 +6,27 @@
 // The tree is one Go module written to a temporary folder: BENCH_GO_FILES / 20 packages, each a client-go style
 // controller (an informer per kind, handlers through a helper, a rate-limited queue, a worker loop) spread over 3
 // files, plus 17 files of ordinary code (types, helpers, loops, calls between them) so most of the tree is not
-// controller code, as in a real operator. Each run is a fresh `node bin/crdgen.js explore <tree> --json` process
-// (wall time, CPU time, peak RSS); the run must find every controller.
+// controller code, as in a real operator. The module requires client-go, so Go's type checker (the typed front end,
+// explore's default) loads it: its goal is 10 s and 2 GB on 5,000 files, the Go build cache warm. Each run is a fresh
+// `node bin/crdgen.js explore <tree> --json` process (wall time, CPU time with its children, peak RSS), then the Go
+// program runs once alone; the run must find every controller. BENCH_GO_TYPES=0: syntax only (`--no-go-types`).
 //
 // Output size: the text report, the flows and the mermaid/dot nodes of the result, on the full tree and on a tree a
 // fifth of its size. Bytes, lines and nodes per flow must stay the same between the two (a cross product of
 // registrations and controllers would make them grow with the tree): the benchmark fails when they grow by more than
 // a quarter. Results: a table on stdout and bench/results/explore-<date>.{json,md}.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { type ExploreResult, flowKeys, graphSize, textReport } from "@crdgen/explore";
+import { type ExploreResult, flowKeys, goTypesProgram, graphSize, textReport } from "@crdgen/explore";
 import { repoRoot, resultsDir } from "./paths.js";
 
 const FILES = Number(process.env["BENCH_GO_FILES"] ?? 5000);
+/** BENCH_GO_TYPES=0: Go read by syntax only (`--no-go-types`), to compare with the typed front end (the default). */
+const GO_TYPES = process.env["BENCH_GO_TYPES"] !== "0";
 const RUNS = Number(process.env["BENCH_RUNS"] ?? 3);
 const PER_PACKAGE = 20;
 const packages = Math.ceil(FILES / PER_PACKAGE);
@@ -253,8 +257,11 @@ func apply(ctx context.Context, obj interface{}) error {
 `;
 }
 
+/** The tree's go.mod and go.sum (client-go's module graph, tidy), so that Go's type checker loads the tree. */
+const goModule = path.join(repoRoot, "bench", "explore-go-module");
+
 function writeTree(dir: string, wanted: number): number {
-  writeFileSync(path.join(dir, "go.mod"), "module example.com/bench\n\ngo 1.24\n");
+  for (const f of ["go.mod", "go.sum"]) writeFileSync(path.join(dir, f), readFileSync(path.join(goModule, f)));
   let files = 0;
   for (let i = 0; i < Math.ceil(wanted / PER_PACKAGE) && files < wanted; i++) {
     const pkg = `c${String(i).padStart(4, "0")}`;
@@ -288,6 +295,7 @@ await import(${JSON.stringify(pathToFileURL(bin).href)});`;
 
 interface Run {
   ms: number;
+  /** User + system CPU of the explore process and its children (Go's type checker and `go list`). */
   cpuMs: number;
   rssMb: number;
   /** The 1-minute load average before the run. */
@@ -302,15 +310,16 @@ function exploreOnce(dir: string, files: number): Run {
   const expected = Math.ceil(files / PER_PACKAGE);
   const load = os.loadavg()[0]!;
   const started = process.hrtime.bigint();
-  const run = spawnSync(process.execPath, ["--input-type=module", "-e", child, "explore", dir, "--json"], {
-    encoding: "utf8",
-    maxBuffer: 1 << 30,
-  });
+  const args = ["--input-type=module", "-e", child, "explore", dir, "--json", ...(GO_TYPES ? [] : ["--no-go-types"])];
+  // GNU time counts the children's CPU too (the Go program runs beside node); node's own figure otherwise.
+  const run = timed(process.execPath, args);
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (run.status !== 0) throw new Error(`crdgen explore failed (${String(run.status)}): ${run.stderr}`);
-  const cpuMs = Number(/CPU_MS ([\d.]+)/.exec(run.stderr)?.[1]);
+  const cpuMs = run.cpuMs ?? Number(/CPU_MS ([\d.]+)/.exec(run.stderr)?.[1]);
   const rssMb = Number(/MAX_RSS_KB (\d+)/.exec(run.stderr)?.[1]) / 1024;
   const result = JSON.parse(run.stdout) as ExploreResult;
+  if (GO_TYPES && !result.goFrontEnd?.startsWith("Go types from go/packages"))
+    throw new Error(`the typed Go front end was not used: ${result.goFrontEnd}`);
   const controllers = result.controllers.length;
   const sources = result.controllers.reduce((n, c) => n + c.sources.length, 0);
   const complete = result.controllers.filter(
@@ -322,6 +331,38 @@ function exploreOnce(dir: string, files: number): Run {
     );
   }
   return { ms, cpuMs, rssMb, load, controllers, sources, result };
+}
+
+const gnuTime = "/usr/bin/time";
+
+/** Runs a command, with its and its children's CPU time and the largest peak RSS among them when GNU time is here. */
+function timed(
+  command: string,
+  args: string[],
+): {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  cpuMs?: number;
+  rssMb?: number;
+} {
+  if (!existsSync(gnuTime)) return spawnSync(command, args, { encoding: "utf8", maxBuffer: 1 << 30 });
+  const run = spawnSync(gnuTime, ["-f", "GNU_TIME %U %S %M", command, ...args], {
+    encoding: "utf8",
+    maxBuffer: 1 << 30,
+  });
+  const m = /GNU_TIME ([\d.]+) ([\d.]+) (\d+)\s*$/.exec(run.stderr);
+  return m ? { ...run, cpuMs: (Number(m[1]) + Number(m[2])) * 1000, rssMb: Number(m[3]) / 1024 } : run;
+}
+
+/** The Go program alone on the tree (warm: the tree was explored before): wall, CPU and peak RSS. */
+async function goProgramOnce(dir: string): Promise<{ ms: number; cpuMs?: number; rssMb?: number }> {
+  const program = await goTypesProgram();
+  const started = process.hrtime.bigint();
+  const run = timed(program, [dir]);
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  if (run.status !== 0) throw new Error(`the Go program failed (${String(run.status)}): ${run.stderr}`);
+  return { ms, ...(run.cpuMs === undefined ? {} : { cpuMs: run.cpuMs }), ...(run.rssMb ? { rssMb: run.rssMb } : {}) };
 }
 
 /** What the user gets to read: the text report (bytes, lines), the flows, the nodes of the mermaid/dot picture. */
@@ -356,6 +397,13 @@ function outputSize(files: number, result: ExploreResult): OutputSize {
   };
 }
 
+/** Fills the Go build cache as one `go build` does (else the first run compiles the export data explore reads). */
+function goBuild(dir: string): void {
+  if (!GO_TYPES) return;
+  const build = spawnSync("go", ["build", "./..."], { cwd: dir, encoding: "utf8" });
+  if (build.status !== 0) throw new Error(`go build of the generated tree failed: ${build.stderr || build.error}`);
+}
+
 function treeOf(files: number): { dir: string; files: number; lines: number } {
   const dir = mkdtempSync(path.join(os.tmpdir(), "crdgen-bench-explore-"));
   const written = writeTree(dir, files);
@@ -371,6 +419,9 @@ try {
   trees.push(tree);
   const { files, lines } = tree;
   console.log(`generated ${files} Go files (${lines} lines, ${packages} packages) in a temporary folder`);
+  // Warm, as the goal says: the Go build cache filled as after one `go build` (the first run would compile the
+  // dependencies' export data).
+  goBuild(tree.dir);
   const runs: Run[] = [];
   for (let r = 0; r < RUNS; r++) {
     const run = exploreOnce(tree.dir, files);
@@ -379,9 +430,17 @@ try {
       `run ${r + 1}: ${(run.ms / 1000).toFixed(2)} s wall, ${(run.cpuMs / 1000).toFixed(2)} s CPU, peak RSS ${run.rssMb.toFixed(0)} MB (load average ${run.load.toFixed(2)} before), ${run.controllers} controllers, ${run.sources} watched kinds, every flow complete`,
     );
   }
+  const goProgram = GO_TYPES ? await goProgramOnce(tree.dir) : undefined;
+  const fmt = (x: number | undefined, unit: string, scale: number, digits: number) =>
+    x === undefined ? "?" : `${(x / scale).toFixed(digits)} ${unit}`;
+  const goLine = goProgram
+    ? `the Go program alone (warm): ${fmt(goProgram.ms, "s", 1000, 2)} wall, ${fmt(goProgram.cpuMs, "s", 1000, 2)} CPU, peak RSS ${fmt(goProgram.rssMb, "MB", 1, 0)}`
+    : "Go read by syntax only (BENCH_GO_TYPES=0)";
+  console.log(goLine);
   const large = outputSize(files, runs.at(-1)!.result);
   const smallTree = treeOf(SMALL_FILES);
   trees.push(smallTree);
+  goBuild(smallTree.dir);
   const smallRun = exploreOnce(smallTree.dir, smallTree.files);
   const small = outputSize(smallTree.files, smallRun.result);
   console.log(
@@ -415,6 +474,16 @@ try {
     medianMs: Math.round(ms),
     medianCpuMs: Math.round(cpu),
     medianPeakRssMb: Math.round(rss),
+    goTypes: GO_TYPES,
+    ...(goProgram
+      ? {
+          goProgram: {
+            wallMs: Math.round(goProgram.ms),
+            ...(goProgram.cpuMs === undefined ? {} : { cpuMs: Math.round(goProgram.cpuMs) }),
+            ...(goProgram.rssMb === undefined ? {} : { peakRssMb: Math.round(goProgram.rssMb) }),
+          },
+        }
+      : {}),
     goalMs: 60_000,
     outputSize: [small, large].map((o) => ({
       ...o,
@@ -432,10 +501,11 @@ try {
 
 A generated Go module of ${files.toLocaleString("en")} files (${lines.toLocaleString("en")} lines) in ${packages} packages: each package one client-go style
 controller (two informers, handlers through a helper, a rate-limited queue, a worker loop) in 3 files plus ${PER_PACKAGE - 3} files of
-ordinary code. \`node bin/crdgen.js explore <tree> --json\` in a fresh process, ${RUNS} runs; node ${env.node}, ${env.cpus} CPUs (${env.cpuModel}).
+ordinary code, a module requiring client-go. \`node bin/crdgen.js explore <tree> --json${GO_TYPES ? "" : " --no-go-types"}\` in a fresh process, ${RUNS} runs; node ${env.node}, ${env.cpus} CPUs (${env.cpuModel}).
+${GO_TYPES ? "Go's type checker (explore/go-typed) loads the module beside the syntax reader, the Go build cache warm; CPU is node's and its children's (the Go program, `go list`), peak RSS node's; " : ""}${goLine}.
 Every run found all ${packages} controllers with both watched kinds, the worker loop and the processing function.
 The machine is shared (2 CPUs, other work running): the wall time moves with the load average, the CPU time (user + system of
-the explore process) much less.
+the explore process and its children) much less.
 
 | Go files | wall per run (s) | CPU per run (s) | peak RSS per run (MB) | load average before | median wall | median CPU | median peak RSS | goal |
 |---:|---|---|---|---|---:|---:|---:|---:|
