@@ -46,7 +46,7 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
       const wrappers = this.wrappersOf(reg.handlers);
       for (const h of reg.handlers) {
         if (wrappers.wrapping.has(h.fn)) continue;
-        const reached = this.reach(h.fn);
+        const reached = this.reachOnce(h.fn);
         const reachedFns = new Set(reached.keys());
         const byQueue = new Map<string, Producer[]>();
         for (const p of allProducers) {
@@ -168,7 +168,7 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
       const c = controllers.find((x) => at(x.queue.loc) === at(this.queueCalls.get(q)?.loc));
       if (!c) continue;
       for (const l of listeners) {
-        const path = this.reach(l.fn).get(p.fn) ?? [];
+        const path = this.reachOnce(l.fn).get(p.fn) ?? [];
         const producer: Producer = {
           method: p.method,
           text: p.text,
@@ -196,7 +196,7 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
     const wrapping = new Set<string>();
     const by = new Map<string, string[]>();
     if (handlers.length < 2) return { wrapping, by };
-    const reached = new Map(handlers.map((h) => [h.fn, this.reach(h.fn)]));
+    const reached = new Map(handlers.map((h) => [h.fn, this.reachOnce(h.fn)]));
     for (const w of handlers) {
       const inner = handlers.filter(
         (h) =>
@@ -210,6 +210,14 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
       for (const h of inner) push(by, h.fn, w.fn);
     }
     return { wrapping, by };
+  }
+
+  /** What a handler or a listener reaches, computed once per function (wrappersOf, the producers, the listeners). */
+  private readonly reachedFrom = new Map<string, Map<string, string[]>>();
+  private reachOnce(fn: string): Map<string, string[]> {
+    let reached = this.reachedFrom.get(fn);
+    if (!reached) this.reachedFrom.set(fn, (reached = this.reach(fn)));
+    return reached;
   }
 
   /** The type (declared in the queue's file) whose field holds the queue: the controller's own name for itself. */

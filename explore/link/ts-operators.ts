@@ -7,7 +7,7 @@ import { at, locOrder } from "../loc.js";
 import type { Controller, Place, Worker } from "../model.js";
 import { ControllerForLinker } from "./controller-for.js";
 import type { Registration } from "./registrations.js";
-import type { Candidate } from "./workers.js";
+import type { Candidate, Candidates } from "./workers.js";
 import { CLIENT_NODE_EVENTS } from "./vocabulary.js";
 
 /** A queue library that runs the work itself: how the report names it and which argument is the worker function. */
@@ -92,10 +92,10 @@ export abstract class TsOperatorLinker extends ControllerForLinker {
    * A TypeScript worker's calls whose result it tests (`if (!this.shard.begin(key))`) answer a question about the item:
    * the work is among the others.
    */
-  protected override doesTheWork(region: string[], candidates: Candidate[]): Candidate | undefined {
-    if (this.fns.get(region[0] ?? "")?.lang !== "ts") return super.doesTheWork(region, candidates);
-    const answers = candidates.filter((c) => !c.call.condition);
-    return super.doesTheWork(region, answers.length ? answers : candidates);
+  protected override doesTheWork(region: string[], found: Candidates): Candidate | undefined {
+    if (this.fns.get(region[0] ?? "")?.lang !== "ts") return super.doesTheWork(region, found);
+    const answers = found.candidates.filter((c) => !c.call.condition);
+    return super.doesTheWork(region, answers.length ? { ...found, candidates: answers } : found);
   }
 
   /** The base's controllers, with each task queue's worker being the function the library runs. */

@@ -89,7 +89,7 @@ export abstract class WorkerLinker extends RegistrationLinker {
     const alsoCalled = [
       ...new Set(
         this.processingCandidates(region, regionCalls, (a) => a.rhsCall === get.id, get.id)
-          .filter((c) => !c.targets.some((id) => chosen.has(id) || this.reach(id, 3).has(process ?? "")))
+          .candidates.filter((c) => !c.targets.some((id) => chosen.has(id) || this.reach(id, 3).has(process ?? "")))
           .filter((c) => !c.targets.every((id) => othersOnly.has(id)))
           .flatMap((c) => c.targets),
       ),
@@ -201,8 +201,9 @@ export abstract class WorkerLinker extends RegistrationLinker {
     skip: string | undefined,
     seedNames: Set<string> = new Set(),
   ): string[] {
-    const candidates = this.processingCandidates(region, regionCalls, seed, skip, seedNames);
-    return this.doesTheWork(region, candidates)?.targets ?? [];
+    return (
+      this.doesTheWork(region, this.processingCandidates(region, regionCalls, seed, skip, seedNames))?.targets ?? []
+    );
   }
 
   /**
@@ -211,11 +212,12 @@ export abstract class WorkerLinker extends RegistrationLinker {
    * helper, and one that runs on the function's main path. None when no call or several calls are left: the function
    * holding the calls does the work itself.
    */
-  protected doesTheWork(region: string[], candidates: Candidate[]): Candidate | undefined {
+  protected doesTheWork(region: string[], found: Candidates): Candidate | undefined {
+    const { candidates, keyNames, itemNames } = found;
     const assigns = region.flatMap((id) => this.fns.get(id)!.assigns);
     const isKeyHelper = (c: Candidate, i: number) => {
       // (only a call handed the key itself: a call handed the object looked up by it, whose result is used, is work)
-      if (!c.call.argIdents.some((id) => this.keyNames.has(id))) return false;
+      if (!c.call.argIdents.some((id) => keyNames.has(id))) return false;
       // (an error passed on to an error handler or a predicate does not make the call that returned it a helper)
       const results = new Set(
         assigns.filter((a) => a.rhsCall === c.call.id).flatMap((a) => a.lhs.filter((n) => !ERROR_NAME.test(n))),
@@ -232,7 +234,7 @@ export abstract class WorkerLinker extends RegistrationLinker {
     const [first, ...rest] = main;
     // A later call handed only what the first one returned (resultLabel(outcome)) reports on the work; it is no work.
     const results = this.resultsOf(first, assigns);
-    return first && rest.every((c) => c.call.argIdents.every((id) => results.has(id) || !this.itemNames.has(id)))
+    return first && rest.every((c) => c.call.argIdents.every((id) => results.has(id) || !itemNames.has(id)))
       ? first
       : undefined;
   }
@@ -261,11 +263,6 @@ export abstract class WorkerLinker extends RegistrationLinker {
     );
   }
 
-  /** The names holding the item itself (as Get returned it) in the candidates last looked for. */
-  private keyNames = new Set<string>();
-  /** The names holding the item (or made from it) in the candidates last looked for. */
-  private itemNames = new Set<string>();
-
   /** Every call in the region that is handed the item (or a name derived from it), with the functions it may run. */
   protected processingCandidates(
     region: string[],
@@ -273,12 +270,12 @@ export abstract class WorkerLinker extends RegistrationLinker {
     seed: ((a: FnFact["assigns"][number]) => boolean) | undefined,
     skip: string | undefined,
     seedNames: Set<string> = new Set(),
-  ): Candidate[] {
+  ): Candidates {
     const derived = new Set<string>(seedNames);
     const assigns = region.flatMap((id) => this.fns.get(id)!.assigns);
     if (seed) for (const a of assigns) if (seed(a)) for (const n of a.lhs) derived.add(n);
-    this.keyNames = new Set(derived);
-    this.itemNames = closeOver(derived, assigns);
+    const keyNames = new Set(derived);
+    const itemNames = closeOver(derived, assigns);
     const out: Candidate[] = [];
     for (const c of regionCalls) {
       if (c.id === skip || (c.recv && this.queuesAt(c.recv).length)) continue;
@@ -287,7 +284,7 @@ export abstract class WorkerLinker extends RegistrationLinker {
       if (targets.length)
         out.push({ call: c, targets: targets.sort((a, b) => locOrder(this.fns.get(a)!.loc, this.fns.get(b)!.loc)) });
     }
-    return out;
+    return { candidates: out, keyNames, itemNames };
   }
 
   /**
@@ -333,6 +330,15 @@ export abstract class WorkerLinker extends RegistrationLinker {
 export interface Candidate {
   call: CallFact;
   targets: string[];
+}
+
+/** The calls handed the item, in order, and the names the item is held in there. */
+export interface Candidates {
+  candidates: Candidate[];
+  /** The names holding the item itself, as Get returned it. */
+  keyNames: Set<string>;
+  /** The names holding the item or a value made from it. */
+  itemNames: Set<string>;
 }
 
 /** Functions that answer a question about the item (needRefreshStatus, shouldProcess, isDeleted): not the work. */

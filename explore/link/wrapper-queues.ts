@@ -55,12 +55,35 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
 
   /** A free function builds the type with that field set from one of its parameters (`&T{sync: sync}`). */
   private setFromParameter(typeKey: string, field: string): boolean {
-    for (const k of this.facts.constraints) {
-      if (k.c !== "alloc" || keyOf(k.v, "o") !== typeKey) continue;
-      const ctor = /^(.*)[~$][^~$]*$/.exec(k.dst)?.[1];
-      if (ctor && !this.fns.get(ctor)?.owner && this.fieldsFromParams(ctor).has(field)) return true;
-    }
+    for (const ctor of this.paramIndexes().makersOf.get(typeKey) ?? [])
+      if (!this.fns.get(ctor)?.owner && this.fieldsFromParams(ctor).has(field)) return true;
     return false;
+  }
+
+  /**
+   * Read once from the constraints: the functions making a value of each type, and the fields each function's stores
+   * set from its own parameters (field → parameter index).
+   */
+  private paramIndex: { makersOf: Map<string, Set<string>>; fromParams: Map<string, Map<string, number>> } | undefined;
+  private paramIndexes(): NonNullable<typeof this.paramIndex> {
+    if (this.paramIndex) return this.paramIndex;
+    const makersOf = new Map<string, Set<string>>();
+    const fromParams = new Map<string, Map<string, number>>();
+    for (const k of this.facts.constraints) {
+      if (k.c === "alloc" && k.v[0] === "o") {
+        const maker = /^(.*)[~$][^~$]*$/.exec(k.dst)?.[1];
+        if (!maker) continue;
+        const makers = makersOf.get(k.v.slice(2)) ?? new Set<string>();
+        makersOf.set(k.v.slice(2), makers.add(maker));
+      } else if (k.c === "store") {
+        const fn = /^(.*)[~$][^~$]*$/.exec(k.base)?.[1];
+        const index = fn && k.src.startsWith(`${fn}#p`) ? Number(k.src.slice(fn.length + 2)) : NaN;
+        if (!fn || !Number.isInteger(index)) continue;
+        const fields = fromParams.get(fn) ?? new Map<string, number>();
+        fromParams.set(fn, fields.set(k.field, index));
+      }
+    }
+    return (this.paramIndex = { makersOf, fromParams });
   }
 
   /** Free functions that build a wrapper (a composite literal of the type in their own body): its constructors. */
@@ -112,14 +135,7 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
 
   /** Fields a constructor's composite literal sets from its parameters (`sync: sync`): field → parameter index. */
   private fieldsFromParams(ctor: string): Map<string, number> {
-    const out = new Map<string, number>();
-    const inCtor = (slot: string) => slot.startsWith(ctor) && /^[~$]/.test(slot.slice(ctor.length));
-    for (const k of this.facts.constraints) {
-      if (k.c !== "store" || !inCtor(k.base) || !k.src.startsWith(`${ctor}#p`)) continue;
-      const index = Number(k.src.slice(ctor.length + 2));
-      if (Number.isInteger(index)) out.set(k.field, index);
-    }
-    return out;
+    return this.paramIndexes().fromParams.get(ctor) ?? new Map();
   }
 
   /** The function (or method) a closure is written in, followed to its owner type. */
