@@ -79,6 +79,7 @@ const median = (xs: number[]): number => (xs.length ? [...xs].sort((a, b) => a -
 interface Totals {
   keyed: number;
   found: number;
+  complete: number;
   right: number;
   among: number;
   wrong: number;
@@ -88,12 +89,23 @@ interface Totals {
 }
 
 function totalsOf(runs: RepoRun[]): Totals {
-  const t: Totals = { keyed: 0, found: 0, right: 0, among: 0, wrong: 0, missed: 0, unresolved: 0, extra: 0 };
+  const t: Totals = {
+    keyed: 0,
+    found: 0,
+    complete: 0,
+    right: 0,
+    among: 0,
+    wrong: 0,
+    missed: 0,
+    unresolved: 0,
+    extra: 0,
+  };
   for (const { score } of runs) {
     t.extra += score.extra.length;
     for (const c of score.controllers) {
       t.keyed += 1;
       t.found += c.found ? 1 : 0;
+      t.complete += c.complete ? 1 : 0;
       t.right += c.processRight ? 1 : 0;
       t.among += c.processAmong ? 1 : 0;
       t.wrong += c.wrongKinds.length;
@@ -112,7 +124,7 @@ function summaryRow(name: string, runs: RepoRun[]): string {
   const cpu = time.reduce((s, u) => s + u.cpuS, 0).toFixed(1);
   const rss = Math.max(...time.map((u) => u.rssMb)).toFixed(0);
   return (
-    `| ${name} | ${t.keyed} | ${t.found} (${pct(t.found, t.keyed)}) | ${t.found + t.extra} | ` +
+    `| ${name} | ${t.keyed} | ${t.found} (${pct(t.found, t.keyed)}) | ${t.complete} | ${t.found + t.extra} | ` +
     `${t.right} (${pct(t.right, t.keyed)}) | ${t.among} | ${t.wrong} | ${t.missed} | ${t.unresolved} | ` +
     `${Math.max(0, ...blocks)} / ${median(blocks)} | ${wall} s / ${cpu} s / ${rss} MB |`
   );
@@ -136,8 +148,8 @@ function failures(run: RepoRun): string[] {
 
 function markdown(runs: RepoRun[], label: string, crdgen: string): string {
   const head =
-    "| repo | keyed | found | reported | process right | process among | wrong kinds | missed kinds | `?` kinds | " +
-    "lines/controller max / median | wall / CPU / peak RSS |\n|---|---|---|---|---|---|---|---|---|---|---|";
+    "| repo | keyed | found | complete | reported | process right | process among | wrong kinds | missed kinds | `?` kinds | " +
+    "lines/controller max / median | wall / CPU / peak RSS |\n|---|---|---|---|---|---|---|---|---|---|---|---|";
   const rows = runs.map((r) => summaryRow(`${r.key.repo}@${r.key.commit.slice(0, 10)} \`${r.key.root}\``, [r]));
   const sections = runs.map(
     (r) =>
@@ -150,7 +162,8 @@ ${head}
 ${rows.join("\n")}
 ${summaryRow("**total**", runs)}
 
-"process right": the first processing function is the key's and no alternatives are listed; "process among": the
+"found": a block paired with the key's controller (its name, or made in its package); "complete": that block has
+watches and a worker with a processing function. "process right": the first processing function is the key's and no alternatives are listed; "process among": the
 key's function is the process or one of its run-time alternatives. "wrong kinds": watched kinds attached to a
 controller whose key does not list them. Time and memory: the \`--format json\` run (GNU time, whole process tree).
 

@@ -38,6 +38,8 @@ export interface AnswerKey {
 export interface ControllerScore {
   id: string;
   found?: string;
+  /** The block found has watches and a worker that processes keys (not a queue and a worker reported apart). */
+  complete: boolean;
   processExpected: string;
   processGot: string[];
   /** The first process named is the key's, and no alternatives are listed. */
@@ -152,7 +154,8 @@ function pair(found: Controller[], key: KeyController[]): Map<KeyController, Con
 function scoreController(k: KeyController, c: Controller | undefined): ControllerScore {
   const processExpected = `${k.process.fn} (${k.process.file}:${k.process.line})`;
   const base = { id: k.id, processExpected, wrongKinds: [], unresolvedKinds: [] };
-  if (!c) return { ...base, processGot: [], processRight: false, processAmong: false, missedKinds: k.kinds };
+  if (!c)
+    return { ...base, complete: false, processGot: [], processRight: false, processAmong: false, missedKinds: k.kinds };
   const procs = processesOf(c);
   const first = c.workers.find((w) => w.process)?.process;
   const alternatives = c.workers.flatMap((w) => w.processAlso ?? []);
@@ -162,6 +165,7 @@ function scoreController(k: KeyController, c: Controller | undefined): Controlle
   return {
     ...base,
     found: c.name,
+    complete: c.sources.length > 0 && first !== undefined,
     processGot: procs.map((p) => (p.loc ? `${p.name} (${p.loc.file}:${p.loc.line})` : p.name)),
     processRight: first !== undefined && processMatches(first, k.process) && alternatives.length === 0,
     processAmong: procs.some((p) => processMatches(p, k.process)),
