@@ -300,11 +300,9 @@ export abstract class WorkerLinker extends RegistrationLinker {
     const seen = new Set<string>();
     for (const c of this.callsIn(this.region(fnId))) {
       if (!c.dynamic || !c.tail) continue;
-      // (a method of one object of a shared type calls the function stored in that object)
-      const mine = receivers && new Set(keysOf(this.precise(c.callee, receivers), "f"));
-      for (const target of this.callees(c)) {
+      for (const target of this.calleesOf(c, receivers)) {
         const t = this.fns.get(target)!;
-        if ((depth === 0 && t.loc.file === file) || seen.has(target) || (mine && !mine.has(target))) continue;
+        if ((depth === 0 && t.loc.file === file) || seen.has(target)) continue;
         if (t.owner && c.recv && this.pts.valuesOf(c.recv).has(`o|${t.owner}`) && !this.isFieldHolding(c)) continue;
         seen.add(target);
         const hop: Place = { name: `${c.text} → ${this.fnName(t)}`, loc: t.loc };
@@ -316,6 +314,13 @@ export abstract class WorkerLinker extends RegistrationLinker {
       }
     }
     return chains;
+  }
+
+  /** The functions a call may run; a method of one object of a shared type calls the function stored in that object. */
+  private calleesOf(c: CallFact, receivers: Receivers | undefined): string[] {
+    if (!receivers) return this.callees(c);
+    const mine = new Set(keysOf(this.precise(c.callee, receivers), "f"));
+    return this.callees(c).filter((id) => mine.has(id));
   }
 
   /** A call through a field that holds a function (`c.syncHandler(key)` with syncHandler set in the constructor). */

@@ -135,7 +135,7 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
 
   /** Fields a constructor's composite literal sets from its parameters (`sync: sync`): field → parameter index. */
   private fieldsFromParams(ctor: string): Map<string, number> {
-    return this.paramIndexes().fromParams.get(ctor) ?? new Map();
+    return this.paramIndexes().fromParams.get(ctor) ?? new Map<string, number>();
   }
 
   /** The function (or method) a closure is written in, followed to its owner type. */
