@@ -755,19 +755,38 @@ func (a *analysis) findInformerKinds() {
 					a.facts.Forwarded = append(a.facts.Forwarded, a.span(call))
 				}
 			}
-			if !takesHandlers(info.TypeOf(call)) {
-				return true
-			}
-			for _, arg := range call.Args {
-				if kind := a.kindOfResource(fn.Pkg(), info, arg, 0); kind != "" {
-					a.facts.InformerKinds[a.span(call)] = kind
-					break
-				}
+			if kind := a.kindOfInformer(fn.Pkg(), info, call, 0); kind != "" {
+				a.facts.InformerKinds[a.span(call)] = kind
 			}
 			return true
 		})
 	}
 	sort.Strings(a.facts.Forwarded)
+}
+
+// kindOfInformer: the kind of an informer made by e from a GroupVersionResource (factory.ForResource(gvr),
+// NewForResource(f, gvr)), of its .Informer(), or of a variable declared with one of those.
+func (a *analysis) kindOfInformer(pkg *types.Package, info *types.Info, e ast.Expr, depth int) string {
+	e = ast.Unparen(e)
+	if depth > 3 || !takesHandlers(info.TypeOf(e)) {
+		return ""
+	}
+	switch x := e.(type) {
+	case *ast.Ident:
+		if obj := info.Uses[x]; obj != nil && a.inits[obj] != nil && a.infos[obj.Pkg()] != nil {
+			return a.kindOfInformer(obj.Pkg(), a.infos[obj.Pkg()], a.inits[obj], depth+1)
+		}
+	case *ast.CallExpr:
+		if sel, ok := x.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Informer" && len(x.Args) == 0 {
+			return a.kindOfInformer(pkg, info, sel.X, depth+1)
+		}
+		for _, arg := range x.Args {
+			if kind := a.kindOfResource(pkg, info, arg, 0); kind != "" {
+				return kind
+			}
+		}
+	}
+	return ""
 }
 
 // indexInits records the expression each variable of a file is declared with (var x = e, x := e).

@@ -133,14 +133,15 @@ test("an informer made from a GroupVersionResource constant has its kind from ty
   const dir = fixture("go-typed-gvr-informers");
   const typed = await explore([dir], { goTypes: true });
   assert.deepEqual(typed.controllers.flatMap((c) => c.sources.map((s) => s.kind)).sort(), [
+    "Gadget",
     "GatewayPolicy",
     "Secret",
     "Widget",
   ]);
-  // By syntax: the kinds are unknown, and the wrapper's own AddEventHandler is taken for a fourth registration.
+  // By syntax: the kinds are unknown, and the wrapper's own AddEventHandler is taken for a fifth registration.
   const syntax = await explore([dir]);
   assert.deepEqual(
     syntax.controllers.flatMap((c) => c.sources.map((s) => s.kind)),
-    ["?", "?", "?", "?"],
+    ["?", "?", "?", "?", "?"],
   );
 });
