@@ -130,13 +130,17 @@ function summaryRow(name: string, runs: RepoRun[]): string {
   );
 }
 
+/** The first three of a list, and how many more: 16 alternatives would bury the line. */
+const shortList = (xs: string[]): string =>
+  xs.slice(0, 3).join(" | ") + (xs.length > 3 ? ` (+${xs.length - 3} more)` : "");
+
 function failures(run: RepoRun): string[] {
   const out: string[] = [];
   for (const c of run.score.controllers) {
     const problems: string[] = [];
     if (!c.found) problems.push("not found");
     if (c.found && !c.processRight)
-      problems.push(`process: expected ${c.processExpected}, got ${c.processGot.join(" | ") || "none"}`);
+      problems.push(`process: expected ${c.processExpected}, got ${shortList(c.processGot) || "none"}`);
     if (c.wrongKinds.length) problems.push(`wrong kinds: ${c.wrongKinds.join(", ")}`);
     if (c.missedKinds.length) problems.push(`missed kinds: ${c.missedKinds.join(", ")}`);
     if (c.unresolvedKinds.length) problems.push(`unresolved kinds: ${c.unresolvedKinds.join(", ")}`);
