@@ -38,7 +38,7 @@ export abstract class GoExpressionReader extends GoCallReader {
         return t;
       }
       case "call_expression":
-        return this.call(node);
+        return this.newOfType(node) ?? this.call(node);
       case "func_literal":
         return this.funcLiteral(node);
       case "composite_literal":
@@ -50,6 +50,19 @@ export abstract class GoExpressionReader extends GoCallReader {
         }
         return undefined;
     }
+  }
+
+  /** `new(corev1.Secret)`: a pointer to a value of that type, as `&corev1.Secret{}` is (its kind, its object). */
+  private newOfType(node: Node): Slot | undefined {
+    if (node.childForFieldName("function")?.text !== "new") return undefined;
+    const type = node.childForFieldName("arguments")?.namedChildren[0];
+    const kind = type ? kindOfType(type) : undefined;
+    if (!type || !kind || !/type/.test(type.type)) return undefined;
+    const t = this.temp();
+    this.facts.constraints.push({ c: "alloc", dst: t, v: `k|${kind}` });
+    const typeKey = this.typeKeyOf(type);
+    if (typeKey) this.facts.constraints.push({ c: "alloc", dst: t, v: `o|${typeKey}` });
+    return t;
   }
 
   protected funcLiteral(node: Node, role?: string): Slot {

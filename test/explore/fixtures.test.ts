@@ -229,7 +229,8 @@ function checkGolden(file: string, actual: string): void {
 // several controllers, a worker calling more than its processing function, workers requeueing onto their own and
 // each other's queues, a wrapper queue type, an interface call with one implementation per controller, one
 // controller type built per call of a shared constructor, and sync functions stored in one field by two constructors
-// (Go) or passed to one class by two factories (TypeScript), and one reconciler type built per controller by a helper.
+// (Go) or passed to one class by two factories (TypeScript), one reconciler type built per controller by a helper, and
+// kinds written as new(T).
 test("there is an explore fixture for each pattern explore is held to", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
@@ -240,6 +241,7 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "go-helper-reconcilers",
     "go-inline-work",
     "go-interface-dispatch",
+    "go-new-kind",
     "go-shared-constructor",
     "go-sync-field",
     "go-typed-queues",
