@@ -244,6 +244,7 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "go-new-kind",
     "go-shared-constructor",
     "go-sync-field",
+    "go-typed-gvr-informers",
     "go-typed-queues",
     "go-typed-uncalled-constructor",
     "informer-kinds",
