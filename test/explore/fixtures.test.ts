@@ -229,8 +229,8 @@ function checkGolden(file: string, actual: string): void {
 // several controllers, a worker calling more than its processing function, workers requeueing onto their own and
 // each other's queues, a wrapper queue type, an interface call with one implementation per controller, one
 // controller type built per call of a shared constructor, and sync functions stored in one field by two constructors
-// (Go) or passed to one class by two factories (TypeScript), one reconciler type built per controller by a helper, and
-// kinds written as new(T).
+// (Go) or passed to one class by two factories (TypeScript), one reconciler type built per controller by a helper, a
+// field indexer two of three controllers set up, and kinds written as new(T).
 test("there is an explore fixture for each pattern explore is held to", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
@@ -243,6 +243,7 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "go-interface-dispatch",
     "go-new-kind",
     "go-shared-constructor",
+    "go-shared-indexer",
     "go-sync-field",
     "go-typed-gvr-informers",
     "go-typed-queues",
