@@ -105,48 +105,44 @@ test("assignment: every bucket has exactly one owner, the same whatever the memb
   }
 });
 
-test("assignment: balanced as independent choices are: each share within 4σ of 1/N, mean deviation < 10% at 3", () => {
-  // A bucket's owner is a fair draw among N members, so a member's count is Binomial(256, 1/N): σ/mean = sqrt((N-1)/256).
+test("assignment: balanced: no member over ⌈256/N⌉ buckets, none under 256 − (N−1)·⌈256/N⌉", () => {
   for (let trial = 0; trial < 20; trial++) {
-    for (let n = 2; n <= 10; n++) {
-      const bound = 4 * Math.sqrt((n - 1) / 256);
+    for (let n = 1; n <= 10; n++) {
+      const cap = Math.ceil(256 / n);
       for (const [name, owned] of assignBuckets(members(n, `pod-${trial}`), 256)) {
-        const deviation = Math.abs(owned.length / (256 / n) - 1);
-        assert.ok(deviation < bound, `${name} of ${n}: ${owned.length} buckets, deviation ${deviation} ≥ ${bound}`);
+        assert.ok(owned.length <= cap, `${name} of ${n}: ${owned.length} buckets > ${cap}`);
+        assert.ok(owned.length >= 256 - (n - 1) * cap, `${name} of ${n}: ${owned.length} buckets`);
       }
     }
   }
-  let sum = 0;
-  let count = 0;
-  for (let trial = 0; trial < 50; trial++) {
-    for (const owned of assignBuckets(members(3, `pod-${trial}`), 256).values()) {
-      sum += Math.abs(owned.length / (256 / 3) - 1);
-      count++;
-    }
-  }
-  assert.ok(sum / count < 0.1, `mean relative deviation at 3 members ${sum / count}`);
+  // Uncapped rendezvous gave the sharding bench's three members 100, 82 and 74 buckets (shares 0.39/0.32/0.29).
+  const bench = [...assignBuckets(["m0", "m1", "m2"], 256).values()].map((b) => b.length);
+  assert.ok(Math.max(...bench) <= 86, `bench members: ${bench.join("/")}`);
 });
 
-test("assignment: a join moves buckets only to the new member, ~1/(N+1) of them; a leave only the leaver's", () => {
+test("assignment: a join moves ~1/(N+1) of the buckets, nearly all to the joiner; leaving restores the old", () => {
+  const owner = (m: Map<string, number[]>) => {
+    const o = new Map<number, string>();
+    for (const [name, list] of m) for (const b of list) o.set(b, name);
+    return o;
+  };
   for (let trial = 0; trial < 20; trial++) {
     for (let n = 1; n <= 6; n++) {
       const before = assignBuckets(members(n, `t${trial}`), 256);
       const joined = `t${trial}-new`;
       const after = assignBuckets([...members(n, `t${trial}`), joined], 256);
-      const owner = (m: Map<string, number[]>) => {
-        const o = new Map<number, string>();
-        for (const [name, list] of m) for (const b of list) o.set(b, name);
-        return o;
-      };
       const ob = owner(before);
       const oa = owner(after);
       let moved = 0;
+      let betweenOld = 0;
       for (let b = 0; b < 256; b++) {
         if (ob.get(b) === oa.get(b)) continue;
         moved++;
-        assert.equal(oa.get(b), joined, `bucket ${b} moved between two old members`);
+        if (oa.get(b) !== joined) betweenOld++;
       }
-      assert.ok(Math.abs(moved / 256 - 1 / (n + 1)) < 0.5 / (n + 1) + 0.05, `moved ${moved} of 256 at ${n}→${n + 1}`);
+      // The cap's price: a bucket whose first choice is full goes to its next, so a few move between old members.
+      assert.ok(betweenOld <= 0.08 * 256, `${betweenOld} of 256 moved between old members at ${n}→${n + 1}`);
+      assert.ok(Math.abs(moved / 256 - 1 / (n + 1)) < 0.08, `moved ${moved} of 256 at ${n}→${n + 1}`);
       // Leaving again restores the old assignment exactly.
       assert.deepEqual(assignBuckets(members(n, `t${trial}`), 256), before);
     }
