@@ -11,6 +11,7 @@
 //   member may count its Lease as expired, and holds nothing until it renews again (then it claims anew).
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
+import { isAlreadyExists } from "../client/api-error.js";
 import type { KubeClient } from "../client/kube-client.js";
 import { realClock, sleepOn, type Clock, type SleepFunc } from "../clock/clock.js";
 import { defaultLogger, type Logger } from "../log/logger.js";
@@ -104,6 +105,7 @@ export class ShardMember implements Sharding {
   private readonly clock: Clock;
   private readonly sleep: SleepFunc;
   private readonly log: Logger;
+  private nameTakenReported = false;
   private readonly metrics: ShardingMetrics;
   private readonly listeners = new Set<ShardListener>();
   private readonly workloads = new Set<ShardWorkload>();
@@ -289,6 +291,18 @@ export class ShardMember implements Sharding {
       this.log.debug("member Lease write failed", { error: String(error) });
       // A conflict or a missing Lease: start from what the server has at the next round.
       this.own = (await this.store.list(both).catch(() => [])).find((l) => l.metadata.name === this.identity);
+      // The name is taken, yet not by a Lease of this group: a member of another group (or a leftover) holds it, and
+      // this member would retry forever without joining. Said once, at error level.
+      if (isAlreadyExists(error) && !this.own && !this.nameTakenReported) {
+        this.nameTakenReported = true;
+        this.log.error(
+          "the member Lease name is taken by a Lease outside this sharding group: give the member another identity",
+          {
+            lease: this.identity,
+            store: this.store.description,
+          },
+        );
+      }
       return false;
     }
   }

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { FakeClock } from "@crdgen/runtime/testing";
 import { Registry } from "@crdgen/runtime/metrics";
-import { ApiError } from "@crdgen/runtime";
+import { ApiError, newLogger } from "@crdgen/runtime";
 import { ShardMember } from "#runtime/sharding/member.js";
 import type { MemberLease, MemberLeaseStore } from "#runtime/sharding/lease-store.js";
 import { assignBuckets, bucketRange } from "#runtime/sharding/assignment.js";
@@ -208,3 +208,35 @@ test("the Lease of a member killed long ago is deleted; live members' Leases sta
   assert.ok(g.clock.now() - start >= 8 * timings.leaseDurationMs, `deleted after ${g.clock.now() - start} ms`);
   assert.deepEqual([...g.store.leases.keys()].sort(), ["a", "b"]);
 });
+
+test("a member whose Lease name another group's Lease holds says so once, at error level, and never starts", async () => {
+  const lines: string[] = [];
+  const logger = newLogger({ level: "debug", write: (line: string) => lines.push(line) });
+  const store = new MemoryLeases();
+  const clock = new FakeClock(1_000_000);
+  // Taken by a Lease this group's list does not show: another group's member named the same.
+  const taken: MemberLeaseStore = {
+    description: "memory/group=g",
+    list: () => store.list(),
+    create: (lease) => (lease.metadata.name === "a" ? Promise.reject(alreadyExists()) : store.create(lease)),
+    update: (lease) => store.update(lease),
+    delete: (name, rv) => store.delete(name, rv),
+  };
+  const a = new ShardMember({ name: "g", identity: "a", store: taken, buckets: BUCKETS, clock, logger, ...timings });
+  for (let round = 0; round < 5; round++) {
+    await a.round();
+    clock.step(timings.retryPeriodMs);
+  }
+  assert.equal(a.heldRanges().length, 0);
+  const errors = lines.map((l) => JSON.parse(l) as { level: string; msg: string }).filter((l) => l.level === "error");
+  assert.equal(errors.length, 1, lines.join(""));
+  assert.match(errors[0]?.msg ?? "", /taken by a Lease outside this sharding group/);
+});
+
+const alreadyExists = () =>
+  new ApiError({
+    status: 409,
+    method: "POST",
+    path: "/leases",
+    body: { kind: "Status", code: 409, reason: "AlreadyExists" },
+  });
