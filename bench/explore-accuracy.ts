@@ -160,7 +160,8 @@ function markdown(runs: RepoRun[], label: string, crdgen: string): string {
       `### ${r.key.repo} (${r.key.url}, ${r.key.commit})\n\nFront end: ${r.frontEnd}. Text report: ${r.textLines} ` +
       `lines. Load average before the run: ${r.usage.load.toFixed(1)}.\n\n${failures(r).join("\n") || "No failures."}`,
   );
-  return `# Explore accuracy on real operators${label ? ` (${label})` : ""}\n\ncrdgen: ${crdgen}. ${os.cpus().length} CPUs.
+  const built = crdgen === repoRoot ? "this checkout" : `the build at --crdgen ${path.basename(crdgen)}`;
+  return `# Explore accuracy on real operators${label ? ` (${label})` : ""}\n\ncrdgen: ${built}. ${os.cpus().length} CPUs.
 
 ${head}
 ${rows.join("\n")}
