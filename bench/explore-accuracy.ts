@@ -152,8 +152,9 @@ function failures(run: RepoRun): string[] {
 
 function markdown(runs: RepoRun[], label: string, crdgen: string): string {
   const head =
-    "| repo | keyed | found | complete | reported | process right | process among | wrong kinds | missed kinds | `?` kinds | " +
-    "lines/controller max / median | wall / CPU / peak RSS |\n|---|---|---|---|---|---|---|---|---|---|---|---|";
+    "| repo | keyed | found | complete | reported | process right | process among | wrong kinds | missed kinds | " +
+    "`?` kinds | lines/controller max / median | wall / CPU / peak RSS |\n" +
+    "|---|---|---|---|---|---|---|---|---|---|---|---|";
   const rows = runs.map((r) => summaryRow(`${r.key.repo}@${r.key.commit.slice(0, 10)} \`${r.key.root}\``, [r]));
   const sections = runs.map(
     (r) =>
@@ -161,15 +162,16 @@ function markdown(runs: RepoRun[], label: string, crdgen: string): string {
       `lines. Load average before the run: ${r.usage.load.toFixed(1)}.\n\n${failures(r).join("\n") || "No failures."}`,
   );
   const built = crdgen === repoRoot ? "this checkout" : `the build at --crdgen ${path.basename(crdgen)}`;
-  return `# Explore accuracy on real operators${label ? ` (${label})` : ""}\n\ncrdgen: ${built}. ${os.cpus().length} CPUs.
+  const title = `# Explore accuracy on real operators${label ? ` (${label})` : ""}`;
+  return `${title}\n\ncrdgen: ${built}. ${os.cpus().length} CPUs.
 
 ${head}
 ${rows.join("\n")}
 ${summaryRow("**total**", runs)}
 
 "found": a block paired with the key's controller (its name, or made in its package); "complete": that block has
-watches and a worker with a processing function. "process right": the first processing function is the key's and no alternatives are listed; "process among": the
-key's function is the process or one of its run-time alternatives. "wrong kinds": watched kinds attached to a
+watches and a worker with a processing function. "process right": the first processing function is the key's and no
+alternatives are listed; "process among": the key's function is the process or one of its run-time alternatives. "wrong kinds": watched kinds attached to a
 controller whose key does not list them. Time and memory: the \`--format json\` run (GNU time, whole process tree).
 
 ${sections.join("\n\n")}
