@@ -194,9 +194,25 @@ export class ShardMember implements Sharding {
       } catch (error) {
         this.log.warn("sharding round failed", { error: String(error) });
       }
-      // A pending release or a fresh claim is worth another round soon; otherwise renew every retryPeriod.
-      await this.sleep(again ? Math.min(100, this.retryPeriodMs) : this.retryPeriodMs, signal);
+      await this.sleep(this.nextRoundInMs(again), signal);
     }
+  }
+
+  /**
+   * A pending release or a fresh claim is worth another round soon; otherwise renew every retryPeriod, or sooner, just
+   * after another member's Lease expires: a killed member's buckets are taken over at Lease + the delay in seeing its
+   * last renewal (< retryPeriod), not up to a retryPeriod later still.
+   */
+  private nextRoundInMs(again: boolean): number {
+    let next = again ? Math.min(100, this.retryPeriodMs) : this.retryPeriodMs;
+    const now = this.clock.now();
+    for (const o of this.observations.values()) {
+      if (!o.lease.spec?.holderIdentity) continue;
+      // liveOthers counts a Lease gone once seenAt + duration <= now: one millisecond past that.
+      const expiresIn = o.seenAt + (o.lease.spec.leaseDurationSeconds ?? 0) * 1000 - now;
+      if (expiresIn >= 0) next = Math.min(next, expiresIn + 1);
+    }
+    return next;
   }
 
   /**

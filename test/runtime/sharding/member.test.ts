@@ -240,3 +240,55 @@ const alreadyExists = () =>
     path: "/leases",
     body: { kind: "Status", code: 409, reason: "AlreadyExists" },
   });
+
+test("run: a killed member's buckets are taken over just after its Lease expires, not up to a retryPeriod later", async () => {
+  const clock = new FakeClock(1_000_000);
+  const store = new MemoryLeases();
+  // When member a first read each version of b's Lease: a counts b's Lease duration from then.
+  const aFirstSaw = new Map<string, number>();
+  const seenBy = (name: string): MemberLeaseStore => ({
+    description: "memory",
+    list: async () => {
+      const leases = await store.list();
+      const version = leases.find((l) => l.metadata.name === "b")?.metadata.resourceVersion;
+      if (name === "a" && version !== undefined && !aFirstSaw.has(version)) aFirstSaw.set(version, clock.now());
+      return leases;
+    },
+    create: (lease) => store.create(lease),
+    update: (lease) => store.update(lease),
+    delete: (n, rv) => store.delete(n, rv),
+  });
+  const member = (name: string) =>
+    new ShardMember({ name: "g", identity: name, store: seenBy(name), buckets: BUCKETS, clock, ...timings });
+  const a = member("a");
+  const b = member("b");
+  const stopA = new AbortController();
+  const stopB = new AbortController();
+  const runs = [a.run(stopA.signal), b.run(stopB.signal)];
+  const advance = async (ms: number) => {
+    for (let t = 0; t < ms; t += 50) {
+      clock.step(50);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+  const holdsAll = (m: ShardMember) => m.heldRanges().reduce((n, r) => n + (r.end - r.start), 0n) === 1n << 64n;
+  await advance(10_000);
+  assert.ok(a.heldRanges().length > 0 && b.heldRanges().length > 0, "a and b share the space");
+  // Killed (no leave): b's Lease stays as last written.
+  stopB.abort();
+  const bLastVersion = store.leases.get("b")?.metadata.resourceVersion ?? "";
+  let tookOver: number | undefined;
+  for (let waited = 0; waited < 30_000 && tookOver === undefined; waited += 50) {
+    await advance(50);
+    if (holdsAll(a)) tookOver = clock.now();
+  }
+  assert.ok(tookOver !== undefined, "a took over b's buckets");
+  const aSawLast = aFirstSaw.get(bLastVersion);
+  assert.ok(aSawLast !== undefined, "a read b's last Lease");
+  const after = tookOver - aSawLast;
+  assert.ok(after >= timings.leaseDurationMs, `took over ${after} ms after reading b's last Lease: before it expired`);
+  // Expiry, then one claim confirmed by the next round (100 ms later), within the 50 ms steps of this loop.
+  assert.ok(after <= timings.leaseDurationMs + 300, `took over ${after} ms after reading b's last Lease`);
+  stopA.abort();
+  await Promise.all(runs);
+});
