@@ -172,7 +172,8 @@ ${summaryRow("**total**", runs)}
 "found": a block paired with the key's controller (its name, or made in its package); "complete": that block has
 watches and a worker with a processing function. "process right": the first processing function is the key's and no
 alternatives are listed; "process among": the key's function is the process or one of its run-time alternatives.
-"wrong kinds": watched kinds attached to a controller whose key does not list them. Time and memory: the \`--format json\` run (GNU time, whole process tree).
+"wrong kinds": watched kinds attached to a controller whose key does not list them. Time and memory: the
+\`--format json\` run (GNU time, whole process tree).
 
 ${sections.join("\n\n")}
 `;
