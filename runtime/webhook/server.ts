@@ -7,6 +7,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Registry } from "prom-client";
+import { type Clock, realClock } from "../clock/clock.js";
 import { defaultLogger, type Logger } from "../log/logger.js";
 import { webhookMetrics } from "../metrics/webhook.js";
 import { readCertificate, watchCertificate, type CertificateWatcher } from "./certificate-watcher.js";
@@ -52,6 +53,8 @@ export interface WebhookServerOptions extends ServerLimits {
   registry?: Registry;
   /** Closes the server when aborted. */
   signal?: AbortSignal;
+  /** Times the drain on close (the linger, the cut of busy connections). Default the real clock. */
+  clock?: Clock;
 }
 
 export interface WebhookServer {
@@ -119,7 +122,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   server.on("error", (error) => log.error("webhook server error", { error }));
   const paths = [...routes.keys()];
   log.info("serving webhooks", { port: (server.address() as AddressInfo).port, paths, certDir });
-  return runningServer(server, certificate, paths, options.signal, timeoutMs);
+  return runningServer(server, certificate, paths, options, timeoutMs);
 }
 
 function listen(server: Server, port: number, host: string | undefined): Promise<void> {
@@ -146,16 +149,20 @@ function runningServer(
   server: Server,
   certificate: CertificateWatcher,
   paths: readonly string[],
-  signal: AbortSignal | undefined,
+  { signal, clock = realClock }: Pick<WebhookServerOptions, "signal" | "clock">,
   drainMs: number,
 ): WebhookServer {
   const { port, address } = server.address() as AddressInfo;
   let listening = true;
   let closing: Promise<void> | undefined;
   const connections = new Set<Socket>();
+  let lastConnectionGone: () => void = () => undefined;
   server.on("connection", (socket: Socket) => {
     connections.add(socket);
-    socket.once("close", () => connections.delete(socket));
+    socket.once("close", () => {
+      connections.delete(socket);
+      if (connections.size === 0) lastConnectionGone();
+    });
   });
   // The answers not yet sent: once closing, each tells the API server to drop its connection.
   const unanswered = new Set<ServerResponse>();
@@ -174,13 +181,24 @@ function runningServer(
     listening = false;
     certificate.close();
     unanswered.forEach(lastOnConnection);
-    for (const until = Date.now() + LINGER_MS; connections.size > 0 && Date.now() < until;)
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    // Armed before close() returns, so that a caller on a fake clock can step past it at once.
     await new Promise<void>((resolve) => {
-      const cut = setTimeout(() => server.closeAllConnections(), drainMs);
-      cut.unref();
+      if (connections.size === 0) {
+        resolve();
+        return;
+      }
+      const linger = clock.setTimeout(resolve, LINGER_MS);
+      lastConnectionGone = () => {
+        clock.clearTimeout(linger);
+        resolve();
+      };
+    });
+    await new Promise<void>((resolve) => {
+      const cut = clock.setTimeout(() => server.closeAllConnections(), drainMs);
+      // Node's timer must not hold the process alive on its own (the open connections do while they last).
+      (cut as { unref?: () => void }).unref?.();
       server.close(() => {
-        clearTimeout(cut);
+        clock.clearTimeout(cut);
         resolve();
       });
       server.closeIdleConnections();

@@ -1,7 +1,8 @@
 // Closing the webhook server drains it (what a manager does after SIGTERM): a review in flight is still answered, a
 // review sent meanwhile on a kept-alive connection too, each with `Connection: close` (the API server then retires that
 // connection); a connection left idle is ended only after that, and close() resolves once every answer went out.
-// Before, close() cut every connection at once, so the API server's calls on them failed.
+// Before, close() cut every connection at once, so the API server's calls on them failed. The drain's timers run on a
+// FakeClock: the test moves past the linger once the kept-alive connection was reused, whatever the machine's load.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -12,6 +13,7 @@ import path from "node:path";
 import { newLogger } from "@crdgen/runtime";
 import { makeWebhookCertificates, type WebhookCertificates } from "@crdgen/runtime/envtest";
 import { Registry } from "@crdgen/runtime/metrics";
+import { FakeClock } from "@crdgen/runtime/testing";
 import { admissionWebhooksFor, startWebhookServer } from "@crdgen/runtime/webhook";
 import { admissionReview, widget, widgets, type Widget } from "./reviews.js";
 
@@ -26,6 +28,8 @@ after(async () => {
 });
 
 const validate = "/validate-webhook-example-com-v1-widget";
+/** Longer than the linger of a closing server (LINGER_MS, 2 s); the cut of busy connections is armed only after it. */
+const pastTheLinger = 60_000;
 
 interface Answer {
   status: number;
@@ -62,6 +66,7 @@ test("close() answers on open connections with Connection: close, then ends the 
   const released = new Promise<void>((resolve) => (release = resolve));
   let arrived!: () => void;
   const slowArrived = new Promise<void>((resolve) => (arrived = resolve));
+  const clock = new FakeClock();
   const server = await startWebhookServer({
     webhooks: admissionWebhooksFor<Widget>(widgets, {
       async validateCreate(obj) {
@@ -75,6 +80,9 @@ test("close() answers on open connections with Connection: close, then ends the 
     certDir: dir,
     registry: new Registry(),
     logger: newLogger({ write: () => undefined }),
+    clock,
+    // The slow review's own deadline is a real timer: out of reach here, so that only the drain decides its fate.
+    requestTimeoutMs: 3_600_000,
   });
   // One connection each: one reused while closing, one left idle, one carrying the slow review.
   const agents = [0, 1, 2].map(() => new Agent({ keepAlive: true, ca: certs.caCert }));
@@ -91,6 +99,7 @@ test("close() answers on open connections with Connection: close, then ends the 
     const again = await review(reused, server.port, "again");
     assert.equal(again.socket, first.socket, "sent on the kept-alive connection");
     assert.deepEqual([again.status, again.connection], [200, "close"]);
+    clock.step(pastTheLinger);
     await idleClosed;
     assert.equal(closed, false, "close() waits for the review in flight");
     release();
