@@ -56,6 +56,12 @@ interface Found {
 /** The slots a builder call reads, as seen from one chain of call sites of the helpers it sits in. */
 interface Frame {
   recv?: Slot;
+  /** The function the call runs in at this depth. */
+  fn: string;
+  /** The receiver of the outermost call of a builder wrapper's method followed so far (`w.For(x)`: w). */
+  self?: Slot;
+  /** That call: what it passes (the reconciler given to a wrapper's Complete). */
+  site?: CallFact;
   object?: Slot;
   handler?: Slot;
   /** Where the watched object is written: the call itself, or the helper call that passed it in. */
@@ -63,6 +69,9 @@ interface Frame {
 }
 
 export abstract class BuilderControllerLinker extends QueueControllerLinker {
+  /** Types of the tree that wrap a controller-runtime builder (see builderWrappers). */
+  private wrapping = new Set<string>();
+
   /**
    * Before solving: a builder value where each builder is made, builder methods returning their receiver, and
    * EnqueueRequestsFromMapFunc(fn) standing for fn (so the map function is followed through variables too).
@@ -83,9 +92,46 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
     return out;
   }
 
+  /**
+   * The builders, less a call recognised by its name (`util.NewControllerManagedBy(mgr)`) that is a function of the
+   * tree making a builder itself: that function's builder, one per call, is the controller.
+   */
+  private operatorBuilders(): BuilderFact[] {
+    const makers = new Set(this.facts.builders.map((b) => b.fn));
+    // (a builder start read twice, as a call and inside a composite literal, is one builder)
+    const byId = new Map(this.facts.builders.map((b) => [b.id, b]));
+    return [...byId.values()].filter((b) => {
+      const call = this.calls.get(b.id);
+      return !call || !this.callees(call).some((fn) => makers.has(fn) && !this.fns.get(fn)?.library);
+    });
+  }
+
+  /**
+   * Types of the tree that wrap a builder: a function not of the type makes the builder, stores it in a field of an
+   * object of the type and returns that object; the type's methods act on the builder (cluster-api's
+   * util/controller.Builder). Each call of that function is one controller.
+   */
+  private builderWrappers(builders: BuilderFact[]): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const b of builders) {
+      const maker = this.fns.get(b.fn);
+      if (!maker || maker.owner || maker.library) continue;
+      for (const type of keysOf(this.pts.valuesOf(`${b.fn}#ret`), "o")) {
+        const fields = this.facts.calls.some(
+          (c) => c.builderOp && this.methodOwner(c.fn) === type && this.pts.valuesOf(c.recv).has(`b|${b.id}`),
+        );
+        if (fields) out.set(type, b.id);
+      }
+    }
+    return out;
+  }
+
   protected builderControllers(): Controller[] {
     if (this.facts.builders.length === 0) return [];
-    const builders = new Map(this.facts.builders.map((b) => [b.id, b]));
+    const operatorBuilders = this.operatorBuilders();
+    const builders = new Map(operatorBuilders.map((b) => [b.id, b]));
+    const wrappers = this.builderWrappers(operatorBuilders);
+    this.wrapping = new Set(wrappers.keys());
     const added = new Map<string, Found>();
     const of = (id: string) => {
       let entry = added.get(id);
@@ -95,15 +141,16 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
     // A builder made in a factory several controllers call (`return ctrl.NewControllerManagedBy(mgr).WithOptions(o)`)
     // is one value to points-to: each call of the factory is its own builder here.
     const sitesOf = new Map<string, CallFact[]>();
-    for (const b of this.facts.builders) {
-      if (!this.pts.valuesOf(`${b.fn}#ret`).has(`b|${b.id}`)) continue;
+    const wrapped = new Set(wrappers.values());
+    for (const b of operatorBuilders) {
+      if (!wrapped.has(b.id) && !this.pts.valuesOf(`${b.fn}#ret`).has(`b|${b.id}`)) continue;
       const sites = this.sitesCalling(b.fn);
-      if (sites.length > 1) sitesOf.set(b.id, sites);
+      if (sites.length > 1 || wrapped.has(b.id)) sitesOf.set(b.id, sites);
     }
     // A builder made in a method of a type several controllers are objects of (one reconciler type built by a shared
     // helper per controller): one builder per object, its kinds and reconciler read from that object's fields.
     const perObject = new Map<string, Receivers[]>();
-    for (const b of this.facts.builders) {
+    for (const b of operatorBuilders) {
       const type = sitesOf.has(b.id) ? undefined : this.methodOwner(b.fn);
       const objects = type ? this.objectsOf(type) : [];
       if (type && objects.length > 1)
@@ -122,15 +169,21 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
       for (let hops = 0; opByRet.has(recv) && hops < 32; hops++) recv = opByRet.get(recv)!.recv!;
       // Points-to merges every caller's values: no builder here means none in any caller (client-go's Watch calls).
       if (keysOf(this.pts.valuesOf(recv), "b").length === 0) continue;
-      const start: Frame = { recv, object: op.object, handler: op.handler, loc: op.loc };
+      const start: Frame = { recv, fn: call.fn, object: op.object, handler: op.handler, loc: op.loc };
       for (const frame of this.framesOf(start, 0)) {
-        const ids = this.buildersAt(frame.recv, builders).flatMap((b) => this.instancesOf(b, frame.recv, sitesOf));
+        const ids = this.buildersAt(frame.recv, builders).flatMap((b) =>
+          this.instancesOf(b, frame.self ?? frame.recv, sitesOf),
+        );
         for (const [id, receivers] of ids.flatMap((id) => objectBuilders(id, perObject.get(id)))) {
           const entry = of(id);
-          if (op.op === "Named" && op.name) entry.name = op.name;
+          // (a wrapper's Named(name) hands on the name its call was given)
+          const named = op.name ?? (op.op === "Named" ? frame.site?.strings[0] : undefined);
+          if (op.op === "Named" && named) entry.name = named;
           if (op.op === "Complete") {
             entry.reconcilers.push(...(op.reconcilers ?? []));
             entry.hints.push(...(op.reconcilerHints ?? []));
+            // A wrapper's Complete(ctx, r) wraps r again: the reconciler this call passed is the one that works.
+            if (frame.site) entry.hints.push(...frame.site.args);
           }
           if (op.op === "For" || op.op === "Owns" || op.op === "Watches" || op.op === "Watch") {
             const kinds = this.kindsAt(frame.object, receivers);
@@ -144,7 +197,7 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
       }
     }
     // A builder inside library code (a vendored controller-runtime's own examples and helpers) is not the operator's.
-    return this.facts.builders
+    return operatorBuilders
       .filter((b) => !this.isInternal(b.fn))
       .flatMap((b) =>
         sitesOf.has(b.id)
@@ -225,7 +278,9 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
       reconcilerTypes.flatMap((t) =>
         this.fnsAt(`${t}.Reconcile`).map((fn) => this.unwrapReconcile(fn, hinted, 0)),
       )[0] ?? keysOf(values, "f").find((id) => this.fns.has(id));
-    const typeLabel = reconcilerTypes[0] ? this.typeLabel(reconcilerTypes[0]) : undefined;
+    // (named by the reconciler that works, not a wrapper handing requests to it)
+    const working = (reconcile && this.fns.get(reconcile)?.owner) ?? reconcilerTypes[0];
+    const typeLabel = working ? this.typeLabel(working) : undefined;
     const primary = found?.sources.find((s) => s.via === "For")?.kind;
     const typeName = typeLabel && receivers && primary ? `${typeLabel} for ${primary}` : typeLabel;
     if (!reconcile)
@@ -274,10 +329,15 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
    * their own kinds and a kind passed in is placed where it is written.
    */
   private framesOf(frame: Frame, depth: number): Frame[] {
-    const helper = [frame.recv, frame.object, frame.handler].map(paramOf).find((p) => p !== undefined)?.fn;
+    const slots = [frame.recv, frame.object, frame.handler, frame.self];
+    const byParam = slots.map(paramOf).find((p) => p !== undefined)?.fn;
+    // A method of a builder wrapper runs for the wrapper each of its calls is made on.
+    const owner = this.methodOwner(frame.fn);
+    const helper = byParam ?? (owner && this.wrapping.has(owner) ? frame.fn : undefined);
     if (!helper || depth >= MAX_HELPER_DEPTH) return [frame];
     const sites = this.sitesCalling(helper);
     if (sites.length === 0) return [frame];
+    const wrapperMethod = !!owner && this.wrapping.has(owner) && helper === frame.fn;
     const inSite = (slot: Slot | undefined, site: CallFact): Slot | undefined => {
       const p = paramOf(slot);
       return p && p.fn === helper ? site.args[p.index] : slot;
@@ -286,9 +346,13 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
       this.framesOf(
         {
           recv: inSite(frame.recv, site),
+          fn: site.fn,
           object: inSite(frame.object, site),
           handler: inSite(frame.handler, site),
-          loc: paramOf(frame.object)?.fn === helper ? site.loc : frame.loc,
+          self: wrapperMethod ? site.recv : inSite(frame.self, site),
+          site: wrapperMethod ? site : frame.site,
+          // (a call of a wrapper's method is placed at the method's name, as a builder's own)
+          loc: paramOf(frame.object)?.fn === helper ? (site.builderOp?.loc ?? site.loc) : frame.loc,
         },
         depth + 1,
       ),

@@ -230,7 +230,8 @@ function checkGolden(file: string, actual: string): void {
 // each other's queues, a wrapper queue type, an interface call with one implementation per controller, one
 // controller type built per call of a shared constructor, and sync functions stored in one field by two constructors
 // (Go) or passed to one class by two factories (TypeScript), one reconciler type built per controller by a helper, a
-// field indexer two of three controllers set up, and kinds written as new(T).
+// field indexer two of three controllers set up, kinds written as new(T), and a repository's own builder wrapped around
+// controller-runtime's (one controller per call of its constructor, the Reconcile passed at that call).
 test("there is an explore fixture for each pattern explore is held to", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
@@ -238,6 +239,7 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "controller-runtime-builders",
     "embedded-base",
     "go-any-root",
+    "go-builder-wrapper",
     "go-helper-reconcilers",
     "go-inline-work",
     "go-interface-dispatch",
