@@ -111,7 +111,9 @@ export abstract class GoExpressionReader extends GoCallReader {
       });
     // `&corev1.Secret{}`: what controller-runtime's For, Owns and Watches are given; its kind travels as a value, so a
     // kind passed through a local, a helper's parameter or a slice ranged over is still known where it is watched.
-    const kind = node.parent?.type === "unary_expression" ? kindOfType(node.childForFieldName("type")) : undefined;
+    const written = node.parent?.type === "unary_expression" ? kindOfType(node.childForFieldName("type")) : undefined;
+    // (metadata only: `&metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{Kind: "Secret"}}` watches Secrets)
+    const kind = written === "PartialObjectMetadata" ? (typeMetaKind(node) ?? written) : written;
     if (kind) this.facts.constraints.push({ c: "alloc", dst: t, v: `k|${kind}` });
     const body = node.childForFieldName("body");
     // []client.Object{&a, &b}: ranging over the slice yields its elements.
@@ -159,4 +161,20 @@ function kindOfType(type: Node | null): string | undefined {
   if (type?.type === "generic_type") return kindOfType(type.childForFieldName("type"));
   if (type?.type === "qualified_type") return type.childForFieldName("name")?.text;
   return type?.type === "type_identifier" ? type.text : undefined;
+}
+
+/** The Kind a literal's `TypeMeta: metav1.TypeMeta{Kind: "..."}` names, or undefined. */
+function typeMetaKind(literal: Node): string | undefined {
+  const valueOf = (body: Node | null | undefined, key: string): Node | undefined => {
+    for (const el of body?.namedChildren ?? []) {
+      if (el.type !== "keyed_element") continue;
+      const [keyEl, valueEl] = el.namedChildren;
+      if ((keyEl?.namedChildren[0] ?? keyEl)?.text === key) return valueEl?.namedChildren[0] ?? valueEl ?? undefined;
+    }
+    return undefined;
+  };
+  const typeMeta = valueOf(literal.childForFieldName("body"), "TypeMeta");
+  if (typeMeta?.type !== "composite_literal") return undefined;
+  const kind = valueOf(typeMeta.childForFieldName("body"), "Kind");
+  return kind?.type === "interpreted_string_literal" ? kind.text.slice(1, -1) || undefined : undefined;
 }

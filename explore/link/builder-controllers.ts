@@ -404,7 +404,9 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
       for (const [member, event] of CR_HANDLER_MEMBERS)
         for (const fn of this.fnsAt(fieldSlot(v, member))) addFn(fn, event);
     }
-    if (byFn.size === 0) return library(call.builderOp?.handlerName ?? "handler");
+    // (a wrapper's Watches(obj, h) is named by what its call was given)
+    const written = frame.site?.builderOp?.handlerName ?? call.builderOp?.handlerName;
+    if (byFn.size === 0) return library(written ?? "handler");
     return [...byFn]
       .map(([fn, events]) => ({ events, fn: this.place(fn), producers: [] }))
       .sort((a, b) => locOrder(a.fn.loc, b.fn.loc));
