@@ -62,7 +62,7 @@ export async function staleImports(scan: UserFileScan, skip: ReadonlySet<string>
   const lines: string[] = [];
   const sorted = read.sort();
   // The reads overlap; a text applyPlan read already is not read again (user files are never written by a run).
-  const texts = await Promise.all(sorted.map((f) => scan.read?.get(f) ?? readFile(f, "utf8")));
+  const texts = await Promise.all(sorted.map(async (f) => scan.read?.get(f) ?? readFile(f, "utf8")));
   for (const [index, file] of sorted.entries()) {
     const text = texts[index] ?? "";
     for (const imported of ts.preProcessFile(text, true, true).importedFiles) {
