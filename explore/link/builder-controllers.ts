@@ -347,8 +347,9 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
         {
           recv: inSite(frame.recv, site),
           fn: site.fn,
-          object: inSite(frame.object, site),
-          handler: inSite(frame.handler, site),
+          // (what the wrapper's call was given, as read at it: `w.WatchesRawSource(source.Kind(c, &T{}, h))`)
+          object: (wrapperMethod ? site.builderOp?.object : undefined) ?? inSite(frame.object, site),
+          handler: (wrapperMethod ? site.builderOp?.handler : undefined) ?? inSite(frame.handler, site),
           self: wrapperMethod ? site.recv : inSite(frame.self, site),
           site: wrapperMethod ? site : frame.site,
           // (a call of a wrapper's method is placed at the method's name, as a builder's own)
