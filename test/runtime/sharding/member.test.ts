@@ -49,13 +49,10 @@ class MemoryLeases implements MemberLeaseStore {
   }
 }
 
-const conflict = () =>
-  new ApiError({
-    status: 409,
-    method: "PUT",
-    path: "/leases",
-    body: { kind: "Status", code: 409, reason: "Conflict" },
-  });
+/** A 409 as the API server answers it: Conflict for a stale write, AlreadyExists for a create of a taken name. */
+const status409 = (reason: "Conflict" | "AlreadyExists") =>
+  new ApiError({ status: 409, method: "PUT", path: "/leases", body: { kind: "Status", code: 409, reason } });
+const conflict = () => status409("Conflict");
 
 class Group {
   readonly clock = new FakeClock(1_000_000);
@@ -218,7 +215,7 @@ test("a member whose Lease name another group's Lease holds says so once, at err
   const taken: MemberLeaseStore = {
     description: "memory/group=g",
     list: () => store.list(),
-    create: (lease) => (lease.metadata.name === "a" ? Promise.reject(alreadyExists()) : store.create(lease)),
+    create: (lease) => (lease.metadata.name === "a" ? Promise.reject(status409("AlreadyExists")) : store.create(lease)),
     update: (lease) => store.update(lease),
     delete: (name, rv) => store.delete(name, rv),
   };
@@ -232,14 +229,6 @@ test("a member whose Lease name another group's Lease holds says so once, at err
   assert.equal(errors.length, 1, lines.join(""));
   assert.match(errors[0]?.msg ?? "", /taken by a Lease outside this sharding group/);
 });
-
-const alreadyExists = () =>
-  new ApiError({
-    status: 409,
-    method: "POST",
-    path: "/leases",
-    body: { kind: "Status", code: 409, reason: "AlreadyExists" },
-  });
 
 test("run: a killed member's buckets are taken over just after its Lease expires, not up to a retryPeriod later", async () => {
   const clock = new FakeClock(1_000_000);
