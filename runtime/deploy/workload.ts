@@ -1,5 +1,6 @@
 // The operator's Deployment and the Services in front of its metrics server and (with webhooks) its webhook server.
 import type { KubernetesObject } from "../client/types.js";
+import { defaultGracefulShutdownTimeoutMs } from "../manager/options.js";
 import { ports, webhookCertPath, type DeployNames, type DeployOptions } from "./options.js";
 
 /**
@@ -8,11 +9,9 @@ import { ports, webhookCertPath, type DeployNames, type DeployOptions } from "./
  * replicas instead of a process that has stopped listening. The kubelet sleeps itself (the lifecycle `sleep` action,
  * without a feature gate in kube 1.37.2): the image needs no sleep binary.
  */
-export const preStopSleepSeconds = 5;
-/** runtime/manager's default --graceful-shutdown-timeout: in-flight reconciles finish, the Lease is released. */
-const managerShutdownSeconds = 30;
-/** The preStop, then the manager's graceful shutdown, then its servers' drain and the exit. */
-export const terminationGracePeriodSeconds = preStopSleepSeconds + managerShutdownSeconds + 10;
+const preStopSleepSeconds = 5;
+/** The preStop, then the manager's default graceful shutdown, then its servers' drain and the exit. */
+const terminationGracePeriodSeconds = preStopSleepSeconds + defaultGracefulShutdownTimeoutMs / 1000 + 10;
 
 /** The manager's flags (runtime/manager/options.ts) as the Deployment passes them. */
 function managerArgs(names: DeployNames, options: DeployOptions): string[] {

@@ -3,6 +3,8 @@
 import { parseArgs } from "node:util";
 import type { LoadKubeClientOptions } from "../client/kube-client.js";
 
+/** --graceful-shutdown-timeout's default, controller-runtime's: in-flight reconciles get this long to finish. */
+export const defaultGracefulShutdownTimeoutMs = 30_000;
 export interface ManagerOptions {
   /** `host:port`, `:port` (all interfaces) or "0" (off). Default ":8443", or ":8080" with metricsSecure false. */
   metricsBindAddress: string;
@@ -205,7 +207,10 @@ export function parseManagerOptions(
     ...(sharding !== undefined ? { sharding } : {}),
     shardingField,
     kube: { ...(kubeconfig !== undefined ? { kubeconfig } : {}), ...(context !== undefined ? { context } : {}) },
-    gracefulShutdownTimeoutMs: shutdown === undefined ? 30_000 : parseDuration(shutdown, "--graceful-shutdown-timeout"),
+    gracefulShutdownTimeoutMs:
+      shutdown === undefined
+        ? defaultGracefulShutdownTimeoutMs
+        : parseDuration(shutdown, "--graceful-shutdown-timeout"),
     help: values["help"] === true,
   };
 }
