@@ -91,6 +91,11 @@ interface Observation {
   lease: MemberLease;
 }
 
+/** When an observed Lease counts as gone on this member's clock: its duration after its version was first seen. */
+function expiresAt(o: Observation): number {
+  return o.seenAt + (o.lease.spec?.leaseDurationSeconds ?? 0) * 1000;
+}
+
 /** A member of a sharding group. run() until stopped, then leave() to hand everything over at once. */
 export class ShardMember implements Sharding {
   readonly name: string;
@@ -208,8 +213,8 @@ export class ShardMember implements Sharding {
     const now = this.clock.now();
     for (const o of this.observations.values()) {
       if (!o.lease.spec?.holderIdentity) continue;
-      // liveOthers counts a Lease gone once seenAt + duration <= now: one millisecond past that.
-      const expiresIn = o.seenAt + (o.lease.spec.leaseDurationSeconds ?? 0) * 1000 - now;
+      // liveOthers counts a Lease gone once expiresAt(o) <= now: one millisecond past that.
+      const expiresIn = expiresAt(o) - now;
       if (expiresIn >= 0) next = Math.min(next, expiresIn + 1);
     }
     return next;
@@ -363,8 +368,7 @@ export class ShardMember implements Sharding {
     const now = this.clock.now();
     const live: Observation[] = [];
     for (const o of this.observations.values()) {
-      const seconds = o.lease.spec?.leaseDurationSeconds ?? 0;
-      if (!o.lease.spec?.holderIdentity || o.seenAt + seconds * 1000 <= now) continue;
+      if (!o.lease.spec?.holderIdentity || expiresAt(o) <= now) continue;
       const buckets = Number(o.lease.metadata.annotations?.[BUCKETS_ANNOTATION] ?? this.buckets);
       if (buckets !== this.buckets) {
         this.log.warn("ignoring a member with another bucket count", { other: o.lease.metadata.name, buckets });
