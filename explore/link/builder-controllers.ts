@@ -14,7 +14,7 @@ import {
 import { at, locOrder } from "../loc.js";
 import type { Controller, Handler, Source } from "../model.js";
 import { fieldSlot } from "../points-to.js";
-import { type Receivers, instanceType } from "./instances.js";
+import { type Receivers, instanceType, madeAt } from "./instances.js";
 import { QueueControllerLinker } from "./queue-controllers.js";
 
 /** controller-runtime's handler.EventHandler methods and handler.Funcs fields, with the event each stands for. */
@@ -225,7 +225,7 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
   /** Where the one object of receivers was made: its composite literal, or the call of the helper that made it. */
   private objectLoc(receivers: Receivers | undefined): Loc | undefined {
     const object = receivers && [...receivers.values()][0]?.[0];
-    const place = object?.split("@@").at(-1);
+    const place = object && madeAt(object);
     if (!place) return undefined;
     const call = this.calls.get(place);
     if (call) return call.loc;

@@ -21,6 +21,12 @@ export function instanceType(v: Value): string | undefined {
   return i > 0 ? v.slice(2, i) : undefined;
 }
 
+/** Where an object value was made: its place, or for a per-call copy the call that made it (`l|T@@p@@call` → call). */
+export function madeAt(v: Value): string | undefined {
+  const i = v.lastIndexOf(AT);
+  return v[0] === "l" && i > 0 ? v.slice(i + AT.length) : undefined;
+}
+
 /** The object a per-call copy was made from (`l|T@@p@@call` → `l|T@@p`), or undefined for an object made in place. */
 function parentOf(v: Value): Value | undefined {
   const i = v.lastIndexOf(AT);
