@@ -12,8 +12,8 @@ import { KubeconfigError } from "./kubeconfig-error.js";
 // `yaml` (~1 MB of V8 heap once loaded) is required on the first kubeconfig file read, not at import: an operator in
 // its Pod reads the service account's files, no YAML.
 const requireCjs = createRequire(import.meta.url);
-let yamlModule: typeof Yaml | undefined;
-const loadYaml = (): typeof Yaml => (yamlModule ??= requireCjs("yaml") as typeof Yaml);
+// (require keeps the module once loaded: later calls are a lookup)
+const loadYaml = (): typeof Yaml => requireCjs("yaml") as typeof Yaml;
 
 /** What a kubeconfig says, in client-node's shapes (KubeConfig.loadFromOptions takes the same). */
 export interface KubeconfigData {

@@ -9,8 +9,8 @@ import type Forge from "node-forge";
 // node-forge (~1.4 MB of V8 heap in every process that loads it) is required on the first certificate signed, not
 // at import: most operator processes (no webhooks, metrics over HTTP or from a mounted certificate) never sign one.
 const requireCjs = createRequire(import.meta.url);
-let forgeModule: typeof Forge | undefined;
-const loadForge = (): typeof Forge => (forgeModule ??= requireCjs("node-forge") as typeof Forge);
+// (require keeps the module once loaded: later calls are a lookup)
+const loadForge = (): typeof Forge => requireCjs("node-forge") as typeof Forge;
 
 export interface KeyPair {
   /** PEM, SPKI. */
