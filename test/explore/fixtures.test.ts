@@ -231,7 +231,8 @@ function checkGolden(file: string, actual: string): void {
 // controller type built per call of a shared constructor, and sync functions stored in one field by two constructors
 // (Go) or passed to one class by two factories (TypeScript), one reconciler type built per controller by a helper, a
 // field indexer two of three controllers set up, kinds written as new(T), and a repository's own builder wrapped around
-// controller-runtime's (one controller per call of its constructor, the Reconcile passed at that call).
+// controller-runtime's (one controller per call of its constructor, the Reconcile passed at that call), and handlers
+// built as nested generic value structs by shared constructors (each call's copy runs only the function passed there).
 test("there is an explore fixture for each pattern explore is held to", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
@@ -250,6 +251,7 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "go-typed-gvr-informers",
     "go-typed-queues",
     "go-typed-uncalled-constructor",
+    "go-value-handlers",
     "informer-kinds",
     "requeues",
     "sample-controller",
