@@ -245,6 +245,7 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "go-inline-work",
     "go-interface-dispatch",
     "go-new-kind",
+    "go-reconciler-per-call",
     "go-shared-constructor",
     "go-shared-indexer",
     "go-sync-field",
