@@ -4,6 +4,7 @@
 // (admission-http.ts); conversion answers HTTP 400 for a body that is not a review and a review for the rest.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Status } from "../client/types.js";
+import type { Clock } from "../clock/clock.js";
 import type { Logger } from "../log/logger.js";
 import type { WebhookMetrics } from "../metrics/webhook.js";
 import { describePanic } from "../panic/panic.js";
@@ -17,6 +18,8 @@ export interface ReviewHandlerOptions {
   routes: ReadonlyMap<string, readonly WebhookRegistration[]>;
   /** A request not answered by then gets 503 and its hook's signal aborts. */
   timeoutMs: number;
+  /** Times that deadline. */
+  clock: Clock;
   /** A larger body gets 413. */
   maxBytes: number;
   metrics: WebhookMetrics;
@@ -34,7 +37,7 @@ export function reviewHandler(o: ReviewHandlerOptions): ReviewHandler {
       return;
     }
     const done = o.metrics.started(url);
-    const deadline = requestDeadline(res, o.timeoutMs);
+    const deadline = requestDeadline(res, o.timeoutMs, o.clock);
     const request: RequestState = { log: o.log.child({ webhook: url }), started: performance.now() };
     const first = candidates[0]!;
     let code = 500;
@@ -119,17 +122,17 @@ function answered(res: ServerResponse, reply: unknown, request: RequestState): n
 }
 
 /** Aborts with a reason when the deadline passes or the caller hangs up before the answer is written. */
-function requestDeadline(res: ServerResponse, timeoutMs: number): { signal: AbortSignal; clear(): void } {
+function requestDeadline(res: ServerResponse, timeoutMs: number, clock: Clock): { signal: AbortSignal; clear(): void } {
   const abort = new AbortController();
-  const timer = setTimeout(
+  const timer = clock.setTimeout(
     () => abort.abort(new Error(`the webhook did not answer within ${timeoutMs} ms`)),
     timeoutMs,
   );
   res.on("close", () => {
-    clearTimeout(timer);
+    clock.clearTimeout(timer);
     if (!res.writableFinished) abort.abort(new Error("the caller closed the connection"));
   });
-  return { signal: abort.signal, clear: () => clearTimeout(timer) };
+  return { signal: abort.signal, clear: () => clock.clearTimeout(timer) };
 }
 
 function parseReview(body: Buffer): unknown {

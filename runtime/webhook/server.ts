@@ -53,7 +53,7 @@ export interface WebhookServerOptions extends ServerLimits {
   registry?: Registry;
   /** Closes the server when aborted. */
   signal?: AbortSignal;
-  /** Times the drain on close (the linger, the cut of busy connections). Default the real clock. */
+  /** Times each request's deadline and the drain on close (the linger, the cut of busy connections). Default real. */
   clock?: Clock;
 }
 
@@ -89,6 +89,7 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   const handle = reviewHandler({
     routes,
     timeoutMs,
+    clock: options.clock ?? realClock,
     maxBytes: options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
     metrics: webhookMetrics(options.registry),
     log,
@@ -142,8 +143,9 @@ const LINGER_MS = 2_000;
  * The handle of a listening server; `signal` aborting closes it as close() does. Closing drains: every answer from
  * then on (the reviews in flight included) carries `Connection: close`, so the API server retires each connection to
  * this replica as it uses it, and opens the next one to another; the connections are kept for up to LINGER_MS
- * meanwhile. Only then are the idle ones ended: ending a keep-alive connection the API server is about to reuse fails
- * its call (the request meets a reset), and it does not retry a POST. Connections still busy after `drainMs` are cut.
+ * meanwhile. Only then, once every answer is out, are the idle ones ended: ending a keep-alive connection the API server
+ * is about to reuse fails its call (the request meets a reset), and it does not retry a POST. Connections still busy
+ * after `drainMs` are cut.
  */
 function runningServer(
   server: Server,
@@ -169,13 +171,14 @@ function runningServer(
   const lastOnConnection = (res: ServerResponse) => {
     if (!res.headersSent) res.setHeader("Connection", "close");
   };
+  let lastAnswerOut: () => void = () => undefined;
   server.on("request", (_req, res: ServerResponse) => {
-    if (closing) {
-      lastOnConnection(res);
-      return;
-    }
+    if (closing) lastOnConnection(res);
     unanswered.add(res);
-    res.once("close", () => unanswered.delete(res));
+    res.once("close", () => {
+      unanswered.delete(res);
+      if (unanswered.size === 0) lastAnswerOut();
+    });
   });
   const drain = async () => {
     listening = false;
@@ -197,11 +200,15 @@ function runningServer(
       const cut = clock.setTimeout(() => server.closeAllConnections(), drainMs);
       // Node's timer must not hold the process alive on its own (the open connections do while they last).
       (cut as { unref?: () => void }).unref?.();
-      server.close(() => {
-        clock.clearTimeout(cut);
-        resolve();
-      });
-      server.closeIdleConnections();
+      // Node's close() ends every connection it counts idle, and that includes one whose answer is still queued for a
+      // caller that reads slowly: it runs once every answer is out (a response closes when flushed) or was cut.
+      const closeServer = () =>
+        server.close(() => {
+          clock.clearTimeout(cut);
+          resolve();
+        });
+      if (unanswered.size === 0) closeServer();
+      else lastAnswerOut = closeServer;
     });
   };
   const close = () => (closing ??= drain());

@@ -15,6 +15,7 @@ import { makeWebhookCertificates, type WebhookCertificates } from "@crdgen/runti
 import { Registry } from "@crdgen/runtime/metrics";
 import { FakeClock } from "@crdgen/runtime/testing";
 import { admissionWebhooksFor, startWebhookServer } from "@crdgen/runtime/webhook";
+import { headerBlock, tlsConnect } from "./raw-https.js";
 import { admissionReview, widget, widgets, type Widget } from "./reviews.js";
 
 let dir: string;
@@ -81,7 +82,8 @@ test("close() answers on open connections with Connection: close, then ends the 
     registry: new Registry(),
     logger: newLogger({ write: () => undefined }),
     clock,
-    // The slow review's own deadline is a real timer: out of reach here, so that only the drain decides its fate.
+    // The slow review's deadline (and the cut of busy connections, as long after the linger) lie beyond the steps
+    // taken here, so that only the drain's linger decides.
     requestTimeoutMs: 3_600_000,
   });
   // One connection each: one reused while closing, one left idle, one carrying the slow review.
@@ -110,6 +112,54 @@ test("close() answers on open connections with Connection: close, then ends the 
   } finally {
     release();
     agents.forEach((a) => a.destroy());
+    await server.close();
+  }
+});
+
+test("close() cuts a connection still busy requestTimeoutMs after the linger (a caller that stopped reading)", async () => {
+  const clock = new FakeClock();
+  const requestTimeoutMs = 10_000;
+  const server = await startWebhookServer({
+    // A patch of 32 MB: more than the socket's buffers take, so the answer stays unfinished while nobody reads it.
+    webhooks: admissionWebhooksFor<Widget>(widgets, {
+      default(obj) {
+        obj.spec.engine = "x".repeat(32 * 1024 * 1024);
+      },
+    }),
+    host: "127.0.0.1",
+    port: 0,
+    certDir: dir,
+    registry: new Registry(),
+    logger: newLogger({ write: () => undefined }),
+    clock,
+    requestTimeoutMs,
+  });
+  const socket = await tlsConnect(server.port, certs.caCert);
+  try {
+    const body = JSON.stringify(admissionReview("CREATE", widget("big", {})));
+    const path = "/mutate-webhook-example-com-v1-widget";
+    const headers = { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) };
+    let received = 0;
+    const firstBytes = new Promise<void>((resolve) => socket.once("data", () => resolve()));
+    socket.on("data", (chunk: Buffer) => (received += chunk.length));
+    socket.write(headerBlock({ path, headers }) + body);
+    await firstBytes;
+    socket.pause();
+    const ended = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+
+    let closed = false;
+    const closing = server.close().then(() => (closed = true));
+    clock.step(pastTheLinger);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(closed, false, "the answer still being sent is kept past the linger");
+    clock.step(requestTimeoutMs);
+    await closing;
+    socket.resume();
+    await ended;
+    assert.ok(received < 32 * 1024 * 1024, `cut before the whole answer went out (${received} bytes read)`);
+    assert.equal(server.started(), false);
+  } finally {
+    socket.destroy();
     await server.close();
   }
 });

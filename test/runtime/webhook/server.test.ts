@@ -10,6 +10,7 @@ import path from "node:path";
 import { newLogger } from "@crdgen/runtime";
 import { makeWebhookCertificates, type WebhookCertificates } from "@crdgen/runtime/envtest";
 import { Registry } from "@crdgen/runtime/metrics";
+import { FakeClock } from "@crdgen/runtime/testing";
 import {
   admissionWebhooksFor,
   conversionWebhookFor,
@@ -229,23 +230,41 @@ test("conversion answers HTTP 400 for a body that is not a review, 404 off its p
 });
 
 test("a request not answered within requestTimeoutMs gets 503 and the hook's signal aborts", async () => {
-  await withServer({ requestTimeoutMs: 300 }, async (port) => {
-    const reply = await send(
-      port,
-      "/validate-webhook-example-com-v1-widget",
-      json(admissionReview("CREATE", widget("slow", {}))),
-    );
+  // The deadline runs on the server's clock: the review waits, whatever the machine's load, until the test moves
+  // the clock past it.
+  const clock = new FakeClock();
+  await withServer({ requestTimeoutMs: 300, clock }, async (port) => {
+    const path = "/validate-webhook-example-com-v1-widget";
+    const pending = send(port, path, json(admissionReview("CREATE", widget("slow", {}))));
+    await until(() => clock.hasWaiters());
+    clock.step(299);
+    assert.equal(await settledWithin(pending), false, "no answer before the deadline");
+    clock.step(1);
+    const reply = await pending;
     assert.equal(reply.status, 503);
     assert.match((reply.body as { message: string }).message, /did not answer within 300 ms/);
     // The hook returned once aborted: the next request is served normally.
-    const next = await send(
-      port,
-      "/validate-webhook-example-com-v1-widget",
-      json(admissionReview("CREATE", widget("w1", {}))),
-    );
+    const next = await send(port, path, json(admissionReview("CREATE", widget("w1", {}))));
     assert.equal(next.status, 200);
   });
 });
+
+/** Waits (on real time, in small turns) until `ready` holds; fails after 10 s saying so. */
+async function until(ready: () => boolean): Promise<void> {
+  for (let i = 0; i < 1_000 && !ready(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.ok(ready(), "the request never reached its hook");
+}
+
+/** Whether `p` settles within a few event-loop turns and 50 ms of real time. */
+async function settledWithin(p: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  void p.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  return settled;
+}
 
 test("controller_runtime_webhook_* metrics count requests by path and HTTP code, time them, and track those in flight", async () => {
   await withServer({ requestTimeoutMs: 300 }, async (port, registry) => {
