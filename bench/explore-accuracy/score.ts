@@ -186,12 +186,21 @@ export function scoreRepo(key: AnswerKey, result: ExploreResult): RepoScore {
   };
 }
 
-/** Lines per controller block of the text report: a block starts at a line `controller <name>`. */
+/**
+ * Lines per controller block of the text report: a block starts at a line `controller <name>` and holds the indented
+ * lines after it; the next line at the margin (`Not linked:`, `Warnings:`) ends it, so the last block is not charged
+ * with the sections that follow.
+ */
 export function linesPerController(text: string): number[] {
   const sizes: number[] = [];
+  let open = false;
   for (const line of text.split("\n")) {
-    if (line.startsWith("controller ")) sizes.push(0);
-    if (sizes.length && line.trim() !== "") sizes[sizes.length - 1]! += 1;
+    if (line.trim() === "") continue;
+    if (line.startsWith("controller ")) {
+      sizes.push(1);
+      open = true;
+    } else if (/^\S/.test(line)) open = false;
+    else if (open) sizes[sizes.length - 1]! += 1;
   }
   return sizes;
 }
