@@ -115,21 +115,37 @@ export abstract class InstanceLinker extends ContextLinker {
     const sitesOf = new Map<string, CallFact[]>();
     for (const c of this.facts.calls)
       for (const fn of this.fnsAt(c.callee)) if (makers.has(fn) && !this.isInternal(c.fn)) pushTo(sitesOf, fn, c);
-    for (const { obj, maker, fields } of returned) {
-      const sites = sitesOf.get(maker) ?? [];
+    const byObject = new Map(made.map((m) => [m.obj, m]));
+    for (const m of returned) {
+      const sites = sitesOf.get(m.maker) ?? [];
       if (sites.length < 2) continue;
-      for (const site of sites) {
-        const copy: Value = `${obj}${AT}${site.id}`;
-        this.addInstance(copy);
-        out.push({ c: "alloc", dst: site.ret, v: copy });
-        for (const f of fields) {
-          const param = paramIndex(f.src, maker);
-          const src = param === undefined ? f.src : site.args[param];
-          if (src) out.push({ c: "copy", dst: fieldSlot(copy, f.field)!, src });
-        }
-      }
+      for (const site of sites) out.push({ c: "alloc", dst: site.ret, v: this.copyAt(m, site, byObject, out, 0) });
     }
     return out;
+  }
+
+  /**
+   * The copy of an object one call of its maker makes, its fields set from that call's arguments. An object the same
+   * maker made and stored into one of its fields (`filtered{handler: blocking{workFunc: fn}}`) is copied for the call
+   * too: a value struct nested in another holds that call's function, not every caller's.
+   */
+  private copyAt(m: Made, site: CallFact, byObject: Map<Value, Made>, out: Constraint[], depth: number): Value {
+    const copy: Value = `${m.obj}${AT}${site.id}`;
+    this.addInstance(copy);
+    for (const f of m.fields) {
+      const dst = fieldSlot(copy, f.field)!;
+      const param = paramIndex(f.src, m.maker);
+      const inner = [...this.pts.valuesOf(f.src)].flatMap((v) => {
+        const made = byObject.get(v);
+        return made && made.maker === m.maker && made !== m ? [made] : [];
+      });
+      if (param !== undefined) {
+        if (site.args[param]) out.push({ c: "copy", dst, src: site.args[param] });
+      } else if (inner.length && depth < 4)
+        for (const i of inner) out.push({ c: "alloc", dst, v: this.copyAt(i, site, byObject, out, depth + 1) });
+      else out.push({ c: "copy", dst, src: f.src });
+    }
+    return copy;
   }
 
   private addInstance(v: Value): void {
