@@ -4,7 +4,8 @@ import { type CallFact, type Loc, type Slot, keysOf } from "../facts.js";
 import { at, locOrder } from "../loc.js";
 import { fieldSlot } from "../points-to.js";
 import { type CallChain, PARAM } from "./contexts.js";
-import { InstanceLinker, type Receivers } from "./instances.js";
+import { HandlerObjectLinker } from "./handler-objects.js";
+import type { Receivers } from "./instances.js";
 import { CLIENT_NODE_EVENTS, EVENT_ORDER, HANDLER_FIELDS, REGISTER_METHODS } from "./vocabulary.js";
 
 /** Handler functions attached to one informer (or watch) at one place. */
@@ -23,9 +24,11 @@ export interface Registration {
   alternativesAt?: string;
   /** Registered in a method of a type several controllers are objects of: the objects holding this informer. */
   receivers?: Receivers;
+  /** The handler value is one of several objects of its type (a shared constructor's per-call copy): that object. */
+  handlerObjects?: Receivers;
 }
 
-export abstract class RegistrationLinker extends InstanceLinker {
+export abstract class RegistrationLinker extends HandlerObjectLinker {
   /** Every place handlers are attached to an informer or a watch, with the handler functions per event. */
   protected registrations(): Registration[] {
     const out: Registration[] = [];
@@ -88,6 +91,8 @@ export abstract class RegistrationLinker extends InstanceLinker {
         continue;
       }
       const factoryCall = handlerSlot ? callByRet.get(handlerSlot) : undefined;
+      const objects = this.handlerObjects(handlerSlot);
+      const handlerObjects = objects && handlers.some((h) => objects.has(this.fns.get(h.fn)?.owner ?? "")) && objects;
       // A registration inside a helper (AddEventHandlersT(informer, add, update, delete)): one per call site of the
       // helper, with the informer and the functions passed there.
       const helper = call.recvParam;
@@ -130,6 +135,7 @@ export abstract class RegistrationLinker extends InstanceLinker {
           registeredAt: inf.id !== call.id && at(inf.loc) !== at(call.loc) ? call.loc : undefined,
           handlers,
           factoryCall,
+          ...(handlerObjects ? { handlerObjects } : {}),
           // Outside a loop, one run of the call registers on one informer: several are alternatives chosen at run time.
           // (Informers of different objects of the method's type are each one's own.)
           ...(informers.length > 1 && !call.inLoop && !receivers ? { alternativesAt: call.id } : {}),
@@ -137,6 +143,17 @@ export abstract class RegistrationLinker extends InstanceLinker {
       }
     }
     return out;
+  }
+
+  /** What a registration's handler reaches when the handler value is an object of its own (handler-objects.ts). */
+  private readonly objectReach = new Map<string, Map<string, string[]>>();
+  protected handlerReach(fn: string, reg: Registration): Map<string, string[]> | undefined {
+    const objects = reg.handlerObjects;
+    if (!objects?.has(this.fns.get(fn)?.owner ?? "")) return undefined;
+    const key = `${fn} ${[...objects.values()].flat().join(" ")}`;
+    let reached = this.objectReach.get(key);
+    if (!reached) this.objectReach.set(key, (reached = this.reachAsObjects(fn, objects)));
+    return reached;
   }
 
   /**
