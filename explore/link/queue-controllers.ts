@@ -46,7 +46,7 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
       const wrappers = this.wrappersOf(reg.handlers);
       for (const h of reg.handlers) {
         if (wrappers.wrapping.has(h.fn)) continue;
-        const reached = this.reachOnce(h.fn);
+        const reached = this.handlerReach(h.fn, reg) ?? this.reachOnce(h.fn);
         const reachedFns = new Set(reached.keys());
         const byQueue = new Map<string, Producer[]>();
         for (const p of allProducers) {
