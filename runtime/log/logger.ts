@@ -1,6 +1,11 @@
 // Structured logging backed by pino: one JSON object per line (the default, for machines), or a logfmt-style
 // line for people (CRDGEN_LOG_FORMAT=text or { format: "text" }), rendered from the same pino record.
-import pino from "pino";
+import { createRequire } from "node:module";
+import type Pino from "pino";
+
+// pino through require, not `import`: an ES module importing a CommonJS package makes Node load its cjs-module-lexer
+// and translators (about 0.3 MB of heap per process); require shares the module with an operator's own import.
+const pino = createRequire(import.meta.url)("pino") as typeof Pino;
 
 export type LogFields = Record<string, unknown>;
 
@@ -57,7 +62,7 @@ export function defaultLogger(): Logger {
  * Wraps an existing pino logger (to share its destination, level and transports with the rest of a program).
  * Errors in fields are serialized with pino's err serializer (type, message, stack).
  */
-export function fromPino(logger: pino.Logger, format: "text" | "json" = "json"): Logger {
+export function fromPino(logger: Pino.Logger, format: "text" | "json" = "json"): Logger {
   const emit = (at: LogLevel) => (message: string, fields?: LogFields) => {
     if (fields && Object.keys(fields).length > 0) logger[at](prepare(fields, format), message);
     else logger[at](message);
@@ -82,7 +87,7 @@ function prepare(fields: LogFields, format: "text" | "json"): LogFields {
   return out ?? fields;
 }
 
-function destination(format: "text" | "json", write: ((line: string) => void) | undefined): pino.DestinationStream {
+function destination(format: "text" | "json", write: ((line: string) => void) | undefined): Pino.DestinationStream {
   const sink = write ?? (format === "text" ? (line: string) => process.stderr.write(`${line}\n`) : undefined);
   if (!sink) return pino.destination({ dest: 2, sync: true });
   return {

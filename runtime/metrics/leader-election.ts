@@ -1,6 +1,6 @@
 // controller-runtime's leader election gauge (pkg/metrics/leaderelection.go), recorded by runtime/leaderelection's
 // LeaderElector through its `metric` option.
-import { Gauge, type Registry } from "prom-client";
+import { Gauge, type Registry } from "./prom-client.js";
 import { metricsRegistry } from "./prometheus.js";
 
 export const LEADER_ELECTION_MASTER_STATUS = "leader_election_master_status";

@@ -2,7 +2,7 @@
 // carry the names of Go's process collector (process_resident_memory_bytes, process_cpu_seconds_total,
 // process_open_fds, process_max_fds, process_virtual_memory_bytes, process_start_time_seconds), the runtime ones are
 // nodejs_* (heap and heap spaces, GC durations by kind, event-loop lag, active handles), in place of Go's go_*.
-import { collectDefaultMetrics, type Registry } from "prom-client";
+import { collectDefaultMetrics, type Registry } from "./prom-client.js";
 import { metricsRegistry } from "./prometheus.js";
 
 const collecting = new WeakSet<Registry>();

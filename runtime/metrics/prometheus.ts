@@ -1,7 +1,7 @@
 // Prometheus metrics under client-go's and controller-runtime's names, so existing dashboards work
 // (client-go util/workqueue/metrics.go, controller-runtime pkg/metrics/workqueue.go and
 // pkg/internal/controller/metrics/metrics.go).
-import { Counter, Gauge, Histogram, Registry, exponentialBuckets } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, exponentialBuckets } from "./prom-client.js";
 import {
   setDefaultMetricsProvider,
   type CounterMetric,
@@ -12,7 +12,7 @@ import {
   type SettableGaugeMetric,
 } from "./provider.js";
 
-export { Registry } from "prom-client";
+export { Registry } from "./prom-client.js";
 
 /**
  * The crdgen registry: where queues and controllers record unless given another one. Separate from prom-client's

@@ -1,7 +1,7 @@
 // client-go's rest client metrics under its names, labels and buckets (k8s.io/component-base
 // metrics/prometheus/restclient), so dashboards built for Go operators find them: recorded from runtime/client's
 // request hook, which the manager registers.
-import { Counter, Histogram, type Registry } from "prom-client";
+import { Counter, Histogram, type Registry } from "./prom-client.js";
 import { metricsRegistry } from "./prometheus.js";
 
 export const REST_CLIENT_METRIC_NAMES = {

@@ -1,6 +1,6 @@
 // controller-runtime's webhook metrics (pkg/webhook/internal/metrics/metrics.go), same names and labels: `webhook` is
 // the URL path, `code` the HTTP status code answered.
-import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import { Counter, Gauge, Histogram, type Registry } from "./prom-client.js";
 import { metricsRegistry } from "./prometheus.js";
 
 export const WEBHOOK_METRIC_NAMES = {

@@ -2,7 +2,7 @@
 // highest priority first (FIFO within one priority), so live events overtake the initial list's adds (priority -100).
 
 import { realClock, type Clock } from "../clock/clock.js";
-import { Heap } from "heap-js";
+import { Heap } from "./heap-js.js";
 import type { GetResult } from "./queue.js";
 import { defaultControllerRateLimiter, type RateLimiter } from "./rate-limiters.js";
 import type { DelayingQueue } from "./delaying-queue.js";

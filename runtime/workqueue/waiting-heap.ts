@@ -1,6 +1,6 @@
 // Items waiting for their ready time, earliest first, keyed by item (client-go delaying_queue.go waitForPriorityQueue
 // + knownEntries). Moving an item earlier pushes a fresh entry; the stale one is skipped when it surfaces.
-import { Heap } from "heap-js";
+import { Heap } from "./heap-js.js";
 
 interface Entry<T> {
   readonly item: T;
