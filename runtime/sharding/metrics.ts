@@ -1,6 +1,6 @@
 // The sharding gauges and counter, one set per registry: how many members, how much of the hash space and how many
 // objects this member owns, how often the assignment changed, and whether the API server filtered by shard.
-import { Counter, Gauge, type Registry } from "prom-client";
+import { Counter, Gauge, type Registry } from "../metrics/prom-client.js";
 import { metricsRegistry } from "../metrics/prometheus.js";
 
 export interface ShardingMetrics {
