@@ -157,6 +157,26 @@ export abstract class RegistrationLinker extends HandlerObjectLinker {
   }
 
   /**
+   * The call that made the closure a producer adds from, when its queue is that closure's parameter: the handler's
+   * factory call or one whose result is passed to it, a few levels in (`Blocking(Owner(queue))`: Owner's call).
+   */
+  protected factoryFor(p: CallFact, reg: Registration): CallFact | undefined {
+    const maker = p.recvParam?.fn;
+    if (!this.callByRet) {
+      this.callByRet = new Map();
+      for (const c of this.facts.calls) this.callByRet.set(c.ret, c);
+    }
+    let level = reg.factoryCall ? [reg.factoryCall] : [];
+    for (let depth = 0; maker && level.length && depth < 4; depth++) {
+      const made = level.find((c) => this.callees(c).includes(maker));
+      if (made) return made;
+      level = level.flatMap((c) => c.args.flatMap((a) => this.callByRet?.get(a) ?? []));
+    }
+    return reg.factoryCall;
+  }
+  private callByRet: Map<Slot, CallFact> | undefined;
+
+  /**
    * A helper's handlers as one call site of it sees them: a closure of the helper that calls a function parameter
    * (AddFunc: func(obj) { add(obj.(T)) }) stands for the function passed there (none when nil is passed); a function
    * passed in through the helper's parameters counts only at the site that passes it.
