@@ -52,7 +52,7 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
         for (const p of allProducers) {
           const path = reached.get(p.fn);
           if (!path || this.notTakenFrom(p, reachedFns)) continue;
-          for (const q of this.producerQueues(p, reg.factoryCall, reg.receivers)) {
+          for (const q of this.producerQueues(p, this.factoryFor(p, reg), reg.receivers)) {
             if (!this.queueCalls.has(q)) continue;
             usedProducers.add(`${p.loc.file}:${p.loc.line}`);
             push(byQueue, q, { method: p.method, text: p.text, loc: p.loc, via: path.map((id) => this.place(id)) });
