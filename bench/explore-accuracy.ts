@@ -83,6 +83,7 @@ interface Totals {
   right: number;
   among: number;
   wrong: number;
+  foreign: number;
   missed: number;
   unresolved: number;
   extra: number;
@@ -96,6 +97,7 @@ function totalsOf(runs: RepoRun[]): Totals {
     right: 0,
     among: 0,
     wrong: 0,
+    foreign: 0,
     missed: 0,
     unresolved: 0,
     extra: 0,
@@ -109,6 +111,7 @@ function totalsOf(runs: RepoRun[]): Totals {
       t.right += c.processRight ? 1 : 0;
       t.among += c.processAmong ? 1 : 0;
       t.wrong += c.wrongKinds.length;
+      t.foreign += c.foreignSources.length;
       t.missed += c.missedKinds.length;
       t.unresolved += c.unresolvedKinds.length;
     }
@@ -125,7 +128,8 @@ function summaryRow(name: string, runs: RepoRun[]): string {
   const rss = Math.max(...time.map((u) => u.rssMb)).toFixed(0);
   return (
     `| ${name} | ${t.keyed} | ${t.found} (${pct(t.found, t.keyed)}) | ${t.complete} | ${t.found + t.extra} | ` +
-    `${t.right} (${pct(t.right, t.keyed)}) | ${t.among} | ${t.wrong} | ${t.missed} | ${t.unresolved} | ` +
+    `${t.right} (${pct(t.right, t.keyed)}) | ${t.among} | ${t.wrong} | ${t.foreign} | ${t.missed} | ` +
+    `${t.unresolved} | ` +
     `${Math.max(0, ...blocks)} / ${median(blocks)} | ${wall} s / ${cpu} s / ${rss} MB |`
   );
 }
@@ -142,6 +146,7 @@ function failures(run: RepoRun): string[] {
     if (c.found && !c.processRight)
       problems.push(`process: expected ${c.processExpected}, got ${shortList(c.processGot) || "none"}`);
     if (c.wrongKinds.length) problems.push(`wrong kinds: ${c.wrongKinds.join(", ")}`);
+    if (c.foreignSources.length) problems.push(`foreign watches: ${shortList(c.foreignSources)}`);
     if (c.missedKinds.length) problems.push(`missed kinds: ${c.missedKinds.join(", ")}`);
     if (c.unresolvedKinds.length) problems.push(`unresolved kinds: ${c.unresolvedKinds.join(", ")}`);
     if (problems.length) out.push(`- ${c.id}${c.found ? ` (found as ${c.found})` : ""}: ${problems.join("; ")}`);
@@ -152,9 +157,9 @@ function failures(run: RepoRun): string[] {
 
 function markdown(runs: RepoRun[], label: string, crdgen: string): string {
   const head =
-    "| repo | keyed | found | complete | reported | process right | process among | wrong kinds | missed kinds | " +
-    "`?` kinds | lines/controller max / median | wall / CPU / peak RSS |\n" +
-    "|---|---|---|---|---|---|---|---|---|---|---|---|";
+    "| repo | keyed | found | complete | reported | process right | process among | wrong kinds | foreign watches | " +
+    "missed kinds | `?` kinds | lines/controller max / median | wall / CPU / peak RSS |\n" +
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|";
   const rows = runs.map((r) => summaryRow(`${r.key.repo}@${r.key.commit.slice(0, 10)} \`${r.key.root}\``, [r]));
   const sections = runs.map(
     (r) =>
@@ -172,8 +177,9 @@ ${summaryRow("**total**", runs)}
 "found": a block paired with the key's controller (its name, or made in its package); "complete": that block has
 watches and a worker with a processing function. "process right": the first processing function is the key's and no
 alternatives are listed; "process among": the key's function is the process or one of its run-time alternatives.
-"wrong kinds": watched kinds attached to a controller whose key does not list them. Time and memory: the
-\`--format json\` run (GNU time, whole process tree).
+"wrong kinds": watched kinds attached to a controller whose key does not list them; "foreign watches": watches
+registered in another keyed controller's folder (not this one's), cross-talk even where the kind is right. Time and
+memory: the \`--format json\` run (GNU time, whole process tree).
 
 ${sections.join("\n\n")}
 `;

@@ -49,6 +49,11 @@ export interface ControllerScore {
   wrongKinds: string[];
   missedKinds: string[];
   unresolvedKinds: string[];
+  /**
+   * Watches registered in the package of another key controller and not in this one's (setup or process folder):
+   * cross-talk that kinds alone do not show when both controllers watch the same kind.
+   */
+  foreignSources: string[];
 }
 
 export interface RepoScore {
@@ -151,9 +156,26 @@ function pair(found: Controller[], key: KeyController[]): Map<KeyController, Con
   return paired;
 }
 
-function scoreController(k: KeyController, c: Controller | undefined): ControllerScore {
+const ownDirs = (k: KeyController): string[] => [dirOf(parseAt(k.setup).file), dirOf(k.process.file)];
+
+/** A source is foreign when it is registered (or, without that, made) in another key controller's folder only. */
+function foreignSources(c: Controller, k: KeyController, all: KeyController[]): string[] {
+  const own = ownDirs(k);
+  const others = all.filter((o) => o !== k).map((o) => dirOf(parseAt(o.setup).file));
+  const foreign: string[] = [];
+  for (const s of c.sources) {
+    const at = s.registeredAt ?? s.loc;
+    if (!at) continue;
+    const dir = dirOf(at.file);
+    if (own.some((d) => sameFile(dir, d)) || !others.some((d) => sameFile(dir, d))) continue;
+    foreign.push(`${s.kind} (${at.file}:${at.line})`);
+  }
+  return foreign;
+}
+
+function scoreController(k: KeyController, c: Controller | undefined, all: KeyController[]): ControllerScore {
   const processExpected = `${k.process.fn} (${k.process.file}:${k.process.line})`;
-  const base = { id: k.id, processExpected, wrongKinds: [], unresolvedKinds: [] };
+  const base = { id: k.id, processExpected, wrongKinds: [], unresolvedKinds: [], foreignSources: [] };
   if (!c)
     return { ...base, complete: false, processGot: [], processRight: false, processAmong: false, missedKinds: k.kinds };
   const procs = processesOf(c);
@@ -172,6 +194,7 @@ function scoreController(k: KeyController, c: Controller | undefined): Controlle
     wrongKinds: kinds.filter((f) => !UNRESOLVED.test(f) && !allowed.some((e) => sameKind(e, f))),
     missedKinds: k.kinds.filter((e) => !kinds.some((f) => sameKind(e, f))),
     unresolvedKinds: allowed.includes("?") ? [] : unresolved,
+    foreignSources: foreignSources(c, k, all),
   };
 }
 
@@ -179,7 +202,7 @@ export function scoreRepo(key: AnswerKey, result: ExploreResult): RepoScore {
   const paired = pair(result.controllers, key.controllers);
   const matched = new Set(paired.values());
   return {
-    controllers: key.controllers.map((k) => scoreController(k, paired.get(k))),
+    controllers: key.controllers.map((k) => scoreController(k, paired.get(k), key.controllers)),
     extra: result.controllers
       .filter((c) => !matched.has(c))
       .map((c) => `${c.name}${c.loc ? ` (${c.loc.file}:${c.loc.line})` : ""}`),
