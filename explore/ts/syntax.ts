@@ -1,5 +1,5 @@
 // Helpers over ts-morph's syntax tree: loops, names a declaration binds, identifiers, keyed arguments, tail calls.
-import { Node, SyntaxKind } from "ts-morph";
+import { Node, SyntaxKind, ts } from "ts-morph";
 import { isTail, keyedIn, oneLine } from "../syntax.js";
 
 export const LOOPS = new Set([
@@ -50,10 +50,23 @@ export function tsIsTail(call: Node): boolean {
   return isTail(call, TAIL);
 }
 
-/** The identifiers in an expression. */
+/**
+ * The identifiers in an expression, in the order ts-morph's getDescendantsOfKind gives them. Walked on the compiler's
+ * nodes: wrapping every descendant in a ts-morph node and listing its tokens cost more than the rest of the reader.
+ */
 export function identsIn(node: Node): string[] {
   if (Node.isIdentifier(node)) return [node.getText()];
-  return node.getDescendantsOfKind(SyntaxKind.Identifier).map((i) => i.getText());
+  const sf = node.getSourceFile().compilerNode;
+  const names: string[] = [];
+  const visit = (n: ts.Node): void => {
+    if (n.kind === SyntaxKind.Identifier) names.push(n.getText(sf));
+    // getChildren lists a node's JSDoc first (`@param name`, `{@link Type}` hold identifiers); forEachChild skips it.
+    for (const doc of (n as { jsDoc?: ts.Node[] }).jsDoc ?? []) visit(doc);
+    n.forEachChild(visit);
+  };
+  for (const doc of (node.compilerNode as { jsDoc?: ts.Node[] }).jsDoc ?? []) visit(doc);
+  node.compilerNode.forEachChild(visit);
+  return names;
 }
 
 /** The call's result is tested: the condition of an if, a loop or a ternary, through `!`, `&&`, `||` and `await`. */
