@@ -5,12 +5,17 @@ import { at, locOrder } from "../loc.js";
 import type { Place, Worker } from "../model.js";
 import { fieldSlot } from "../points-to.js";
 import type { Receivers } from "./instances.js";
-import { RegistrationLinker } from "./registrations.js";
+import { PerCallQueueLinker } from "./per-call-queues.js";
 import { DONE_METHODS, FORGET_METHODS } from "./vocabulary.js";
 
-export abstract class WorkerLinker extends RegistrationLinker {
+export abstract class WorkerLinker extends PerCallQueueLinker {
   /** The queues a producer adds to; through a handler factory's parameter, the one passed at that factory call. */
-  protected producerQueues(p: CallFact, factoryCall: CallFact | undefined, receivers?: Receivers): string[] {
+  protected producerQueues(
+    p: CallFact,
+    factoryCall: CallFact | undefined,
+    receivers?: Receivers,
+    along?: () => Receivers | undefined,
+  ): string[] {
     if (factoryCall && p.recvParam && this.callees(factoryCall).includes(p.recvParam.fn)) {
       const arg = factoryCall.args[p.recvParam.index];
       let slots: Slot[] = arg ? [arg] : [];
@@ -20,7 +25,7 @@ export abstract class WorkerLinker extends RegistrationLinker {
         );
       return [...new Set(slots.flatMap((s) => this.queuesAt(s)))];
     }
-    return this.queuesOf(p.recv, receivers);
+    return this.perCallOnly(p.recv, this.queuesOf(p.recv, receivers), p.fn, along);
   }
 
   /** The loop a Get runs in: the getter itself, or a caller of it in a loop; said under "Not linked" when none. */
