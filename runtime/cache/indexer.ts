@@ -24,12 +24,28 @@ interface IndexState {
   byNamespace: boolean;
 }
 
+/** The content a store held before a replace: read-only once replaced. */
+export interface ReplacedContent<T> {
+  get(bucket: string, name: string): T | undefined;
+  locate(key: string): [string, string];
+  entries(): Iterable<[string, T]>;
+  readonly size: number;
+}
+
+/** A replace being built aside (Indexer.beginReplace). */
+export interface StagedReplace<T> {
+  /** Adds obj to the new content (a later object with the same key replaces an earlier one); returns its key. */
+  add(obj: T): string;
+  /** Swaps the new content in, in one step; returns the old one. */
+  commit(): ReplacedContent<T>;
+}
+
 /**
  * Where objects live: namespace → name → object for the default `namespace/name` keys, so the cache holds no key
  * strings of its own and the namespace index is this map itself (about 100 bytes per object less than a key map plus
  * a namespace index). A custom key function stores every object under the bucket "" by its whole key.
  */
-class ObjectsByNamespace<T> {
+class ObjectsByNamespace<T> implements ReplacedContent<T> {
   private buckets = new Map<string, Map<string, T>>();
   private count = 0;
 
@@ -174,12 +190,47 @@ export class Indexer<T extends KubernetesObject> {
    * client-go's Store.Replace; the reflector tracks it.
    */
   replace(items: readonly T[], _resourceVersion?: string): void {
+    const staged = this.beginReplace();
+    for (const obj of items) staged.add(obj);
+    staged.commit();
+  }
+
+  /**
+   * A replace built aside one object at a time (so a caller can pause between objects): readers see the current
+   * content until commit() swaps the new one in, in one step. An index function that throws in add() leaves the store
+   * as it is (drop the StagedReplace). Nothing but the reflector may write the store before commit().
+   */
+  beginReplace(): StagedReplace<T> {
     const next = new ObjectsByNamespace<T>(this.namespaced);
-    for (const obj of items) next.set(...this.locateObject(obj), obj);
     const nextIndices = new Map<string, IndexState>();
     for (const [name, idx] of this.indices) nextIndices.set(name, this.buildIndex(idx.fn as IndexFunc<T>, next, name));
-    this.items = next;
-    this.indices = nextIndices;
+    return {
+      add: (obj) => {
+        const [bucket, name] = this.locateObject(obj);
+        const key = next.keyOf(bucket, name);
+        const earlier = next.get(bucket, name);
+        const values: Array<[IndexState, string[]]> = [];
+        for (const [indexName, idx] of nextIndices)
+          if (!idx.byNamespace) values.push([idx, computeValues(idx.fn as IndexFunc<T>, obj, indexName)]);
+        // A key listed twice: the later object wins, and the earlier one's index entries go.
+        if (earlier !== undefined)
+          for (const [indexName, idx] of nextIndices)
+            if (!idx.byNamespace)
+              removeKey(idx.buckets, computeValues(idx.fn as IndexFunc<T>, earlier, indexName), key);
+        next.set(bucket, name, obj);
+        for (const [idx, v] of values) addKey(idx.buckets, v, key);
+        return key;
+      },
+      commit: () => {
+        // Indices added meanwhile (addIndexers) are built over the new content now.
+        for (const [name, idx] of this.indices)
+          if (!nextIndices.has(name)) nextIndices.set(name, this.buildIndex(idx.fn as IndexFunc<T>, next, name));
+        const previous = this.items;
+        this.items = next;
+        this.indices = nextIndices;
+        return previous;
+      },
+    };
   }
 
   /**

@@ -219,6 +219,10 @@ export class SharedIndexInformer<T extends KubernetesObject> {
   /** The handlers due in the resync being delivered (client-go's syncing listeners). */
   private resyncTargets: Array<Listener<T>> = [];
   private listeners: Array<Listener<T>> = [];
+  /** A replace is storing or reporting its content (in steps): no resync meanwhile. */
+  private replacing = false;
+  /** The handlers a replace in progress reports to: those registered when it swapped the new content in. */
+  private replaceTargets: Array<Listener<T>> | undefined;
   private started = false;
   private stopped = false;
   private runPromise: Promise<void> | undefined;
@@ -236,7 +240,16 @@ export class SharedIndexInformer<T extends KubernetesObject> {
     });
     const userTransform = options.transform ?? dropManagedFields;
     const transform = options.freezeObjects ? (o: T): T => deepFreeze(userTransform(o)) : userTransform;
-    this.sink = new IndexerSink<T>(this.indexer, (n) => this.distribute(n), transform);
+    this.sink = new IndexerSink<T>(
+      this.indexer,
+      (n) => this.distribute(n),
+      transform,
+      // A replace reports its changes in steps: to the handlers there at the swap. One added later got the new
+      // content in its replay, and must not get its changes again.
+      () => {
+        this.replaceTargets = this.listeners.slice();
+      },
+    );
     this.reflector = new Reflector<T>({
       ...(options.reflector ?? {}),
       listerWatcher: options.listerWatcher,
@@ -246,7 +259,18 @@ export class SharedIndexInformer<T extends KubernetesObject> {
         delete: (o) => this.sink.delete(o),
         retain: (keep) => this.sink.retain(keep),
         replace: (items, rv) => {
-          this.sink.replace(items, rv);
+          this.replacing = true;
+          const finish = (): void => {
+            this.replacing = false;
+            this.replaceTargets = undefined;
+          };
+          let steps: void | Promise<void> = undefined;
+          try {
+            steps = this.sink.replace(items, rv);
+          } finally {
+            if (!steps) finish();
+          }
+          if (steps) return steps.finally(finish).then(() => this.resolveWaiters(true));
           this.resolveWaiters(true);
         },
       },
@@ -412,8 +436,9 @@ export class SharedIndexInformer<T extends KubernetesObject> {
     let handle: unknown;
     const tick = (): void => {
       if (signal.aborted) return;
-      // Before the first LIST there is nothing to resync.
-      if (this.hasSynced()) this.resyncDueHandlers();
+      // Before the first LIST there is nothing to resync; during a replace the next tick does it (handlers get the
+      // replace's changes before any resync of them).
+      if (this.hasSynced() && !this.replacing) this.resyncDueHandlers();
       handle = this.clock.setTimeout(tick, period);
     };
     handle = this.clock.setTimeout(tick, period);
@@ -436,7 +461,7 @@ export class SharedIndexInformer<T extends KubernetesObject> {
 
   private distribute(n: CacheNotification<T>): void {
     // Snapshot: a handler registered during delivery already got the current cache in its replay.
-    const targets = this.listeners.slice();
+    const targets = this.replaceTargets ?? this.listeners.slice();
     let d: Delivery<T>;
     switch (n.type) {
       case "add":

@@ -17,6 +17,7 @@ import { type Clock, type SleepFunc, realClock, sleepOn } from "../clock/clock.j
 import { defaultLogger, type Logger } from "../log/logger.js";
 import { Backoff, type BackoffSettings } from "../wait/backoff.js";
 import { ListPager } from "./list-pager.js";
+import { filterSteps, forEachSteps, runSteps } from "./paced.js";
 
 /** client-go's reflector backoff: 800 ms doubling to 30 s, jitter 1.0, reset after 2 quiet minutes. */
 export const reflectorBackoff: Readonly<BackoffSettings> = {
@@ -260,14 +261,20 @@ export class Reflector<T extends KubernetesObject> {
       result = await pager.list({ resourceVersion: this.relistResourceVersion(), ...shardSelector }, signal);
     }
     if (signal.aborted) return;
-    this.sink.replace(shard ? this.inShard(shard, result.items) : result.items, result.resourceVersion);
+    const items = shard ? await this.inShard(shard, result.items) : result.items;
+    const stored = this.sink.replace(items, result.resourceVersion);
+    if (stored) await stored;
     this.lastRV = result.resourceVersion;
     this.lastRVUnavailable = false;
   }
 
-  /** The items of shard, telling it whether the server had already filtered them. */
-  private inShard(shard: ShardFilter<T>, items: T[]): T[] {
-    const kept = items.filter((o) => shard.matches(o));
+  /**
+   * The items of shard, telling it whether the server had already filtered them. Hashing a large list is done in
+   * chunks with a turn of the event loop between them.
+   */
+  private async inShard(shard: ShardFilter<T>, items: T[]): Promise<T[]> {
+    const filtered = runSteps(filterSteps(items, (o) => shard.matches(o)));
+    const kept = filtered instanceof Promise ? await filtered : filtered;
     if (shard.selector !== undefined && items.length > 0) shard.reportServerFiltered?.(kept.length === items.length);
     return kept;
   }
@@ -284,7 +291,7 @@ export class Reflector<T extends KubernetesObject> {
     this.shard = next;
     // Still streaming the initial state: the next watch streams it again with the new selector.
     if (initial && !initial.ended) return true;
-    if (next) this.sink.retain?.((o) => next.matches(o));
+    if (next) await this.sink.retain?.((o) => next.matches(o));
     if (!gained) return true;
     const pager = new ListPager<T>((options, sig) => this.lw.list(options, sig), { pageSize: 500 });
     try {
@@ -297,7 +304,8 @@ export class Reflector<T extends KubernetesObject> {
         signal,
       );
       if (signal.aborted) return true;
-      for (const obj of this.inShard(gained, result.items)) this.sink.update(obj);
+      const added = runSteps(forEachSteps(await this.inShard(gained, result.items), (obj) => this.sink.update(obj)));
+      if (added) await added;
       this.logger.debug(`${this.name}: shard changed, listed ${result.items.length} gained objects`);
       return true;
     } catch (err) {
@@ -364,7 +372,8 @@ export class Reflector<T extends KubernetesObject> {
         // Another shard's object (a server that ignores the selector): not stored, but its version is progress.
         const foreign = shard !== undefined && ev.type !== "BOOKMARK" && !shard.matches(ev.object);
         if (streaming && !initial.ended) {
-          if (!foreign) this.collectInitial(initial, ev);
+          const stored = foreign ? undefined : this.collectInitial(initial, ev);
+          if (stored) await stored;
           continue;
         }
         if (ev.type !== "ADDED") propagateRV = true;
@@ -417,17 +426,24 @@ export class Reflector<T extends KubernetesObject> {
     return true;
   }
 
-  /** Before its end bookmark a streaming list's events build the initial state, which then replaces the store. */
-  private collectInitial(initial: InitialEvents<T>, ev: WatchEvent<T>): void {
+  /**
+   * Before its end bookmark a streaming list's events build the initial state, which then replaces the store (a
+   * promise while a large replace is in progress).
+   */
+  private collectInitial(initial: InitialEvents<T>, ev: WatchEvent<T>): void | Promise<void> {
     if (ev.type === "ERROR") return;
     if (ev.type === "BOOKMARK") {
       if (ev.object.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] !== "true") return;
       const rv = ev.object.metadata.resourceVersion ?? "";
-      this.sink.replace([...initial.objects.values()], rv);
-      this.lastRV = rv;
-      this.lastRVUnavailable = false;
-      initial.ended = true;
-      initial.objects.clear();
+      const ended = (): void => {
+        this.lastRV = rv;
+        this.lastRVUnavailable = false;
+        initial.ended = true;
+        initial.objects.clear();
+      };
+      const stored = this.sink.replace([...initial.objects.values()], rv);
+      if (stored) return stored.then(ended);
+      ended();
       return;
     }
     try {

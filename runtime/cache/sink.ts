@@ -5,19 +5,23 @@
 import type { KubernetesObject } from "../client/types.js";
 import type { Indexer } from "./indexer.js";
 import { DeletedFinalStateUnknown } from "./keys.js";
+import { Pacer, type Steps, forEachSteps, runSteps } from "./paced.js";
 
 /** What the reflector needs from a store (client-go's Store as the Reflector sees it). */
 export interface DeltaSink<T extends KubernetesObject> {
   add(obj: T): void;
   update(obj: T): void;
   delete(obj: T): void;
-  /** The full state after a LIST; objects missing from items were deleted while nobody was watching. */
-  replace(items: T[], resourceVersion: string): void;
+  /**
+   * The full state after a LIST; objects missing from items were deleted while nobody was watching. A sink may do a
+   * large replace in steps and return a promise: the reflector waits for it before it watches.
+   */
+  replace(items: T[], resourceVersion: string): void | Promise<void>;
   /**
    * Removes every stored object keep() refuses, reporting each as deleted (a sharded reflector's shard shrank: those
-   * objects are now another member's). Optional: a sink without it keeps them.
+   * objects are now another member's). Optional: a sink without it keeps them. May return a promise, as replace.
    */
-  retain?(keep: (obj: T) => boolean): void;
+  retain?(keep: (obj: T) => boolean): void | Promise<void>;
 }
 
 /** One change to the cache, reported after the Indexer already holds it. */
@@ -41,6 +45,8 @@ export class IndexerSink<T extends KubernetesObject> implements DeltaSink<T> {
     private readonly notify: (n: CacheNotification<T>) => void,
     /** Applied to every object entering the cache (not to tombstones); client-go SharedIndexInformer.SetTransform. */
     private readonly transform: (obj: T) => T = (o) => o,
+    /** Called when a replace swaps the new content in, before it reports the first change. */
+    private readonly onSwap: () => void = () => undefined,
   ) {}
 
   /** True once replace() ran, i.e. the first LIST has been stored and reported. */
@@ -65,43 +71,61 @@ export class IndexerSink<T extends KubernetesObject> implements DeltaSink<T> {
     this.notify({ type: "delete", obj: t });
   }
 
-  replace(items: T[], resourceVersion: string): void {
+  /**
+   * Stores items as the whole content, then reports the changes: synchronously for a list of up to CHUNK_ITEMS,
+   * otherwise in chunks with a turn of the event loop between them (a promise then tells when it is done). Readers
+   * never see a half-replaced store: the new content is built aside and swapped in at once (client-go's atomic
+   * Replace); then every delete is reported, then adds and updates in list order. hasReplaced() turns true only once
+   * every change of the first replace was handed on. The reflector writes nothing else meanwhile.
+   */
+  replace(items: T[], _resourceVersion: string): void | Promise<void> {
+    return runSteps(this.replaceSteps(items));
+  }
+
+  private *replaceSteps(items: T[]): Steps<void> {
     const isInitial = !this.replacedOnce;
-    const next = items.map((o) => this.transform(o));
-    const old = new Map<string, T>();
-    for (const key of this.indexer.listKeys()) old.set(key, this.indexer.getByKey(key) as T);
-    this.indexer.replace(next, resourceVersion);
-    this.replacedOnce = true;
-    // Like client-go's atomic ReplacedAll: store swapped first, then every delete, then adds/updates in list order.
-    const seen = new Set<string>();
-    const keys = next.map((o) => this.indexer.keyOf(o));
-    for (const k of keys) seen.add(k);
-    for (const [key, obj] of old) {
-      if (!seen.has(key)) this.notify({ type: "delete", obj: new DeletedFinalStateUnknown(key, obj) });
+    const pacer = new Pacer();
+    const staged = this.indexer.beginReplace();
+    const next: T[] = new Array<T>(items.length);
+    const keys: string[] = new Array<string>(items.length);
+    for (let i = 0; i < items.length; i++) {
+      const obj = this.transform(items[i] as T);
+      next[i] = obj;
+      keys[i] = staged.add(obj);
+      if (pacer.due()) yield;
     }
-    const reported = new Set<string>();
-    for (let i = keys.length - 1; i >= 0; i--) {
-      // A key listed twice: only its last occurrence is stored, so only that one is reported.
-      const key = keys[i] as string;
-      if (reported.has(key)) keys[i] = "";
-      reported.add(key);
+    const old = staged.commit();
+    this.onSwap();
+    for (const [key, obj] of old.entries()) {
+      if (!this.indexer.has(key)) this.notify({ type: "delete", obj: new DeletedFinalStateUnknown(key, obj) });
+      if (pacer.due()) yield;
     }
     for (let i = 0; i < next.length; i++) {
       const key = keys[i] as string;
-      if (key === "") continue;
       const obj = next[i] as T;
-      const before = old.get(key);
-      if (before === undefined) this.notify({ type: "add", obj, isInInitialList: isInitial });
-      else this.notify({ type: "update", oldObj: before, newObj: obj, isSync: sameResourceVersion(before, obj) });
+      // A key listed twice: only its last occurrence is stored, so only that one is reported.
+      if (this.indexer.getByKey(key) === obj) {
+        const before = old.get(...old.locate(key));
+        if (before === undefined) this.notify({ type: "add", obj, isInInitialList: isInitial });
+        else this.notify({ type: "update", oldObj: before, newObj: obj, isSync: sameResourceVersion(before, obj) });
+      }
+      if (pacer.due()) yield;
     }
+    this.replacedOnce = true;
   }
 
-  retain(keep: (obj: T) => boolean): void {
-    for (const obj of this.indexer.list()) {
-      if (keep(obj)) continue;
-      this.indexer.deleteByKey(this.indexer.keyOf(obj));
-      this.notify({ type: "delete", obj });
-    }
+  /**
+   * Removes every stored object keep() refuses, reporting each as deleted, in chunks like replace (each removal is a
+   * step of its own, as a watch's delete is).
+   */
+  retain(keep: (obj: T) => boolean): void | Promise<void> {
+    return runSteps(
+      forEachSteps(this.indexer.list(), (obj) => {
+        if (keep(obj)) return;
+        this.indexer.deleteByKey(this.indexer.keyOf(obj));
+        this.notify({ type: "delete", obj });
+      }),
+    );
   }
 
   /** Reports every cached object as a sync (client-go Resync → OnUpdate(obj, obj)). */

@@ -13,6 +13,7 @@ import type { KubeClient } from "../client/kube-client.js";
 import { ResourceClient, apiVersionOf, groupResource } from "../client/resource-client.js";
 import type { ShardFilter } from "../cache/listerwatcher.js";
 import { metaNamespaceKeyFunc, splitMetaNamespaceKey, unwrapDeleted } from "../cache/keys.js";
+import { forEachSteps, runSteps } from "../cache/paced.js";
 import { controllerOwnerRef } from "../handler/event-handlers.js";
 import type { Logger } from "../log/logger.js";
 import type { Sharding } from "../sharding/member.js";
@@ -138,12 +139,19 @@ export class ControllerShard {
     for (const informer of this.informers) informer.reshard(next, more);
   }
 
-  /** Queues every cached primary object in ranges: they may start now. */
+  /**
+   * Queues every cached primary object in ranges: they may start now. A large cache is walked in chunks with a turn of
+   * the event loop between them (the member's Lease renewals run meanwhile); a key queued late is checked at its
+   * start like any other.
+   */
   private queueCached(ranges: readonly HashRange[]): void {
     if (ranges.length === 0) return;
-    for (const obj of this.primary.getIndexer().list()) {
-      if (rangesContain(ranges, shardHashOf(obj, this.sharding.field))) this.enqueue(metaNamespaceKeyFunc(obj));
-    }
+    const queued = runSteps(
+      forEachSteps(this.primary.getIndexer().list(), (obj) => {
+        if (rangesContain(ranges, shardHashOf(obj, this.sharding.field))) this.enqueue(metaNamespaceKeyFunc(obj));
+      }),
+    );
+    queued?.catch((error: unknown) => this.log.error("could not queue the objects of acquired ranges", { error }));
   }
 
   private objectsOwned(): number {
