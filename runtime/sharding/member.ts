@@ -8,7 +8,9 @@
 // - A member that loses a bucket in the assignment stops starting its keys at once, lets its in-flight reconciles
 //   finish, and only then drops it from `held`; the gainer waits for that, or for the loser's Lease to expire.
 // - A member that could not renew within renewDeadline (< leaseDuration) stops starting anything before any other
-//   member may count its Lease as expired, and holds nothing until it renews again (then it claims anew).
+//   member may count its Lease as expired. If a renewal it sent succeeds before any other member may count its Lease
+//   as expired (keepLimit), it goes on with its buckets; otherwise it holds nothing until it renews again (then it
+//   claims anew).
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
 import { isAlreadyExists } from "../client/api-error.js";
@@ -164,9 +166,9 @@ export class ShardMember implements Sharding {
     return this.watched;
   }
 
-  /** The ranges this member reconciles now. */
+  /** The ranges this member reconciles now (none past its renew deadline). */
   heldRanges(): HashRange[] {
-    return rangesOfBuckets(this.held, this.buckets);
+    return this.renewedInTime() ? rangesOfBuckets(this.held, this.buckets) : [];
   }
 
   /** Live members as last read, this one included while its Lease is valid. */
@@ -237,16 +239,21 @@ export class ShardMember implements Sharding {
     }
   }
 
-  /** One round: renew (publishing held and claimed), read the group, then confirm, release and claim buckets. */
+  /**
+   * One round: renew (publishing held and claimed), read the group, then confirm, release and claim buckets. Past the
+   * renew deadline nothing starts (mayStart), but a renewal seen to succeed before keepLimit() keeps the buckets: a
+   * round whose timer ran late, or whose reply was read late, because the event loop was busy loses nothing.
+   */
   async round(signal?: AbortSignal): Promise<boolean> {
     const start = this.clock.now();
-    // Past the deadline (e.g. the process was paused): others may count the Lease expired and have taken over, so
-    // drop everything before writing, and publish nothing held.
-    if (this.lastRenewStart !== undefined && !this.renewedInTime()) this.lose();
-    const deadline = this.lastRenewStart === undefined ? Infinity : this.lastRenewStart + this.renewDeadlineMs;
-    const renewed = await this.renew(Math.min(this.renewDeadlineMs, deadline - start), signal);
-    // A write that finished past the deadline may have come after someone else took over: it counts for nothing held.
-    if (this.clock.now() >= deadline) this.lose();
+    // Past the limit (e.g. the process was paused): others may count the Lease expired and have taken over, so drop
+    // everything before writing, and publish nothing held.
+    if (start >= this.keepLimit()) this.lose();
+    const limit = this.keepLimit();
+    const renewed = await this.renew(Math.min(this.renewDeadlineMs, limit - start), signal);
+    // A write seen to finish past the limit may have come after someone else took over: it counts for nothing held.
+    if (this.clock.now() >= limit) this.lose();
+    // It counts from when it was sent: the Lease cannot have changed on the server before.
     if (renewed) this.lastRenewStart = start;
     if (!this.renewedInTime()) return false;
     const leases = await this.store.list(signal);
@@ -277,6 +284,16 @@ export class ShardMember implements Sharding {
 
   private renewedInTime(): boolean {
     return this.lastRenewStart !== undefined && this.clock.now() < this.lastRenewStart + this.renewDeadlineMs;
+  }
+
+  /**
+   * Until when a renewal still keeps the buckets (Infinity when none was made): another member counts this Lease as
+   * gone only in a read made leaseDuration after it first saw the last renewal, and that read shows any write that
+   * finished before. Half the gap between renew deadline and Lease is kept for clocks that run at different rates.
+   */
+  private keepLimit(): number {
+    if (this.lastRenewStart === undefined) return Infinity;
+    return this.lastRenewStart + (this.renewDeadlineMs + this.leaseDurationMs) / 2;
   }
 
   /** Writes the own Lease (creating it the first time); false when it could not. */

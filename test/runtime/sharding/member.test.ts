@@ -8,7 +8,7 @@ import { FakeClock } from "@crdgen/runtime/testing";
 import { Registry } from "@crdgen/runtime/metrics";
 import { ApiError, newLogger } from "@crdgen/runtime";
 import { ShardMember } from "#runtime/sharding/member.js";
-import type { MemberLease, MemberLeaseStore } from "#runtime/sharding/lease-store.js";
+import { HELD_ANNOTATION, type MemberLease, type MemberLeaseStore } from "#runtime/sharding/lease-store.js";
 import { assignBuckets, bucketRange } from "#runtime/sharding/assignment.js";
 
 const BUCKETS = 16;
@@ -21,6 +21,8 @@ class MemoryLeases implements MemberLeaseStore {
   private rv = 0;
   /** Makes every write fail (an API server outage for this member). */
   failWrites = new Set<string>();
+  /** Runs before a write is answered (a reply the member reads late: the test moves the clock on). */
+  beforeReply: ((name: string) => void) | undefined;
 
   list(): Promise<MemberLease[]> {
     return Promise.resolve([...this.leases.values()].map((l) => structuredClone(l)));
@@ -33,7 +35,9 @@ class MemoryLeases implements MemberLeaseStore {
     if (this.failWrites.has(lease.metadata.name)) return Promise.reject(new Error("unavailable"));
     const current = this.leases.get(lease.metadata.name);
     if (current?.metadata.resourceVersion !== lease.metadata.resourceVersion) return Promise.reject(conflict());
-    return Promise.resolve(this.write(lease));
+    const written = this.write(lease);
+    this.beforeReply?.(lease.metadata.name);
+    return Promise.resolve(written);
   }
   delete(name: string, resourceVersion?: string): Promise<void> {
     const current = this.leases.get(name);
@@ -190,6 +194,61 @@ test("a member that cannot write its Lease stops within the renew deadline", asy
   await g.until("b stopped", ["a", "b"], () => b.heldRanges().length === 0, timings.leaseDurationMs);
   assert.ok(g.clock.now() - start <= timings.renewDeadlineMs + 500);
   await g.until("a took over", ["a", "b"], () => g.matches(["a"]));
+});
+
+/** The buckets the assignment over a+b gives b start on b, and on b only. */
+function bStartsItsBuckets(g: Group): boolean {
+  const mine = assignBuckets(["a", "b"], BUCKETS).get("b") ?? [];
+  const owners = g.owners();
+  return mine.length > 0 && mine.every((bucket) => owners[bucket] === "b");
+}
+
+test("a round whose timer ran late, past the renew deadline, keeps the buckets when its renewal succeeds", async () => {
+  const g = new Group();
+  for (const n of ["a", "b"]) g.add(n);
+  await g.until("a+b", ["a", "b"], () => g.matches(["a", "b"]));
+  const b = g.members.get("b") as ShardMember;
+  // b's event loop is busy (a large LIST): its next round runs 1 s past the renew deadline, a goes on.
+  const late = timings.renewDeadlineMs + 1000;
+  for (let t = 0; t < late; t += 500) await g.tick(["a"]);
+  assert.equal(b.heldRanges().length, 0, "past its deadline b starts nothing");
+  await b.round();
+  assert.ok(bStartsItsBuckets(g), "b renewed before anyone could count its Lease expired: it goes on");
+});
+
+test("a renewal sent in time whose reply is read past the renew deadline keeps the buckets", async () => {
+  const g = new Group();
+  for (const n of ["a", "b"]) g.add(n);
+  await g.until("a+b", ["a", "b"], () => g.matches(["a", "b"]));
+  const b = g.members.get("b") as ShardMember;
+  await g.tick(["a", "b"]);
+  // b's next round starts in time, 9.5 s after its last renewal; the write is answered at once, but b's event loop
+  // reads the reply 1 s later, past the deadline of that last renewal.
+  for (let t = 500; t < timings.renewDeadlineMs - 500; t += 500) await g.tick(["a"]);
+  g.store.beforeReply = (name) => {
+    if (name === "b") g.clock.step(1000);
+  };
+  await b.round();
+  g.store.beforeReply = undefined;
+  assert.ok(bStartsItsBuckets(g), "the renewal counts from when it was sent");
+});
+
+test("a renewal read past the Lease's keep limit drops every bucket, before the others take over", async () => {
+  const g = new Group();
+  for (const n of ["a", "b"]) g.add(n);
+  await g.until("a+b", ["a", "b"], () => g.matches(["a", "b"]));
+  const b = g.members.get("b") as ShardMember;
+  await g.tick(["a", "b"]);
+  g.store.beforeReply = (name) => {
+    if (name === "b") g.clock.step(timings.leaseDurationMs);
+  };
+  await b.round();
+  g.store.beforeReply = undefined;
+  assert.equal(b.heldRanges().length, 0);
+  // Its next write says it holds nothing; it then claims its buckets anew.
+  await b.round();
+  assert.match(g.store.leases.get("b")?.metadata.annotations?.[HELD_ANNOTATION] ?? "?", /^0+$/);
+  await g.until("b back", ["a", "b"], () => g.matches(["a", "b"]));
 });
 
 test("the Lease of a member killed long ago is deleted; live members' Leases stay", async () => {
