@@ -41,9 +41,12 @@ class Linker extends TsOperatorLinker {
     // Objects per allocation site and per call of a shared constructor (instances.ts).
     const objects = this.instanceConstraints();
     constraints.push(...objects);
+    // Queues a shared constructor makes, one per call like its objects (per-call-queues.ts).
+    const queues = this.perCallQueueConstraints();
+    constraints.push(...queues);
     // Constructors of own queue types (queue.New(100) returning a *Queue) are known only once values flow: add them and
     // solve again.
-    let more = objects.length > 0;
+    let more = objects.length + queues.length > 0;
     for (const call of this.queueTypes.size || this.wrapperTypes.size ? this.facts.calls : []) {
       if (this.isInternal(call.fn)) continue;
       // A wrapper queue's constructor: each call is a queue of its own (also one its name already made a queue).

@@ -32,7 +32,7 @@ export abstract class PerCallQueueLinker extends RegistrationLinker {
    * own; its calls (Get, Add, Done) are each object's.
    */
   protected perCallQueueConstraints(): Constraint[] {
-    const out: Constraint[] = [];
+    const found = new Map<string, { id: string; field: Slot; call: PerCallQueue }[]>();
     const makers = this.objectMakers();
     for (const [type, objects] of this.instances) {
       const fields = this.types.get(type)?.fields ?? [];
@@ -40,13 +40,22 @@ export abstract class PerCallQueueLinker extends RegistrationLinker {
         const site = this.calls.get(madeAt(object) ?? "");
         const from = copiedFrom(object);
         const maker = from && makers.get(from);
-        if (site && from && maker) out.push(...this.queuesForCall(object, from, fields, maker, site));
+        if (site && from && maker)
+          for (const q of this.queuesForCall(object, from, fields, maker, site)) push(found, q.call.made, q);
       }
     }
-    for (const [made, ids] of this.splitQueues) {
+    const out: Constraint[] = [];
+    for (const [made, queues] of found) {
+      // (One call's queue is the constructor's queue itself.)
+      if (new Set(queues.map((q) => q.id)).size < 2) continue;
       const ctor = this.queueCalls.get(made)!;
       this.queueCalls.delete(made);
-      for (const id of ids) this.queueCalls.set(id, ctor);
+      for (const { id, field, call } of queues) {
+        out.push({ c: "alloc", dst: field, v: `q|${id}` });
+        this.perCallQueues.set(id, call);
+        this.queueCalls.set(id, ctor);
+        push(this.splitQueues, made, id);
+      }
     }
     return out;
   }
@@ -62,17 +71,20 @@ export abstract class PerCallQueueLinker extends RegistrationLinker {
     return makers;
   }
 
-  /** One call's copy of an object: a queue of its own in each field that holds a queue the constructor makes. */
-  private queuesForCall(object: Value, from: Value, fields: string[], maker: string, site: CallFact): Constraint[] {
-    const out: Constraint[] = [];
+  /** One call's copy of an object: a queue of its own in each field holding a queue the constructor makes. */
+  private queuesForCall(
+    object: Value,
+    from: Value,
+    fields: string[],
+    maker: string,
+    site: CallFact,
+  ): { id: string; field: Slot; call: PerCallQueue }[] {
+    const out: { id: string; field: Slot; call: PerCallQueue }[] = [];
     for (const field of fields)
       for (const made of keysOf(this.pts.valuesOf(fieldSlot(from, field)), "q")) {
         const ctor = this.queueCalls.get(made);
         if (!ctor || !this.isWithin(ctor.fn, maker)) continue;
-        const id = `${made}${AT}${site.id}`;
-        out.push({ c: "alloc", dst: fieldSlot(object, field)!, v: `q|${id}` });
-        this.perCallQueues.set(id, { made, site, object });
-        push(this.splitQueues, made, id);
+        out.push({ id: `${made}${AT}${site.id}`, field: fieldSlot(object, field)!, call: { made, site, object } });
       }
     return out;
   }

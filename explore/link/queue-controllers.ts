@@ -3,6 +3,7 @@ import { type CallFact, type TypeFact, keyOf, keysOf } from "../facts.js";
 import { at, locOrder } from "../loc.js";
 import type { Controller, Handler, Producer, Source } from "../model.js";
 import { push } from "./graph.js";
+import type { Receivers } from "./instances.js";
 import type { Registration } from "./registrations.js";
 import { WRAPPER_ADD, WrapperQueueLinker } from "./wrapper-queues.js";
 import { ADD_METHODS, GET_METHODS, OWN_ADD, OWN_GET } from "./vocabulary.js";
@@ -17,7 +18,7 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
     const opsByQueue = new Map<string, CallFact[]>();
     for (const call of this.facts.calls) {
       if (!call.recv || this.isInternal(call.fn)) continue;
-      const queues = this.queuesOf(call.recv);
+      const queues = this.queuesOfCall(call);
       if (queues.length === 0) continue;
       for (const q of queues) {
         const own = this.ownQueueType(q);
@@ -52,7 +53,9 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
         for (const p of allProducers) {
           const path = reached.get(p.fn);
           if (!path || this.notTakenFrom(p, reachedFns)) continue;
-          for (const q of this.producerQueues(p, this.factoryFor(p, reg), reg.receivers)) {
+          // (A queue made per call of a shared constructor: the one of the objects the handler's path runs methods of.)
+          const along = () => this.receiversAlong(h.fn, path, objectsOf(reg));
+          for (const q of this.producerQueues(p, this.factoryFor(p, reg), objectsOf(reg), along)) {
             if (!this.queueCalls.has(q)) continue;
             usedProducers.add(`${p.loc.file}:${p.loc.line}`);
             push(byQueue, q, { method: p.method, text: p.text, loc: p.loc, via: path.map((id) => this.place(id)) });
@@ -104,7 +107,9 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
       for (const w of workers)
         for (const r of [...w.requeues, ...(w.enqueues ?? [])]) usedProducers.add(`${r.loc.file}:${r.loc.line}`);
       // The queue's own file first (the primary resource's wiring), then in source order.
-      const here = (s: Source) => ((s.registeredAt ?? s.loc)?.file === ctor.loc.file ? 0 : 1);
+      // (A queue made per call of a shared constructor: that call is where the controller is made.)
+      const made = this.perCallQueues.get(queueId)?.site ?? ctor;
+      const here = (s: Source) => ((s.registeredAt ?? s.loc)?.file === made.loc.file ? 0 : 1);
       const sources = (sourcesByQueue.get(queueId) ?? []).sort(
         (a, b) => here(a) - here(b) || locOrder(a.registeredAt ?? a.loc, b.registeredAt ?? b.loc),
       );
@@ -115,11 +120,12 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
       const ref = [...consumers, ...producers].find((c) => !c.recvParam) ?? consumers[0] ?? producers[0];
       // Named after the type holding the queue in its file; a queue made in main() is named after whatever holds it.
       const holder =
+        this.perCallHolder(queueId) ??
         this.holderType(queueId, ctor.loc.file, false) ??
         (creator?.name === "main" ? this.holderType(queueId, ctor.loc.file, true) : undefined);
       const controller: Controller = {
         name: holder ?? (creator && creator.name !== "module" ? this.fnName(creator) : ctor.loc.file),
-        loc: ctor.loc,
+        loc: made.loc,
         queue: {
           ...(this.queueName(ctor) ? { name: this.queueName(ctor)! } : {}),
           ...(ref ? { ref: ref.text.slice(0, Math.max(0, ref.text.length - ref.method.length - 1)) } : {}),
@@ -291,4 +297,10 @@ function addAlternative(source: Source, reg: Registration): void {
 
 function describeQueue(c: Controller): string {
   return `${c.queue.name ? `"${c.queue.name}" ` : ""}created at ${at(c.queue.loc)}`;
+}
+
+/** What a registration's handlers read their receivers as: the registering method's objects and the handler's own. */
+function objectsOf(reg: Registration): Receivers | undefined {
+  if (!reg.handlerObjects) return reg.receivers;
+  return new Map([...(reg.receivers ?? []), ...reg.handlerObjects]);
 }
