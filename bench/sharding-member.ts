@@ -1,14 +1,16 @@
 // One member of the sharding benchmark (bench/sharding.ts runs it with node --expose-gc): a manager with one sharded
 // MySQLCluster controller whose reconcile burns BENCH_RECONCILE_MS of CPU and writes nothing. It prints a JSON line
 // per reconcile ({r: [uid, start, end]}), and every 200 ms {held, bytes, synced} (the part of the hash space it
-// reconciles, bytes of its primary LIST/WATCH, whether its caches synced); on SIGUSR2 {heap, rss, cpuMs} (V8 heap
-// used after forced full GCs and peak RSS in MB, CPU time used in ms).
+// reconciles, bytes of its primary LIST/WATCH, whether its caches synced); on SIGUSR2 {heap, rss, cpuMs, loopMaxMs,
+// deadlineMissed} (V8 heap used after forced full GCs and peak RSS in MB, CPU time used in ms, the longest event-loop
+// delay seen, and how often the member let its buckets go because it could not renew its Lease in time).
 // argv: kubeconfig member group
 import { controllerFor, loadKubeClient, newLogger, runManager } from "@crdgen/runtime";
 import { shardingFor } from "@crdgen/runtime/manager";
 import type { ResourceDescriptor } from "@crdgen/runtime/client";
 import { HASH_SPACE } from "@crdgen/runtime/sharding";
-import { countingKube } from "../test/e2e/counting-kube.js";
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import { countingKube } from "./sharding-counting-kube.js";
 
 const [kubeconfig, member, group] = process.argv.slice(2);
 if (!kubeconfig || !member || !group) throw new Error("usage: sharding-member <kubeconfig> <member> <group>");
@@ -25,7 +27,16 @@ const clusters: ResourceDescriptor = {
 };
 
 const counter = { bytes: 0 };
-const logger = newLogger({ level: "warn", write: (line: string) => process.stderr.write(`[${member}] ${line}`) });
+const loopDelay = monitorEventLoopDelay({ resolution: 20 });
+loopDelay.enable();
+let deadlineMissed = 0;
+const logger = newLogger({
+  level: "warn",
+  write: (line: string) => {
+    if (line.includes("could not renew the member Lease within the renew deadline")) deadlineMissed++;
+    process.stderr.write(`[${member}] ${line}`);
+  },
+});
 const kube = countingKube(loadKubeClient({ kubeconfig }), counter);
 const sharding = shardingFor(
   kube,
@@ -62,6 +73,8 @@ process.on("SIGUSR2", () => {
     heap: process.memoryUsage().heapUsed / 2 ** 20,
     rss: process.resourceUsage().maxRSS / 1024,
     cpuMs: (user + system) / 1000,
+    loopMaxMs: loopDelay.max / 1e6,
+    deadlineMissed,
   });
 });
 try {

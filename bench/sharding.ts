@@ -26,6 +26,10 @@ interface Memory {
   heap: number;
   rss: number;
   cpuMs: number;
+  /** The longest event-loop delay the member saw (ms). */
+  loopMaxMs: number;
+  /** How often it let its buckets go because it could not renew its Lease in time. */
+  deadlineMissed: number;
 }
 
 interface Member {
@@ -73,6 +77,8 @@ class Group {
         heap?: number;
         rss?: number;
         cpuMs?: number;
+        loopMaxMs?: number;
+        deadlineMissed?: number;
       };
       if (msg.r) {
         state.uids.add(msg.r[0]);
@@ -84,7 +90,13 @@ class Group {
       if (msg.bytes !== undefined) state.bytes = msg.bytes;
       if (msg.synced !== undefined) state.synced = msg.synced;
       if (msg.heap !== undefined && msg.rss !== undefined)
-        state.memory = { heap: msg.heap, rss: msg.rss, cpuMs: msg.cpuMs ?? 0 };
+        state.memory = {
+          heap: msg.heap,
+          rss: msg.rss,
+          cpuMs: msg.cpuMs ?? 0,
+          loopMaxMs: msg.loopMaxMs ?? 0,
+          deadlineMissed: msg.deadlineMissed ?? 0,
+        };
     });
   }
 
@@ -147,6 +159,9 @@ interface Run {
   rssMB: number[];
   /** CPU time (user + system) of each member up to the heap reading. */
   cpuMs: number[];
+  /** Each member's longest event-loop delay (ms) and renew deadlines missed, up to the heap reading. */
+  loopMaxMs: number[];
+  deadlineMissed: number[];
   /** The part of the hash space each member held. */
   held: number[];
   bytes: number[];
@@ -173,6 +188,8 @@ async function runMembers(kubeconfig: string, count: number): Promise<Run> {
     heapMB: memory.map((m) => m.heap),
     rssMB: memory.map((m) => m.rss),
     cpuMs: memory.map((m) => m.cpuMs),
+    loopMaxMs: memory.map((m) => m.loopMaxMs),
+    deadlineMissed: memory.map((m) => m.deadlineMissed),
     held: [...group.members.values()].map((m) => m.held),
     bytes: [...group.members.values()].map((m) => m.bytes),
     doubles: doubles(group.intervals),
@@ -266,11 +283,11 @@ function markdown(runs: Run[], r: Rebalance, createMs: number, fixed: Memory): s
       `4 workers per member, Lease 4 s / renew 3 s / retry 0.5 s; ShardedListAndWatch ${GATE ? "on" : "off"}; ` +
       `${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? "?"}), Node ${process.version}.`,
     "",
-    "| members | reconcile all (s) | throughput vs 1 | CPU per member (s) | load | share of the hash space | heap per member (MB) | heap vs 1 | peak RSS (MB) | primary LIST/WATCH bytes per member | doubles | missed |",
-    "|---:|---:|---:|---|---:|---|---|---:|---|---|---:|---:|",
+    "| members | reconcile all (s) | throughput vs 1 | CPU per member (s) | load | share of the hash space | heap per member (MB) | heap vs 1 | peak RSS (MB) | primary LIST/WATCH bytes per member | longest event-loop delay (ms) | renew deadline missed | doubles | missed |",
+    "|---:|---:|---:|---|---:|---|---|---:|---|---|---|---|---:|---:|",
     ...runs.map((run) => {
       const maxHeap = Math.max(...run.heapMB);
-      return `| ${run.members} | ${s(run.reconcileAllMs)} | ${(one.reconcileAllMs / run.reconcileAllMs).toFixed(2)}× | ${list(run.cpuMs, s)} | ${run.load.toFixed(1)} | ${list(run.held, (h) => h.toFixed(3))} | ${list(run.heapMB, mb)} | ${(maxHeap / oneHeap).toFixed(2)} | ${list(run.rssMB, mb)} | ${list(run.bytes, (b) => `${(b / 2 ** 20).toFixed(1)} MB`)} | ${run.doubles} | ${run.missed} |`;
+      return `| ${run.members} | ${s(run.reconcileAllMs)} | ${(one.reconcileAllMs / run.reconcileAllMs).toFixed(2)}× | ${list(run.cpuMs, s)} | ${run.load.toFixed(1)} | ${list(run.held, (h) => h.toFixed(3))} | ${list(run.heapMB, mb)} | ${(maxHeap / oneHeap).toFixed(2)} | ${list(run.rssMB, mb)} | ${list(run.bytes, (b) => `${(b / 2 ** 20).toFixed(1)} MB`)} | ${list(run.loopMaxMs, (ms) => ms.toFixed(0))} | ${list(run.deadlineMissed, String)} | ${run.doubles} | ${run.missed} |`;
     }),
     "",
     `Heap: V8 heap used in each member right after forced full GCs, once every object was reconciled and the members ` +
