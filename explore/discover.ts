@@ -12,6 +12,8 @@ export interface DiscoverOptions {
   includeTests?: boolean;
   /** Load Go modules with Go's type checker (explore/go-typed, built on first use); syntax only when it cannot. */
   goTypes?: boolean;
+  /** Worker threads to read Go in (0: none); by default one per CPU, at most 4, once there are enough files. */
+  goWorkers?: number;
 }
 
 export interface SourceFile {

@@ -1,8 +1,9 @@
 // `crdgen explore`: find the sources, screen them, read them with the Go and TypeScript readers, and link the facts
 // into flows.
 import path from "node:path";
-import { discover, type DiscoverOptions, type SourceFile } from "./discover.js";
+import { type Discovered, discover, type DiscoverOptions, type SourceFile } from "./discover.js";
 import { emptyFacts, type Facts, mergeFacts } from "./facts.js";
+import type { GoSource } from "./go/modules.js";
 import { readGo } from "./go/read.js";
 import { type GoTypeFacts, readGoTypes } from "./go/typed.js";
 import { link } from "./link/linker.js";
@@ -25,15 +26,9 @@ export async function explore(dirs: string[], options: DiscoverOptions = {}): Pr
         )
       : undefined;
   typing?.catch(() => undefined);
-  if (go.length) {
-    const goFacts = await readGo(go, found.goModules);
-    warnings.push(...goFacts.warnings);
-    mergeFacts(facts, goFacts);
-  }
-  if (ts.length) {
-    const tsFacts = readTs(ts, found.tsPackages);
-    warnings.push(...tsFacts.warnings);
-    mergeFacts(facts, tsFacts);
+  for (const read of await readSources(go, ts, found, options.goWorkers)) {
+    warnings.push(...read.warnings);
+    mergeFacts(facts, read);
   }
   let goTypes: GoTypeFacts | undefined;
   let goFrontEnd: string | undefined;
@@ -72,6 +67,14 @@ function applyTypes(facts: Facts, goTypes: GoTypeFacts): void {
       call.informer = { ...(call.informer ?? { via: call.text.replace(/\($/, "") }), kind };
     if (goTypes.forwarded.has(call.id)) delete call.recv;
   }
+}
+
+/** Many Go files are read on worker threads while TypeScript is read here; the facts come Go first, as ever. */
+async function readSources(go: GoSource[], ts: GoSource[], found: Discovered, workers?: number): Promise<Facts[]> {
+  const goReading = go.length ? readGo(go, found.goModules, workers === undefined ? {} : { workers }) : undefined;
+  goReading?.catch(() => undefined);
+  const tsFacts = ts.length ? readTs(ts, found.tsPackages) : undefined;
+  return [await goReading, tsFacts].filter((read): read is Facts => read !== undefined);
 }
 
 /** The files fit to parse; each one skipped adds its warning. */

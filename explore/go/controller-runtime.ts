@@ -61,7 +61,8 @@ export abstract class GoControllerRuntimeReader extends GoInformerReader {
 
   /** A builder or controller method called on a value (not a package): what it adds, should the value be a builder. */
   protected recogniseBuilderOp(fact: CallFact, fnNode: Node, argNodes: Node[]): void {
-    const op = BUILDER_OPS[fact.method];
+    // An own key only: `x.toString()` is no builder method (and its fact must stay plain data, for worker threads).
+    const op = Object.hasOwn(BUILDER_OPS, fact.method) ? BUILDER_OPS[fact.method] : undefined;
     if (!op || !fact.recv || fnNode.type !== "selector_expression") return;
     const builderOp: BuilderOp = { op, loc: this.loc(fnNode.childForFieldName("field")!) };
     if (op === "For" || op === "Owns") builderOp.object = fact.args[0];

@@ -1,76 +1,82 @@
-// Reads Go sources with tree-sitter's Go grammar (web-tree-sitter, WebAssembly: no native build) into the neutral
-// facts.
+// Reads Go sources with tree-sitter's Go grammar into the neutral facts, on worker threads when there are many.
 // Packages are folders; import paths map to folders through the go.mod files found under the explored root.
 // The file reader is one class in layers, a file each: reader-base → informers → controller-runtime → calls →
 // expressions → statements → declarations (GoFileReader); a layer calls later ones through the base's abstract
 // expr/visit.
-import { createRequire } from "node:module";
-import { Language, Parser } from "web-tree-sitter";
+import { availableParallelism } from "node:os";
+import { Worker } from "node:worker_threads";
 import { type Facts, type TypeFact, emptyFacts, mergeFacts } from "../facts.js";
-import { isStackOverflow } from "../screen.js";
-import { oneLine } from "../syntax.js";
-import { GoFileReader } from "./declarations.js";
 import { kindOfInformerType } from "./informers.js";
 import type { GoModule, GoSource } from "./modules.js";
-import { reparseNewWithExpression } from "./newer-syntax.js";
+import { type GoFileResult, goParser, readGoFile } from "./read-file.js";
 
-const require = createRequire(import.meta.url);
-let parserPromise: Promise<Parser> | undefined;
+/**
+ * Below this many files a thread's start (loading the grammar and the reader again) costs more than it saves. Above
+ * it, parsing and walking the trees (most of explore's time on a large operator) is shared among the CPUs.
+ */
+const FILES_PER_WORKER = 150;
 
-/** One parser for the process: loading the grammar costs more than parsing a file. */
-function goParser(): Promise<Parser> {
-  parserPromise ??= (async () => {
-    await Parser.init();
-    const language = await Language.load(require.resolve("tree-sitter-go/tree-sitter-go.wasm"));
-    const parser = new Parser();
-    parser.setLanguage(language);
-    return parser;
-  })();
-  return parserPromise;
+export interface ReadGoOptions {
+  /** Worker threads to read in; by default one per CPU (at most 4) once there are enough files, else none. */
+  workers?: number;
 }
 
 /** Parses every Go file and returns their facts; types are completed with methods from every file of their package. */
-export async function readGo(sources: GoSource[], modules: GoModule[]): Promise<Facts> {
+export async function readGo(sources: GoSource[], modules: GoModule[], options: ReadGoOptions = {}): Promise<Facts> {
+  const workers = options.workers ?? Math.min(availableParallelism(), 4, Math.floor(sources.length / FILES_PER_WORKER));
+  const results = workers > 1 ? await readInWorkers(sources, modules, workers) : await readHere(sources, modules);
+  return joinFiles(results);
+}
+
+async function readHere(sources: GoSource[], modules: GoModule[]): Promise<GoFileResult[]> {
   const parser = await goParser();
+  return sources.map((source) => readGoFile(parser, source, modules));
+}
+
+/** Each worker reads a run of consecutive files of about the same size in all; the results keep the files' order. */
+async function readInWorkers(sources: GoSource[], modules: GoModule[], workers: number): Promise<GoFileResult[]> {
+  const total = sources.reduce((sum, s) => sum + s.text.length, 0);
+  const runs: GoSource[][] = [];
+  let run: GoSource[] = [];
+  let size = 0;
+  for (const source of sources) {
+    run.push(source);
+    size += source.text.length;
+    if (size >= (total * (runs.length + 1)) / workers && runs.length < workers - 1) {
+      runs.push(run);
+      run = [];
+    }
+  }
+  runs.push(run);
+  const done = await Promise.all(runs.map((files) => readInWorker(files, modules)));
+  return done.flat();
+}
+
+function readInWorker(sources: GoSource[], modules: GoModule[]): Promise<GoFileResult[]> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL("./read-worker.js", import.meta.url), { workerData: { sources, modules } });
+    worker.once("message", (message: { results: GoFileResult[] } | { error: string }) => {
+      if ("error" in message) reject(new Error(message.error));
+      else resolve(message.results);
+    });
+    worker.once("error", reject);
+    worker.once("exit", (code) => reject(new Error(`the Go reader's worker thread stopped (exit code ${code})`)));
+  });
+}
+
+/** The files' facts in file order, as if read one after the other. */
+function joinFiles(results: GoFileResult[]): Facts {
   const facts = emptyFacts();
   const types = new Map<string, TypeFact>();
   const methods = new Map<string, string[]>();
-  for (const source of sources) {
-    const parsed = parser.parse(source.text);
-    if (!parsed) throw new Error(`${source.file}: the Go parser returned no tree`);
-    // Syntax newer than the grammar is named as such, and read as far as its meaning is known.
-    const newer = parsed.rootNode.hasError
-      ? reparseNewWithExpression(parser, source.text, parsed)
-      : { tree: parsed, sites: [] };
-    if (newer.tree !== parsed) parsed.delete();
-    const tree = newer.tree;
-    // A file's facts join the others only once it is read through: a file abandoned half-way leaves nothing behind.
-    const fileFacts = emptyFacts();
-    const fileTypes = new Map<string, TypeFact>();
-    const fileMethods = new Map<string, string[]>();
-    try {
-      const [first, ...more] = newer.sites;
-      if (first)
-        fileFacts.warnings.push(
-          `${source.file}:${first.line}: parser does not support new(expression) (Go 1.26): \`${oneLine(first.text)}\`${more.length ? `, also at line ${more.map((s) => s.line).join(", ")}` : ""}; read as a pointer to that value`,
-        );
-      if (tree.rootNode.hasError) {
-        const bad = tree.rootNode.descendantsOfType("ERROR")[0];
-        fileFacts.warnings.push(
-          `${source.file}:${(bad?.startPosition.row ?? 0) + 1}: Go syntax error; the rest of the file was read as far as the parser could`,
-        );
-      }
-      new GoFileReader(source.file, modules, fileFacts, fileTypes, fileMethods).read(tree.rootNode);
-    } catch (error) {
-      if (!isStackOverflow(error)) throw error;
-      facts.warnings.push(`${source.file}: too deeply nested to read (the call stack ran out); skipped`);
+  for (const result of results) {
+    if ("skipped" in result) {
+      facts.warnings.push(result.skipped);
       continue;
-    } finally {
-      tree.delete();
     }
-    mergeFacts(facts, fileFacts);
-    for (const [key, type] of fileTypes) types.set(key, type);
-    for (const [key, names] of fileMethods) methods.set(key, [...(methods.get(key) ?? []), ...names]);
+    mergeFacts(facts, result.facts);
+    for (const [key, type] of result.types) types.set(key, type);
+    for (const [key, names] of result.methods) methods.set(key, [...(methods.get(key) ?? []), ...names]);
   }
   for (const [key, type] of types) {
     type.methods = methods.get(key) ?? [];

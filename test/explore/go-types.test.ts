@@ -145,3 +145,13 @@ test("an informer made from a GroupVersionResource constant has its kind from ty
     ["?", "?", "?", "?", "?"],
   );
 });
+
+test("Go read on worker threads gives what one thread gives, in the same order", async () => {
+  // Every Go fixture at once (enough files for three threads); the facts join in file order whoever read them.
+  const root = path.join(repoRoot, "test", "fixtures", "explore");
+  const here = await explore([root], { goTypes: false, goWorkers: 0 });
+  const threads = await explore([root], { goTypes: false, goWorkers: 3 });
+  assert.ok(here.files.go > 30 && here.controllers.length > 30, "the fixtures hold many Go files and controllers");
+  assert.deepEqual(threads, here);
+  assert.equal(textReport(threads), textReport(here));
+});
