@@ -1,6 +1,6 @@
 // What an operator process loads before it needs it is heap it holds for its whole life, in every replica: node-forge
-// (certificates), yaml (kubeconfig files) and the webhook server (with fast-json-patch, through admission) load on
-// first use only, and yaml goes again once a kubeconfig was read. A fresh process imports the entry points a sharded
+// (certificates), yaml (kubeconfig files), the webhook server and fast-json-patch (a defaulting webhook's first answer)
+// load on first use only, and yaml goes again once a kubeconfig was read. A fresh process imports the entry points a sharded
 // operator's main.ts imports and lists the CommonJS packages Node loaded (an ES module import of a CommonJS package
 // lands in the same require cache); the runtime requires its CommonJS packages, so Node's ES-to-CommonJS
 // machinery (cjs-module-lexer) is not loaded for them.
@@ -16,6 +16,7 @@ import { createRequire } from "node:module";
 await import("@crdgen/runtime");
 await import("@crdgen/runtime/manager");
 await import("@crdgen/runtime/sharding");
+await import("@crdgen/runtime/webhook"); // what a kind's generated webhook module imports
 const cache = createRequire(process.cwd() + "/").cache;
 console.log(JSON.stringify({ files: Object.keys(cache), internal: process.moduleLoadList }));`;
 
@@ -35,7 +36,7 @@ function loadedPackages(): string[] {
   return packagesOf(run(probe).files);
 }
 
-test("importing the runtime, its manager and sharding loads neither node-forge, yaml nor the webhook server", () => {
+test("importing the runtime, its manager, sharding and webhooks loads neither node-forge, yaml nor fast-json-patch", () => {
   const loaded = loadedPackages();
   assert.ok(loaded.includes("prom-client"), `the probe sees packages loaded by import: ${loaded.join(", ")}`);
   for (const lazy of ["node-forge", "yaml", "fast-json-patch"])
