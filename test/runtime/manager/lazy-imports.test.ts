@@ -1,9 +1,9 @@
 // What an operator process loads before it needs it is heap it holds for its whole life, in every replica: node-forge
-// (certificates), yaml (kubeconfig files), the webhook server and fast-json-patch (a defaulting webhook's first answer)
-// load on first use only, and yaml goes again once a kubeconfig was read. A fresh process imports the entry points a sharded
-// operator's main.ts imports and lists the CommonJS packages Node loaded (an ES module import of a CommonJS package
-// lands in the same require cache); the runtime requires its CommonJS packages, so Node's ES-to-CommonJS
-// machinery (cjs-module-lexer) is not loaded for them.
+// (certificates), yaml (kubeconfig files), the webhook server and fast-json-patch (a defaulting webhook's first
+// answer) load on first use only, and yaml goes again once a kubeconfig was read. A fresh process imports the entry
+// points a sharded operator's main.ts imports and lists the CommonJS packages Node loaded (an ES module import of a
+// CommonJS package lands in the same require cache); the runtime requires its CommonJS packages, so Node's
+// ES-to-CommonJS machinery (cjs-module-lexer) is not loaded for them.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -36,7 +36,7 @@ function loadedPackages(): string[] {
   return packagesOf(run(probe).files);
 }
 
-test("importing the runtime, its manager, sharding and webhooks loads neither node-forge, yaml nor fast-json-patch", () => {
+test("importing the runtime, manager, sharding and webhooks loads no node-forge, yaml or fast-json-patch", () => {
   const loaded = loadedPackages();
   assert.ok(loaded.includes("prom-client"), `the probe sees packages loaded by import: ${loaded.join(", ")}`);
   for (const lazy of ["node-forge", "yaml", "fast-json-patch"])
