@@ -2,7 +2,7 @@
 // highest priority first (FIFO within one priority), so live events overtake the initial list's adds (priority -100).
 
 import { realClock, type Clock } from "../clock/clock.js";
-import { BinaryHeap } from "./binary-heap.js";
+import { Heap } from "./heap-js.js";
 import type { GetResult } from "./queue.js";
 import { defaultControllerRateLimiter, type RateLimiter } from "./rate-limiters.js";
 import type { DelayingQueue } from "./delaying-queue.js";
@@ -69,8 +69,8 @@ class BasicPriorityQueue<T> implements PriorityQueue<T> {
    * raises the priority or moves the ready time earlier replaces it, and the heaps skip entries no longer live here.
    */
   private readonly entries = new Map<T, Entry<T>>();
-  private readonly ready = new BinaryHeap<Entry<T>>(readyFirst);
-  private readonly waiting = new BinaryHeap<Entry<T>>(dueFirst);
+  private readonly ready = new Heap<Entry<T>>(readyFirst);
+  private readonly waiting = new Heap<Entry<T>>(dueFirst);
   /** Live entries in `ready` (the heap also holds stale ones). */
   private readyCount = 0;
   private readonly processing = new Set<T>();

@@ -1,6 +1,6 @@
 // Items waiting for their ready time, earliest first, keyed by item (client-go delaying_queue.go waitForPriorityQueue
 // + knownEntries). Moving an item earlier pushes a fresh entry; the stale one is skipped when it surfaces.
-import { BinaryHeap } from "./binary-heap.js";
+import { Heap } from "./heap-js.js";
 
 interface Entry<T> {
   readonly item: T;
@@ -10,7 +10,7 @@ interface Entry<T> {
 }
 
 export class WaitingHeap<T> {
-  private readonly heap = new BinaryHeap<Entry<T>>((a, b) => a.readyAt - b.readyAt || a.seq - b.seq);
+  private readonly heap = new Heap<Entry<T>>((a, b) => a.readyAt - b.readyAt || a.seq - b.seq);
   /** The live entry of every waiting item. */
   private readonly known = new Map<T, Entry<T>>();
   private seq = 0;
