@@ -116,12 +116,20 @@ export abstract class RegistrationLinker extends HandlerObjectLinker {
               registeredAt: at(chain[0]!.loc) !== at(inf.loc) ? chain[0]!.loc : undefined,
               handlers: mine,
               factoryCall,
+              ...(handlerObjects ? { handlerObjects } : {}),
             });
         }
         continue;
       }
       if (informers.length === 0) {
-        out.push({ kind: "?", via: call.text.replace(/\.\w+$/, ""), registeredAt: call.loc, handlers, factoryCall });
+        out.push({
+          kind: "?",
+          via: call.text.replace(/\.\w+$/, ""),
+          registeredAt: call.loc,
+          handlers,
+          factoryCall,
+          ...(handlerObjects ? { handlerObjects } : {}),
+        });
         this.unlinked.push(`${call.text} at ${at(call.loc)}: could not tell which informer (so which kind) this is`);
       }
       for (const inf of informers) {
