@@ -71,7 +71,10 @@ function applyTypes(facts: Facts, goTypes: GoTypeFacts): void {
 
 /** Many Go files are read on worker threads while TypeScript is read here; the facts come Go first, as ever. */
 async function readSources(go: GoSource[], ts: GoSource[], found: Discovered, workers?: number): Promise<Facts[]> {
-  const goReading = go.length ? readGo(go, found.goModules, workers === undefined ? {} : { workers }) : undefined;
+  const busyHere = ts.reduce((sum, s) => sum + s.text.length, 0);
+  const goReading = go.length
+    ? readGo(go, found.goModules, { busyHere, ...(workers === undefined ? {} : { workers }) })
+    : undefined;
   goReading?.catch(() => undefined);
   const tsFacts = ts.length ? readTs(ts, found.tsPackages) : undefined;
   return [await goReading, tsFacts].filter((read): read is Facts => read !== undefined);

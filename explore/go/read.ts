@@ -11,21 +11,33 @@ import type { GoModule, GoSource } from "./modules.js";
 import { type GoFileResult, goParser, readGoFile } from "./read-file.js";
 
 /**
- * Below this many files a thread's start (loading the grammar and the reader again) costs more than it saves. Above
- * it, parsing and walking the trees (most of explore's time on a large operator) is shared among the CPUs.
+ * Below this many files per thread a thread's start (loading the grammar and the reader again, about 0.5 s of CPU) and
+ * handing its facts back cost more than they save. Above it, parsing and walking the trees (most of explore's time on
+ * a large operator) is shared among the CPUs.
  */
-const FILES_PER_WORKER = 150;
+const FILES_PER_THREAD = 150;
 
 export interface ReadGoOptions {
-  /** Worker threads to read in; by default one per CPU (at most 4) once there are enough files, else none. */
+  /**
+   * Worker threads reading beside this one (0: none). By default one per CPU but this one's (at most 3) once there are
+   * enough files.
+   */
   workers?: number;
+  /** Characters this thread reads meanwhile (TypeScript): it takes that many fewer of the Go files. */
+  busyHere?: number;
 }
 
 /** Parses every Go file and returns their facts; types are completed with methods from every file of their package. */
 export async function readGo(sources: GoSource[], modules: GoModule[], options: ReadGoOptions = {}): Promise<Facts> {
-  const workers = options.workers ?? Math.min(availableParallelism(), 4, Math.floor(sources.length / FILES_PER_WORKER));
-  const results = workers > 1 ? await readInWorkers(sources, modules, workers) : await readHere(sources, modules);
-  return joinFiles(results);
+  const threads = Math.min(availableParallelism(), 4, Math.floor(sources.length / FILES_PER_THREAD));
+  const workers = options.workers ?? Math.max(0, threads - 1);
+  if (workers === 0) return joinFiles(await readHere(sources, modules));
+  const [own = [], ...theirs] = runs(sources, workers, options.busyHere ?? 0);
+  // The workers start first; this thread reads its run once the caller's own reading is done.
+  const reading = Promise.all(theirs.filter((run) => run.length).map((files) => readInWorker(files, modules)));
+  reading.catch(() => undefined);
+  const mine = own.length ? await readHere(own, modules) : [];
+  return joinFiles([...mine, ...(await reading).flat()]);
 }
 
 async function readHere(sources: GoSource[], modules: GoModule[]): Promise<GoFileResult[]> {
@@ -33,23 +45,24 @@ async function readHere(sources: GoSource[], modules: GoModule[]): Promise<GoFil
   return sources.map((source) => readGoFile(parser, source, modules));
 }
 
-/** Each worker reads a run of consecutive files of about the same size in all; the results keep the files' order. */
-async function readInWorkers(sources: GoSource[], modules: GoModule[], workers: number): Promise<GoFileResult[]> {
+/**
+ * Consecutive runs of files, one for this thread then one per worker, of about the same size each once this thread's
+ * other work (`busyHere` characters) is counted in its own. Handing facts back costs too, so this thread reads first.
+ */
+function runs(sources: GoSource[], workers: number, busyHere: number): GoSource[][] {
   const total = sources.reduce((sum, s) => sum + s.text.length, 0);
-  const runs: GoSource[][] = [];
-  let run: GoSource[] = [];
+  const share = (total + busyHere) / (workers + 1);
+  const bounds = [Math.max(0, share - busyHere)];
+  for (let i = 1; i <= workers; i++) bounds.push(bounds[0]! + ((total - bounds[0]!) * i) / workers);
+  const out: GoSource[][] = [[]];
   let size = 0;
   for (const source of sources) {
-    run.push(source);
+    if (size >= bounds[out.length - 1]! && out.length <= workers) out.push([]);
+    out.at(-1)!.push(source);
     size += source.text.length;
-    if (size >= (total * (runs.length + 1)) / workers && runs.length < workers - 1) {
-      runs.push(run);
-      run = [];
-    }
   }
-  runs.push(run);
-  const done = await Promise.all(runs.map((files) => readInWorker(files, modules)));
-  return done.flat();
+  while (out.length <= workers) out.push([]);
+  return out;
 }
 
 function readInWorker(sources: GoSource[], modules: GoModule[]): Promise<GoFileResult[]> {
