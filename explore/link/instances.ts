@@ -171,10 +171,43 @@ export abstract class InstanceLinker extends ContextLinker {
     if (known) return known;
     const defs = depth > 12 ? "opaque" : (this.definersOf().get(slot) ?? "opaque");
     const out = prefer(
-      defs === "opaque" ? new Set(this.pts.valuesOf(slot)) : this.fromDefiners(defs, receivers, depth),
+      defs === "opaque"
+        ? ((receivers && this.resultFor(slot, receivers, depth)) ?? new Set(this.pts.valuesOf(slot)))
+        : this.fromDefiners(defs, receivers, depth),
     );
     if (!receivers) this.preciseMemo.set(slot, out);
     return out;
+  }
+
+  /**
+   * A call's result when the receivers narrow the functions it runs (`b.impl.Register()` with b one builder): what
+   * the others alone return is left out. Undefined for a slot no call's result is, or a call they do not narrow.
+   */
+  private resultFor(slot: Slot, receivers: Receivers, depth: number): Set<Value> | undefined {
+    const call = this.callsByRet().get(slot);
+    const all = call ? this.fnsAt(call.callee) : [];
+    if (!call || all.length < 2) return undefined;
+    const mine = new Set(keysOf(this.precise(call.callee, receivers, depth + 1), "f"));
+    if (mine.size === 0 || all.every((id) => mine.has(id))) return undefined;
+    const kept = new Set(all.filter((id) => mine.has(id)).flatMap((id) => [...this.pts.valuesOf(`${id}#ret`)]));
+    const others = all.filter((id) => !mine.has(id)).flatMap((id) => [...this.pts.valuesOf(`${id}#ret`)]);
+    const dropped = new Set(others.filter((v) => !kept.has(v)));
+    return new Set([...this.pts.valuesOf(slot)].filter((v) => !dropped.has(v)));
+  }
+
+  private callResults: Map<Slot, Extract<Constraint, { c: "call" }>> | undefined;
+  private callsByRet(): Map<Slot, Extract<Constraint, { c: "call" }>> {
+    if (this.callResults) return this.callResults;
+    this.callResults = new Map();
+    for (const k of this.constraintsSolved) if (k.c === "call") this.callResults.set(k.ret, k);
+    return this.callResults;
+  }
+
+  /** After a new solve: what precise() remembered was read from the last one. */
+  protected forgetObjectReads(): void {
+    this.definers = undefined;
+    this.callResults = undefined;
+    this.preciseMemo.clear();
   }
 
   /** A method's receiver read as the objects given for its type. */

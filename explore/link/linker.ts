@@ -8,6 +8,7 @@ import { locOrder } from "../loc.js";
 import type { Controller } from "../model.js";
 import { PointsTo } from "../points-to.js";
 import { TsOperatorLinker } from "./ts-operators.js";
+import type { WrapperType } from "./wrapper-queues.js";
 import { OWN_ADD, OWN_GET } from "./vocabulary.js";
 
 export interface LinkResult {
@@ -38,26 +39,18 @@ class Linker extends TsOperatorLinker {
     }
     this.constraintsSolved = constraints;
     this.pts = new PointsTo(constraints);
-    // Objects per allocation site and per call of a shared constructor (instances.ts).
-    const objects = this.instanceConstraints();
+    const objects = this.objectConstraints();
     constraints.push(...objects);
-    // Queues a shared constructor makes, one per call like its objects (per-call-queues.ts).
-    const queues = this.perCallQueueConstraints();
-    constraints.push(...queues);
     // Constructors of own queue types (queue.New(100) returning a *Queue) are known only once values flow: add them and
     // solve again.
-    let more = objects.length + queues.length > 0;
+    let more = objects.length > 0;
     for (const call of this.queueTypes.size || this.wrapperTypes.size ? this.facts.calls : []) {
       if (this.isInternal(call.fn)) continue;
       // A wrapper queue's constructor: each call is a queue of its own (also one its name already made a queue).
       const wrapper = this.wrapperBuiltBy(call);
       if (wrapper) {
-        this.wrapperSites.set(call.id, wrapper);
-        constraints.push(...this.siteObject(call, wrapper));
+        constraints.push(...this.wrapperSite(call, wrapper));
         more = true;
-        if (this.queueCalls.has(call.id)) continue;
-        this.queueCalls.set(call.id, call);
-        constraints.push({ c: "alloc", dst: call.ret, v: `q|${call.id}` });
         continue;
       }
       if (this.queueCalls.has(call.id)) continue;
@@ -76,6 +69,7 @@ class Linker extends TsOperatorLinker {
     if (this.dispatchConstraints(constraints)) more = true;
     if (more) this.pts = new PointsTo(constraints);
     this.constraintsSolved = constraints;
+    this.solveSetters(constraints);
     const controllers = [
       ...this.controllerForControllers(this.queueControllers()),
       ...this.builderControllers(),
@@ -83,6 +77,38 @@ class Linker extends TsOperatorLinker {
     ];
     controllers.sort((a, b) => locOrder(a.loc, b.loc) || a.name.localeCompare(b.name));
     return { controllers, unlinked: this.unlinked };
+  }
+
+  /** A wrapper's construction site: its object, and the queue it makes unless its constructor is given one. */
+  private wrapperSite(call: CallFact, wrapper: WrapperType): Constraint[] {
+    const out = this.siteObject(call, wrapper);
+    if (this.givenQueue(call, wrapper)) return out;
+    this.wrapperSites.set(call.id, wrapper);
+    if (this.queueCalls.has(call.id)) return out;
+    this.queueCalls.set(call.id, call);
+    out.push({ c: "alloc", dst: call.ret, v: `q|${call.id}` });
+    return out;
+  }
+
+  /** After a first solve: the objects made where, and what follows from them (one list, to solve again with). */
+  private objectConstraints(): Constraint[] {
+    return [
+      // Objects per allocation site and per call of a shared constructor (instances.ts).
+      ...this.instanceConstraints(),
+      // Queues a shared constructor makes, one per call like its objects (per-call-queues.ts).
+      ...this.perCallQueueConstraints(),
+      // A method returning its receiver keeps a chain's object (receiver-objects.ts).
+      ...this.chainConstraints(),
+    ];
+  }
+
+  /** Setters called on some objects of their type set those objects' fields: read once the chains are solved. */
+  private solveSetters(constraints: Constraint[]): void {
+    const setters = this.setterConstraints();
+    if (setters.length === 0) return;
+    constraints.push(...setters);
+    this.pts = new PointsTo(constraints);
+    this.forgetObjectReads();
   }
 
   /**

@@ -6,7 +6,7 @@ import { type CallFact, type Constraint, type Slot, type Value, keysOf } from ".
 import { fieldSlot } from "../points-to.js";
 import { push } from "./graph.js";
 import { type Receivers, fnOfLocal, instanceType, madeAt } from "./instances.js";
-import { RegistrationLinker } from "./registrations.js";
+import { ReceiverObjectLinker } from "./receiver-objects.js";
 
 /** Between a queue made in a constructor and the call of the constructor it was made for. */
 const AT = "@@";
@@ -20,7 +20,7 @@ interface PerCallQueue {
   object: Value;
 }
 
-export abstract class PerCallQueueLinker extends RegistrationLinker {
+export abstract class PerCallQueueLinker extends ReceiverObjectLinker {
   /** Queues made per call of a shared constructor, by id. */
   protected readonly perCallQueues = new Map<string, PerCallQueue>();
   /** A queue a shared constructor makes → the queues made per call of it, which stand for it. */

@@ -103,6 +103,7 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
           this.worker(get, producers, opsByQueue.get(queueId) ?? [], queueId, producersByQueue),
         ),
         ...this.wrapperWorkers(queueId, producersByQueue),
+        ...this.givenQueueWorkers(queueId, producersByQueue),
       ];
       for (const w of workers)
         for (const r of [...w.requeues, ...(w.enqueues ?? [])]) usedProducers.add(`${r.loc.file}:${r.loc.line}`);

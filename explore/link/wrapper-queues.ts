@@ -3,6 +3,7 @@
 // site is one queue: the handler passed there is its processing function, and the wrapper's Get is its worker loop.
 import { type CallFact, type Constraint, type FnFact, type Slot, type TypeFact, keyOf, keysOf } from "../facts.js";
 import type { Worker } from "../model.js";
+import type { Receivers } from "./instances.js";
 import { WorkerLinker } from "./workers.js";
 import { ADD_METHODS, GET_METHODS } from "./vocabulary.js";
 
@@ -21,6 +22,8 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
   protected readonly wrapperTypes = new Map<string, WrapperType>();
   /** Construction sites (queue ids) of wrapper queues, with the wrapper type built there. */
   protected readonly wrapperSites = new Map<string, WrapperType>();
+  /** Sites of wrappers given their queue (no queue of their own): the wrapper, and its constructor's queue parameter. */
+  protected readonly givenQueueSites = new Map<string, { wrapper: WrapperType; param: number }>();
 
   /**
    * Types named ...Queue whose methods call Get on one of the type's own fields and that have an Enqueue/Add-like method:
@@ -102,9 +105,12 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
     return this.wrapperBuilders.has(f.id);
   }
 
-  /** The wrapper type a call constructs (a call of a wrapper constructor), if any. */
+  /**
+   * The wrapper type a call constructs (a call of a wrapper constructor), if any. A function that only returns what
+   * another call built (a builder's `Complete()` returning `NewController(...)`) hands a wrapper on: not a site.
+   */
   protected wrapperBuiltBy(call: CallFact): WrapperType | undefined {
-    for (const fn of this.fnsAt(call.callee))
+    for (const fn of this.fnsAt(call.callee).filter((id) => this.isWrapperConstructor(this.fns.get(id)!)))
       for (const t of keysOf(this.pts.valuesOf(`${fn}#ret`), "o")) {
         const w = this.wrapperTypes.get(t);
         if (w) return w;
@@ -126,7 +132,7 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
     for (const name of new Set([...(w.type.fields ?? []), ...w.type.methods])) {
       const slot: Slot = `${obj}.${name}`;
       const arg = call.args[fromParam.get(name) ?? -1];
-      if (name === w.field) out.push({ c: "alloc", dst: slot, v: `q|${call.id}` });
+      if (name === w.field && !arg) out.push({ c: "alloc", dst: slot, v: `q|${call.id}` });
       else if (arg) out.push({ c: "copy", dst: slot, src: arg });
       else out.push({ c: "copy", dst: slot, src: `${w.type.key}.${name}` });
     }
@@ -134,7 +140,7 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
   }
 
   /** Fields a constructor's composite literal sets from its parameters (`sync: sync`): field → parameter index. */
-  private fieldsFromParams(ctor: string): Map<string, number> {
+  protected fieldsFromParams(ctor: string): Map<string, number> {
     return this.paramIndexes().fromParams.get(ctor) ?? new Map<string, number>();
   }
 
@@ -150,7 +156,54 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
     const w = this.wrapperSites.get(siteId);
     const site = this.queueCalls.get(siteId);
     if (!w || !site) return [];
-    const passed = new Set(site.args.flatMap((a) => this.fnsAt(a)));
+    return this.workersWith(w, new Set(site.args.flatMap((a) => this.fnsAt(a))), siteId, producersByQueue);
+  }
+
+  /**
+   * Workers of wrappers given this queue by their constructor's parameter (`NewController(name, sync, queue)`): at
+   * each such site, read once per object of the type whose method it is in (a builder's Complete, per builder), the
+   * queue passed there and, as the processing function, the handler passed with it.
+   */
+  protected givenQueueWorkers(queueId: string, producersByQueue?: Map<string, CallFact[]>): Worker[] {
+    const out: Worker[] = [];
+    for (const [siteId, { wrapper, param }] of this.givenQueueSites) {
+      const site = this.calls.get(siteId)!;
+      for (const receivers of this.contextsOf(site.fn)) {
+        if (!keysOf(this.precise(site.args[param], receivers), "q").includes(queueId)) continue;
+        const passed = new Set(site.args.flatMap((a) => keysOf(this.precise(a, receivers), "f")));
+        out.push(...this.workersWith(wrapper, passed, queueId, producersByQueue));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A wrapper site given its queue by its constructor's parameter (`NewController(name, sync, queue)`) is no queue of
+   * its own: recorded for the given queue's workers. False for a site whose constructor makes the queue.
+   */
+  protected givenQueue(call: CallFact, w: WrapperType): boolean {
+    for (const ctor of this.fnsAt(call.callee).filter((id) => this.isWrapperConstructor(this.fns.get(id)!))) {
+      const param = this.fieldsFromParams(ctor).get(w.field);
+      if (param === undefined || !call.args[param]) continue;
+      this.givenQueueSites.set(call.id, { wrapper: w, param });
+      return true;
+    }
+    return false;
+  }
+
+  /** The receivers a function runs with: each object of its method's type when it has several, else one run. */
+  private contextsOf(fnId: string): (Receivers | undefined)[] {
+    const type = this.methodOwner(fnId);
+    const objects = type ? this.objectsOf(type) : [];
+    return objects.length >= 2 ? objects.map((o) => new Map([[type!, [o]]])) : [undefined];
+  }
+
+  private workersWith(
+    w: WrapperType,
+    passed: Set<string>,
+    queueId: string,
+    producersByQueue?: Map<string, CallFact[]>,
+  ): Worker[] {
     const onField = (c: CallFact) => new RegExp(`\\.${w.field}\\.\\w+$`).test(c.text);
     return w.gets.map((get) => {
       const getter = get.fn;
@@ -165,7 +218,7 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
       const requeues = ops.filter((c) => ADD_METHODS.has(c.method));
       const worker = this.workerOf(get, loop, process, alternatives, ops, requeues);
       // The handler putting keys back through the wrapper (c.queue.EnqueueAfter) or on another controller's queue.
-      if (producersByQueue) this.addReachedEdges(worker, siteId, producersByQueue, [], [process, ...alternatives]);
+      if (producersByQueue) this.addReachedEdges(worker, queueId, producersByQueue, [], [process, ...alternatives]);
       return worker;
     });
   }
