@@ -154,11 +154,15 @@ export class ControllerShard {
     queued?.catch((error: unknown) => this.log.error("could not queue the objects of acquired ranges", { error }));
   }
 
-  private objectsOwned(): number {
+  /** Counted in chunks, as queueCached walks: a scrape must not hold the event loop for a whole cache. */
+  private objectsOwned(): number | Promise<number> {
     let owned = 0;
-    for (const obj of this.primary.getIndexer().list())
-      if (this.sharding.mayStart(shardHashOf(obj, this.sharding.field))) owned++;
-    return owned;
+    const counted = runSteps(
+      forEachSteps(this.primary.getIndexer().list(), (obj) => {
+        if (this.sharding.mayStart(shardHashOf(obj, this.sharding.field))) owned++;
+      }),
+    );
+    return counted ? counted.then(() => owned) : owned;
   }
 
   private reportServerFiltered(filtered: boolean): void {

@@ -21,15 +21,17 @@ export interface ShardingMetrics {
 
 const byRegistry = new WeakMap<Registry, ShardingMetrics>();
 /** Per registry, per controller: how to count its owned objects when the registry is scraped. */
-const ownedCounters = new WeakMap<Registry, Map<string, () => number>>();
+const ownedCounters = new WeakMap<Registry, Map<string, OwnedCount>>();
+/** A count, or its promise when the count walks a large cache in chunks. */
+type OwnedCount = () => number | Promise<number>;
 
 /** crdgen_sharding_objects_owned{controller} is count(), read at each scrape. */
-export function registerObjectsOwned(registry: Registry | undefined, controller: string, count: () => number): void {
+export function registerObjectsOwned(registry: Registry | undefined, controller: string, count: OwnedCount): void {
   const r = registry ?? metricsRegistry;
   shardingMetrics(r);
   let counters = ownedCounters.get(r);
   if (!counters) {
-    counters = new Map<string, () => number>();
+    counters = new Map<string, OwnedCount>();
     ownedCounters.set(r, counters);
   }
   counters.set(controller, count);
@@ -63,8 +65,8 @@ export function shardingMetrics(registry: Registry = metricsRegistry): ShardingM
         help: "Cached primary objects in the hash ranges this member reconciles.",
         labelNames: ["controller"],
         registers,
-        collect() {
-          for (const [controller, count] of ownedCounters.get(registry) ?? []) this.set({ controller }, count());
+        async collect() {
+          for (const [controller, count] of ownedCounters.get(registry) ?? []) this.set({ controller }, await count());
         },
       }),
       serverFiltered: new Gauge({

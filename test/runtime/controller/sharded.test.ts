@@ -132,3 +132,21 @@ test("ranges gained move the informers (listing only the gain); buckets acquired
   listener.acquired?.([HIGH]);
   assert.deepEqual(queued, ["ns/low", "ns/high"]);
 });
+
+test("crdgen_sharding_objects_owned counts cached objects in the member's ranges, walking a large cache in chunks", async () => {
+  // More objects than a chunk (CHUNK_ITEMS, 1,000): the count pauses between chunks, so a scrape of a 100,000-object
+  // cache does not hold the event loop (nor the member's Lease renewals) for the whole walk.
+  const mine = Array.from({ length: 1_700 }, (_, i) => thing(`mine-${i}`, uidIn(LOW)));
+  const theirs = Array.from({ length: 900 }, (_, i) => thing(`theirs-${i}`, uidIn(HIGH)));
+  const { sharding } = member([LOW]);
+  const { informer } = primaryWith([...mine, ...theirs]);
+  const shard = new ControllerShard(sharding, "things", informer, () => undefined, quiet);
+  shard.start();
+  let turnRan = false;
+  setImmediate(() => (turnRan = true));
+  const scraped = sharding.registry!.metrics();
+  assert.equal(turnRan, false);
+  const text = await scraped;
+  assert.equal(turnRan, true, "the event loop turned during the count");
+  assert.match(text, /^crdgen_sharding_objects_owned\{controller="things"\} 1700$/m);
+});
