@@ -133,7 +133,7 @@ test("ranges gained move the informers (listing only the gain); buckets acquired
   assert.deepEqual(queued, ["ns/low", "ns/high"]);
 });
 
-test("crdgen_sharding_objects_owned counts cached objects in the member's ranges, walking a large cache in chunks", async () => {
+test("objects owned (a gauge) counts the objects in the ranges, walking the cache in chunks", async () => {
   // More objects than a chunk (CHUNK_ITEMS, 1,000): the count pauses between chunks, so a scrape of a 100,000-object
   // cache does not hold the event loop (nor the member's Lease renewals) for the whole walk.
   const mine = Array.from({ length: 1_700 }, (_, i) => thing(`mine-${i}`, uidIn(LOW)));
