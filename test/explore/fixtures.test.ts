@@ -240,6 +240,7 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "controller-runtime-builders",
     "embedded-base",
     "go-any-root",
+    "go-builder-own-for",
     "go-builder-registry",
     "go-builder-wrapper",
     "go-helper-reconcilers",
