@@ -79,17 +79,31 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
   protected builderConstraints(): Constraint[] {
     const out: Constraint[] = [];
     for (const b of this.facts.builders) if (b.ret) out.push({ c: "alloc", dst: b.ret, v: `b|${b.id}` });
-    // A method of the same name on a type of the explored tree returns what it returns, not its receiver.
+    // A method of the same name on a type of the explored tree returns what it returns, not its receiver: whether the
+    // call runs one is known after the first solve (sameNamedChainConstraints).
     const declared = new Set<string>();
     for (const f of this.fns.values()) if (f.owner && !f.library) declared.add(f.name.replace(/^.*\./, ""));
     for (const call of this.facts.calls) {
-      if (call.builderOp && call.recv && CHAINING.has(call.method) && !declared.has(call.method))
-        out.push({ c: "copy", dst: call.ret, src: call.recv });
+      if (call.builderOp && call.recv && CHAINING.has(call.method)) {
+        if (!declared.has(call.method)) out.push({ c: "copy", dst: call.ret, src: call.recv });
+        else this.sameNamedChains.push(call);
+      }
       // handler.WithLowPriorityWhenUnchanged(h) hands its events to h.
       if (/EnqueueRequestsFromMapFunc$|^(Typed)?WithLowPriorityWhenUnchanged$/.test(call.method) && call.args[0])
         out.push({ c: "copy", dst: call.ret, src: call.args[0] });
     }
     return out;
+  }
+
+  private readonly sameNamedChains: CallFact[] = [];
+  /**
+   * After a first solve: a chaining call named like a method of the tree that runs none (controller-runtime's For in
+   * a repository declaring its own `(*Builder).For`) returns its receiver, the builder, as any other.
+   */
+  protected sameNamedChainConstraints(): Constraint[] {
+    return this.sameNamedChains
+      .filter((c) => this.fnsAt(c.callee).every((id) => this.fns.get(id)?.library))
+      .map((c) => ({ c: "copy", dst: c.ret, src: c.recv! }));
   }
 
   /**
