@@ -99,6 +99,8 @@ class Linker extends TsOperatorLinker {
       ...this.perCallQueueConstraints(),
       // A method returning its receiver keeps a chain's object (receiver-objects.ts).
       ...this.chainConstraints(),
+      // A library builder's chaining call named like a method of the tree (builder-controllers.ts).
+      ...this.sameNamedChainConstraints(),
     ];
   }
 
