@@ -61,16 +61,31 @@ function controllerBlock(c: Controller): string[] {
     lines.push(
       `  watches    ${s.kind} via ${s.via}${where}${or}${s.registeredAt ? ` (handlers added at ${at(s.registeredAt)})` : ""}`,
     );
-    for (const h of s.handlers) {
-      lines.push(`    ${h.events.join(",").padEnd(16)} ${place(h.fn)}`);
-      for (const w of h.wrappedBy ?? []) lines.push(`      wrapped by  ${place(w)}`);
-      for (const p of h.producers) {
+    for (const group of sameProducers(s.handlers)) {
+      const [h, ...alike] = group;
+      const events = group
+        .flatMap((g) => g.events)
+        .sort((a, b) => eventRank(a) - eventRank(b))
+        .join(",");
+      const others = alike.map((g) => `, ${g.fn.name} ${at(g.fn.loc)}`).join("");
+      lines.push(`    ${events.padEnd(16)} ${place(h!.fn)}${others}`);
+      for (const w of h!.wrappedBy ?? []) lines.push(`      wrapped by  ${place(w)}`);
+      for (const p of h!.producers) {
         const via = p.via.length ? `  via ${p.via.map((v) => `${v.name} ${at(v.loc)}`).join(" → ")}` : "";
         lines.push(`      ${p.text}  ${at(p.loc)}${via}`);
       }
     }
   }
+  const shown = new Map<string, number>();
   for (const w of c.workers) {
+    // One controller's workers alike (a shared loop run per object of its type) are one block, counted.
+    const key = JSON.stringify(w);
+    const seen = shown.get(key);
+    if (seen !== undefined) {
+      lines[seen] = lines[seen]!.replace(/(?: ×\d+)?$/, (m) => ` ×${(Number(m.slice(2)) || 1) + 1}`);
+      continue;
+    }
+    shown.set(key, lines.length);
     lines.push(`  worker     ${place(w.loop)}`);
     if (w.get)
       lines.push(`    get        ${w.getText ?? "Get"}${w.getter ? ` in ${w.getter.name}` : ""}  ${at(w.get)}`);
@@ -84,6 +99,26 @@ function controllerBlock(c: Controller): string[] {
     for (const e of w.enqueues ?? []) lines.push(`    enqueue    ${e.text}  ${at(e.loc)}  → queue ${at(e.queue)}`);
   }
   return lines;
+}
+
+/**
+ * A watch's handlers that put the same keys on the queue (add, update and delete of one handler object) are one line,
+ * with the first one's producers (the JSON keeps each handler's own path); a wrapped handler stays on its own.
+ */
+function sameProducers(handlers: Controller["sources"][number]["handlers"]): (typeof handlers)[] {
+  const groups = new Map<string, typeof handlers>();
+  handlers.forEach((h, i) => {
+    const producers = h.producers.map((p) => at(p.loc)).join(" ");
+    const key = h.wrappedBy?.length || !producers ? `#${i}` : producers;
+    groups.set(key, [...(groups.get(key) ?? []), h]);
+  });
+  return [...groups.values()];
+}
+
+/** Events in the order an object lives them (others after, as found). */
+function eventRank(event: string): number {
+  const i = ["add", "update", "delete"].indexOf(event);
+  return i < 0 ? 3 : i;
 }
 
 /** At most this many `also calls` lines per worker: a function doing the work itself calls many (the JSON has all). */
