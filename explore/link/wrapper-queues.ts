@@ -106,11 +106,13 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
   }
 
   /**
-   * The wrapper type a call constructs (a call of a wrapper constructor), if any. A function that only returns what
-   * another call built (a builder's `Complete()` returning `NewController(...)`) hands a wrapper on: not a site.
+   * The wrapper type a call constructs (a call of a free function returning a wrapper it or its callees made), if any.
+   * A method that returns what another call built (a builder's `Complete()` returning `NewController(...)`) hands a
+   * wrapper on: not a site. A free function delegating to another constructor (`NewQueue(h)` calling
+   * `NewQueueWithLimiter(h, l)`) is one: each of its calls is a queue of its own.
    */
   protected wrapperBuiltBy(call: CallFact): WrapperType | undefined {
-    for (const fn of this.fnsAt(call.callee).filter((id) => this.isWrapperConstructor(this.fns.get(id)!)))
+    for (const fn of this.fnsAt(call.callee).filter((id) => !this.fns.get(id)!.owner))
       for (const t of keysOf(this.pts.valuesOf(`${fn}#ret`), "o")) {
         const w = this.wrapperTypes.get(t);
         if (w) return w;
