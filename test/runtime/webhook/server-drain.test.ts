@@ -14,7 +14,7 @@ import { newLogger } from "@crdgen/runtime";
 import { makeWebhookCertificates, type WebhookCertificates } from "@crdgen/runtime/envtest";
 import { Registry } from "@crdgen/runtime/metrics";
 import { FakeClock } from "@crdgen/runtime/testing";
-import { admissionWebhooksFor, startWebhookServer } from "@crdgen/runtime/webhook";
+import { admissionWebhooksFor, startWebhookServer, type WebhookServer } from "@crdgen/runtime/webhook";
 import { headerBlock, tlsConnect } from "./raw-https.js";
 import { admissionReview, widget, widgets, type Widget } from "./reviews.js";
 
@@ -62,29 +62,38 @@ function review(agent: Agent, port: number, name: string): Promise<Answer> {
   });
 }
 
-test("close() answers on open connections with Connection: close, then ends the idle ones", async () => {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let arrived!: () => void;
-  const slowArrived = new Promise<void>((resolve) => (arrived = resolve));
-  const clock = new FakeClock();
-  const server = await startWebhookServer({
-    webhooks: admissionWebhooksFor<Widget>(widgets, {
-      async validateCreate(obj) {
-        if (obj.metadata?.name !== "slow") return;
-        arrived();
-        await released;
-      },
-    }),
+/** A webhook server for widgets with these admission hooks, its drain and deadlines on clock. */
+function drainingServer(
+  clock: FakeClock,
+  requestTimeoutMs: number,
+  hooks: Parameters<typeof admissionWebhooksFor<Widget>>[1],
+): Promise<WebhookServer> {
+  return startWebhookServer({
+    webhooks: admissionWebhooksFor<Widget>(widgets, hooks),
     host: "127.0.0.1",
     port: 0,
     certDir: dir,
     registry: new Registry(),
     logger: newLogger({ write: () => undefined }),
     clock,
-    // The slow review's deadline (and the cut of busy connections, as long after the linger) lie beyond the steps
-    // taken here, so that only the drain's linger decides.
-    requestTimeoutMs: 3_600_000,
+    requestTimeoutMs,
+  });
+}
+
+test("close() answers on open connections with Connection: close, then ends the idle ones", async () => {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let arrived!: () => void;
+  const slowArrived = new Promise<void>((resolve) => (arrived = resolve));
+  const clock = new FakeClock();
+  // The slow review's deadline (and the cut of busy connections, as long after the linger) lie beyond the steps taken
+  // here, so that only the drain's linger decides.
+  const server = await drainingServer(clock, 3_600_000, {
+    async validateCreate(obj) {
+      if (obj.metadata?.name !== "slow") return;
+      arrived();
+      await released;
+    },
   });
   // One connection each: one reused while closing, one left idle, one carrying the slow review.
   const agents = [0, 1, 2].map(() => new Agent({ keepAlive: true, ca: certs.caCert }));
@@ -119,20 +128,11 @@ test("close() answers on open connections with Connection: close, then ends the 
 test("close() cuts a connection still busy requestTimeoutMs after the linger (a caller that stopped reading)", async () => {
   const clock = new FakeClock();
   const requestTimeoutMs = 10_000;
-  const server = await startWebhookServer({
-    // A patch of 32 MB: more than the socket's buffers take, so the answer stays unfinished while nobody reads it.
-    webhooks: admissionWebhooksFor<Widget>(widgets, {
-      default(obj) {
-        obj.spec.engine = "x".repeat(32 * 1024 * 1024);
-      },
-    }),
-    host: "127.0.0.1",
-    port: 0,
-    certDir: dir,
-    registry: new Registry(),
-    logger: newLogger({ write: () => undefined }),
-    clock,
-    requestTimeoutMs,
+  // A patch of 32 MB: more than the socket's buffers take, so the answer stays unfinished while nobody reads it.
+  const server = await drainingServer(clock, requestTimeoutMs, {
+    default(obj) {
+      obj.spec.engine = "x".repeat(32 * 1024 * 1024);
+    },
   });
   const socket = await tlsConnect(server.port, certs.caCert);
   try {
