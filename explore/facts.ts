@@ -36,13 +36,15 @@ export function keysOf(values: Iterable<Value>, tag: ValueTag): string[] {
 
 /**
  * Slots hold values. Naming: `<moduleKey>.<name>` a package-level name, `<typeKey>.<field>` a field or method of a
- * type, `<litId>.<prop>` a literal's property, `<fnId>#p<i>` a parameter, `<fnId>#ret` a result, `<fnId>#this` the
- * receiver, `<fnId>$<name>` a local variable, `<fnId>~<n>` a temporary. A string built any other way is no slot.
+ * type, `<litId>.<prop>` a literal's property, `<fnId>#p<i>` a parameter, `<fnId>#ret` a result (`#ret<i>` the
+ * i-th of several, from 1), `<fnId>#this` the receiver, `<fnId>$<name>` a local variable, `<fnId>~<n>` a temporary.
+ * A string built any other way is no slot.
  */
 export type Slot =
   | `${string}.${string}`
   | `${string}#p${number}`
   | `${string}#ret`
+  | `${string}#ret${number}`
   | `${string}#this`
   | `${string}$${string}`
   | `${string}~${number}`;
@@ -54,8 +56,8 @@ export type Constraint =
   | { c: "load"; dst: Slot; base: Slot; field: string }
   /** v.field ⊇ src for every v in base */
   | { c: "store"; base: Slot; field: string; src: Slot }
-  /** for every function in callee: its parameters ⊇ args, ret ⊇ its result */
-  | { c: "call"; callee: Slot; args: Slot[]; ret: Slot }
+  /** for every function in callee: its parameters ⊇ args, ret ⊇ its result, more[i] ⊇ its result i + 1 (Go) */
+  | { c: "call"; callee: Slot; args: Slot[]; ret: Slot; more?: Slot[] }
   /** for every class in cls: ret ⊇ an instance, and its constructor is called with args */
   | { c: "new"; cls: Slot; args: Slot[]; ret: Slot };
 

@@ -15,7 +15,7 @@ export class PointsTo {
   private readonly copies = new Map<Slot, Set<Slot>>();
   private readonly loads = new Map<Slot, { dst: Slot; field: string }[]>();
   private readonly stores = new Map<Slot, { field: string; src: Slot }[]>();
-  private readonly calls = new Map<Slot, { args: Slot[]; ret: Slot }[]>();
+  private readonly calls = new Map<Slot, { args: Slot[]; ret: Slot; more?: Slot[] }[]>();
   private readonly news = new Map<Slot, { args: Slot[]; ret: Slot }[]>();
   private readonly work: [Slot, Value][] = [];
 
@@ -46,8 +46,8 @@ export class PointsTo {
         for (const v of this.valuesOf(k.base)) this.onStore(v, k.field, k.src);
         break;
       case "call":
-        push(this.calls, k.callee, { args: k.args, ret: k.ret });
-        for (const v of this.valuesOf(k.callee)) this.onCall(v, k.args, k.ret);
+        push(this.calls, k.callee, { args: k.args, ret: k.ret, more: k.more });
+        for (const v of this.valuesOf(k.callee)) this.onCall(v, k.args, k.ret, k.more);
         break;
       case "new":
         push(this.news, k.cls, { args: k.args, ret: k.ret });
@@ -83,11 +83,12 @@ export class PointsTo {
     if (to) this.addEdge(src, to);
   }
 
-  private onCall(v: Value, args: Slot[], ret: Slot): void {
+  private onCall(v: Value, args: Slot[], ret: Slot, more?: Slot[]): void {
     const fn = keyOf(v, "f");
     if (fn === undefined) return;
     args.forEach((a, i) => this.addEdge(a, `${fn}#p${i}`));
     this.addEdge(`${fn}#ret`, ret);
+    more?.forEach((r, i) => this.addEdge(`${fn}#ret${i + 1}`, r));
   }
 
   private onNew(v: Value, args: Slot[], ret: Slot): void {
@@ -103,7 +104,7 @@ export class PointsTo {
       for (const dst of this.copies.get(slot) ?? []) this.addValue(dst, v);
       for (const l of this.loads.get(slot) ?? []) this.onLoad(v, l.dst, l.field);
       for (const s of this.stores.get(slot) ?? []) this.onStore(v, s.field, s.src);
-      for (const c of this.calls.get(slot) ?? []) this.onCall(v, c.args, c.ret);
+      for (const c of this.calls.get(slot) ?? []) this.onCall(v, c.args, c.ret, c.more);
       for (const n of this.news.get(slot) ?? []) this.onNew(v, n.args, n.ret);
     }
   }

@@ -14,14 +14,9 @@ export abstract class GoStatementReader extends GoExpressionReader {
       case "var_declaration":
         for (const spec of node.descendantsOfType("var_spec")) this.varSpec(spec, (name) => this.declare(name));
         return;
-      case "return_statement": {
-        const list = node.namedChildren[0];
-        const first = list?.type === "expression_list" ? list.namedChildren[0] : list;
-        const slot = first ? this.expr(first) : undefined;
-        for (const other of list?.type === "expression_list" ? list.namedChildren.slice(1) : []) this.expr(other);
-        if (slot) this.facts.constraints.push({ c: "copy", dst: `${this.scope!.fn.id}#ret`, src: slot });
+      case "return_statement":
+        this.returnStatement(node);
         return;
-      }
       case "for_statement": {
         const scope = this.scope!;
         scope.fn.loops.push([node.startPosition.row + 1, node.endPosition.row + 1]);
@@ -78,6 +73,25 @@ export abstract class GoStatementReader extends GoExpressionReader {
     });
   }
 
+  /** `return ctrl, queue, nil`: each result to its own slot (#ret, #ret1, ...), as a caller's `a, q, err := f()`. */
+  private returnStatement(node: Node): void {
+    const list = node.namedChildren[0];
+    const results = list?.type === "expression_list" ? list.namedChildren : list ? [list] : [];
+    const fn = this.scope!.fn.id;
+    results.forEach((r, i) => {
+      const slot = this.expr(r);
+      if (slot) this.facts.constraints.push({ c: "copy", dst: i === 0 ? `${fn}#ret` : `${fn}#ret${i}`, src: slot });
+    });
+  }
+
+  /** Slots for a call's results after the first, set on the call's constraint (the one whose result is `ret`). */
+  private moreResults(ret: Slot | undefined, count: number): Slot[] {
+    const call = this.facts.constraints.findLast((k) => k.c === "call" && k.ret === ret);
+    if (!call || call.c !== "call") return [];
+    call.more = Array.from({ length: count }, () => this.temp());
+    return call.more;
+  }
+
   protected assignment(node: Node): void {
     const scope = this.scope!;
     const left = node.childForFieldName("left");
@@ -88,9 +102,11 @@ export abstract class GoStatementReader extends GoExpressionReader {
     const [rhsSlots, rhsIdents] = this.collect(() => rights.map((r) => this.expr(r)));
     const rhsCall = rights.length === 1 && rights[0] ? this.lastCallId : undefined;
     const rhsIsCall = rights.length === 1 && rights[0]?.type === "call_expression";
+    // `a, q, err := f()`: each name gets its own result of f (a queue is often the second).
+    const more = rhsIsCall && lefts.length > 1 ? this.moreResults(rhsSlots[0], lefts.length - 1) : [];
+    const sources = rights.length === lefts.length ? rhsSlots : [rhsSlots[0], ...more];
     lefts.forEach((l, i) => {
-      // `a, b := f()`: the first result is the one that matters for queues, informers and watches.
-      const src = rights.length === lefts.length ? rhsSlots[i] : i === 0 ? rhsSlots[0] : undefined;
+      const src = sources[i];
       const rhsNode = rights.length === lefts.length ? rights[i] : rights[0];
       if (l.type === "identifier") {
         if (l.text === "_") return;

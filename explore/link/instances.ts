@@ -35,7 +35,7 @@ function parentOf(v: Value): Value | undefined {
 
 /** The function a local, a temporary or a parameter belongs to (`<fn>$x`, `<fn>~3`, `<fn>#p0`), or undefined. */
 export function fnOfLocal(slot: Slot): string | undefined {
-  return /^(.*?)(?:\$[^$~#.]*|~\d+|#p\d+|#ret|#this)$/.exec(slot)?.[1];
+  return /^(.*?)(?:\$[^$~#.]*|~\d+|#p\d+|#ret\d*|#this)$/.exec(slot)?.[1];
 }
 
 /** An object, the function that made it, and what its fields are set from there. */

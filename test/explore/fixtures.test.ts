@@ -232,7 +232,8 @@ function checkGolden(file: string, actual: string): void {
 // (Go) or passed to one class by two factories (TypeScript), one reconciler type built per controller by a helper, a
 // field indexer two of three controllers set up, kinds written as new(T), and a repository's own builder wrapped around
 // controller-runtime's (one controller per call of its constructor, the Reconcile passed at that call), and handlers
-// built as nested generic value structs by shared constructors (each call's copy runs only the function passed there).
+// built as nested generic value structs by shared constructors (each call's copy runs only the function passed there),
+// and a queue returned as a constructor's second result.
 test("there is an explore fixture for each pattern explore is held to", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
@@ -246,6 +247,7 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "go-helper-reconcilers",
     "go-inline-work",
     "go-interface-dispatch",
+    "go-multi-results",
     "go-new-kind",
     "go-reconciler-per-call",
     "go-shared-constructor",
