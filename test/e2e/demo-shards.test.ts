@@ -57,18 +57,26 @@ test("demo --shards 3: three replicas split the clusters; one killed, the others
   const takeover = Number(/ranges taken over at ([\d.]+) s/.exec(out)?.[1]);
   const orphansReady = Number(new RegExp(`${victim}'s \\d+ clusters Ready with 2 in ([\\d.]+) s`).exec(out)?.[1]);
   // Its last renewal was at most a retry period (2 s) before the kill, and its Lease lasts 15 s: nobody may start its
-  // clusters before that, however fast the others are.
+  // clusters before that, however fast the others are. (The survivors publish the ranges they took in their Leases at
+  // their next renewal, which may come after they converged the clusters: both are held to the Lease, not each other.)
   assert.ok(takeover >= 13, `its ranges were taken only after its Lease lapsed: ${takeover} s`);
-  assert.ok(orphansReady >= takeover, `its clusters converged after the takeover: ${orphansReady} s`);
+  assert.ok(orphansReady >= 13, `its clusters converged only after its Lease lapsed: ${orphansReady} s`);
 
   const after = table(out, "== who reconciles which now");
   assert.deepEqual([...after.keys()].sort(), [...before.keys()].filter((r) => r !== victim).sort());
   assert.deepEqual([...after.values()].flatMap((r) => r.clusters).sort(), all, "every cluster held by a survivor");
-  for (const [replica, row] of after) {
-    assert.equal(row.metric, row.clusters.length, `${replica}'s metric agrees`);
-    for (const kept of before.get(replica)!.clusters)
-      assert.ok(row.clusters.includes(kept), `${replica} keeps ${kept}: only the killed replica's clusters move`);
-  }
+  // The killed replica's clusters move; the survivors keep nearly all of theirs. Buckets are assigned with bounded load
+  // (at most ⌈256/N⌉ each), so a leave may also move a few buckets between survivors (docs/sharding.md: a leaver hands
+  // over mostly its own): on average a few percent of the space, so with a dozen clusters at most a quarter move.
+  const survivorsBefore = [...after.keys()].flatMap((replica) =>
+    before.get(replica)!.clusters.map((c) => [replica, c]),
+  );
+  const moved = survivorsBefore.filter(([replica, c]) => !after.get(replica!)!.clusters.includes(c!));
+  for (const [replica, row] of after) assert.equal(row.metric, row.clusters.length, `${replica}'s metric agrees`);
+  assert.ok(
+    moved.length <= Math.max(1, Math.floor(survivorsBefore.length / 4)),
+    `survivors keep nearly all their clusters; moved between them: ${moved.map(([r, c]) => `${c} from ${r}`).join(", ")}`,
+  );
   assert.match(out, /== done: 3 replicas split 12 MySQLClusters, one killed, every cluster converged/);
   assert.doesNotMatch(out, /FAILED/);
 });
