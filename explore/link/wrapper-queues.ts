@@ -105,6 +105,11 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
     return this.wrapperBuilders.has(f.id);
   }
 
+  /** The wrapper constructors a call of callee may run. */
+  private wrapperConstructorsAt(callee: Slot): string[] {
+    return this.fnsAt(callee).filter((id) => this.isWrapperConstructor(this.fns.get(id)!));
+  }
+
   /**
    * The wrapper type a call constructs (a call of a free function returning a wrapper it or its callees made), if any.
    * A method that returns what another call built (a builder's `Complete()` returning `NewController(...)`) hands a
@@ -129,7 +134,7 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
     const obj = `${w.type.key}@${call.id}`;
     const out: Constraint[] = [{ c: "alloc", dst: call.ret, v: `o|${obj}` }];
     const fromParam = new Map<string, number>();
-    for (const ctor of this.fnsAt(call.callee).filter((id) => this.isWrapperConstructor(this.fns.get(id)!)))
+    for (const ctor of this.wrapperConstructorsAt(call.callee))
       for (const [field, index] of this.fieldsFromParams(ctor)) fromParam.set(field, index);
     for (const name of new Set([...(w.type.fields ?? []), ...w.type.methods])) {
       const slot: Slot = `${obj}.${name}`;
@@ -184,7 +189,7 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
    * its own: recorded for the given queue's workers. False for a site whose constructor makes the queue.
    */
   protected givenQueue(call: CallFact, w: WrapperType): boolean {
-    for (const ctor of this.fnsAt(call.callee).filter((id) => this.isWrapperConstructor(this.fns.get(id)!))) {
+    for (const ctor of this.wrapperConstructorsAt(call.callee)) {
       const param = this.fieldsFromParams(ctor).get(w.field);
       if (param === undefined || !call.args[param]) continue;
       this.givenQueueSites.set(call.id, { wrapper: w, param });
@@ -239,7 +244,7 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
     const w = this.wrapperSites.get(siteId);
     const site = this.queueCalls.get(siteId);
     if (!w || !site) return undefined;
-    const ctor = this.fnsAt(site.callee).find((id) => this.isWrapperConstructor(this.fns.get(id)!));
+    const ctor = this.wrapperConstructorsAt(site.callee)[0];
     const inner = ctor
       ? this.callsIn(this.region(ctor)).find((c) => c.qualifier?.endsWith("/util/workqueue") && /Queue/.test(c.method))
       : undefined;
