@@ -2,7 +2,8 @@
 // as test/e2e/counting-kube.ts does, but a LIST's bytes are counted after the list was handed on, a thousand items at
 // a time with a turn of the event loop between: one JSON.stringify of a 50,000-object list holds a member's event
 // loop for a third of a second or more (its Lease renewals with it), which the operator itself never does.
-import type { KubeClient, KubernetesObject } from "@crdgen/runtime/client";
+import type { KubeClient } from "@crdgen/runtime/client";
+import { countingKube as countingKubeWith } from "../test/e2e/counting-kube.js";
 
 const CHUNK = 1000;
 
@@ -21,28 +22,7 @@ async function countList(list: { items?: unknown }, counter: { bytes: number }):
   counter.bytes += bytes;
 }
 
-/** The API server as the member sees it, counting the JSON bytes of LISTs and watch events of one kind (by plural). */
+/** countingKube of the e2e tests, with each LIST counted in chunks after it was handed on. */
 export function countingKube(inner: KubeClient, counter: { bytes: number }, plural = "mysqlclusters"): KubeClient {
-  const primary = (path: string) => path.endsWith(`/${plural}`);
-  return {
-    get defaultNamespace() {
-      return inner.defaultNamespace;
-    },
-    close: () => inner.close(),
-    async request<T>(opts: Parameters<KubeClient["request"]>[0]): Promise<T> {
-      const result = await inner.request<T>(opts);
-      if (opts.method === "GET" && primary(opts.path)) void countList(result as { items?: unknown }, counter);
-      return result;
-    },
-    watch<T extends KubernetesObject>(opts: Parameters<KubeClient["watch"]>[0]) {
-      const events = inner.watch<T>(opts);
-      if (!primary(opts.path)) return events;
-      return (async function* () {
-        for await (const event of events) {
-          counter.bytes += JSON.stringify(event).length;
-          yield event;
-        }
-      })();
-    },
-  };
+  return countingKubeWith(inner, counter, plural, (list, c) => void countList(list as { items?: unknown }, c));
 }
