@@ -67,7 +67,10 @@ function runs(sources: GoSource[], workers: number, busyHere: number): GoSource[
 
 function readInWorker(sources: GoSource[], modules: GoModule[]): Promise<GoFileResult[]> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL("./read-worker.js", import.meta.url), { workerData: { sources, modules } });
+    const worker = new Worker(new URL("./read-worker.js", import.meta.url), {
+      workerData: { sources, modules },
+      execArgv: workerExecArgv(),
+    });
     worker.once("message", (message: { results: GoFileResult[] } | { error: string }) => {
       if ("error" in message) reject(new Error(message.error));
       else resolve(message.results);
@@ -75,6 +78,21 @@ function readInWorker(sources: GoSource[], modules: GoModule[]): Promise<GoFileR
     worker.once("error", reject);
     worker.once("exit", (code) => reject(new Error(`the Go reader's worker thread stopped (exit code ${code})`)));
   });
+}
+
+/**
+ * The node flags a worker may take over from this process: not `--input-type` or a script given with `-e`/`-p`, which
+ * make a worker started from a file fail (a tool driving explore from `node --input-type=module -e …` did).
+ */
+function workerExecArgv(): string[] {
+  const out: string[] = [];
+  const argv = process.execArgv;
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    if (/^(-e|-p|--eval|--print|--input-type)$/.test(flag)) i++;
+    else if (!/^(--input-type|--eval|--print)=/.test(flag)) out.push(flag);
+  }
+  return out;
 }
 
 /** The files' facts in file order, as if read one after the other. */
