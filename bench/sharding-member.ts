@@ -3,13 +3,16 @@
 // per reconcile ({r: [uid, start, end]}), and every 200 ms {held, bytes, synced} (the part of the hash space it
 // reconciles, bytes of its primary LIST/WATCH, whether its caches synced); on SIGUSR2 {heap, rss, cpuMs, loopMaxMs,
 // deadlineMissed} (V8 heap used after forced full GCs and peak RSS in MB, CPU time used in ms, the longest event-loop
-// delay seen, and how often the member let its buckets go because it could not renew its Lease in time).
+// delay seen, and how often the member let its buckets go because it could not renew its Lease in time), and with
+// BENCH_HEAP_SNAPSHOTS=<dir> a heap snapshot <dir>/<group>-<member>.heapsnapshot after that reading.
 // argv: kubeconfig member group
 import { controllerFor, loadKubeClient, newLogger, runManager } from "@crdgen/runtime";
 import { shardingFor } from "@crdgen/runtime/manager";
 import type { ResourceDescriptor } from "@crdgen/runtime/client";
 import { HASH_SPACE } from "@crdgen/runtime/sharding";
+import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { writeHeapSnapshot } from "node:v8";
 import { countingKube } from "./sharding-counting-kube.js";
 
 const [kubeconfig, member, group] = process.argv.slice(2);
@@ -76,6 +79,8 @@ process.on("SIGUSR2", () => {
     loopMaxMs: loopDelay.max / 1e6,
     deadlineMissed,
   });
+  const snapshots = process.env["BENCH_HEAP_SNAPSHOTS"];
+  if (snapshots) writeHeapSnapshot(path.join(snapshots, `${group}-${member}.heapsnapshot`));
 });
 try {
   await runManager([controller], {

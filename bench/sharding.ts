@@ -4,6 +4,10 @@
 // peak RSS, per-member bytes of the primary LIST/WATCH, double (overlapping) and missed reconciles. With 3 members:
 // rebalance after a kill -9 (until the others hold the whole space, and until they reconciled the lost objects) and
 // after a join. BENCH_SHARDING_GATE=off runs with ShardedListAndWatch off (the client filters).
+// BENCH_OBJECT_SHAPE=reconciled creates the objects as the sample operator's reconciles leave them (status, conditions,
+// labels, kubectl's annotation: bench/sharding-shapes.ts) instead of spec-only ones; BENCH_MEMBER_COUNTS (default
+// "1,2,3", starting with 1) picks the member counts; BENCH_REBALANCE=off leaves the kill and join out;
+// BENCH_HEAP_SNAPSHOTS=<dir> has every member write a heap snapshot there after its heap reading.
 // Heap: each member's V8 heap used right after forced full GCs (node --expose-gc), taken once every object was
 // reconciled and the members hold the whole hash space. Before the objects are made, one member runs on the empty
 // cluster: its heap is the fixed part every member pays (imports, client, informer, metrics) whatever its share.
@@ -14,13 +18,25 @@ import os from "node:os";
 import path from "node:path";
 import readline from "node:readline";
 import { compiledDir, repoRoot, resultsDir } from "./paths.js";
+import { createObject, objectShape } from "./sharding-shapes.js";
 
 const N = Number(process.env["BENCH_OBJECTS"] ?? 10_000);
 const GATE = process.env["BENCH_SHARDING_GATE"] !== "off";
+const SHAPE = objectShape();
+const MEMBER_COUNTS = memberCounts(process.env["BENCH_MEMBER_COUNTS"] ?? "1,2,3");
+const REBALANCE = process.env["BENCH_REBALANCE"] !== "off";
 const LEASE_MS = 4_000;
 /** Waits that grow with the object count (reconciling 100,000 at 2 ms each takes minutes on one member). */
 const scaled = (ms: number) => Math.max(ms, N * 20);
 const memberScript = path.join(compiledDir, "sharding-member.js");
+
+/** "1,3" → [1, 3]: the first must be 1 (the others are compared with it), each a positive integer. */
+function memberCounts(value: string): number[] {
+  const counts = value.split(",").map((x) => Number(x.trim()));
+  if (counts[0] !== 1 || counts.some((c) => !Number.isInteger(c) || c < 1))
+    throw new Error(`BENCH_MEMBER_COUNTS must be positive integers starting with 1, e.g. "1,3", not "${value}"`);
+  return counts;
+}
 
 interface Memory {
   heap: number;
@@ -248,19 +264,7 @@ async function createObjects(kube: import("@crdgen/runtime/client").KubeClient):
   const started = performance.now();
   let next = 0;
   const worker = async () => {
-    while (next < N) {
-      const i = next++;
-      await kube.request({
-        method: "POST",
-        path: "/apis/example.com/v1/namespaces/default/mysqlclusters",
-        body: {
-          apiVersion: "example.com/v1",
-          kind: "MySQLCluster",
-          metadata: { name: `mysql-${String(i).padStart(6, "0")}` },
-          spec: { replicas: 1, version: "8.0.36" },
-        },
-      });
-    }
+    while (next < N) await createObject(kube, SHAPE, next++);
   };
   await Promise.all(Array.from({ length: 50 }, worker));
   return performance.now() - started;
@@ -271,7 +275,7 @@ const s = (ms: number) => (ms / 1000).toFixed(1);
 
 const list = (xs: number[], f: (x: number) => string) => xs.map(f).join(", ");
 
-function markdown(runs: Run[], r: Rebalance, createMs: number, fixed: Memory): string {
+function markdown(runs: Run[], r: Rebalance | undefined, createMs: number, fixed: Memory): string {
   const one = runs[0]!;
   const oneHeap = Math.max(...one.heapMB);
   const oneCache = oneHeap - fixed.heap;
@@ -279,7 +283,7 @@ function markdown(runs: Run[], r: Rebalance, createMs: number, fixed: Memory): s
   const lines = [
     `# Sharding benchmark (${new Date().toISOString().slice(0, 10)})`,
     "",
-    `${N} MySQLClusters (created in ${s(createMs)} s), reconcile ${process.env["BENCH_RECONCILE_MS"] ?? 2} ms of CPU, ` +
+    `${N} MySQLClusters, ${SHAPE} (created in ${s(createMs)} s), reconcile ${process.env["BENCH_RECONCILE_MS"] ?? 2} ms of CPU, ` +
       `4 workers per member, Lease 4 s / renew 3 s / retry 0.5 s; ShardedListAndWatch ${GATE ? "on" : "off"}; ` +
       `${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? "?"}), Node ${process.version}.`,
     "",
@@ -303,10 +307,15 @@ function markdown(runs: Run[], r: Rebalance, createMs: number, fixed: Memory): s
             (x) => x.toFixed(2),
           )} of the single member's, for shares ${list(three.held, (h) => h.toFixed(3))}.`
         : ""),
-    "",
-    `Rebalance with 3 members: after kill -9 the other two held the whole space ${s(r.killHeldMs)} s later ` +
-      `(Lease ${LEASE_MS / 1000} s) and had reconciled the killed member's objects ${s(r.killReconciledMs)} s later; ` +
-      `a fourth member held its share ${s(r.joinHeldMs)} s after it started; ${r.doubles} overlapping reconciles.`,
+    ...(r
+      ? [
+          "",
+          `Rebalance with 3 members: after kill -9 the other two held the whole space ${s(r.killHeldMs)} s later ` +
+            `(Lease ${LEASE_MS / 1000} s) and had reconciled the killed member's objects ${s(r.killReconciledMs)} s ` +
+            `later; a fourth member held its share ${s(r.joinHeldMs)} s after it started; ${r.doubles} overlapping ` +
+            `reconciles.`,
+        ]
+      : []),
   ];
   return `${lines.join("\n")}\n`;
 }
@@ -327,20 +336,20 @@ export async function shardingScenario(): Promise<void> {
     console.error(`creating ${N} MySQLClusters ...`);
     const createMs = await createObjects(plane.kubeClient());
     const runs: Run[] = [];
-    for (const count of [1, 2, 3]) {
+    for (const count of MEMBER_COUNTS) {
       console.error(`${count} member(s) ...`);
       runs.push(await runMembers(plane.kubeconfigPath, count));
       console.error(JSON.stringify(runs.at(-1)));
     }
-    console.error("rebalance ...");
-    const r = await rebalance(plane.kubeconfigPath);
+    if (REBALANCE) console.error("rebalance ...");
+    const r = REBALANCE ? await rebalance(plane.kubeconfigPath) : undefined;
     const md = markdown(runs, r, createMs, fixed);
     process.stdout.write(md);
     const date = new Date().toISOString().slice(0, 10);
     const suffix = process.env["BENCH_RESULT_SUFFIX"] ?? (GATE ? "" : "-gate-off");
     await writeFile(
       path.join(resultsDir, `sharding-${date}${suffix}.json`),
-      `${JSON.stringify({ objects: N, gate: GATE, createMs, fixed, runs, rebalance: r }, null, 2)}\n`,
+      `${JSON.stringify({ objects: N, shape: SHAPE, gate: GATE, createMs, fixed, runs, rebalance: r }, null, 2)}\n`,
     );
     await writeFile(path.join(resultsDir, `sharding-${date}${suffix}.md`), md);
   } finally {
