@@ -5,10 +5,12 @@
 //
 //   npm run bench:explore-accuracy -- --checkouts <dir>            (each key's repo checked out at <dir>/<repo>)
 //   npm run bench:explore-accuracy -- --checkouts <dir> --crdgen <other crdgen root> --label before cert-manager
+//   npm run bench:explore-accuracy -- --checkouts <dir> path/to/new-key.json      (a key being written, by its path)
 //
 // A checkout is the key's commit (`git archive <commit>`); the key names the folder explore runs on. Time and memory
 // are GNU time's for the whole `crdgen explore` process tree (the Go program included): wall, CPU (user + system)
-// and the largest peak RSS. Results: a table on stdout and bench/results/explore-accuracy-<date>[-<label>].{md,json}.
+// and the largest peak RSS. A repo whose explore exits non-zero is scored as finding nothing and marked failed.
+// Results: a table on stdout and bench/results/explore-accuracy-<date>[-<label>].{md,json}.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -31,6 +33,8 @@ interface Usage {
 interface RepoRun {
   key: AnswerKey;
   score: RepoScore;
+  /** Why `crdgen explore` gave no result (it exited non-zero): the repo is scored as finding nothing. */
+  failed?: string;
   frontEnd: string;
   usage: Usage;
   blockLines: number[];
@@ -40,7 +44,7 @@ interface RepoRun {
 const TIME = "/usr/bin/time";
 
 /** One `crdgen explore` process under GNU time: its stdout and what the whole process tree used. */
-function runExplore(crdgen: string, dir: string, args: string[]): { stdout: string; usage: Usage } {
+function runExplore(crdgen: string, dir: string, args: string[]): { stdout: string; usage: Usage; failed?: string } {
   const load = os.loadavg()[0]!;
   const argv = [path.join(crdgen, "bin", "crdgen.js"), "explore", dir, ...args];
   const timed = existsSync(TIME);
@@ -49,17 +53,26 @@ function runExplore(crdgen: string, dir: string, args: string[]): { stdout: stri
     ? spawnSync(TIME, ["-f", "TIME %e %U %S %M", process.execPath, ...argv], { encoding: "utf8", maxBuffer: 1 << 30 })
     : spawnSync(process.execPath, argv, { encoding: "utf8", maxBuffer: 1 << 30 });
   const wall = Number(process.hrtime.bigint() - started) / 1e9;
-  if (run.status !== 0) throw new Error(`crdgen explore ${dir} failed (${String(run.status)}): ${run.stderr}`);
   const m = /TIME ([\d.]+) ([\d.]+) ([\d.]+) (\d+)/.exec(run.stderr);
   const usage = m
     ? { wallS: Number(m[1]), cpuS: Number(m[2]) + Number(m[3]), rssMb: Number(m[4]) / 1024, load }
     : { wallS: wall, cpuS: NaN, rssMb: NaN, load };
+  if (run.status !== 0) {
+    // One repo that crashes explore is a result (nothing found), not the end of the measurement.
+    const reason = run.stderr.split("\n").find((l) => l.trim() && !l.startsWith("TIME ") && !l.startsWith("Command "));
+    console.error(`crdgen explore ${dir} failed (${String(run.status)}):\n${run.stderr}`);
+    return { stdout: "", usage, failed: `exit ${String(run.status)}: ${reason?.trim() ?? "no message"}` };
+  }
   return { stdout: run.stdout, usage };
 }
 
 function runRepo(key: AnswerKey, checkout: string, crdgen: string, extra: string[]): RepoRun {
   const dir = path.join(checkout, key.root);
   const json = runExplore(crdgen, dir, ["--format", "json", ...extra]);
+  if (json.failed !== undefined) {
+    const score = scoreRepo(key, { controllers: [] });
+    return { key, score, failed: json.failed, frontEnd: "-", usage: json.usage, blockLines: [], textLines: 0 };
+  }
   const result = JSON.parse(json.stdout) as ExploreResult;
   const text = runExplore(crdgen, dir, extra).stdout;
   return {
@@ -160,10 +173,16 @@ function markdown(runs: RepoRun[], label: string, crdgen: string): string {
     "| repo | keyed | found | complete | reported | process right | process among | wrong kinds | foreign watches | " +
     "missed kinds | `?` kinds | lines/controller max / median | wall / CPU / peak RSS |\n" +
     "|---|---|---|---|---|---|---|---|---|---|---|---|---|";
-  const rows = runs.map((r) => summaryRow(`${r.key.repo}@${r.key.commit.slice(0, 10)} \`${r.key.root}\``, [r]));
+  const rows = runs.map((r) =>
+    summaryRow(`${r.key.repo}@${r.key.commit.slice(0, 10)} \`${r.key.root}\`${r.failed ? " (explore failed)" : ""}`, [
+      r,
+    ]),
+  );
   const sections = runs.map(
     (r) =>
-      `### ${r.key.repo} (${r.key.url}, ${r.key.commit})\n\nFront end: ${r.frontEnd}. Text report: ${r.textLines} ` +
+      `### ${r.key.repo} (${r.key.url}, ${r.key.commit})\n\n` +
+      (r.failed ? `**crdgen explore failed** (${r.failed}); scored as finding nothing. ` : "") +
+      `Front end: ${r.frontEnd}. Text report: ${r.textLines} ` +
       `lines. Load average before the run: ${r.usage.load.toFixed(1)}.\n\n${failures(r).join("\n") || "No failures."}`,
   );
   const built = crdgen === repoRoot ? "this checkout" : `the build at --crdgen ${path.basename(crdgen)}`;
@@ -205,10 +224,12 @@ async function main(): Promise<void> {
   const extra = values["no-go-types"] ? ["--no-go-types"] : [];
   const runs: RepoRun[] = [];
   for (const name of names) {
-    const key = JSON.parse(readFileSync(path.join(keysDir, `${name}.json`), "utf8")) as AnswerKey;
+    // A name is a key in bench/explore-accuracy/, or the path of a key file being written (`my/kubevirt.json`).
+    const file = name.endsWith(".json") ? name : path.join(keysDir, `${name}.json`);
+    const key = JSON.parse(readFileSync(file, "utf8")) as AnswerKey;
     const run = runRepo(key, path.join(checkouts, key.repo), values.crdgen, extra);
     runs.push(run);
-    console.log(summaryRow(key.repo, [run]));
+    console.log(summaryRow(`${key.repo}${run.failed ? " (explore failed)" : ""}`, [run]));
   }
   console.log(summaryRow("total", runs));
   const md = markdown(runs, values.label, values.crdgen);

@@ -198,7 +198,7 @@ function scoreController(k: KeyController, c: Controller | undefined, all: KeyCo
   };
 }
 
-export function scoreRepo(key: AnswerKey, result: ExploreResult): RepoScore {
+export function scoreRepo(key: AnswerKey, result: Pick<ExploreResult, "controllers">): RepoScore {
   const paired = pair(result.controllers, key.controllers);
   const matched = new Set(paired.values());
   return {
