@@ -4,6 +4,7 @@
 // reconciles that hold a bucket until they finish.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { getEventListeners } from "node:events";
 import { FakeClock } from "@crdgen/runtime/testing";
 import { Registry } from "@crdgen/runtime/metrics";
 import { ApiError, newLogger } from "@crdgen/runtime";
@@ -339,4 +340,21 @@ test("run: a killed member's buckets are taken over just after its Lease expires
   assert.ok(after <= timings.leaseDurationMs + 300, `took over ${after} ms after reading b's last Lease`);
   stopA.abort();
   await Promise.all(runs);
+});
+
+test("renewals leave nothing on the member's long-lived signal (no AbortSignal.any dependants, no listeners)", async () => {
+  const g = new Group();
+  const a = g.add("a");
+  const stop = new AbortController();
+  for (let i = 0; i < 50; i++) {
+    await a.round(stop.signal);
+    g.clock.step(500);
+  }
+  assert.ok(a.heldRanges().length > 0, "a renewed and holds its buckets");
+  assert.equal(getEventListeners(stop.signal, "abort").length, 0);
+  // Node keeps every AbortSignal.any() result in each source's kDependantSignals, long-lived sources included
+  // (nodejs/node#55351): one entry per renewal that no GC releases.
+  const dependants = Object.getOwnPropertySymbols(stop.signal).find((s) => s.description === "kDependantSignals");
+  const set = dependants && (stop.signal as unknown as Record<symbol, Set<unknown> | undefined>)[dependants];
+  assert.equal(set?.size ?? 0, 0);
 });
