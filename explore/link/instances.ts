@@ -7,6 +7,7 @@
 import { type CallFact, type Constraint, type Slot, type Value, keysOf } from "../facts.js";
 import { fieldSlot } from "../points-to.js";
 import { ContextLinker } from "./contexts.js";
+import { appendAll } from "./lists.js";
 
 /** Between a type and the place of an object of it, and between an object and the call that made a copy of it. */
 const AT = "@@";
@@ -67,15 +68,18 @@ export abstract class InstanceLinker extends ContextLinker {
     }
     const made: Made[] = [];
     const out: Constraint[] = [];
+    const seen = new Set<Value>();
     for (const k of this.facts.constraints) {
       if (k.c === "alloc" && instanceType(k.v)) {
+        // (A literal the reader lowers into several temporaries is one object, its stores found through all of them.)
+        if (seen.has(k.v)) continue;
+        seen.add(k.v);
         const maker = fnOfLocal(k.dst);
         const fields = (stores.get(maker ?? "") ?? []).filter((s) => this.pts.valuesOf(s.base).has(k.v));
         if (maker) made.push({ obj: k.v, maker, fields });
-      } else if (k.c === "new") made.push(...this.newObjects(k, stores, out));
+      } else if (k.c === "new") appendAll(made, this.newObjects(k, stores, out));
     }
-    out.push(...this.perCallCopies(made));
-    return out;
+    return appendAll(out, this.perCallCopies(made));
   }
 
   /** `new C(args)`: an object of each class the callee may be, its fields what the constructor stores from `args`. */
@@ -116,10 +120,12 @@ export abstract class InstanceLinker extends ContextLinker {
     for (const c of this.facts.calls)
       for (const fn of this.fnsAt(c.callee)) if (makers.has(fn) && !this.isInternal(c.fn)) pushTo(sitesOf, fn, c);
     const byObject = new Map(made.map((m) => [m.obj, m]));
+    const copied = new Set<Value>();
     for (const m of returned) {
       const sites = sitesOf.get(m.maker) ?? [];
       if (sites.length < 2) continue;
-      for (const site of sites) out.push({ c: "alloc", dst: site.ret, v: this.copyAt(m, site, byObject, out, 0) });
+      for (const site of sites)
+        out.push({ c: "alloc", dst: site.ret, v: this.copyAt(m, site, byObject, out, copied, 0) });
     }
     return out;
   }
@@ -127,10 +133,21 @@ export abstract class InstanceLinker extends ContextLinker {
   /**
    * The copy of an object one call of its maker makes, its fields set from that call's arguments. An object the same
    * maker made and stored into one of its fields (`filtered{handler: blocking{workFunc: fn}}`) is copied for the call
-   * too: a value struct nested in another holds that call's function, not every caller's.
+   * too: a value struct nested in another holds that call's function, not every caller's. Each object is copied once
+   * per call (`copied`), however many of the maker's objects hold it: a literal nesting many others, read loosely,
+   * would otherwise be copied once per path to it.
    */
-  private copyAt(m: Made, site: CallFact, byObject: Map<Value, Made>, out: Constraint[], depth: number): Value {
+  private copyAt(
+    m: Made,
+    site: CallFact,
+    byObject: Map<Value, Made>,
+    out: Constraint[],
+    copied: Set<Value>,
+    depth: number,
+  ): Value {
     const copy: Value = `${m.obj}${AT}${site.id}`;
+    if (copied.has(copy)) return copy;
+    copied.add(copy);
     this.addInstance(copy);
     for (const f of m.fields) {
       const dst = fieldSlot(copy, f.field)!;
@@ -142,7 +159,7 @@ export abstract class InstanceLinker extends ContextLinker {
       if (param !== undefined) {
         if (site.args[param]) out.push({ c: "copy", dst, src: site.args[param] });
       } else if (inner.length && depth < 4)
-        for (const i of inner) out.push({ c: "alloc", dst, v: this.copyAt(i, site, byObject, out, depth + 1) });
+        for (const i of inner) out.push({ c: "alloc", dst, v: this.copyAt(i, site, byObject, out, copied, depth + 1) });
       else out.push({ c: "copy", dst, src: f.src });
     }
     return copy;

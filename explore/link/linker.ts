@@ -7,6 +7,8 @@ import { type CallFact, type Constraint, type Facts, type FnFact, keysOf } from 
 import { locOrder } from "../loc.js";
 import type { Controller } from "../model.js";
 import { PointsTo } from "../points-to.js";
+import { appendAll } from "./lists.js";
+import { perSiteResults } from "./per-site-results.js";
 import { TsOperatorLinker } from "./ts-operators.js";
 import type { WrapperType } from "./wrapper-queues.js";
 import { OWN_ADD, OWN_GET } from "./vocabulary.js";
@@ -25,7 +27,7 @@ class Linker extends TsOperatorLinker {
     this.findQueueTypes();
     this.findWrapperTypes();
     this.findInternal();
-    const constraints = [...this.facts.constraints, ...this.promotions(), ...this.builderConstraints()];
+    let constraints = [...this.facts.constraints, ...this.promotions(), ...this.builderConstraints()];
     for (const call of this.facts.calls) {
       if (this.isInternal(call.fn)) continue;
       if (this.isQueueConstructor(call)) {
@@ -37,10 +39,13 @@ class Linker extends TsOperatorLinker {
         constraints.push({ c: "alloc", dst: call.ret, v: `i|${call.id}` });
       }
     }
-    this.constraintsSolved = constraints;
     this.pts = new PointsTo(constraints);
+    // A helper returning what its parameter returns gives each call its own result (per-site-results.ts).
+    const perSite = perSiteResults(constraints, this.pts);
+    if (perSite !== constraints) this.pts = new PointsTo((constraints = perSite));
+    this.constraintsSolved = constraints;
     const objects = this.objectConstraints();
-    constraints.push(...objects);
+    appendAll(constraints, objects);
     // Constructors of own queue types (queue.New(100) returning a *Queue) are known only once values flow: add them and
     // solve again.
     let more = objects.length > 0;
@@ -49,7 +54,7 @@ class Linker extends TsOperatorLinker {
       // A wrapper queue's constructor: each call is a queue of its own (also one its name already made a queue).
       const wrapper = this.wrapperBuiltBy(call);
       if (wrapper) {
-        constraints.push(...this.wrapperSite(call, wrapper));
+        appendAll(constraints, this.wrapperSite(call, wrapper));
         more = true;
         continue;
       }
@@ -108,7 +113,7 @@ class Linker extends TsOperatorLinker {
   private solveSetters(constraints: Constraint[]): void {
     const setters = this.setterConstraints();
     if (setters.length === 0) return;
-    constraints.push(...setters);
+    appendAll(constraints, setters);
     this.pts = new PointsTo(constraints);
     this.forgetObjectReads();
   }

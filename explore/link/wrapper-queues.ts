@@ -4,6 +4,7 @@
 import { type CallFact, type Constraint, type FnFact, type Slot, type TypeFact, keyOf, keysOf } from "../facts.js";
 import type { Worker } from "../model.js";
 import type { Receivers } from "./instances.js";
+import { appendAll } from "./lists.js";
 import { WorkerLinker } from "./workers.js";
 import { ADD_METHODS, GET_METHODS } from "./vocabulary.js";
 
@@ -178,7 +179,7 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
       for (const receivers of this.contextsOf(site.fn)) {
         if (!keysOf(this.precise(site.args[param], receivers), "q").includes(queueId)) continue;
         const passed = new Set(site.args.flatMap((a) => keysOf(this.precise(a, receivers), "f")));
-        out.push(...this.workersWith(wrapper, passed, queueId, producersByQueue));
+        appendAll(out, this.workersWith(wrapper, passed, queueId, producersByQueue));
       }
     }
     return out;
