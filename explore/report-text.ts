@@ -55,27 +55,7 @@ function controllerBlock(c: Controller): string[] {
   lines.push(`  queue      ${name ? `${name}  ` : ""}${at(q.loc)}`);
   lines.push(`    type       ${q.type}`);
   lines.push(`    limiter    ${q.rateLimiter}`);
-  for (const s of c.sources) {
-    const where = s.loc ? `  ${at(s.loc)}` : "";
-    const or = (s.alternatives ?? []).map((a) => ` or ${a.via}${a.loc ? `  ${at(a.loc)}` : ""}`).join("");
-    lines.push(
-      `  watches    ${s.kind} via ${s.via}${where}${or}${s.registeredAt ? ` (handlers added at ${at(s.registeredAt)})` : ""}`,
-    );
-    for (const group of sameProducers(s.handlers)) {
-      const [h, ...alike] = group;
-      const events = group
-        .flatMap((g) => g.events)
-        .sort((a, b) => eventRank(a) - eventRank(b))
-        .join(",");
-      const others = alike.map((g) => `, ${g.fn.name} ${at(g.fn.loc)}`).join("");
-      lines.push(`    ${events.padEnd(16)} ${place(h!.fn)}${others}`);
-      for (const w of h!.wrappedBy ?? []) lines.push(`      wrapped by  ${place(w)}`);
-      for (const p of h!.producers) {
-        const via = p.via.length ? `  via ${p.via.map((v) => `${v.name} ${at(v.loc)}`).join(" → ")}` : "";
-        lines.push(`      ${p.text}  ${at(p.loc)}${via}`);
-      }
-    }
-  }
+  lines.push(...watchLines(c));
   const shown = new Map<string, number>();
   for (const w of c.workers) {
     // One controller's workers alike (a shared loop run per object of its type) are one block, counted.
@@ -97,6 +77,50 @@ function controllerBlock(c: Controller): string[] {
     if (w.forget.length) lines.push(`    forget     ${w.forget.map(at).join(", ")}`);
     for (const r of w.requeues) lines.push(`    requeue    ${r.method}  ${at(r.loc)}`);
     for (const e of w.enqueues ?? []) lines.push(`    enqueue    ${e.text}  ${at(e.loc)}  → queue ${at(e.queue)}`);
+  }
+  return lines;
+}
+
+/**
+ * The watches and their handlers. Watches handled alike (the same handler lines, as an operator's seven informers
+ * sharing one event handler) show the handlers once, under the first; the others name it.
+ */
+function watchLines(c: Controller): string[] {
+  const lines: string[] = [];
+  const handledAs = new Map<string, string>();
+  for (const s of c.sources) {
+    const where = s.loc ? `  ${at(s.loc)}` : "";
+    const or = (s.alternatives ?? []).map((a) => ` or ${a.via}${a.loc ? `  ${at(a.loc)}` : ""}`).join("");
+    const handling = handlerLines(s.handlers);
+    const key = handling.join("\n");
+    const first = handling.length > 1 ? handledAs.get(key) : undefined;
+    const added = s.registeredAt ? `handlers added at ${at(s.registeredAt)}` : "";
+    const notes = [added, first ? `handled as ${first}` : ""].filter(Boolean).join("; ");
+    lines.push(`  watches    ${s.kind} via ${s.via}${where}${or}${notes ? ` (${notes})` : ""}`);
+    if (first) continue;
+    const twice = c.sources.filter((o) => o.kind === s.kind).length > 1;
+    if (!handledAs.has(key)) handledAs.set(key, twice ? `${s.kind} ${at(s.registeredAt ?? s.loc)}` : s.kind);
+    lines.push(...handling);
+  }
+  return lines;
+}
+
+/** A watch's handler lines: each group of handlers putting the same keys on the queue, with its producers. */
+function handlerLines(handlers: Controller["sources"][number]["handlers"]): string[] {
+  const lines: string[] = [];
+  for (const group of sameProducers(handlers)) {
+    const [h, ...alike] = group;
+    const events = group
+      .flatMap((g) => g.events)
+      .sort((a, b) => eventRank(a) - eventRank(b))
+      .join(",");
+    const others = alike.map((g) => `, ${g.fn.name} ${at(g.fn.loc)}`).join("");
+    lines.push(`    ${events.padEnd(16)} ${place(h!.fn)}${others}`);
+    for (const w of h!.wrappedBy ?? []) lines.push(`      wrapped by  ${place(w)}`);
+    for (const p of h!.producers) {
+      const via = p.via.length ? `  via ${p.via.map((v) => `${v.name} ${at(v.loc)}`).join(" → ")}` : "";
+      lines.push(`      ${p.text}  ${at(p.loc)}${via}`);
+    }
   }
   return lines;
 }

@@ -53,6 +53,9 @@ type Facts struct {
 	// AddEventHandler calls in a method of the same name that hand on the method's own handler parameter: the
 	// registration is where that method is called, not here.
 	Forwarded []string `json:"forwarded"`
+	// Calls a type switch or type assertion on a parameter runs only for some kinds of object, or never for some
+	// (narrowing.go).
+	Narrowed map[string]Narrowing `json:"narrowed"`
 }
 
 type TypeRef struct {
@@ -138,7 +141,7 @@ func load(dir string) (*Facts, error) {
 		infos:    map[*types.Package]*types.Info{},
 		inits:    map[types.Object]ast.Expr{},
 		facts: &Facts{Dispatch: map[string][]string{}, Helpers: map[string]string{}, Errors: []string{},
-			InformerKinds: map[string]string{}, Forwarded: []string{}},
+			InformerKinds: map[string]string{}, Forwarded: []string{}, Narrowed: map[string]Narrowing{}},
 	}
 	for _, p := range pkgs {
 		if p.Module != nil && a.facts.Module == "" {
@@ -186,6 +189,8 @@ func load(dir string) (*Facts, error) {
 	a.findHelpers()
 	a.findInformerKinds()
 	step("informer kinds")
+	a.findNarrowing()
+	step("narrowing")
 	return a.facts, nil
 }
 
@@ -800,11 +805,13 @@ func (a *analysis) indexInits(info *types.Info, f *ast.File) {
 				}
 			}
 		case *ast.AssignStmt:
-			if d.Tok == token.DEFINE && len(d.Lhs) == len(d.Rhs) {
-				for i, lhs := range d.Lhs {
-					if id, ok := lhs.(*ast.Ident); ok && info.Defs[id] != nil {
-						a.inits[info.Defs[id]] = d.Rhs[i]
-					}
+			if d.Tok != token.DEFINE {
+				break
+			}
+			// x, err := f(): x is declared with f's first result (a tuple's first is what takesHandlers reads).
+			for i, lhs := range d.Lhs {
+				if id, ok := lhs.(*ast.Ident); ok && info.Defs[id] != nil && (len(d.Lhs) == len(d.Rhs) || i == 0) {
+					a.inits[info.Defs[id]] = d.Rhs[min(i, len(d.Rhs)-1)]
 				}
 			}
 		}
@@ -812,8 +819,12 @@ func (a *analysis) indexInits(info *types.Info, f *ast.File) {
 	})
 }
 
-// takesHandlers: a value of t (or what it points to) has a method AddEventHandler or Informer.
+// takesHandlers: a value of t (or what it points to) has a method AddEventHandler or Informer; of a call's results,
+// the first (informer, err := New...(gvr)).
 func takesHandlers(t types.Type) bool {
+	if tuple, ok := t.(*types.Tuple); ok && tuple.Len() > 0 {
+		t = tuple.At(0).Type()
+	}
 	if t == nil {
 		return false
 	}
@@ -888,8 +899,8 @@ func constString(info *types.Info, e ast.Expr) string {
 	return ""
 }
 
-// kindIn: the exported struct type of pkgs whose plural, lower-cased, is resource (widgets → Widget, policies →
-// Policy, ingresses → Ingress).
+// kindIn: the Kubernetes object type of pkgs (a struct embedding TypeMeta) whose plural, lower-cased, is resource
+// (widgets → Widget, policies → Policy, ingresses → Ingress, endpoints → Endpoints).
 func kindIn(pkgs []*types.Package, resource string) string {
 	if resource == "" {
 		return ""
@@ -897,14 +908,11 @@ func kindIn(pkgs []*types.Package, resource string) string {
 	for _, p := range pkgs {
 		for _, name := range p.Scope().Names() {
 			tn, ok := p.Scope().Lookup(name).(*types.TypeName)
-			if !ok || !tn.Exported() {
-				continue
-			}
-			if _, isStruct := tn.Type().Underlying().(*types.Struct); !isStruct {
+			if !ok || !tn.Exported() || objectKind(tn.Type()) == "" {
 				continue
 			}
 			lower := strings.ToLower(name)
-			plurals := []string{lower + "s", lower + "es"}
+			plurals := []string{lower, lower + "s", lower + "es"}
 			if strings.HasSuffix(lower, "y") {
 				plurals = append(plurals, strings.TrimSuffix(lower, "y")+"ies")
 			}

@@ -5,7 +5,7 @@
 // Without Go, or when the module cannot be loaded, explore reads Go by syntax alone and says why.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,6 +32,21 @@ export interface GoTypeFacts {
   informerKinds: Map<string, string>;
   /** Call ids of AddEventHandler calls forwarding a wrapper's own handler parameter (registered where it is called). */
   forwarded: Set<string>;
+  /** Call id → the kinds of object it runs for, or never runs for: a type switch on a parameter decides it. */
+  narrowed: Map<string, Narrowing>;
+}
+
+/** A call behind a type test of the object (`case *appsv1.StatefulSet:`): the kinds it runs only for, or never for. */
+export interface Narrowing {
+  only?: string[];
+  except?: string[];
+}
+
+/** Whether a call runs for objects of `kind` (a kind explore could not name runs everything). */
+export function runsFor(goTypes: GoTypeFacts | undefined, callId: string, kind: string): boolean {
+  const n = goTypes?.narrowed.get(callId);
+  if (!n || kind === "?") return true;
+  return (!n.only || n.only.includes(kind)) && !n.except?.includes(kind);
 }
 
 /** The typed facts, or why Go was read by syntax only. */
@@ -49,10 +64,18 @@ interface RawFacts {
   helpers: Record<string, string>;
   informerKinds?: Record<string, string>;
   forwarded?: string[] | null;
+  narrowed?: Record<string, Narrowing>;
 }
 
 const sourceDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "go-typed");
-const SOURCES = ["main.go", "go.mod", "go.sum"];
+/** The program's sources (every .go file of go-typed/, and its module files): a change to any rebuilds it. */
+const sources = () => [
+  ...readdirSync(sourceDir)
+    .filter((f) => f.endsWith(".go"))
+    .sort(),
+  "go.mod",
+  "go.sum",
+];
 
 /** The cache folder: CRDGEN_CACHE_DIR, else $XDG_CACHE_HOME/crdgen, else ~/.cache/crdgen (as controlplane/build.sh). */
 function cacheRoot(): string {
@@ -64,7 +87,7 @@ function cacheRoot(): string {
 export async function goTypesProgram(): Promise<string> {
   const { stdout: version } = await run("go", ["env", "GOVERSION"]);
   const hash = createHash("sha256").update(version.trim());
-  for (const f of SOURCES) hash.update(readFileSync(path.join(sourceDir, f)));
+  for (const f of sources()) hash.update(readFileSync(path.join(sourceDir, f)));
   const dir = path.join(cacheRoot(), "explore-go-types", hash.digest("hex").slice(0, 16));
   const binary = path.join(dir, "explore-go-types");
   if (existsSync(binary)) return binary;
@@ -92,6 +115,7 @@ export async function readGoTypes(dirs: string[], root: string): Promise<GoTypes
     helpers: new Set(),
     informerKinds: new Map(),
     forwarded: new Set(),
+    narrowed: new Map(),
   };
   let packages = 0;
   const errors: string[] = [];
@@ -134,6 +158,7 @@ function addFacts(facts: GoTypeFacts, raw: RawFacts, root: string): void {
 function addRegistrationFacts(facts: GoTypeFacts, raw: RawFacts, id: (place: string) => string): void {
   for (const [call, kind] of Object.entries(raw.informerKinds ?? {})) facts.informerKinds.set(id(call), kind);
   for (const call of raw.forwarded ?? []) facts.forwarded.add(id(call));
+  for (const [call, n] of Object.entries(raw.narrowed ?? {})) facts.narrowed.set(id(call), n);
 }
 
 function firstLine(error: unknown): string {

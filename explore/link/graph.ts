@@ -1,5 +1,5 @@
 // The facts indexed for the linker: functions, calls, callers and callees through points-to, closures, reachability.
-import type { GoTypeFacts } from "../go/typed.js";
+import { type GoTypeFacts, runsFor } from "../go/typed.js";
 import { type CallFact, type Facts, type FnFact, type Slot, type TypeFact, keysOf } from "../facts.js";
 import { locOrder } from "../loc.js";
 import type { Place } from "../model.js";
@@ -107,8 +107,18 @@ export abstract class LinkGraph {
     return fnIds.flatMap((id) => this.callsByFn.get(id) ?? []).sort((a, b) => locOrder(a.loc, b.loc));
   }
 
-  /** Functions reachable from `start` (calls and closures), with the path that first reached each. */
-  protected reach(start: string, limit = 8): Map<string, string[]> {
+  /**
+   * The calls that run for objects of `kind` (Go's types: not a call a type switch on the object keeps from that kind);
+   * undefined when the types narrow nothing.
+   */
+  protected runsFor(kind: string): ((c: CallFact) => boolean) | undefined {
+    const goTypes = this.goTypes;
+    if (!goTypes?.narrowed.size || kind === "?") return undefined;
+    return (c) => runsFor(goTypes, c.id, kind);
+  }
+
+  /** Functions reachable from `start` (calls and closures, those `runs` keeps), with the path that first reached each. */
+  protected reach(start: string, limit = 8, runs?: (c: CallFact) => boolean): Map<string, string[]> {
     const paths = new Map<string, string[]>([[start, []]]);
     const queue = [start];
     while (queue.length) {
@@ -117,7 +127,9 @@ export abstract class LinkGraph {
       if (path.length >= limit) continue;
       const next: [string, boolean][] = [
         ...(this.children.get(fn) ?? []).map((c): [string, boolean] => [c, false]),
-        ...(this.callsByFn.get(fn) ?? []).flatMap((c) => this.callees(c).map((id): [string, boolean] => [id, true])),
+        ...(this.callsByFn.get(fn) ?? [])
+          .filter((c) => !runs || runs(c))
+          .flatMap((c) => this.callees(c).map((id): [string, boolean] => [id, true])),
       ];
       for (const [id, isCall] of next) {
         if (paths.has(id) || this.isInternal(id)) continue;

@@ -22,7 +22,12 @@ export abstract class HandlerObjectLinker extends InstanceLinker {
    * Functions reachable from a handler (as graph.ts's reach, with the path that first reached each), its receiver read
    * as `objects`: the objects met on the way (fields of the handler's object holding objects) become receivers too.
    */
-  protected reachAsObjects(start: string, objects: Receivers, limit = 8): Map<string, string[]> {
+  protected reachAsObjects(
+    start: string,
+    objects: Receivers,
+    runs?: (c: CallFact) => boolean,
+    limit = 8,
+  ): Map<string, string[]> {
     const receivers = new Map<string, Value[]>([...objects].map(([t, o]) => [t, [...o]]));
     const paths = new Map<string, string[]>([[start, []]]);
     const queue = [start];
@@ -32,7 +37,7 @@ export abstract class HandlerObjectLinker extends InstanceLinker {
       if (path.length >= limit) continue;
       const next: [string, boolean][] = (this.children.get(fn) ?? []).map((c) => [c, false]);
       for (const c of this.callsByFn.get(fn) ?? [])
-        for (const id of this.calleesAsObjects(c, fn, receivers)) next.push([id, true]);
+        if (!runs || runs(c)) for (const id of this.calleesAsObjects(c, fn, receivers)) next.push([id, true]);
       for (const [id, isCall] of next) {
         if (paths.has(id) || this.isInternal(id)) continue;
         paths.set(id, isCall ? [...path, id] : path);

@@ -47,12 +47,13 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
       const wrappers = this.wrappersOf(reg.handlers);
       for (const h of reg.handlers) {
         if (wrappers.wrapping.has(h.fn)) continue;
-        const reached = this.handlerReach(h.fn, reg) ?? this.reachOnce(h.fn);
+        const runs = this.runsFor(reg.kind);
+        const reached = this.handlerReach(h.fn, reg) ?? this.reachOnce(h.fn, runs ? reg.kind : undefined);
         const reachedFns = new Set(reached.keys());
         const byQueue = new Map<string, Producer[]>();
         for (const p of allProducers) {
           const path = reached.get(p.fn);
-          if (!path || this.notTakenFrom(p, reachedFns)) continue;
+          if (!path || this.notTakenFrom(p, reachedFns) || (runs && !runs(p))) continue;
           // (A queue made per call of a shared constructor: the one of the objects the handler's path runs methods of.)
           const along = () => this.receiversAlong(h.fn, path, objectsOf(reg));
           for (const q of this.producerQueues(p, this.factoryFor(p, reg), objectsOf(reg), along)) {
@@ -221,9 +222,10 @@ export abstract class QueueControllerLinker extends WrapperQueueLinker {
 
   /** What a handler or a listener reaches, computed once per function (wrappersOf, the producers, the listeners). */
   private readonly reachedFrom = new Map<string, Map<string, string[]>>();
-  private reachOnce(fn: string): Map<string, string[]> {
-    let reached = this.reachedFrom.get(fn);
-    if (!reached) this.reachedFrom.set(fn, (reached = this.reach(fn)));
+  private reachOnce(fn: string, kind?: string): Map<string, string[]> {
+    const key = kind ? `${fn} ${kind}` : fn;
+    let reached = this.reachedFrom.get(key);
+    if (!reached) this.reachedFrom.set(key, (reached = this.reach(fn, 8, kind ? this.runsFor(kind) : undefined)));
     return reached;
   }
 

@@ -158,9 +158,11 @@ export abstract class RegistrationLinker extends HandlerObjectLinker {
   protected handlerReach(fn: string, reg: Registration): Map<string, string[]> | undefined {
     const objects = reg.handlerObjects;
     if (!objects?.has(this.fns.get(fn)?.owner ?? "")) return undefined;
-    const key = `${fn} ${[...objects.values()].flat().join(" ")}`;
+    // (What runs depends on the watched kind where a type switch on the object decides it.)
+    const runs = this.runsFor(reg.kind);
+    const key = `${fn} ${[...objects.values()].flat().join(" ")}${runs ? ` ${reg.kind}` : ""}`;
     let reached = this.objectReach.get(key);
-    if (!reached) this.objectReach.set(key, (reached = this.reachAsObjects(fn, objects)));
+    if (!reached) this.objectReach.set(key, (reached = this.reachAsObjects(fn, objects, runs)));
     return reached;
   }
 

@@ -146,6 +146,46 @@ test("an informer made from a GroupVersionResource constant has its kind from ty
   );
 });
 
+test("kinds from a helper returning (informers, error) and an API module of its own; type switches pick the queue", async () => {
+  const dir = fixture("go-typed-gvr-results");
+  const { stdout } = await promisify(execFile)(await goTypesProgram(), [dir], { maxBuffer: 1 << 26 });
+  const raw = JSON.parse(stdout) as {
+    informerKinds: Record<string, string>;
+    narrowed: Record<string, { only?: string[]; except?: string[] }>;
+  };
+  const short = (place: string) =>
+    path
+      .relative(dir, place)
+      .split(path.sep)
+      .join("/")
+      .replace(/-\d+:\d+$/, "");
+  // `o.widgets, err = New...(gvr)` and `dsets, err := ...`: the first result is the informer; Policy is found by the
+  // TypeMeta it embeds in the replaced API module, Endpoints by a plural that is its name.
+  assert.deepEqual(
+    Object.entries(raw.informerKinds).map(([call, kind]) => `${short(call)} ${kind}`),
+    [
+      "widgets/operator.go:29:19 Widget",
+      "widgets/operator.go:33:17 StatefulSet",
+      "widgets/operator.go:37:16 DaemonSet",
+      "widgets/operator.go:41:19 Policy",
+      "widgets/operator.go:45:20 Endpoints",
+    ],
+  );
+  // OnUpdate: the case's call runs for StatefulSets only; the Add after the switch (whose cases return) never does.
+  const narrowed = new Map(Object.entries(raw.narrowed).map(([call, n]) => [short(call), n]));
+  assert.deepEqual(narrowed.get("reconciler/reconciler.go:51:3"), { only: ["StatefulSet"] });
+  assert.deepEqual(narrowed.get("reconciler/reconciler.go:54:2"), { except: ["DaemonSet", "StatefulSet"] });
+  // `if sts, ok := obj.(*appsv1.StatefulSet); ok { ...; return }` alike.
+  assert.deepEqual(narrowed.get("reconciler/reconciler.go:60:3"), { only: ["StatefulSet"] });
+  assert.deepEqual(narrowed.get("reconciler/reconciler.go:63:2"), { except: ["StatefulSet"] });
+  const typed = await explore([dir], { goTypes: true });
+  const kinds = (r: typeof typed) => r.controllers.map((c) => c.sources.map((s) => s.kind).join(","));
+  assert.deepEqual(kinds(typed), ["Widget,StatefulSet,DaemonSet,Policy,Endpoints", "StatefulSet"]);
+  // By syntax: no kind is known, so every informer the reconciler handles reaches the status queue too (and the
+  // wrapper's own AddEventHandler is taken for one more registration).
+  assert.deepEqual(kinds(await explore([dir])), ["?,?,?,?,?,?", "?,?,?,?"]);
+});
+
 test("Go read on worker threads gives what one thread gives, in the same order", async () => {
   // Every Go fixture at once (enough files for three threads); the facts join in file order whoever read them.
   const root = path.join(repoRoot, "test", "fixtures", "explore");
