@@ -233,8 +233,7 @@ function checkGolden(file: string, actual: string): void {
 // field indexer two of three controllers set up, kinds written as new(T), and a repository's own builder wrapped around
 // controller-runtime's (one controller per call of its constructor, the Reconcile passed at that call), and handlers
 // built as nested generic value structs by shared constructors (each call's copy runs only the function passed there),
-// and a queue returned as a constructor's second result, and informers made on first use by one factory helper that
-// returns what its caller's function makes (each controller gets only its own).
+// and a queue returned as a constructor's second result.
 test("there is an explore fixture for each pattern explore is held to", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
@@ -246,7 +245,6 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "go-builder-registry",
     "go-builder-wrapper",
     "go-helper-reconcilers",
-    "go-informer-cache",
     "go-inline-work",
     "go-interface-dispatch",
     "go-multi-results",
@@ -256,6 +254,7 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "go-shared-indexer",
     "go-sync-field",
     "go-typed-gvr-informers",
+    "go-typed-gvr-results",
     "go-typed-queues",
     "go-typed-uncalled-constructor",
     "go-value-handlers",
