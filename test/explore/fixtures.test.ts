@@ -233,7 +233,8 @@ function checkGolden(file: string, actual: string): void {
 // field indexer two of three controllers set up, kinds written as new(T), and a repository's own builder wrapped around
 // controller-runtime's (one controller per call of its constructor, the Reconcile passed at that call), and handlers
 // built as nested generic value structs by shared constructors (each call's copy runs only the function passed there),
-// and a queue returned as a constructor's second result.
+// and a queue returned as a constructor's second result, and informers made on first use by one factory helper that
+// returns what its caller's function makes (each controller gets only its own).
 test("there is an explore fixture for each pattern explore is held to", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
@@ -245,6 +246,7 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "go-builder-registry",
     "go-builder-wrapper",
     "go-helper-reconcilers",
+    "go-informer-cache",
     "go-inline-work",
     "go-interface-dispatch",
     "go-multi-results",
