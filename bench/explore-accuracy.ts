@@ -194,8 +194,8 @@ ${rows.join("\n")}
 ${summaryRow("**total**", runs)}
 
 "found": a block paired with the key's controller (its name, or made in its package); "complete": that block has
-watches and a worker with a processing function. "process right": the first processing function is the key's and no
-alternatives are listed; "process among": the key's function is the process or one of its run-time alternatives.
+watches and a worker with a processing function. "process right": every processing function the block names (each
+worker's and its run-time alternatives) is the key's; "process among": the key's function is one of them.
 "wrong kinds": watched kinds attached to a controller whose key does not list them; "foreign watches": watches
 registered in another keyed controller's folder (not this one's), cross-talk even where the kind is right. Time and
 memory: the \`--format json\` run (GNU time, whole process tree).

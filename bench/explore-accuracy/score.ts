@@ -42,7 +42,10 @@ export interface ControllerScore {
   complete: boolean;
   processExpected: string;
   processGot: string[];
-  /** The first process named is the key's, and no alternatives are listed. */
+  /**
+   * Every process named (each worker's, and their alternatives) is the key's: one worker naming another controller's
+   * function (workers of a shared type linked to every queue) is not right.
+   */
   processRight: boolean;
   /** The key's function is among the process and its alternatives. */
   processAmong: boolean;
@@ -180,7 +183,6 @@ function scoreController(k: KeyController, c: Controller | undefined, all: KeyCo
     return { ...base, complete: false, processGot: [], processRight: false, processAmong: false, missedKinds: k.kinds };
   const procs = processesOf(c);
   const first = c.workers.find((w) => w.process)?.process;
-  const alternatives = c.workers.flatMap((w) => w.processAlso ?? []);
   const kinds = [...new Set(c.sources.map((s) => s.kind))];
   const allowed = [...k.kinds, ...(k.optionalKinds ?? [])];
   const unresolved = kinds.filter((f) => UNRESOLVED.test(f));
@@ -189,7 +191,7 @@ function scoreController(k: KeyController, c: Controller | undefined, all: KeyCo
     found: c.name,
     complete: c.sources.length > 0 && first !== undefined,
     processGot: procs.map((p) => (p.loc ? `${p.name} (${p.loc.file}:${p.loc.line})` : p.name)),
-    processRight: first !== undefined && processMatches(first, k.process) && alternatives.length === 0,
+    processRight: first !== undefined && procs.every((p) => processMatches(p, k.process)),
     processAmong: procs.some((p) => processMatches(p, k.process)),
     wrongKinds: kinds.filter((f) => !UNRESOLVED.test(f) && !allowed.some((e) => sameKind(e, f))),
     missedKinds: k.kinds.filter((e) => !kinds.some((f) => sameKind(e, f))),
