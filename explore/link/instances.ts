@@ -6,14 +6,13 @@
 // one object (`precise(slot, { [type]: [object] })`).
 import { type CallFact, type Constraint, type Slot, type Value, keysOf } from "../facts.js";
 import { fieldSlot } from "../points-to.js";
-import { ContextLinker } from "./contexts.js";
+import { CallResultLinker, type Receivers } from "./call-results.js";
 import { appendAll } from "./lists.js";
 
 /** Between a type and the place of an object of it, and between an object and the call that made a copy of it. */
 const AT = "@@";
 
-/** The receivers of a type's methods read as these objects. */
-export type Receivers = ReadonlyMap<string, readonly Value[]>;
+export type { Receivers } from "./call-results.js";
 
 /** The type of an object value (`l|<type>@@...`), or undefined for any other value. */
 export function instanceType(v: Value): string | undefined {
@@ -48,7 +47,7 @@ interface Made {
 
 type Definer = { load: Slot; field: string } | { copy: Slot } | { value: Value };
 
-export abstract class InstanceLinker extends ContextLinker {
+export abstract class InstanceLinker extends CallResultLinker {
   /** Object values by type. */
   protected readonly instances = new Map<string, Set<Value>>();
   /** How each local and temporary gets its values, when only constraints do (not a call's result). */
@@ -173,7 +172,7 @@ export abstract class InstanceLinker extends ContextLinker {
   }
 
   /** The objects of a type, a copy made per call standing for the object it copies. */
-  protected objectsOf(type: string): Value[] {
+  protected override objectsOf(type: string): Value[] {
     return [...prefer(new Set(this.instances.get(type) ?? []))];
   }
 
@@ -182,7 +181,7 @@ export abstract class InstanceLinker extends ContextLinker {
    * type's own when nothing was stored into the object), and a type's summary value gives way to its objects.
    * `receivers` reads the receiver of a type's methods (and of the closures in them) as the given objects.
    */
-  protected precise(slot: Slot | undefined, receivers?: Receivers, depth = 0): ReadonlySet<Value> {
+  protected override precise(slot: Slot | undefined, receivers?: Receivers, depth = 0): ReadonlySet<Value> {
     if (slot === undefined) return EMPTY;
     const known = receivers ? this.receiverOf(slot, receivers) : this.preciseMemo.get(slot);
     if (known) return known;
@@ -196,34 +195,10 @@ export abstract class InstanceLinker extends ContextLinker {
     return out;
   }
 
-  /**
-   * A call's result when the receivers narrow the functions it runs (`b.impl.Register()` with b one builder): what
-   * the others alone return is left out. Undefined for a slot no call's result is, or a call they do not narrow.
-   */
-  private resultFor(slot: Slot, receivers: Receivers, depth: number): Set<Value> | undefined {
-    const call = this.callsByRet().get(slot);
-    const all = call ? this.fnsAt(call.callee) : [];
-    if (!call || all.length < 2) return undefined;
-    const mine = new Set(keysOf(this.precise(call.callee, receivers, depth + 1), "f"));
-    if (mine.size === 0 || all.every((id) => mine.has(id))) return undefined;
-    const kept = new Set(all.filter((id) => mine.has(id)).flatMap((id) => [...this.pts.valuesOf(`${id}#ret`)]));
-    const others = all.filter((id) => !mine.has(id)).flatMap((id) => [...this.pts.valuesOf(`${id}#ret`)]);
-    const dropped = new Set(others.filter((v) => !kept.has(v)));
-    return new Set([...this.pts.valuesOf(slot)].filter((v) => !dropped.has(v)));
-  }
-
-  private callResults: Map<Slot, Extract<Constraint, { c: "call" }>> | undefined;
-  private callsByRet(): Map<Slot, Extract<Constraint, { c: "call" }>> {
-    if (this.callResults) return this.callResults;
-    this.callResults = new Map();
-    for (const k of this.constraintsSolved) if (k.c === "call") this.callResults.set(k.ret, k);
-    return this.callResults;
-  }
-
   /** After a new solve: what precise() remembered was read from the last one. */
   protected forgetObjectReads(): void {
     this.definers = undefined;
-    this.callResults = undefined;
+    this.forgetCallResults();
     this.preciseMemo.clear();
   }
 
@@ -252,46 +227,6 @@ export abstract class InstanceLinker extends ContextLinker {
   protected queuesOf(slot: Slot | undefined, receivers?: Receivers): string[] {
     const queues = [...new Set(keysOf(this.precise(slot, receivers), "q"))];
     return queues.length ? queues : this.queuesAt(slot);
-  }
-
-  /** The type whose method a function is (or is written in). */
-  protected methodOwner(fnId: string): string | undefined {
-    for (let f = this.fns.get(fnId), d = 0; f && d < 64; f = f.parent ? this.fns.get(f.parent) : undefined, d++)
-      if (f.owner) return f.owner;
-    return undefined;
-  }
-
-  /**
-   * The objects a method's receiver is when a slot read in it holds the given value (the controller objects whose
-   * `c.queue` is this queue): undefined when that tells none apart (one object, or every object alike).
-   */
-  protected receiversHolding(fnId: string, slot: Slot | undefined, value: Value): Receivers | undefined {
-    const type = this.methodOwner(fnId);
-    const objects = type ? this.objectsOf(type) : [];
-    if (!type || objects.length < 2) return undefined;
-    const mine = objects.filter((o) => this.precise(slot, new Map([[type, [o]]])).has(value));
-    return mine.length && mine.length < objects.length ? new Map([[type, mine]]) : undefined;
-  }
-
-  /**
-   * Functions that calls through a field, in the methods reached from `start`, run for other objects only: the sync
-   * function another controller stored in the same field.
-   */
-  protected othersOnly(start: string, receivers: Receivers | undefined): Set<string> {
-    const out = new Set<string>();
-    if (!receivers) return out;
-    const allowed = new Set<string>();
-    for (const fn of this.reach(start, 3).keys()) {
-      const type = this.methodOwner(fn);
-      if (!type || !receivers.has(type)) continue;
-      for (const c of this.callsByFn.get(fn) ?? []) {
-        if (!c.dynamic) continue;
-        const mine = new Set(keysOf(this.precise(c.callee, receivers), "f"));
-        for (const id of this.callees(c)) (mine.has(id) ? allowed : out).add(id);
-      }
-    }
-    for (const id of allowed) out.delete(id);
-    return out;
   }
 
   /** A field of each value: an object's own, else (nothing stored into it) its type's. */
@@ -327,9 +262,6 @@ export abstract class InstanceLinker extends ContextLinker {
     }
     return (this.definers = defs);
   }
-
-  /** Every constraint the last solve was given. */
-  protected constraintsSolved: Constraint[] = [];
 }
 
 const EMPTY: ReadonlySet<Value> = new Set();
