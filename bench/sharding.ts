@@ -8,6 +8,8 @@
 // labels, kubectl's annotation: bench/sharding-shapes.ts) instead of spec-only ones; BENCH_MEMBER_COUNTS (default
 // "1,2,3", starting with 1) picks the member counts; BENCH_REBALANCE=off leaves the kill and join out;
 // BENCH_HEAP_SNAPSHOTS=<dir> has every member write a heap snapshot there after its heap reading.
+// BENCH_KUBECONFIG=<file> runs the members against a cluster that already holds exactly BENCH_OBJECTS MySQLClusters in
+// `default` (no control plane started, no objects made, no fixed heap measured).
 // Heap: each member's V8 heap used right after forced full GCs (node --expose-gc), taken once every object was
 // reconciled and the members hold the whole hash space. Before the objects are made, one member runs on the empty
 // cluster: its heap is the fixed part every member pays (imports, client, informer, metrics) whatever its share.
@@ -275,15 +277,33 @@ const s = (ms: number) => (ms / 1000).toFixed(1);
 
 const list = (xs: number[], f: (x: number) => string) => xs.map(f).join(", ");
 
-function markdown(runs: Run[], r: Rebalance | undefined, createMs: number, fixed: Memory): string {
+/** The fixed part (one member on the empty cluster) and what each member holds above it. */
+function fixedPart(fixed: Memory, oneHeap: number, three: Run | undefined): string {
+  const oneCache = oneHeap - fixed.heap;
+  return (
+    `Fixed part: one member on the empty cluster holds ${mb(fixed.heap)} MB (peak RSS ${mb(fixed.rss)} MB); the ` +
+    `single member's cache of ${N} objects is then ${mb(oneCache)} MB (${Math.round((oneCache * 2 ** 20) / N)} bytes ` +
+    `per object).` +
+    (three
+      ? ` At 3 members each holds ${list(
+          three.heapMB.map((h) => h - fixed.heap),
+          mb,
+        )} MB above the fixed part, ${list(
+          three.heapMB.map((h) => (h - fixed.heap) / oneCache),
+          (x) => x.toFixed(2),
+        )} of the single member's, for shares ${list(three.held, (h) => h.toFixed(3))}.`
+      : "")
+  );
+}
+
+function markdown(runs: Run[], r: Rebalance | undefined, createMs: number | undefined, fixed?: Memory): string {
   const one = runs[0]!;
   const oneHeap = Math.max(...one.heapMB);
-  const oneCache = oneHeap - fixed.heap;
   const three = runs.find((run) => run.members === 3);
   const lines = [
     `# Sharding benchmark (${new Date().toISOString().slice(0, 10)})`,
     "",
-    `${N} MySQLClusters, ${SHAPE} (created in ${s(createMs)} s), reconcile ${process.env["BENCH_RECONCILE_MS"] ?? 2} ms of CPU, ` +
+    `${N} MySQLClusters, ${SHAPE} (${createMs === undefined ? "made beforehand" : `created in ${s(createMs)} s`}), reconcile ${process.env["BENCH_RECONCILE_MS"] ?? 2} ms of CPU, ` +
       `4 workers per member, Lease 4 s / renew 3 s / retry 0.5 s; ShardedListAndWatch ${GATE ? "on" : "off"}; ` +
       `${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? "?"}), Node ${process.version}.`,
     "",
@@ -295,18 +315,8 @@ function markdown(runs: Run[], r: Rebalance | undefined, createMs: number, fixed
     }),
     "",
     `Heap: V8 heap used in each member right after forced full GCs, once every object was reconciled and the members ` +
-      `held the whole space; "heap vs 1" is the largest member's over the single member's. Fixed part: one member on ` +
-      `the empty cluster holds ${mb(fixed.heap)} MB (peak RSS ${mb(fixed.rss)} MB); the single member's cache of ` +
-      `${N} objects is then ${mb(oneCache)} MB (${Math.round((oneCache * 2 ** 20) / N)} bytes per object).` +
-      (three
-        ? ` At 3 members each holds ${list(
-            three.heapMB.map((h) => h - fixed.heap),
-            mb,
-          )} MB above the fixed part, ${list(
-            three.heapMB.map((h) => (h - fixed.heap) / oneCache),
-            (x) => x.toFixed(2),
-          )} of the single member's, for shares ${list(three.held, (h) => h.toFixed(3))}.`
-        : ""),
+      `held the whole space; "heap vs 1" is the largest member's over the single member's.` +
+      (fixed ? ` ${fixedPart(fixed, oneHeap, three)}` : ""),
     ...(r
       ? [
           "",
@@ -321,6 +331,8 @@ function markdown(runs: Run[], r: Rebalance | undefined, createMs: number, fixed
 }
 
 export async function shardingScenario(): Promise<void> {
+  const existing = process.env["BENCH_KUBECONFIG"];
+  if (existing) return measureOn(existing, undefined, undefined);
   const { startControlPlane } = await import("@crdgen/runtime/envtest");
   const plane = await startControlPlane({
     crdFiles: [path.join(repoRoot, "samples/mysql/crd.yaml")],
@@ -335,24 +347,29 @@ export async function shardingScenario(): Promise<void> {
     const fixed = await fixedHeap(plane.kubeconfigPath);
     console.error(`creating ${N} MySQLClusters ...`);
     const createMs = await createObjects(plane.kubeClient());
-    const runs: Run[] = [];
-    for (const count of MEMBER_COUNTS) {
-      console.error(`${count} member(s) ...`);
-      runs.push(await runMembers(plane.kubeconfigPath, count));
-      console.error(JSON.stringify(runs.at(-1)));
-    }
-    if (REBALANCE) console.error("rebalance ...");
-    const r = REBALANCE ? await rebalance(plane.kubeconfigPath) : undefined;
-    const md = markdown(runs, r, createMs, fixed);
-    process.stdout.write(md);
-    const date = new Date().toISOString().slice(0, 10);
-    const suffix = process.env["BENCH_RESULT_SUFFIX"] ?? (GATE ? "" : "-gate-off");
-    await writeFile(
-      path.join(resultsDir, `sharding-${date}${suffix}.json`),
-      `${JSON.stringify({ objects: N, shape: SHAPE, gate: GATE, createMs, fixed, runs, rebalance: r }, null, 2)}\n`,
-    );
-    await writeFile(path.join(resultsDir, `sharding-${date}${suffix}.md`), md);
+    await measureOn(plane.kubeconfigPath, createMs, fixed);
   } finally {
     await plane.stop();
   }
+}
+
+/** The member counts and the rebalance on a cluster that holds the objects; the results' files. */
+async function measureOn(kubeconfig: string, createMs: number | undefined, fixed: Memory | undefined): Promise<void> {
+  const runs: Run[] = [];
+  for (const count of MEMBER_COUNTS) {
+    console.error(`${count} member(s) ...`);
+    runs.push(await runMembers(kubeconfig, count));
+    console.error(JSON.stringify(runs.at(-1)));
+  }
+  if (REBALANCE) console.error("rebalance ...");
+  const r = REBALANCE ? await rebalance(kubeconfig) : undefined;
+  const md = markdown(runs, r, createMs, fixed);
+  process.stdout.write(md);
+  const date = new Date().toISOString().slice(0, 10);
+  const suffix = process.env["BENCH_RESULT_SUFFIX"] ?? (GATE ? "" : "-gate-off");
+  await writeFile(
+    path.join(resultsDir, `sharding-${date}${suffix}.json`),
+    `${JSON.stringify({ objects: N, shape: SHAPE, gate: GATE, createMs, fixed, runs, rebalance: r }, null, 2)}\n`,
+  );
+  await writeFile(path.join(resultsDir, `sharding-${date}${suffix}.md`), md);
 }
