@@ -75,47 +75,63 @@ function controllerBlock(c: Controller): string[] {
     for (const chain of w.then) lines.push(`      then     ${chain.map(place).join(" → ")}`);
     if (w.done.length) lines.push(`    done       ${w.done.map(at).join(", ")}`);
     if (w.forget.length) lines.push(`    forget     ${w.forget.map(at).join(", ")}`);
-    for (const r of w.requeues) lines.push(`    requeue    ${r.method}  ${at(r.loc)}`);
-    for (const e of w.enqueues ?? []) lines.push(`    enqueue    ${e.text}  ${at(e.loc)}  → queue ${at(e.queue)}`);
+    lines.push(...requeueLines(w));
   }
   return lines;
 }
 
 /**
  * The watches and their handlers. Watches handled alike (the same handler lines, as an operator's seven informers
- * sharing one event handler) show the handlers once, under the first; the others name it.
+ * sharing one event handler, or closures of one shape calling the same helper) show the handlers once, under the
+ * first; the others name it (and their own handler functions, where those differ).
  */
 function watchLines(c: Controller): string[] {
   const lines: string[] = [];
-  const handledAs = new Map<string, string>();
+  const handledAs = new Map<string, { name: string; exact: string }>();
   for (const s of c.sources) {
     const where = s.loc ? `  ${at(s.loc)}` : "";
     const or = (s.alternatives ?? []).map((a) => ` or ${a.via}${a.loc ? `  ${at(a.loc)}` : ""}`).join("");
-    const handling = handlerLines(s.handlers);
-    const key = handling.join("\n");
-    const first = handling.length > 1 ? handledAs.get(key) : undefined;
+    const handling = handlerLines(s.handlers, true);
+    const exact = handling.join("\n");
+    const shape = handlerLines(s.handlers, false).join("\n");
+    const first = handling.length > 1 ? handledAs.get(shape) : undefined;
+    const own = first && first.exact !== exact ? `, by ${locList(s.handlers.map((h) => h.fn.loc))}` : "";
     const added = s.registeredAt ? `handlers added at ${at(s.registeredAt)}` : "";
-    const notes = [added, first ? `handled as ${first}` : ""].filter(Boolean).join("; ");
+    const notes = [added, first ? `handled as ${first.name}${own}` : ""].filter(Boolean).join("; ");
     lines.push(`  watches    ${s.kind} via ${s.via}${where}${or}${notes ? ` (${notes})` : ""}`);
     if (first) continue;
     const twice = c.sources.filter((o) => o.kind === s.kind).length > 1;
-    if (!handledAs.has(key)) handledAs.set(key, twice ? `${s.kind} ${at(s.registeredAt ?? s.loc)}` : s.kind);
+    if (!handledAs.has(shape))
+      handledAs.set(shape, { name: twice ? `${s.kind} ${at(s.registeredAt ?? s.loc)}` : s.kind, exact });
     lines.push(...handling);
   }
   return lines;
 }
 
-/** A watch's handler lines: each group of handlers putting the same keys on the queue, with its producers. */
-function handlerLines(handlers: Controller["sources"][number]["handlers"]): string[] {
+/** Places, the file named once for a run of places in it: `a.go:3, :9, b.go:4`. */
+function locList(locs: (Loc | undefined)[]): string {
+  let file: string | undefined;
+  return locs
+    .map((l) => {
+      const text = l && l.file === file ? `:${l.line}` : at(l);
+      file = l?.file;
+      return text;
+    })
+    .join(", ");
+}
+
+/**
+ * A watch's handler lines: each group of handlers putting the same keys on the queue, with its producers; without
+ * `locs`, the handlers by name only (their shape).
+ */
+function handlerLines(handlers: Controller["sources"][number]["handlers"], locs: boolean): string[] {
   const lines: string[] = [];
+  const fn = (p: Place, sep: string) => (locs ? `${p.name}${sep}${at(p.loc)}` : p.name);
   for (const group of sameProducers(handlers)) {
     const [h, ...alike] = group;
-    const events = group
-      .flatMap((g) => g.events)
-      .sort((a, b) => eventRank(a) - eventRank(b))
-      .join(",");
-    const others = alike.map((g) => `, ${g.fn.name} ${at(g.fn.loc)}`).join("");
-    lines.push(`    ${events.padEnd(16)} ${place(h!.fn)}${others}`);
+    const events = [...new Set(group.flatMap((g) => g.events))].sort((a, b) => eventRank(a) - eventRank(b)).join(",");
+    const others = alike.map((g) => `, ${fn(g.fn, " ")}`).join("");
+    lines.push(`    ${events.padEnd(16)} ${fn(h!.fn, "  ")}${others}`);
     for (const w of h!.wrappedBy ?? []) lines.push(`      wrapped by  ${place(w)}`);
     for (const p of h!.producers) {
       const via = p.via.length ? `  via ${p.via.map((v) => `${v.name} ${at(v.loc)}`).join(" → ")}` : "";
@@ -137,6 +153,30 @@ function sameProducers(handlers: Controller["sources"][number]["handlers"]): (ty
     groups.set(key, [...(groups.get(key) ?? []), h]);
   });
   return [...groups.values()];
+}
+
+/**
+ * A worker's requeues, one line per method, and its enqueues, one line per call text and the places it is made from
+ * (the queues it reaches listed).
+ */
+function requeueLines(w: Controller["workers"][number]): string[] {
+  const byMethod = new Map<string, Loc[]>();
+  for (const r of w.requeues) byMethod.set(r.method, [...(byMethod.get(r.method) ?? []), r.loc]);
+  const lines = [...byMethod].map(([method, locs]) => `    requeue    ${method}  ${locList(locs)}`);
+  const byQueue = new Map<string, { text: string; queue?: Loc; locs: Loc[] }>();
+  for (const e of w.enqueues ?? []) {
+    const key = `${e.text} ${at(e.queue)}`;
+    const seen = byQueue.get(key) ?? { text: e.text, queue: e.queue, locs: [] };
+    byQueue.set(key, { ...seen, locs: [...seen.locs, e.loc] });
+  }
+  const byPlaces = new Map<string, string[]>();
+  for (const e of byQueue.values()) {
+    const key = `${e.text}  ${locList(e.locs)}`;
+    byPlaces.set(key, [...(byPlaces.get(key) ?? []), at(e.queue)]);
+  }
+  for (const [made, queues] of byPlaces)
+    lines.push(`    enqueue    ${made}  → ${queues.length > 1 ? "queues" : "queue"} ${queues.join(", ")}`);
+  return lines;
 }
 
 /** Events in the order an object lives them (others after, as found). */
