@@ -65,7 +65,7 @@ export class TsFileReader extends TsExpressionReader {
       return;
     if (LOOPS.has(node.getKind())) {
       const scope = this.scope!;
-      scope.fn.loops.push([node.getStartLineNumber(), node.getEndLineNumber()]);
+      scope.fn.loops.push([this.lines.line(node.getStart()), this.lines.line(node.getEnd())]);
       scope.loopDepth++;
       try {
         if (Node.isForOfStatement(node)) {
@@ -101,7 +101,7 @@ export class TsFileReader extends TsExpressionReader {
       lhs: boundNames(nameNode),
       rhsIdents: init ? identsIn(init) : [],
       rhsCall: lastCall,
-      line: d.getStartLineNumber(),
+      line: this.lines.line(d.getStart()),
     });
   }
 

@@ -76,7 +76,7 @@ export abstract class TsExpressionReader extends TsCallReader {
       this.scope!.fn.assigns.push({
         lhs: [left.getText()],
         rhsIdents: identsIn(right),
-        line: left.getStartLineNumber(),
+        line: this.lines.line(left.getStart()),
       });
     }
     return src;

@@ -2,6 +2,7 @@
 import { Node, type SourceFile } from "ts-morph";
 import { type CallFact, type Facts, type FnFact, type Slot, type Value, newFnFact } from "../facts.js";
 import { type ExportTable, type ModuleResolver, moduleKey, resolveExport } from "./modules.js";
+import { LineIndex } from "./lines.js";
 import type { TypedShapes } from "./typed-shapes.js";
 
 export interface Scope {
@@ -33,6 +34,8 @@ export abstract class TsReaderBase {
   protected lits = 0;
   /** The base class of the class being read: `super(...)` calls its constructor. */
   protected baseClass: string | undefined;
+  /** Lines and columns of this file's positions. */
+  protected readonly lines: LineIndex;
 
   constructor(
     protected readonly file: string,
@@ -43,6 +46,7 @@ export abstract class TsReaderBase {
     protected readonly shapes: TypedShapes,
   ) {
     this.key = moduleKey(file);
+    this.lines = new LineIndex(sf.getFullText());
   }
 
   protected abstract expr(node: Node, role?: string): Slot | undefined;
@@ -56,17 +60,17 @@ export abstract class TsReaderBase {
   ): Slot;
 
   protected loc(node: Node) {
-    return { file: this.file, line: node.getStartLineNumber() };
+    return { file: this.file, line: this.lines.line(node.getStart()) };
   }
 
   protected nodeId(node: Node): string {
-    const { line, column } = this.sf.getLineAndColumnAtPos(node.getStart());
+    const { line, column } = this.lines.lineAndColumn(node.getStart());
     return `${this.file}:${line}:${column}`;
   }
 
   /** A call's id: its start and end, since the calls of one chain (`a.b().c()`) all start where the first does. */
   protected callId(node: Node): string {
-    const end = this.sf.getLineAndColumnAtPos(node.getEnd());
+    const end = this.lines.lineAndColumn(node.getEnd());
     return `${this.nodeId(node)}-${end.line}:${end.column}`;
   }
 
