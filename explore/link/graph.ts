@@ -117,20 +117,26 @@ export abstract class LinkGraph {
     return (c) => runsFor(goTypes, c.id, kind);
   }
 
-  /** Functions reachable from `start` (calls and closures, those `runs` keeps), with the path that first reached each. */
-  protected reach(start: string, limit = 8, runs?: (c: CallFact) => boolean): Map<string, string[]> {
+  /**
+   * Functions reachable from `start` (calls and closures that run with their function), with the path of calls that
+   * first reached each. `runs` keeps the calls that run (for a watched kind); `calleesOf` says what a call in a function
+   * runs (handler-objects.ts reads a handler's calls through its own object's fields).
+   */
+  protected reach(
+    start: string,
+    limit = 8,
+    runs?: (c: CallFact) => boolean,
+    calleesOf: (c: CallFact, fn: string) => string[] = (c) => this.callees(c),
+  ): Map<string, string[]> {
     const paths = new Map<string, string[]>([[start, []]]);
     const queue = [start];
     while (queue.length) {
       const fn = queue.shift()!;
       const path = paths.get(fn)!;
       if (path.length >= limit) continue;
-      const next: [string, boolean][] = [
-        ...(this.children.get(fn) ?? []).map((c): [string, boolean] => [c, false]),
-        ...(this.callsByFn.get(fn) ?? [])
-          .filter((c) => !runs || runs(c))
-          .flatMap((c) => this.callees(c).map((id): [string, boolean] => [id, true])),
-      ];
+      const next: [string, boolean][] = this.closuresRunIn(fn).map((c) => [c, false]);
+      for (const c of this.callsByFn.get(fn) ?? [])
+        if (!runs || runs(c)) for (const id of calleesOf(c, fn)) next.push([id, true]);
       for (const [id, isCall] of next) {
         if (paths.has(id) || this.isInternal(id)) continue;
         paths.set(id, isCall ? [...path, id] : path);
@@ -138,6 +144,59 @@ export abstract class LinkGraph {
       }
     }
     return paths;
+  }
+
+  /**
+   * The closures written in a function that run when it does. Not one that only explored code elsewhere calls, nor one
+   * handed only to explored code that never calls it (a callback given to a registrar, `cache.OnResourceUpdated(func(...)
+   * {...})`, runs when the registrar's events fire, not when it is registered). A closure called where it is written,
+   * by the function it is handed to there (`Each(keys, func(k) {...})`), or handed to code not explored
+   * (`wait.Until(func() {...})`, a promise's `then`) runs with its function.
+   */
+  protected closuresRunIn(fnId: string): string[] {
+    return (this.children.get(fnId) ?? []).filter((c) => {
+      const callers = this.callersOf(c).filter((call) => !this.isInternal(call.fn));
+      if (callers.length === 0) return !this.keptForLater(c);
+      const given = this.givenTo(c).filter((g) => this.writtenIn(g.fn, fnId));
+      const runners = [fnId, ...given.flatMap((g) => this.callees(g))];
+      return callers.some((call) => runners.some((r) => this.writtenIn(call.fn, r)));
+    });
+  }
+
+  /**
+   * The call a closure is handed to where it is written, when that call keeps it for later: the closure runs on the
+   * registrar's events.
+   */
+  protected registrarOf(fnId: string): CallFact | undefined {
+    const parent = this.fns.get(fnId)?.parent;
+    if (!parent || !this.keptForLater(fnId)) return undefined;
+    return this.givenTo(fnId).find((call) => this.writtenIn(call.fn, parent));
+  }
+
+  /** A function no explored call runs, handed only to explored code (which never calls it nor hands it elsewhere). */
+  private keptForLater(fnId: string): boolean {
+    if (this.callersOf(fnId).some((call) => !this.isInternal(call.fn))) return false;
+    const given = this.givenTo(fnId);
+    return given.length > 0 && given.every((call) => this.callees(call).length > 0);
+  }
+
+  private givenIndex: Map<string, CallFact[]> | undefined;
+  /** The calls a function value is passed to as an argument. */
+  private givenTo(fnId: string): CallFact[] {
+    if (!this.givenIndex) {
+      this.givenIndex = new Map();
+      for (const c of this.facts.calls)
+        for (const id of new Set(c.args.flatMap((a) => this.fnsAt(a)))) push(this.givenIndex, id, c);
+    }
+    return this.givenIndex.get(fnId) ?? [];
+  }
+
+  /** Whether a function is `outer` or written inside it (a closure of it, at any depth). */
+  private writtenIn(fnId: string, outer: string): boolean {
+    let depth = 0;
+    for (let f = this.fns.get(fnId); f && depth < 64; f = f.parent ? this.fns.get(f.parent) : undefined, depth++)
+      if (f.id === outer) return true;
+    return false;
   }
 }
 

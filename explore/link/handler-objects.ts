@@ -19,8 +19,8 @@ export abstract class HandlerObjectLinker extends InstanceLinker {
   }
 
   /**
-   * Functions reachable from a handler (as graph.ts's reach, with the path that first reached each), its receiver read
-   * as `objects`: the objects met on the way (fields of the handler's object holding objects) become receivers too.
+   * Functions reachable from a handler (graph.ts's reach), its receiver read as `objects`: the objects met on the way
+   * (fields of the handler's object holding objects) become receivers too.
    */
   protected reachAsObjects(
     start: string,
@@ -29,22 +29,7 @@ export abstract class HandlerObjectLinker extends InstanceLinker {
     limit = 8,
   ): Map<string, string[]> {
     const receivers = new Map<string, Value[]>([...objects].map(([t, o]) => [t, [...o]]));
-    const paths = new Map<string, string[]>([[start, []]]);
-    const queue = [start];
-    while (queue.length) {
-      const fn = queue.shift()!;
-      const path = paths.get(fn)!;
-      if (path.length >= limit) continue;
-      const next: [string, boolean][] = (this.children.get(fn) ?? []).map((c) => [c, false]);
-      for (const c of this.callsByFn.get(fn) ?? [])
-        if (!runs || runs(c)) for (const id of this.calleesAsObjects(c, fn, receivers)) next.push([id, true]);
-      for (const [id, isCall] of next) {
-        if (paths.has(id) || this.isInternal(id)) continue;
-        paths.set(id, isCall ? [...path, id] : path);
-        queue.push(id);
-      }
-    }
-    return paths;
+    return this.reach(start, limit, runs, (c, fn) => this.calleesAsObjects(c, fn, receivers));
   }
 
   /**

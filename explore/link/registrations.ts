@@ -221,7 +221,8 @@ export abstract class RegistrationLinker extends HandlerObjectLinker {
 
   /**
    * Listeners whose call reaches `fnId` (a producer's function no informer handler or worker reaches): functions written
-   * as properties of an object passed to a call (`member.subscribe({ acquired: (ranges) => ... })`), found by walking
+   * as properties of an object passed to a call (`member.subscribe({ acquired: (ranges) => ... })`) or closures handed
+   * to a registrar that keeps them (`cache.OnResourceUpdated(func(...) {...})`, graph.ts registrarOf), found by walking
    * callers back from fnId; the walk stops at each listener it meets. Each comes with the call it was passed to.
    */
   protected listenersReaching(fnId: string, depth = 6): { call: CallFact; fn: string; event: string }[] {
@@ -234,6 +235,11 @@ export abstract class RegistrationLinker extends HandlerObjectLinker {
         const passedTo = this.listenerCall(id);
         if (passedTo) {
           out.push({ call: passedTo, fn: id, event: this.fns.get(id)!.role! });
+          continue;
+        }
+        const registrar = this.registrarOf(id);
+        if (registrar) {
+          out.push({ call: registrar, fn: id, event: registrar.method });
           continue;
         }
         for (const c of this.callersOf(id))
