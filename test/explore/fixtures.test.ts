@@ -234,7 +234,8 @@ function checkGolden(file: string, actual: string): void {
 // controller-runtime's (one controller per call of its constructor, the Reconcile passed at that call), and handlers
 // built as nested generic value structs by shared constructors (each call's copy runs only the function passed there),
 // and a queue returned as a constructor's second result, and informers made on first use by one factory helper that
-// returns what its caller's function makes (each controller gets only its own).
+// returns what its caller's function makes (each controller gets only its own), and a callback handed to a registrar
+// (it runs on the registrar's events, a source of its own, not with the handler that registers it).
 test("there is an explore fixture for each pattern explore is held to", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
@@ -252,6 +253,7 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "go-multi-results",
     "go-new-kind",
     "go-reconciler-per-call",
+    "go-registrar-callback",
     "go-shared-constructor",
     "go-shared-indexer",
     "go-sync-field",
