@@ -58,7 +58,8 @@ const controller = controllerFor(
       say({ r: [obj.metadata?.uid, start, now()] });
     },
   },
-  { sharding, workers: 4, logger },
+  // A first LIST of 100,000 large objects on a loaded machine can take minutes: the bench waits for it.
+  { sharding, workers: 4, logger, cacheSyncTimeoutMs: 900_000 },
   () => ({}),
 );
 /** The part of the hash space this member reconciles. */
