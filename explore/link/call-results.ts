@@ -2,7 +2,7 @@
 // (`b.impl.Register()` with b one builder, whose impl is one implementation), its result is what those functions
 // return, not what every implementation does (instances.ts asks here when a slot is a call's result); the functions
 // a call through a field runs for other objects only; the objects whose field holds a value.
-import { type Constraint, type Slot, type Value, keysOf } from "../facts.js";
+import { type CallFact, type Constraint, type Slot, type Value, keysOf } from "../facts.js";
 import { ContextLinker } from "./contexts.js";
 
 /** The receivers of a type's methods read as these objects. */
@@ -22,18 +22,57 @@ export abstract class CallResultLinker extends ContextLinker {
 
   /**
    * A call's result when the receivers narrow the functions it runs (`b.impl.Register()` with b one builder): what
-   * the others alone return is left out. Undefined for a slot no call's result is, or a call they do not narrow.
+   * the others alone return is left out, and what a method returns is read with its receiver as the objects the
+   * call's receiver holds (that builder's impl: its own queue). Undefined for a slot no call's result is, or a call
+   * they do not narrow.
    */
   protected resultFor(slot: Slot, receivers: Receivers, depth: number): Set<Value> | undefined {
     const call = this.callsByRet().get(slot);
-    const all = call ? this.fnsAt(call.callee) : [];
-    if (!call || all.length < 2) return undefined;
-    const mine = new Set(keysOf(this.precise(call.callee, receivers, depth + 1), "f"));
-    if (mine.size === 0 || all.every((id) => mine.has(id))) return undefined;
-    const kept = new Set(all.filter((id) => mine.has(id)).flatMap((id) => [...this.pts.valuesOf(`${id}#ret`)]));
-    const others = all.filter((id) => !mine.has(id)).flatMap((id) => [...this.pts.valuesOf(`${id}#ret`)]);
+    if (!call) return undefined;
+    const all = this.fnsAt(call.callee);
+    const mine = all.length < 2 ? all : keysOf(this.precise(call.callee, receivers, depth + 1), "f");
+    const run = mine.length ? all.filter((id) => mine.includes(id)) : all;
+    const onObjects = this.resultOnObjects(slot, run, receivers, depth);
+    if (onObjects) return onObjects;
+    if (run.length === all.length) return undefined;
+    const kept = new Set(run.flatMap((id) => [...this.pts.valuesOf(`${id}#ret`)]));
+    const others = all.filter((id) => !run.includes(id)).flatMap((id) => [...this.pts.valuesOf(`${id}#ret`)]);
     const dropped = new Set(others.filter((v) => !kept.has(v)));
     return new Set([...this.pts.valuesOf(slot)].filter((v) => !dropped.has(v)));
+  }
+
+  /**
+   * What the methods a call runs return, each read with its receiver as the objects of its type the call's receiver
+   * holds, when those are some of the type's objects only. Undefined when no method's objects are narrowed.
+   */
+  private resultOnObjects(slot: Slot, run: string[], receivers: Receivers, depth: number): Set<Value> | undefined {
+    const recv = this.callFactsByRet().get(slot)?.recv;
+    if (!recv || run.length === 0) return undefined;
+    const out = new Set<Value>();
+    let narrowed = false;
+    for (const id of run) {
+      const type = this.fns.get(id)?.owner;
+      const objects = new Set(type ? this.objectsOf(type) : []);
+      const held = objects.size < 2 ? [] : [...this.precise(recv, receivers, depth + 1)].filter((v) => objects.has(v));
+      const returned =
+        held.length && held.length < objects.size
+          ? this.returnedBy(id, new Map([...receivers, [type!, held]]), depth + 1)
+          : undefined;
+      if (returned) narrowed = true;
+      for (const v of returned ?? this.pts.valuesOf(`${id}#ret`)) out.add(v);
+    }
+    return narrowed ? out : undefined;
+  }
+
+  /** What a function's return statements give, read with the receivers; undefined when one is not a plain value. */
+  private returnedBy(fnId: string, receivers: Receivers, depth: number): Set<Value> | undefined {
+    const out = new Set<Value>();
+    for (const k of this.returns().get(`${fnId}#ret`) ?? []) {
+      if (k.c === "alloc") out.add(k.v);
+      else if (k.c === "copy") for (const v of this.precise(k.src, receivers, depth + 1)) out.add(v);
+      else return undefined;
+    }
+    return out;
   }
 
   /** The type whose method a function is (or is written in). */
@@ -79,6 +118,30 @@ export abstract class CallResultLinker extends ContextLinker {
   /** After a new solve: the calls by result are read from its constraints again. */
   protected forgetCallResults(): void {
     this.callResults = undefined;
+    this.returnDefs = undefined;
+  }
+
+  /** The constraints giving each function's first result (`<fn>#ret`). */
+  private returnDefs: Map<Slot, Constraint[]> | undefined;
+  private returns(): Map<Slot, Constraint[]> {
+    if (this.returnDefs) return this.returnDefs;
+    this.returnDefs = new Map();
+    for (const k of this.constraintsSolved) {
+      const dst =
+        k.c === "alloc" || k.c === "copy" || k.c === "load" ? k.dst : k.c === "call" || k.c === "new" ? k.ret : "";
+      if (!dst.endsWith("#ret")) continue;
+      const list = this.returnDefs.get(dst as Slot);
+      if (list) list.push(k);
+      else this.returnDefs.set(dst as Slot, [k]);
+    }
+    return this.returnDefs;
+  }
+
+  /** The calls of the sources by the slot of their result. */
+  private callFacts: Map<Slot, CallFact> | undefined;
+  private callFactsByRet(): Map<Slot, CallFact> {
+    if (!this.callFacts) this.callFacts = new Map(this.facts.calls.map((c) => [c.ret, c]));
+    return this.callFacts;
   }
 
   private callsByRet(): Map<Slot, CallConstraint> {

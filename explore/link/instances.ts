@@ -50,6 +50,8 @@ type Definer = { load: Slot; field: string } | { copy: Slot } | { value: Value }
 export abstract class InstanceLinker extends CallResultLinker {
   /** Object values by type. */
   protected readonly instances = new Map<string, Set<Value>>();
+  /** Fields of per-call copies set from a parameter the call passes nothing for (a variadic one): empty, not the type's. */
+  private readonly passedNothing = new Set<Slot>();
   /** How each local and temporary gets its values, when only constraints do (not a call's result). */
   private definers: Map<Slot, Definer[] | "opaque"> | undefined;
   private readonly preciseMemo = new Map<Slot, ReadonlySet<Value>>();
@@ -157,6 +159,7 @@ export abstract class InstanceLinker extends CallResultLinker {
       });
       if (param !== undefined) {
         if (site.args[param]) out.push({ c: "copy", dst, src: site.args[param] });
+        else this.passedNothing.add(dst);
       } else if (inner.length && depth < 4)
         for (const i of inner) out.push({ c: "alloc", dst, v: this.copyAt(i, site, byObject, out, copied, depth + 1) });
       else out.push({ c: "copy", dst, src: f.src });
@@ -234,10 +237,13 @@ export abstract class InstanceLinker extends CallResultLinker {
     const out = new Set<Value>();
     for (const v of bases) {
       let values: ReadonlySet<Value> = EMPTY;
-      for (let o: Value | undefined = v; o && values.size === 0; o = parentOf(o))
+      let unset = false;
+      for (let o: Value | undefined = v; o && values.size === 0 && !unset; o = parentOf(o)) {
         values = this.pts.valuesOf(fieldSlot(o, field));
+        unset = this.passedNothing.has(fieldSlot(o, field)!);
+      }
       const type = instanceType(v);
-      if (values.size === 0 && type) values = this.pts.valuesOf(`${type}.${field}`);
+      if (values.size === 0 && type && !unset) values = this.pts.valuesOf(`${type}.${field}`);
       for (const x of values) out.add(x);
     }
     return out;

@@ -75,6 +75,8 @@ class Linker extends TsOperatorLinker {
     if (more) this.pts = new PointsTo(constraints);
     this.constraintsSolved = constraints;
     this.solveSetters(constraints);
+    // A queue a method makes, one per object its calls run on (per-call-queues.ts): known once setters are solved.
+    this.solveAgain(constraints, this.methodQueueConstraints());
     const controllers = [
       ...this.controllerForControllers(this.queueControllers()),
       ...this.builderControllers(),
@@ -111,9 +113,13 @@ class Linker extends TsOperatorLinker {
 
   /** Setters called on some objects of their type set those objects' fields: read once the chains are solved. */
   private solveSetters(constraints: Constraint[]): void {
-    const setters = this.setterConstraints();
-    if (setters.length === 0) return;
-    appendAll(constraints, setters);
+    this.solveAgain(constraints, this.setterConstraints());
+  }
+
+  /** Solves again with more constraints, if any. */
+  private solveAgain(constraints: Constraint[], more: Constraint[]): void {
+    if (more.length === 0) return;
+    appendAll(constraints, more);
     this.pts = new PointsTo(constraints);
     this.forgetObjectReads();
   }

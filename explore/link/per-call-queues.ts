@@ -5,6 +5,7 @@
 import { type CallFact, type Constraint, type Slot, type Value, keysOf } from "../facts.js";
 import { fieldSlot } from "../points-to.js";
 import { push } from "./graph.js";
+import { PARAM } from "./contexts.js";
 import { type Receivers, fnOfLocal, instanceType, madeAt } from "./instances.js";
 import { ReceiverObjectLinker } from "./receiver-objects.js";
 
@@ -18,6 +19,8 @@ interface PerCallQueue {
   site: CallFact;
   /** The object that call made, holding the queue. */
   object: Value;
+  /** Made by a method of the object's type (its Register), not by the constructor. */
+  inMethod?: boolean;
 }
 
 export abstract class PerCallQueueLinker extends ReceiverObjectLinker {
@@ -44,6 +47,11 @@ export abstract class PerCallQueueLinker extends ReceiverObjectLinker {
           for (const q of this.queuesForCall(object, from, fields, maker, site)) push(found, q.call.made, q);
       }
     }
+    return this.splitPerCall(found);
+  }
+
+  /** Each queue found made for two or more calls stands for the constructor's queue: one queue per call. */
+  private splitPerCall(found: Map<string, { id: string; field: Slot; call: PerCallQueue }[]>): Constraint[] {
     const out: Constraint[] = [];
     for (const [made, queues] of found) {
       // (One call's queue is the constructor's queue itself.)
@@ -58,6 +66,44 @@ export abstract class PerCallQueueLinker extends ReceiverObjectLinker {
       }
     }
     return out;
+  }
+
+  /**
+   * Once the objects' fields are solved: a queue a method makes and keeps in its receiver (`c.queue =
+   * workqueue.New…` in Register) is one queue per object its calls run on, when those are several objects made per
+   * call (`requests.New(issuer)` called by each issuer's package): each object's field holds its own. Returns what to
+   * solve again with (nothing when no method makes such a queue).
+   */
+  protected methodQueueConstraints(): Constraint[] {
+    const found = new Map<string, { id: string; field: Slot; call: PerCallQueue }[]>();
+    for (const k of this.facts.constraints) {
+      if (k.c !== "store" || !k.base.endsWith("#this")) continue;
+      const method = k.base.slice(0, -"#this".length);
+      const type = this.fns.get(method)?.owner;
+      const made = keysOf(this.pts.valuesOf(k.src), "q").filter((q) => {
+        const ctor = this.queueCalls.get(q);
+        return ctor && !this.perCallQueues.has(q) && !this.splitQueues.has(q) && this.isWithin(ctor.fn, method);
+      });
+      if (!type || made.length === 0) continue;
+      for (const object of this.objectsRunning(method, type)) {
+        const site = this.calls.get(madeAt(object) ?? "");
+        if (!site) continue;
+        const field = fieldSlot(object, k.field)!;
+        for (const q of made)
+          push(found, q, { id: `${q}${AT}${site.id}`, field, call: { made: q, site, object, inMethod: true } });
+      }
+    }
+    return this.splitPerCall(found);
+  }
+
+  /** The objects of a type made per call that calls of one of its methods run on (none unless two or more). */
+  private objectsRunning(method: string, type: string): Value[] {
+    const objects = new Set(this.objectsOf(type));
+    if (objects.size < 2) return [];
+    const running = new Set<Value>();
+    for (const c of this.callersOf(method))
+      if (c.recv) for (const v of this.precise(c.recv)) if (objects.has(v) && copiedFrom(v)) running.add(v);
+    return running.size >= 2 ? [...running] : [];
   }
 
   /** The function that made each object made in place (`&T{...}` in a constructor). */
@@ -152,7 +198,50 @@ export abstract class PerCallQueueLinker extends ReceiverObjectLinker {
     for (const o of type ? this.objectsOf(type) : [])
       for (const q of keysOf(this.precise(slot, new Map([[type!, [o]]])), "q"))
         if (this.perCallQueues.get(q)?.made === made) out.push(q);
+    if (!out.length && !type) out.push(...this.queuesViaCallers(slot, made));
     return out.length ? out : (this.splitQueues.get(made) ?? []);
+  }
+
+  /**
+   * A helper's parameter holding a queue made per object (`queue` of a function an issuer stored in its controller's
+   * `registerExtraInformers`): what the calls from the holding type's methods pass, through helpers passing it on, each
+   * read for one object, a call through a field counted only for the objects whose field holds the function called.
+   */
+  private queuesViaCallers(slot: Slot | undefined, made: string): string[] {
+    const split = this.splitQueues.get(made) ?? [];
+    const objects = split.map((q) => this.perCallQueues.get(q)!.object);
+    const type = objects.length ? instanceType(objects[0]!) : undefined;
+    if (!slot || !type || !PARAM.test(slot)) return [];
+    const out = new Set<string>();
+    for (const chain of this.callChains(PARAM.exec(slot)![1]!)) {
+      const from = this.passedInMethodOf(type, chain, slot);
+      for (const o of from ? objects : []) {
+        const receivers = new Map([[type, [o]]]);
+        if (from!.site.dynamic && !keysOf(this.precise(from!.site.callee, receivers), "f").includes(from!.called))
+          continue;
+        for (const q of keysOf(this.precise(from!.arg, receivers), "q")) if (split.includes(q)) out.add(q);
+      }
+    }
+    return [...out];
+  }
+
+  /**
+   * Back along a chain of calls passing a parameter on, to the call made in a method of `type`: that call, the slot it
+   * passes and the function it calls with it. Undefined when the chain passes something else or has no such call.
+   */
+  private passedInMethodOf(
+    type: string,
+    chain: CallFact[],
+    slot: Slot,
+  ): { site: CallFact; arg: Slot; called: string } | undefined {
+    let arg: Slot | undefined = slot;
+    for (let i = chain.length - 1; i >= 0 && arg; i--) {
+      const m = PARAM.exec(arg);
+      const called = m?.[1] ?? "";
+      arg = m && this.callees(chain[i]!).includes(called) ? chain[i]!.args[Number(m[2])] : undefined;
+      if (arg && this.methodOwner(chain[i]!.fn) === type) return { site: chain[i]!, arg, called };
+    }
+    return undefined;
   }
 
   /** Per-call queue → the type (in its call's file) keeping the object the call made: the controller's name. */
@@ -173,7 +262,11 @@ export abstract class PerCallQueueLinker extends ReceiverObjectLinker {
     const holder = (this.perCallHolders.get(pc.object) ?? []).find(
       (t) => this.types.get(t)?.loc.file === pc.site.loc.file,
     );
-    return holder ? this.typeLabel(holder) : this.fnName(this.fns.get(pc.site.fn)!);
+    if (holder) return this.typeLabel(holder);
+    // (One type's objects made in several packages, each its own controller: named by the package that made it.)
+    const type = pc.inMethod ? instanceType(pc.object) : undefined;
+    const pkg = pc.site.loc.file.split("/").at(-2);
+    return type && pkg ? `${this.typeLabel(type)} in ${pkg}` : this.fnName(this.fns.get(pc.site.fn)!);
   }
 }
 

@@ -23,7 +23,9 @@ export abstract class WorkerLinker extends PerCallQueueLinker {
         slots = slots.flatMap((s) =>
           [...this.pts.valuesOf(s)].map((v) => fieldSlot(v, field)).filter((x): x is Slot => !!x),
         );
-      return [...new Set(slots.flatMap((s) => this.queuesAt(s)))];
+      // (A queue made per object, passed as `c.queue` from a method of its type: each object's own.)
+      const queues = [...new Set(slots.flatMap((s) => this.queuesAt(s)))];
+      return this.perCallOnly(arg, queues, factoryCall.fn, along);
     }
     return this.perCallOnly(p.recv, this.queuesOf(p.recv, receivers), p.fn, along);
   }
