@@ -235,7 +235,8 @@ function checkGolden(file: string, actual: string): void {
 // built as nested generic value structs by shared constructors (each call's copy runs only the function passed there),
 // and a queue returned as a constructor's second result, and informers made on first use by one factory helper that
 // returns what its caller's function makes (each controller gets only its own), and a callback handed to a registrar
-// (it runs on the registrar's events, a source of its own, not with the handler that registers it).
+// (it runs on the registrar's events, a source of its own, not with the handler that registers it), and one controller
+// type whose Register method makes the queue, built by several packages (one controller, one queue per object).
 test("there is an explore fixture for each pattern explore is held to", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
@@ -250,6 +251,7 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "go-informer-cache",
     "go-inline-work",
     "go-interface-dispatch",
+    "go-method-queue-per-object",
     "go-multi-results",
     "go-new-kind",
     "go-reconciler-per-call",
