@@ -199,6 +199,9 @@ async function runMembers(kubeconfig: string, count: number): Promise<Run> {
   const load = os.loadavg()[0]!;
   // Settled: the shares stay put, the caches hold their objects.
   await until(() => Math.abs(group.heldTotal() - 1) < 1e-3, 60_000, "the whole space held");
+  // Read before the heap reading: a member's forced GCs of a large heap can outlast its renew deadline.
+  const held = [...group.members.values()].map((m) => m.held);
+  const bytes = [...group.members.values()].map((m) => m.bytes);
   const memory = await group.memory();
   const run: Run = {
     members: count,
@@ -208,8 +211,8 @@ async function runMembers(kubeconfig: string, count: number): Promise<Run> {
     cpuMs: memory.map((m) => m.cpuMs),
     loopMaxMs: memory.map((m) => m.loopMaxMs),
     deadlineMissed: memory.map((m) => m.deadlineMissed),
-    held: [...group.members.values()].map((m) => m.held),
-    bytes: [...group.members.values()].map((m) => m.bytes),
+    held,
+    bytes,
     doubles: doubles(group.intervals),
     missed: N - group.reconciled.size,
     load,
