@@ -5,10 +5,10 @@ import { at, locOrder } from "../loc.js";
 import type { Place, Worker } from "../model.js";
 import { fieldSlot } from "../points-to.js";
 import type { Receivers } from "./instances.js";
-import { PerCallQueueLinker } from "./per-call-queues.js";
+import { HelperWorkerLinker } from "./helper-workers.js";
 import { DONE_METHODS, FORGET_METHODS } from "./vocabulary.js";
 
-export abstract class WorkerLinker extends PerCallQueueLinker {
+export abstract class WorkerLinker extends HelperWorkerLinker {
   /** The queues a producer adds to; through a handler factory's parameter, the one passed at that factory call. */
   protected producerQueues(
     p: CallFact,
@@ -31,8 +31,10 @@ export abstract class WorkerLinker extends PerCallQueueLinker {
   }
 
   /** The loop a Get runs in: the getter itself, or a caller of it in a loop; said under "Not linked" when none. */
-  protected loopOf(get: CallFact, callersOfGetter: () => CallFact[]): string | undefined {
-    const loop = get.inLoop ? get.fn : callersOfGetter().find((c) => c.inLoop)?.fn;
+  protected loopOf(get: CallFact, callersOfGetter: () => CallFact[], queueId?: string): string | undefined {
+    const loop = get.inLoop
+      ? get.fn
+      : (callersOfGetter().find((c) => c.inLoop)?.fn ?? this.loopAboveHelper(get, queueId));
     if (!loop)
       this.unlinked.push(
         `${get.text} at ${at(get.loc)}: ${this.place(get.fn).name} is not called from a loop in the explored sources`,
@@ -76,7 +78,7 @@ export abstract class WorkerLinker extends PerCallQueueLinker {
     producersByQueue?: Map<string, CallFact[]>,
   ): Worker {
     const getter = get.fn;
-    const loop = this.loopOf(get, () => this.callersOf(getter));
+    const loop = this.loopOf(get, () => this.callersOf(getter), queueId);
     const region = this.region(getter);
     const regionCalls = this.callsIn(region);
     // Direct helpers of the getter (a handleErr(err, key)) count for Done/Forget/requeues too.
@@ -90,7 +92,9 @@ export abstract class WorkerLinker extends PerCallQueueLinker {
     const receivers = queueId ? this.receiversHolding(getter, get.recv, `q|${queueId}`) : undefined;
     const othersOnly = this.othersOnly(getter, receivers);
     const ownProcess = everyProcess.filter((id) => !othersOnly.has(id));
-    const [process, ...alternatives] = this.inContextOf(get, queueId, ownProcess.length ? ownProcess : everyProcess);
+    const [process, ...alternatives] = this.inContextOf(get, queueId, ownProcess.length ? ownProcess : everyProcess).map(
+      (id) => this.throughDelegatingLiteral(id),
+    );
     // The other functions the getter hands the item to (predicates, key helpers, error handlers), for the report.
     const chosen = new Set([process, ...alternatives]);
     const alsoCalled = [
@@ -281,6 +285,7 @@ export abstract class WorkerLinker extends PerCallQueueLinker {
     const derived = new Set<string>(seedNames);
     const assigns = region.flatMap((id) => this.fns.get(id)!.assigns);
     if (seed) for (const a of assigns) if (seed(a)) for (const n of a.lhs) derived.add(n);
+    this.seedInPlaceLiterals(region, regionCalls, derived);
     const keyNames = new Set(derived);
     const itemNames = closeOver(derived, assigns);
     const out: Candidate[] = [];
