@@ -264,6 +264,7 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "go-typed-queues",
     "go-typed-uncalled-constructor",
     "go-value-handlers",
+    "go-worker-helper-literal",
     "informer-kinds",
     "requeues",
     "sample-controller",
