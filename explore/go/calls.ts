@@ -6,6 +6,9 @@ import { GoControllerRuntimeReader } from "./controller-runtime.js";
 import { goIsConditional, goIsTail, goKeyedIn, isExpression, nodeKey } from "./syntax.js";
 
 export abstract class GoCallReader extends GoControllerRuntimeReader {
+  /** Whether a call below each node passed so far is conditional (goIsConditional), by node id. */
+  private readonly conditionalAt = new Map<number, boolean>();
+
   protected call(node: Node): Slot {
     let fnNode = node.childForFieldName("function")!;
     while (
@@ -100,7 +103,7 @@ export abstract class GoCallReader extends GoControllerRuntimeReader {
       qualifier,
       recvParam,
     };
-    if (goIsConditional(node)) fact.conditional = true;
+    if (goIsConditional(node, this.conditionalAt)) fact.conditional = true;
     const nilArgs = argNodes.flatMap((a, i) => (a.type === "nil" ? [i] : []));
     if (nilArgs.length) fact.nilArgs = nilArgs;
     this.recogniseInformer(fact, fnNode, argNodes, qualifier);

@@ -62,15 +62,27 @@ const BRANCHES = new Set(["expression_case", "default_case", "type_case", "commu
 
 /**
  * The call runs on one branch only: in an `if`'s body or else, or in a `case` (`if err := sync(key); err != nil` runs on
- * every path). The walk stops at the enclosing function.
+ * every path). The walk stops at the enclosing function. `known` keeps the answer for each node the walk passes, by
+ * tree-sitter's node id (unique within one tree): the calls of a block share their ancestors, and each step up costs
+ * tree-sitter a walk down from the root.
  */
-export function goIsConditional(call: Node): boolean {
-  for (let n: Node = call, p = call.parent; p; n = p, p = p.parent) {
-    if (p.type === "func_literal" || p.type === "function_declaration" || p.type === "method_declaration") return false;
-    if (BRANCHES.has(p.type)) return true;
-    if (p.type !== "if_statement") continue;
-    const head = [p.childForFieldName("initializer"), p.childForFieldName("condition")];
-    if (!head.some((h) => h?.equals(n))) return true;
+export function goIsConditional(call: Node, known = new Map<number, boolean>()): boolean {
+  const passed: number[] = [];
+  let answer: boolean | undefined;
+  for (let n: Node = call; answer === undefined;) {
+    answer = known.get(n.id);
+    if (answer !== undefined) break;
+    passed.push(n.id);
+    const p = n.parent;
+    if (!p || p.type === "func_literal" || p.type === "function_declaration" || p.type === "method_declaration")
+      answer = false;
+    else if (BRANCHES.has(p.type)) answer = true;
+    else if (p.type === "if_statement") {
+      const head = [p.childForFieldName("initializer"), p.childForFieldName("condition")];
+      if (!head.some((h) => h?.equals(n))) answer = true;
+    }
+    n = p!;
   }
-  return false;
+  for (const id of passed) known.set(id, answer);
+  return answer;
 }
