@@ -57,8 +57,9 @@ export async function explore(dirs: string[], options: DiscoverOptions = {}): Pr
 
 /**
  * What only types tell, written into the syntax reader's facts: an informer made from a GroupVersionResource whose
- * kind its resource constant names, and a wrapper's AddEventHandler handing its parameter on (no registration of its
- * own: the wrapper's callers are).
+ * kind its resource constant names, or by a helper given the object (each call its own informer, of the kind passed
+ * there, the helper's own constructor call none), and a wrapper's AddEventHandler handing its parameter on (no
+ * registration of its own: the wrapper's callers are).
  */
 function applyTypes(facts: Facts, goTypes: GoTypeFacts): void {
   for (const call of facts.calls) {
@@ -66,6 +67,7 @@ function applyTypes(facts: Facts, goTypes: GoTypeFacts): void {
     if (kind && (!call.informer || call.informer.kind === "?"))
       call.informer = { ...(call.informer ?? { via: call.text.replace(/\($/, "") }), kind };
     if (goTypes.forwarded.has(call.id)) delete call.recv;
+    if (goTypes.perCallInformers.has(call.id)) delete call.informer;
   }
 }
 

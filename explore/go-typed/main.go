@@ -56,6 +56,9 @@ type Facts struct {
 	// Calls a type switch or type assertion on a parameter runs only for some kinds of object, or never for some
 	// (narrowing.go).
 	Narrowed map[string]Narrowing `json:"narrowed"`
+	// Informer constructor calls in a helper making the informer of the object its callers pass: each call of the
+	// helper is the informer (its kind in InformerKinds), not this one call (informer_helpers.go).
+	PerCallInformers []string `json:"perCallInformers"`
 }
 
 type TypeRef struct {
@@ -141,7 +144,8 @@ func load(dir string) (*Facts, error) {
 		infos:    map[*types.Package]*types.Info{},
 		inits:    map[types.Object]ast.Expr{},
 		facts: &Facts{Dispatch: map[string][]string{}, Helpers: map[string]string{}, Errors: []string{},
-			InformerKinds: map[string]string{}, Forwarded: []string{}, Narrowed: map[string]Narrowing{}},
+			InformerKinds: map[string]string{}, Forwarded: []string{}, Narrowed: map[string]Narrowing{},
+			PerCallInformers: []string{}},
 	}
 	for _, p := range pkgs {
 		if p.Module != nil && a.facts.Module == "" {
@@ -188,6 +192,7 @@ func load(dir string) (*Facts, error) {
 	step("dispatch")
 	a.findHelpers()
 	a.findInformerKinds()
+	a.findInformerHelpers()
 	step("informer kinds")
 	a.findNarrowing()
 	step("narrowing")

@@ -34,6 +34,8 @@ export interface GoTypeFacts {
   forwarded: Set<string>;
   /** Call id → the kinds of object it runs for, or never runs for: a type switch on a parameter decides it. */
   narrowed: Map<string, Narrowing>;
+  /** Informer constructor calls in a helper given the object: each call of the helper is an informer of its own. */
+  perCallInformers: Set<string>;
 }
 
 /** A call behind a type test of the object (`case *appsv1.StatefulSet:`): the kinds it runs only for, or never for. */
@@ -65,6 +67,7 @@ interface RawFacts {
   informerKinds?: Record<string, string>;
   forwarded?: string[] | null;
   narrowed?: Record<string, Narrowing>;
+  perCallInformers?: string[] | null;
 }
 
 const sourceDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "go-typed");
@@ -116,6 +119,7 @@ export async function readGoTypes(dirs: string[], root: string): Promise<GoTypes
     informerKinds: new Map(),
     forwarded: new Set(),
     narrowed: new Map(),
+    perCallInformers: new Set(),
   };
   let packages = 0;
   const errors: string[] = [];
@@ -159,6 +163,7 @@ function addRegistrationFacts(facts: GoTypeFacts, raw: RawFacts, id: (place: str
   for (const [call, kind] of Object.entries(raw.informerKinds ?? {})) facts.informerKinds.set(id(call), kind);
   for (const call of raw.forwarded ?? []) facts.forwarded.add(id(call));
   for (const [call, n] of Object.entries(raw.narrowed ?? {})) facts.narrowed.set(id(call), n);
+  for (const call of raw.perCallInformers ?? []) facts.perCallInformers.add(id(call));
 }
 
 function firstLine(error: unknown): string {

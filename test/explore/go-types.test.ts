@@ -152,6 +152,7 @@ test("kinds from a helper returning (informers, error) and an API module of its 
   const raw = JSON.parse(stdout) as {
     informerKinds: Record<string, string>;
     narrowed: Record<string, { only?: string[]; except?: string[] }>;
+    perCallInformers: string[];
   };
   const short = (place: string) =>
     path
@@ -164,13 +165,17 @@ test("kinds from a helper returning (informers, error) and an API module of its 
   assert.deepEqual(
     Object.entries(raw.informerKinds).map(([call, kind]) => `${short(call)} ${kind}`),
     [
-      "widgets/operator.go:29:19 Widget",
-      "widgets/operator.go:33:17 StatefulSet",
-      "widgets/operator.go:37:16 DaemonSet",
-      "widgets/operator.go:41:19 Policy",
-      "widgets/operator.go:45:20 Endpoints",
+      "widgets/operator.go:31:19 Widget",
+      "widgets/operator.go:35:17 StatefulSet",
+      "widgets/operator.go:39:16 DaemonSet",
+      "widgets/operator.go:43:19 Policy",
+      "widgets/operator.go:47:20 Endpoints",
+      "widgets/operator.go:52:16 ConfigMap",
+      "widgets/operator.go:53:15 Lease",
     ],
   );
+  // NewFakeInformerFor(obj) makes the informer of what each call passes: the calls are the informers, not its body.
+  assert.deepEqual(raw.perCallInformers.map(short), ["informers/fake.go:11:9"]);
   // OnUpdate: the case's call runs for StatefulSets only; the Add after the switch (whose cases return) never does.
   const narrowed = new Map(Object.entries(raw.narrowed).map(([call, n]) => [short(call), n]));
   assert.deepEqual(narrowed.get("reconciler/reconciler.go:51:3"), { only: ["StatefulSet"] });
@@ -180,10 +185,10 @@ test("kinds from a helper returning (informers, error) and an API module of its 
   assert.deepEqual(narrowed.get("reconciler/reconciler.go:63:2"), { except: ["StatefulSet"] });
   const typed = await explore([dir], { goTypes: true });
   const kinds = (r: typeof typed) => r.controllers.map((c) => c.sources.map((s) => s.kind).join(","));
-  assert.deepEqual(kinds(typed), ["Widget,StatefulSet,DaemonSet,Policy,Endpoints", "StatefulSet"]);
+  assert.deepEqual(kinds(typed), ["ConfigMap,Lease,Widget,StatefulSet,DaemonSet,Policy,Endpoints", "StatefulSet"]);
   // By syntax: no kind is known, so every informer the reconciler handles reaches the status queue too (and the
   // wrapper's own AddEventHandler is taken for one more registration).
-  assert.deepEqual(kinds(await explore([dir])), ["?,?,?,?,?,?", "?,?,?,?"]);
+  assert.deepEqual(kinds(await explore([dir])), ["?,?,?,?,?,?,?", "?,?,?,?"]);
 });
 
 test("Go read on worker threads gives what one thread gives, in the same order", async () => {
