@@ -92,9 +92,11 @@ export abstract class WorkerLinker extends HelperWorkerLinker {
     const receivers = queueId ? this.receiversHolding(getter, get.recv, `q|${queueId}`) : undefined;
     const othersOnly = this.othersOnly(getter, receivers);
     const ownProcess = everyProcess.filter((id) => !othersOnly.has(id));
-    const [process, ...alternatives] = this.inContextOf(get, queueId, ownProcess.length ? ownProcess : everyProcess).map(
-      (id) => this.throughDelegatingLiteral(id),
-    );
+    const [process, ...alternatives] = this.inContextOf(
+      get,
+      queueId,
+      ownProcess.length ? ownProcess : everyProcess,
+    ).map((id) => this.throughDelegatingLiteral(id));
     // The other functions the getter hands the item to (predicates, key helpers, error handlers), for the report.
     const chosen = new Set([process, ...alternatives]);
     const alsoCalled = [
