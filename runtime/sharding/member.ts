@@ -17,7 +17,6 @@ import { isAlreadyExists } from "../client/api-error.js";
 import type { KubeClient } from "../client/kube-client.js";
 import { realClock, sleepOn, type Clock, type SleepFunc } from "../clock/clock.js";
 import { defaultLogger, type Logger } from "../log/logger.js";
-import { fanOutSignal } from "../cache/fan-out-signal.js";
 import { microTime } from "../meta/micro-time.js";
 import type { Registry } from "prom-client";
 import { DEFAULT_BUCKETS, assignBuckets, bucketOf, checkBucketCount, rangesOfBuckets } from "./assignment.js";
@@ -320,13 +319,7 @@ export class ShardMember implements Sharding {
       },
     };
     const claims = new Set(this.claimed);
-    // Not AbortSignal.any([signal, timeout]): Node keeps every such signal in the long-lived one's dependants (about
-    // 75 bytes per renewal, never released: nodejs/node#55351), which grew a member's heap for as long as it ran.
-    const call = fanOutSignal(signal);
-    const timer = setTimeout(
-      () => call.abort(new DOMException("the member Lease write timed out", "TimeoutError")),
-      Math.max(1, timeoutMs),
-    );
+    const call = writeSignal(timeoutMs, signal);
     const both = call.signal;
     try {
       this.own = this.own ? await this.store.update(lease, both) : await this.store.create(lease, both);
@@ -350,7 +343,6 @@ export class ShardMember implements Sharding {
       }
       return false;
     } finally {
-      clearTimeout(timer);
       call.dispose();
     }
   }
@@ -511,4 +503,27 @@ export function defaultMemberName(group: string): string {
   const suffix = randomUUID().slice(0, 8);
   const head = `${group}-${host}`.slice(0, 63 - suffix.length - 1).replace(/-+$/, "");
   return `${head}-${suffix}`;
+}
+
+/**
+ * A Lease write's signal: aborts with `parent` or after timeoutMs. Not AbortSignal.any([parent, timeout]): Node keeps
+ * every such signal in the long-lived parent's dependants (about 75 bytes per renewal, never released:
+ * nodejs/node#55351), which grew a member's heap for as long as it ran. dispose() detaches it once the write is over.
+ */
+function writeSignal(timeoutMs: number, parent?: AbortSignal): { signal: AbortSignal; dispose(): void } {
+  const call = new AbortController();
+  const onAbort = (): void => call.abort(parent?.reason);
+  if (parent?.aborted) onAbort();
+  else parent?.addEventListener("abort", onAbort, { once: true });
+  const timer = setTimeout(
+    () => call.abort(new DOMException("the member Lease write timed out", "TimeoutError")),
+    Math.max(1, timeoutMs),
+  );
+  return {
+    signal: call.signal,
+    dispose: () => {
+      clearTimeout(timer);
+      parent?.removeEventListener("abort", onAbort);
+    },
+  };
 }
