@@ -55,29 +55,18 @@ func (a *analysis) findInformerHelpers() {
 	}
 	named := map[*types.Func]int{}
 	calls := map[*types.Func]int{}
-	for fn, fd := range a.decls {
-		if fd.Body == nil {
-			continue
+	a.eachCall(nil, func(info *types.Info, call *ast.CallExpr) {
+		callee := staticCallee(info, call)
+		h, isHelper := helpers[callee]
+		if !isHelper || h.param >= len(call.Args) {
+			return
 		}
-		info := a.infos[fn.Pkg()]
-		ast.Inspect(fd.Body, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok {
-				return true
-			}
-			callee := staticCallee(info, call)
-			h, isHelper := helpers[callee]
-			if !isHelper || h.param >= len(call.Args) {
-				return true
-			}
-			calls[callee]++
-			if kind := objectKind(info.TypeOf(call.Args[h.param])); kind != "" {
-				a.facts.InformerKinds[a.span(call)] = kind
-				named[callee]++
-			}
-			return true
-		})
-	}
+		calls[callee]++
+		if kind := objectKind(info.TypeOf(call.Args[h.param])); kind != "" {
+			a.facts.InformerKinds[a.span(call)] = kind
+			named[callee]++
+		}
+	})
 	for fn, h := range helpers {
 		if calls[fn] > 0 && named[fn] == calls[fn] {
 			a.facts.PerCallInformers = append(a.facts.PerCallInformers, h.inner)

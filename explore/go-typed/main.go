@@ -498,20 +498,11 @@ func (a *analysis) findQueueCalls() {
 	for fn := range constructors {
 		a.facts.Constructors = append(a.facts.Constructors, a.pos(a.decls[fn].Pos()))
 	}
-	for fn, fd := range a.decls {
-		if constructors[fn] || fd.Body == nil {
-			continue
+	a.eachCall(func(fn *types.Func) bool { return constructors[fn] }, func(info *types.Info, call *ast.CallExpr) {
+		if callee := staticCallee(info, call); callee != nil && (isLibraryCtor(callee) || constructors[callee]) {
+			a.facts.QueueCalls = append(a.facts.QueueCalls, a.span(call))
 		}
-		info := a.infos[fn.Pkg()]
-		ast.Inspect(fd.Body, func(n ast.Node) bool {
-			if call, ok := n.(*ast.CallExpr); ok {
-				if callee := staticCallee(info, call); callee != nil && (isLibraryCtor(callee) || constructors[callee]) {
-					a.facts.QueueCalls = append(a.facts.QueueCalls, a.span(call))
-				}
-			}
-			return true
-		})
-	}
+	})
 	sort.Strings(a.facts.QueueCalls)
 	sort.Strings(a.facts.Constructors)
 }
@@ -542,36 +533,42 @@ func (a *analysis) findDispatch() {
 		method string
 	}
 	methods := map[target][]string{}
+	a.eachCall(nil, func(info *types.Info, call *ast.CallExpr) {
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok {
+			return
+		}
+		s := info.Selections[sel]
+		if s == nil || s.Kind() != types.MethodVal {
+			return
+		}
+		iface, ok := s.Recv().Underlying().(*types.Interface)
+		if !ok {
+			return
+		}
+		key := target{iface, sel.Sel.Name}
+		found, known := methods[key]
+		if !known {
+			found = a.methodsImplementing(iface, sel.Sel.Name, byMethod[sel.Sel.Name])
+			methods[key] = found
+		}
+		if len(found) > 0 {
+			a.facts.Dispatch[a.span(call)] = found
+		}
+	})
+}
+
+// eachCall hands visit every call in the bodies of the module's functions (but those skip names), with the types of
+// the call's package.
+func (a *analysis) eachCall(skip func(*types.Func) bool, visit func(info *types.Info, call *ast.CallExpr)) {
 	for fn, fd := range a.decls {
-		if fd.Body == nil {
+		if fd.Body == nil || skip != nil && skip(fn) {
 			continue
 		}
 		info := a.infos[fn.Pkg()]
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok {
-				return true
-			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok {
-				return true
-			}
-			s := info.Selections[sel]
-			if s == nil || s.Kind() != types.MethodVal {
-				return true
-			}
-			iface, ok := s.Recv().Underlying().(*types.Interface)
-			if !ok {
-				return true
-			}
-			key := target{iface, sel.Sel.Name}
-			found, known := methods[key]
-			if !known {
-				found = a.methodsImplementing(iface, sel.Sel.Name, byMethod[sel.Sel.Name])
-				methods[key] = found
-			}
-			if len(found) > 0 {
-				a.facts.Dispatch[a.span(call)] = found
+			if call, ok := n.(*ast.CallExpr); ok {
+				visit(info, call)
 			}
 			return true
 		})
