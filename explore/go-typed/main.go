@@ -468,7 +468,9 @@ func (a *analysis) findQueueCalls() {
 	}
 	isLibraryCtor := func(f *types.Func) bool {
 		sig := f.Type().(*types.Signature)
-		return f.Pkg() == a.wq && strings.HasPrefix(f.Name(), "New") && sig.Recv() == nil && a.makesQueue(sig)
+		// client-go's workqueue, or any library's New* returning a queue (controller-runtime's priorityqueue.New).
+		fromLibrary := f.Pkg() == a.wq || f.Pkg() != nil && !a.own[f.Pkg()]
+		return fromLibrary && strings.HasPrefix(f.Name(), "New") && sig.Recv() == nil && a.makesQueue(sig)
 	}
 	for changed := true; changed; {
 		changed = false

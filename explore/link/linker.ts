@@ -221,6 +221,7 @@ class Linker extends TsOperatorLinker {
     if (this.fns.get(call.fn)?.lang === "ts")
       return call.typedQueue !== undefined || this.taskQueue(call) !== undefined;
     if (call.qualifier?.endsWith("/util/workqueue")) return /^New/.test(call.method) && !/Limiter$/.test(call.method);
+    if (call.qualifier?.endsWith("/controller/priorityqueue")) return call.method === "New";
     if (/^new\w*queue$/i.test(call.method) || this.taskQueue(call)) return true;
     const cls = /^new (\w+)$/.exec(call.method)?.[1];
     if (cls) return [...this.queueTypes.values()].some((t) => t.name === cls);

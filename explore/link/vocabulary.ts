@@ -8,13 +8,16 @@ export const ADD_METHODS = new Set([
   "add",
   "addAfter",
   "addRateLimited",
+  // controller-runtime's priority queue: the key is the second argument
+  "AddWithOpts",
   // async.queue, fastq: the libraries' own names for adding a task
   "push",
   "unshift",
   "pushAsync",
   "unshiftAsync",
 ]);
-export const GET_METHODS = new Set(["Get", "get"]);
+/** controller-runtime's priority queue hands out (key, priority, shutdown) from `GetWithPriority`. */
+export const GET_METHODS = new Set(["Get", "GetWithPriority", "get"]);
 export const DONE_METHODS = new Set(["Done", "done"]);
 export const FORGET_METHODS = new Set(["Forget", "forget"]);
 export const REGISTER_METHODS = new Set([

@@ -236,7 +236,8 @@ function checkGolden(file: string, actual: string): void {
 // and a queue returned as a constructor's second result, and informers made on first use by one factory helper that
 // returns what its caller's function makes (each controller gets only its own), and a callback handed to a registrar
 // (it runs on the registrar's events, a source of its own, not with the handler that registers it), and one controller
-// type whose Register method makes the queue, built by several packages (one controller, one queue per object).
+// type whose Register method makes the queue, built by several packages (one controller, one queue per object), and
+// controller-runtime's priority queue (a queue by its type, keys in by AddWithOpts and out by GetWithPriority).
 test("there is an explore fixture for each pattern explore is held to", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
@@ -254,6 +255,7 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "go-method-queue-per-object",
     "go-multi-results",
     "go-new-kind",
+    "go-priority-queue",
     "go-reconciler-per-call",
     "go-registrar-callback",
     "go-shared-constructor",
