@@ -220,11 +220,18 @@ class Linker extends TsOperatorLinker {
     if (this.goTypes && this.fns.get(call.fn)?.lang === "go") return this.goTypes.queueCalls.has(call.id);
     if (this.fns.get(call.fn)?.lang === "ts")
       return call.typedQueue !== undefined || this.taskQueue(call) !== undefined;
-    if (call.qualifier?.endsWith("/util/workqueue")) return /^New/.test(call.method) && !/Limiter$/.test(call.method);
-    if (call.qualifier?.endsWith("/controller/priorityqueue")) return call.method === "New";
+    const library = libraryQueueConstructor(call);
+    if (library !== undefined) return library;
     if (/^new\w*queue$/i.test(call.method) || this.taskQueue(call)) return true;
     const cls = /^new (\w+)$/.exec(call.method)?.[1];
     if (cls) return [...this.queueTypes.values()].some((t) => t.name === cls);
     return false;
   }
+}
+
+/** Read without types: client-go's workqueue constructors, controller-runtime's priority queue; else undefined. */
+function libraryQueueConstructor(call: CallFact): boolean | undefined {
+  if (call.qualifier?.endsWith("/util/workqueue")) return /^New/.test(call.method) && !/Limiter$/.test(call.method);
+  if (call.qualifier?.endsWith("/controller/priorityqueue")) return call.method === "New";
+  return undefined;
 }
