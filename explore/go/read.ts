@@ -66,10 +66,11 @@ function runs(sources: GoSource[], workers: number, busyHere: number): GoSource[
 }
 
 function readInWorker(sources: GoSource[], modules: GoModule[]): Promise<GoFileResult[]> {
+  const execArgv = workerExecArgv();
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL("./read-worker.js", import.meta.url), {
       workerData: { sources, modules },
-      execArgv: workerExecArgv(),
+      ...(execArgv ? { execArgv } : {}),
     });
     worker.once("message", (message: { results: GoFileResult[] } | { error: string }) => {
       if ("error" in message) reject(new Error(message.error));
@@ -81,18 +82,13 @@ function readInWorker(sources: GoSource[], modules: GoModule[]): Promise<GoFileR
 }
 
 /**
- * The node flags a worker may take over from this process: not `--input-type` or a script given with `-e`/`-p`, which
- * make a worker started from a file fail (a tool driving explore from `node --input-type=module -e …` did).
+ * A worker takes this process's node flags over, unless the process runs a script given inline (`-e`, `-p`,
+ * `--input-type`): a worker started from a file fails with those (the explore bench runs explore that way). Then it
+ * starts with none: an explicit list is re-checked, and flags of the whole process (Node 24's test runner passes some)
+ * are refused there.
  */
-function workerExecArgv(): string[] {
-  const out: string[] = [];
-  const argv = process.execArgv;
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i]!;
-    if (/^(-e|-p|--eval|--print|--input-type)$/.test(flag)) i++;
-    else if (!/^(--input-type|--eval|--print)=/.test(flag)) out.push(flag);
-  }
-  return out;
+function workerExecArgv(): string[] | undefined {
+  return process.execArgv.some((flag) => /^(-e|-p|--eval|--print|--input-type)(=|$)/.test(flag)) ? [] : undefined;
 }
 
 /** The files' facts in file order, as if read one after the other. */
