@@ -11,6 +11,12 @@ export type CallChain = CallFact[];
 
 export const PARAM = /^(.*)#p(\d+)$/;
 
+/** The index of `fn`'s parameter a slot is (`<fn>#p2` → 2), or undefined for any other slot. */
+export function paramIndexOf(slot: Slot, fn: string): number | undefined {
+  const m = PARAM.exec(slot);
+  return m && m[1] === fn ? Number(m[2]) : undefined;
+}
+
 export abstract class ContextLinker extends LinkGraph {
   /**
    * The chains of call sites that reach a helper: a caller that passes its own (or an enclosing function's)

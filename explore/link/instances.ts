@@ -7,6 +7,7 @@
 import { type CallFact, type Constraint, type Slot, type Value, keysOf } from "../facts.js";
 import { fieldSlot } from "../points-to.js";
 import { CallResultLinker, type Receivers } from "./call-results.js";
+import { paramIndexOf } from "./contexts.js";
 import { appendAll } from "./lists.js";
 
 /** Between a type and the place of an object of it, and between an object and the call that made a copy of it. */
@@ -99,7 +100,7 @@ export abstract class InstanceLinker extends CallResultLinker {
       for (const ctor of this.fnsAt(`${type}.constructor`))
         for (const s of stores.get(ctor) ?? []) {
           if (s.base !== `${ctor}#this`) continue;
-          const param = paramIndex(s.src, ctor);
+          const param = paramIndexOf(s.src, ctor);
           const src = param === undefined ? s.src : k.args[param];
           if (src) fields.push({ field: s.field, src });
         }
@@ -152,7 +153,7 @@ export abstract class InstanceLinker extends CallResultLinker {
     this.addInstance(copy);
     for (const f of m.fields) {
       const dst = fieldSlot(copy, f.field)!;
-      const param = paramIndex(f.src, m.maker);
+      const param = paramIndexOf(f.src, m.maker);
       const inner = [...this.pts.valuesOf(f.src)].flatMap((v) => {
         const made = byObject.get(v);
         return made && made.maker === m.maker && made !== m ? [made] : [];
@@ -281,11 +282,6 @@ function prefer(values: Set<Value>): Set<Value> {
   const out = new Set<Value>();
   for (const v of values) if (!(v[0] === "o" && types.has(v.slice(2))) && !copied.has(v)) out.add(v);
   return out;
-}
-
-function paramIndex(slot: Slot, fn: string): number | undefined {
-  const m = /^(.*)#p(\d+)$/.exec(slot);
-  return m && m[1] === fn ? Number(m[2]) : undefined;
 }
 
 function pushTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {

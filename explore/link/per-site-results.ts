@@ -4,7 +4,7 @@
 // informer methods calling getInformer would return all 70 informers, and every controller would watch every kind.
 import type { Constraint, Slot, Value } from "../facts.js";
 import type { PointsTo } from "../points-to.js";
-import { PARAM } from "./contexts.js";
+import { paramIndexOf } from "./contexts.js";
 import { fnOfLocal } from "./instances.js";
 
 /** Where a helper's result comes from: its parameter `param`, itself or (with `args`) the result of calling it. */
@@ -51,8 +51,8 @@ function onlyFunction(values: ReadonlySet<Value>): string | undefined {
 
 /** An argument the helper passes on: its own parameter is what the call passes for it. */
 function passedAs(slot: Slot, fn: string, args: Slot[]): Slot {
-  const m = PARAM.exec(slot);
-  return m && m[1] === fn ? (args[Number(m[2])] ?? slot) : slot;
+  const param = paramIndexOf(slot, fn);
+  return param === undefined ? slot : (args[param] ?? slot);
 }
 
 /**
@@ -89,23 +89,18 @@ function sourcesOf(start: Slot, fn: string, defs: Map<Slot, Constraint[]>): Resu
     const slot = todo.pop()!;
     for (const k of defs.get(slot) ?? []) {
       if (k.c === "copy") {
-        const param = paramOf(k.src, fn);
+        const param = paramIndexOf(k.src, fn);
         if (param !== undefined) out.push({ param });
         else if (fnOfLocal(k.src) === fn && !k.src.endsWith("#this") && !seen.has(k.src)) {
           seen.add(k.src);
           todo.push(k.src);
         } else if (!seen.has(k.src)) return undefined;
       } else if (k.c === "call") {
-        const param = paramOf(k.callee, fn);
+        const param = paramIndexOf(k.callee, fn);
         if (param === undefined) return undefined;
         out.push({ param, args: k.args });
       } else return undefined;
     }
   }
   return out;
-}
-
-function paramOf(slot: Slot, fn: string): number | undefined {
-  const m = PARAM.exec(slot);
-  return m && m[1] === fn ? Number(m[2]) : undefined;
 }

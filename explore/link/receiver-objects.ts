@@ -5,6 +5,7 @@
 // objects the call's receiver is, to what that call passes.
 import { type CallFact, type Constraint, type Slot, type Value } from "../facts.js";
 import { fieldSlot } from "../points-to.js";
+import { paramIndexOf } from "./contexts.js";
 import { instanceType } from "./instances.js";
 import { RegistrationLinker } from "./registrations.js";
 
@@ -20,7 +21,7 @@ export abstract class ReceiverObjectLinker extends RegistrationLinker {
       if (k.c === "copy" && k.dst === `${selfOf(k.src)}#ret`) returnsSelf.add(selfOf(k.src)!);
       if (k.c !== "store") continue;
       const method = selfOf(k.base);
-      const param = method ? paramOf(k.src, method) : undefined;
+      const param = method ? paramIndexOf(k.src, method) : undefined;
       if (method && param !== undefined)
         setters.set(method, [...(setters.get(method) ?? []), { field: k.field, param }]);
     }
@@ -74,10 +75,4 @@ export abstract class ReceiverObjectLinker extends RegistrationLinker {
 /** The method whose receiver a slot is (`<fn>#this` → fn). */
 function selfOf(slot: Slot): string | undefined {
   return slot.endsWith("#this") ? slot.slice(0, -"#this".length) : undefined;
-}
-
-/** The index of the method's parameter a slot is (`<fn>#p2` → 2). */
-function paramOf(slot: Slot, fn: string): number | undefined {
-  const m = /^(.*)#p(\d+)$/.exec(slot);
-  return m && m[1] === fn ? Number(m[2]) : undefined;
 }
