@@ -61,6 +61,11 @@ export type Constraint =
   /** for every class in cls: ret ⊇ an instance, and its constructor is called with args */
   | { c: "new"; cls: Slot; args: Slot[]; ret: Slot };
 
+/** The slot a constraint gives values to (a call's or `new`'s first result), or undefined for a store into fields. */
+export function slotDefined(k: Constraint): Slot | undefined {
+  return k.c === "alloc" || k.c === "copy" || k.c === "load" ? k.dst : k.c === "store" ? undefined : k.ret;
+}
+
 export interface FnFact {
   id: string;
   /** How the report names it: `(*Controller).processNextWorkItem`, `Controller.worker`, `func literal`, ... */

@@ -2,7 +2,7 @@
 // (`b.impl.Register()` with b one builder, whose impl is one implementation), its result is what those functions
 // return, not what every implementation does (instances.ts asks here when a slot is a call's result); the functions
 // a call through a field runs for other objects only; the objects whose field holds a value.
-import { type CallFact, type Constraint, type Slot, type Value, keysOf } from "../facts.js";
+import { type CallFact, type Constraint, type Slot, type Value, keysOf, slotDefined } from "../facts.js";
 import { ContextLinker } from "./contexts.js";
 
 /** The receivers of a type's methods read as these objects. */
@@ -127,12 +127,11 @@ export abstract class CallResultLinker extends ContextLinker {
     if (this.returnDefs) return this.returnDefs;
     this.returnDefs = new Map();
     for (const k of this.constraintsSolved) {
-      const dst =
-        k.c === "alloc" || k.c === "copy" || k.c === "load" ? k.dst : k.c === "call" || k.c === "new" ? k.ret : "";
-      if (!dst.endsWith("#ret")) continue;
-      const list = this.returnDefs.get(dst as Slot);
+      const dst = slotDefined(k);
+      if (!dst?.endsWith("#ret")) continue;
+      const list = this.returnDefs.get(dst);
       if (list) list.push(k);
-      else this.returnDefs.set(dst as Slot, [k]);
+      else this.returnDefs.set(dst, [k]);
     }
     return this.returnDefs;
   }

@@ -2,7 +2,7 @@
 // (`func (f *factory) getInformer(key string, newFunc func() Informer) Informer { ...; return newFunc() }`), returns
 // at each call what that call passes. Read once for all callers, its result is every caller's: each of a factory's 70
 // informer methods calling getInformer would return all 70 informers, and every controller would watch every kind.
-import type { Constraint, Slot, Value } from "../facts.js";
+import { type Constraint, type Slot, type Value, slotDefined } from "../facts.js";
 import type { PointsTo } from "../points-to.js";
 import { paramIndexOf } from "./contexts.js";
 import { fnOfLocal } from "./instances.js";
@@ -63,8 +63,7 @@ function resultSources(constraints: Constraint[]): Map<string, ResultSource[]> {
   const defs = new Map<Slot, Constraint[]>();
   const rets: Slot[] = [];
   for (const k of constraints) {
-    const dst =
-      k.c === "alloc" || k.c === "copy" || k.c === "load" ? k.dst : k.c === "call" || k.c === "new" ? k.ret : undefined;
+    const dst = slotDefined(k);
     if (dst === undefined) continue;
     const list = defs.get(dst);
     if (list) list.push(k);
