@@ -75,13 +75,6 @@ export abstract class CallResultLinker extends ContextLinker {
     return out;
   }
 
-  /** The type whose method a function is (or is written in). */
-  protected methodOwner(fnId: string): string | undefined {
-    for (let f = this.fns.get(fnId), d = 0; f && d < 64; f = f.parent ? this.fns.get(f.parent) : undefined, d++)
-      if (f.owner) return f.owner;
-    return undefined;
-  }
-
   /**
    * The objects a method's receiver is when a slot read in it holds the given value (the controller objects whose
    * `c.queue` is this queue): undefined when that tells none apart (one object, or every object alike).

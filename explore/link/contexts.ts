@@ -82,12 +82,4 @@ export abstract class ContextLinker extends LinkGraph {
     }
     return undefined;
   }
-
-  /** fnId is owner or a closure written inside it. */
-  protected isWithin(fnId: string, owner: string): boolean {
-    let depth = 0;
-    for (let f = this.fns.get(fnId); f && depth < 64; f = f.parent ? this.fns.get(f.parent) : undefined, depth++)
-      if (f.id === owner) return true;
-    return false;
-  }
 }

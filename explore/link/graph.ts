@@ -157,9 +157,9 @@ export abstract class LinkGraph {
     return (this.children.get(fnId) ?? []).filter((c) => {
       const callers = this.callersOf(c).filter((call) => !this.isInternal(call.fn));
       if (callers.length === 0) return !this.keptForLater(c);
-      const given = this.givenTo(c).filter((g) => this.writtenIn(g.fn, fnId));
+      const given = this.givenTo(c).filter((g) => this.isWithin(g.fn, fnId));
       const runners = [fnId, ...given.flatMap((g) => this.callees(g))];
-      return callers.some((call) => runners.some((r) => this.writtenIn(call.fn, r)));
+      return callers.some((call) => runners.some((r) => this.isWithin(call.fn, r)));
     });
   }
 
@@ -170,7 +170,7 @@ export abstract class LinkGraph {
   protected registrarOf(fnId: string): CallFact | undefined {
     const parent = this.fns.get(fnId)?.parent;
     if (!parent || !this.keptForLater(fnId)) return undefined;
-    return this.givenTo(fnId).find((call) => this.writtenIn(call.fn, parent));
+    return this.givenTo(fnId).find((call) => this.isWithin(call.fn, parent));
   }
 
   /** A function no explored call runs, handed only to explored code (which never calls it nor hands it elsewhere). */
@@ -191,12 +191,19 @@ export abstract class LinkGraph {
     return this.givenIndex.get(fnId) ?? [];
   }
 
-  /** Whether a function is `outer` or written inside it (a closure of it, at any depth). */
-  private writtenIn(fnId: string, outer: string): boolean {
+  /** Whether a function is `owner` or written inside it (a closure of it, at any depth). */
+  protected isWithin(fnId: string, owner: string): boolean {
     let depth = 0;
     for (let f = this.fns.get(fnId); f && depth < 64; f = f.parent ? this.fns.get(f.parent) : undefined, depth++)
-      if (f.id === outer) return true;
+      if (f.id === owner) return true;
     return false;
+  }
+
+  /** The type whose method a function is (or is written in). */
+  protected methodOwner(fnId: string): string | undefined {
+    for (let f = this.fns.get(fnId), d = 0; f && d < 64; f = f.parent ? this.fns.get(f.parent) : undefined, d++)
+      if (f.owner) return f.owner;
+    return undefined;
   }
 }
 

@@ -33,7 +33,7 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
   protected findWrapperTypes(): void {
     for (const call of this.facts.calls) {
       if (!GET_METHODS.has(call.method)) continue;
-      const owner = this.ownerOf(call.fn);
+      const owner = this.methodOwner(call.fn);
       const t = owner ? this.types.get(owner) : undefined;
       const field = /^\w+\.(\w+)\.\w+$/.exec(call.text)?.[1];
       if (!t || !field || !this.wrapsField(t, field, call) || this.fns.get(call.fn)?.library) continue;
@@ -150,13 +150,6 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
   /** Fields a constructor's composite literal sets from its parameters (`sync: sync`): field → parameter index. */
   protected fieldsFromParams(ctor: string): Map<string, number> {
     return this.paramIndexes().fromParams.get(ctor) ?? new Map<string, number>();
-  }
-
-  /** The function (or method) a closure is written in, followed to its owner type. */
-  private ownerOf(fnId: string): string | undefined {
-    for (let f = this.fns.get(fnId), d = 0; f && d < 64; f = f.parent ? this.fns.get(f.parent) : undefined, d++)
-      if (f.owner) return f.owner;
-    return undefined;
   }
 
   /** The wrapper's workers for one construction site: the processing function is the handler passed there. */
