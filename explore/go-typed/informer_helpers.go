@@ -24,14 +24,7 @@ func (a *analysis) findInformerHelpers() {
 			continue
 		}
 		info := a.infos[fn.Pkg()]
-		params := map[types.Object]int{}
-		i := 0
-		for _, fl := range fd.Type.Params.List {
-			for _, name := range fl.Names {
-				params[info.Defs[name]] = i
-				i++
-			}
-		}
+		params := paramsOf(info, fd)
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
 			if !ok || len(call.Args) < 2 {

@@ -389,19 +389,14 @@ func (a *analysis) setFromParameter(tn *types.TypeName, field string) bool {
 				if !ok || fd.Body == nil {
 					return true
 				}
-				params := map[types.Object]bool{}
-				for _, fl := range fd.Type.Params.List {
-					for _, name := range fl.Names {
-						params[p.TypesInfo.Defs[name]] = true
-					}
-				}
+				params := paramsOf(p.TypesInfo, fd)
 				ast.Inspect(fd.Body, func(m ast.Node) bool {
 					kv, ok := m.(*ast.KeyValueExpr)
 					if !ok {
 						return true
 					}
 					if k, ok := kv.Key.(*ast.Ident); ok && k.Name == field {
-						if v, ok := kv.Value.(*ast.Ident); ok && params[p.TypesInfo.Uses[v]] {
+						if v, ok := kv.Value.(*ast.Ident); ok && params.has(p.TypesInfo.Uses[v]) {
 							found = true
 						}
 					}
@@ -746,13 +741,9 @@ func (a *analysis) findInformerKinds() {
 			continue
 		}
 		info := a.infos[fn.Pkg()]
-		params := map[types.Object]bool{}
+		params := paramSet{}
 		if registerMethods[fn.Name()] && fn.Type().(*types.Signature).Recv() != nil {
-			for _, fl := range fd.Type.Params.List {
-				for _, name := range fl.Names {
-					params[info.Defs[name]] = true
-				}
-			}
+			params = paramsOf(info, fd)
 		}
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
@@ -760,7 +751,7 @@ func (a *analysis) findInformerKinds() {
 				return true
 			}
 			if sel, ok := call.Fun.(*ast.SelectorExpr); ok && registerMethods[sel.Sel.Name] && len(call.Args) > 0 {
-				if id, ok := ast.Unparen(call.Args[0]).(*ast.Ident); ok && params[info.Uses[id]] {
+				if id, ok := ast.Unparen(call.Args[0]).(*ast.Ident); ok && params.has(info.Uses[id]) {
 					a.facts.Forwarded = append(a.facts.Forwarded, a.span(call))
 				}
 			}
@@ -935,4 +926,24 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// paramSet: a function declaration's named parameters, each with its position among them.
+type paramSet map[types.Object]int
+
+func paramsOf(info *types.Info, fd *ast.FuncDecl) paramSet {
+	out := paramSet{}
+	i := 0
+	for _, fl := range fd.Type.Params.List {
+		for _, name := range fl.Names {
+			out[info.Defs[name]] = i
+			i++
+		}
+	}
+	return out
+}
+
+func (ps paramSet) has(o types.Object) bool {
+	_, ok := ps[o]
+	return ok
 }

@@ -22,12 +22,7 @@ func (a *analysis) findNarrowing() {
 			continue
 		}
 		info := a.infos[fn.Pkg()]
-		params := map[types.Object]bool{}
-		for _, fl := range fd.Type.Params.List {
-			for _, name := range fl.Names {
-				params[info.Defs[name]] = true
-			}
-		}
+		params := paramsOf(info, fd)
 		if len(params) == 0 {
 			continue
 		}
@@ -48,7 +43,7 @@ func (a *analysis) findNarrowing() {
 type narrower struct {
 	a      *analysis
 	info   *types.Info
-	params map[types.Object]bool
+	params paramSet
 	only   map[*ast.CallExpr][]string
 	except map[*ast.CallExpr][]string
 }
@@ -164,7 +159,7 @@ func (n *narrower) ifAssert(st *ast.IfStmt) []string {
 
 func (n *narrower) isParam(e ast.Expr) bool {
 	id, ok := ast.Unparen(e).(*ast.Ident)
-	return ok && n.params[n.info.Uses[id]]
+	return ok && n.params.has(n.info.Uses[id])
 }
 
 // kindsOf: the kinds the case's types name, or nil when one of them is not a Kubernetes object (a tombstone, nil).
