@@ -4,7 +4,7 @@
 // passes. The solver keeps the type's own slots as the union of all its objects (`o|<type>`), so nothing is lost; the
 // linker asks `precise(slot)` where controllers sharing a type must stay apart, and may read a method's receiver as
 // one object (`precise(slot, { [type]: [object] })`).
-import { type CallFact, type Constraint, type Slot, type Value, keysOf } from "../facts.js";
+import { type CallFact, type Constraint, type Slot, type TypeFact, type Value, keysOf } from "../facts.js";
 import { fieldSlot } from "../points-to.js";
 import { CallResultLinker, type Receivers } from "./call-results.js";
 import { paramIndexOf } from "./contexts.js";
@@ -206,6 +206,37 @@ export abstract class InstanceLinker extends CallResultLinker {
     this.preciseMemo.clear();
   }
 
+  /**
+   * `receivers` (else the one object of the type `fnId` is a method of) with the objects its Go structs embed in
+   * those objects: a promoted method (`c.retryLater()`, declared on the embedded base) runs on the base this object
+   * holds, not on every base. Unchanged when that names no fewer objects than all.
+   */
+  protected withEmbedded(fnId: string, receivers: Receivers | undefined): Receivers | undefined {
+    const type = this.methodOwner(fnId);
+    const objects = this.goObjects(type, receivers);
+    if (!type || !objects) return receivers;
+    const out: Map<string, readonly Value[]> = new Map(receivers ?? [[type, objects]]);
+    for (const e of this.types.get(type)?.embeds ?? []) {
+      const inner = this.embeddedIn(objects, e);
+      if (inner.length && inner.length < this.objectsOf(e).length) out.set(e, inner);
+    }
+    return out.size > (receivers?.size ?? 1) ? out : receivers;
+  }
+
+  /** The objects of a Go type that `receivers` gives, else its one object; undefined when neither. */
+  private goObjects(type: string | undefined, receivers: Receivers | undefined): readonly Value[] | undefined {
+    if (!type?.startsWith("go:")) return undefined;
+    const objects = receivers?.get(type) ?? this.objectsOf(type);
+    return objects.length === 1 || (receivers && objects.length) ? objects : undefined;
+  }
+
+  /** The objects of the embedded struct type `embed` that `objects` hold in their embedded field. */
+  private embeddedIn(objects: Iterable<Value>, embed: string, depth = 0): Value[] {
+    const name = this.types.get(embed)?.name;
+    if (!name) return [];
+    return [...prefer(this.fieldOf(new Set(objects), name, depth))].filter((x) => instanceType(x) === embed);
+  }
+
   /** A method's receiver read as the objects given for its type. */
   private receiverOf(slot: Slot, receivers: Receivers): ReadonlySet<Value> | undefined {
     const self = /^(.*)#this$/.exec(slot)?.[1];
@@ -233,21 +264,53 @@ export abstract class InstanceLinker extends CallResultLinker {
     return queues.length ? queues : this.queuesAt(slot);
   }
 
-  /** A field of each value: an object's own, else (nothing stored into it) its type's. */
-  private fieldOf(bases: ReadonlySet<Value>, field: string): Set<Value> {
+  /**
+   * A field of each value: an object's own, else (nothing stored into it) its type's. A field a Go struct does not
+   * declare but embeds is the embedded value's: read through the embedded field it is that object's own (each
+   * controller's `c.queue` the queue of the base its constructor made), where the type's slots join every object's.
+   */
+  private fieldOf(bases: ReadonlySet<Value>, field: string, depth = 0): Set<Value> {
     const out = new Set<Value>();
-    for (const v of bases) {
-      let values: ReadonlySet<Value> = EMPTY;
-      let unset = false;
-      for (let o: Value | undefined = v; o && values.size === 0 && !unset; o = parentOf(o)) {
-        values = this.pts.valuesOf(fieldSlot(o, field));
-        unset = this.passedNothing.has(fieldSlot(o, field)!);
-      }
-      const type = instanceType(v);
-      if (values.size === 0 && type && !unset) values = this.pts.valuesOf(`${type}.${field}`);
-      for (const x of values) out.add(x);
-    }
+    for (const v of bases) for (const x of this.fieldOfOne(v, field, depth)) out.add(x);
     return out;
+  }
+
+  private fieldOfOne(v: Value, field: string, depth: number): ReadonlySet<Value> {
+    let values: ReadonlySet<Value> = EMPTY;
+    let unset = false;
+    for (let o: Value | undefined = v; o && values.size === 0 && !unset; o = parentOf(o)) {
+      values = this.pts.valuesOf(fieldSlot(o, field));
+      unset = this.passedNothing.has(fieldSlot(o, field)!);
+    }
+    // (A type's summary value holds every object's field: read through the embedded objects when it is promoted.)
+    const type = instanceType(v) ?? (v[0] === "o" ? v.slice(2) : undefined);
+    if (unset || !type || (values.size && v[0] !== "o")) return values;
+    const promoted = this.promotedRead(type, field, v, depth);
+    if (promoted.size) return promoted;
+    return values.size === 0 && v[0] === "l" ? this.pts.valuesOf(`${type}.${field}`) : values;
+  }
+
+  /** A field `type` takes from a struct it embeds, read in the embedded objects of `v` (empty when none). */
+  private promotedRead(type: string, field: string, v: Value, depth: number): ReadonlySet<Value> {
+    const through = depth < 4 ? this.embeddedHolding(type, field) : undefined;
+    const inner = through ? this.embeddedIn([v], through, depth + 1) : [];
+    return inner.length ? this.fieldOf(new Set(inner), field, depth + 1) : EMPTY;
+  }
+
+  /** The struct a Go type embeds that gives it `field` (one it does not declare itself), or undefined. */
+  private embeddedHolding(type: string, field: string): string | undefined {
+    const t = this.types.get(type);
+    if (!t?.embeds?.length || !type.startsWith("go:") || this.declares(t, field)) return undefined;
+    const has = (key: string, depth: number): boolean => {
+      const inner = this.types.get(key);
+      if (!inner || depth > 4) return false;
+      return this.declares(inner, field) || (inner.embeds ?? []).some((e) => has(e, depth + 1));
+    };
+    return t.embeds.find((e) => has(e, 0));
+  }
+
+  private declares(t: TypeFact, name: string): boolean {
+    return (t.fields ?? []).includes(name) || t.methods.includes(name);
   }
 
   /** Locals and temporaries whose values only constraints give (a call's result or a parameter is opaque). */

@@ -89,7 +89,9 @@ export abstract class WorkerLinker extends HelperWorkerLinker {
     // Nothing (or several calls) does the work on the item: the function the loop calls, which took it, does it.
     const everyProcess = handedOn.length === 0 && loop && loop !== getter ? [getter] : handedOn;
     // A getter of a type several controllers are objects of: this queue's object, and the functions stored in it.
-    const receivers = queueId ? this.receiversHolding(getter, get.recv, `q|${queueId}`) : undefined;
+    const receivers = queueId
+      ? this.withEmbedded(getter, this.receiversHolding(getter, get.recv, `q|${queueId}`))
+      : undefined;
     const othersOnly = this.othersOnly(getter, receivers);
     const ownProcess = everyProcess.filter((id) => !othersOnly.has(id));
     const [process, ...alternatives] = this.inContextOf(
