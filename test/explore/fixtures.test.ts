@@ -237,7 +237,8 @@ function checkGolden(file: string, actual: string): void {
 // returns what its caller's function makes (each controller gets only its own), and a callback handed to a registrar
 // (it runs on the registrar's events, a source of its own, not with the handler that registers it), and one controller
 // type whose Register method makes the queue, built by several packages (one controller, one queue per object), and
-// controller-runtime's priority queue (a queue by its type, keys in by AddWithOpts and out by GetWithPriority).
+// controller-runtime's priority queue (a queue by its type, keys in by AddWithOpts and out by GetWithPriority), and
+// three controller types embedding one base made with each one's queue (`c.queue` promoted: each object's own).
 test("there is an explore fixture for each pattern explore is held to", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
@@ -248,6 +249,7 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "go-builder-own-for",
     "go-builder-registry",
     "go-builder-wrapper",
+    "go-embedded-base-per-object",
     "go-helper-reconcilers",
     "go-informer-cache",
     "go-inline-work",
