@@ -1,4 +1,5 @@
-// Reads TypeScript sources with ts-morph into the neutral facts. Imports are followed through relative paths and
+// Reads TypeScript sources with ts-morph into the neutral facts: the files that can take part in a flow (closure.ts).
+// Imports are followed through relative paths and
 // through
 // the npm packages found in the explored tree (a workspace such as @crdgen/runtime), re-exports included.
 // The file reader is one class in layers, a file each: reader-base → calls → expressions → declarations (TsFileReader);
@@ -7,6 +8,7 @@ import path from "node:path";
 import { Project, type SourceFile, ts } from "ts-morph";
 import { type Facts, emptyFacts, mergeFacts } from "../facts.js";
 import { isStackOverflow } from "../screen.js";
+import { declaresGlobals, filesThatCanTakePart } from "./closure.js";
 import { TsFileReader } from "./declarations.js";
 import { type ExportTable, ModuleResolver, type TsPackage, exportTable } from "./modules.js";
 import { TypedShapes } from "./typed-shapes.js";
@@ -19,18 +21,8 @@ export interface TsSource {
 
 export function readTs(sources: TsSource[], packages: TsPackage[]): Facts {
   const resolver = new ModuleResolver(new Set(sources.map((s) => s.file)), packages);
-  const project = typedProject(resolver);
   const facts = emptyFacts();
-  const files = new Map<string, SourceFile>();
-  for (const s of sources) {
-    try {
-      files.set(s.file, project.createSourceFile(`/${s.file}`, s.text, { overwrite: true }));
-    } catch (error) {
-      // The bracket count screens out most deep files; this catches a depth it does not see (a long chain of arrows).
-      if (!isStackOverflow(error)) throw error;
-      facts.warnings.push(`${s.file}: too deeply nested for the TypeScript parser (the call stack ran out); skipped`);
-    }
-  }
+  const { files, alone } = parseAll(sources, resolver, facts);
   const types = new TsTypes(
     (file) => packageOf(file, packages),
     (from, spec) => resolver.resolve(from, spec) !== undefined,
@@ -38,13 +30,9 @@ export function readTs(sources: TsSource[], packages: TsPackage[]): Facts {
   const shapes = new TypedShapes(types);
   const exports = new Map<string, ExportTable>();
   for (const [file, sf] of files) exports.set(file, exportTable(sf, file, resolver));
-  for (const [file, sf] of files) {
-    const diagnostics =
-      (sf.compilerNode as unknown as { parseDiagnostics?: { start?: number }[] }).parseDiagnostics ?? [];
-    if (diagnostics.length)
-      facts.warnings.push(
-        `${file}:${sf.getLineAndColumnAtPos(diagnostics[0]!.start ?? 0).line}: TypeScript syntax error; the rest of the file was read as far as the parser could`,
-      );
+  for (const s of sources) {
+    const parsed = files.get(s.file)?.compilerNode ?? alone.get(s.file);
+    if (parsed && parsed !== TOO_DEEP) syntaxWarning(s.file, parsed, facts);
   }
   for (const [file, sf] of files) {
     // A file's facts join the others only once it is read through: a file abandoned half-way leaves nothing behind.
@@ -59,6 +47,58 @@ export function readTs(sources: TsSource[], packages: TsPackage[]): Facts {
     mergeFacts(facts, fileFacts);
   }
   return facts;
+}
+
+const TOO_DEEP = "too deep";
+
+/**
+ * The files to read, in the type-checked project, and those that cannot take part (closure.ts) parsed alone, for the
+ * same warnings. One of those declaring globals could change how the others type-check: then every file is read.
+ */
+function parseAll(
+  sources: TsSource[],
+  resolver: ModuleResolver,
+  facts: Facts,
+): { files: Map<string, SourceFile>; alone: Map<string, ts.SourceFile | typeof TOO_DEEP> } {
+  const taking = filesThatCanTakePart(sources, resolver);
+  const alone = new Map<string, ts.SourceFile | typeof TOO_DEEP>();
+  for (const s of sources) if (!taking.has(s.file)) alone.set(s.file, parseAlone(s));
+  if ([...alone.values()].some((sf) => sf !== TOO_DEEP && declaresGlobals(sf))) alone.clear();
+  const project = typedProject(resolver);
+  const files = new Map<string, SourceFile>();
+  const tooDeep = (file: string) =>
+    facts.warnings.push(`${file}: too deeply nested for the TypeScript parser (the call stack ran out); skipped`);
+  for (const s of sources) {
+    const parsedAlone = alone.get(s.file);
+    if (parsedAlone === TOO_DEEP) tooDeep(s.file);
+    if (parsedAlone) continue;
+    try {
+      files.set(s.file, project.createSourceFile(`/${s.file}`, s.text, { overwrite: true }));
+    } catch (error) {
+      // The bracket count screens out most deep files; this catches a depth it does not see (a long chain of arrows).
+      if (!isStackOverflow(error)) throw error;
+      tooDeep(s.file);
+    }
+  }
+  return { files, alone };
+}
+
+/** A file parsed by itself (as the project would parse it), or TOO_DEEP when the parser ran out of stack. */
+function parseAlone(source: TsSource): ts.SourceFile | typeof TOO_DEEP {
+  try {
+    return ts.createSourceFile(`/${source.file}`, source.text, ts.ScriptTarget.ES2022, true);
+  } catch (error) {
+    if (!isStackOverflow(error)) throw error;
+    return TOO_DEEP;
+  }
+}
+
+function syntaxWarning(file: string, parsed: ts.SourceFile, facts: Facts): void {
+  const diagnostics = (parsed as unknown as { parseDiagnostics?: { start?: number }[] }).parseDiagnostics ?? [];
+  if (diagnostics.length)
+    facts.warnings.push(
+      `${file}:${parsed.getLineAndCharacterOfPosition(diagnostics[0]!.start ?? 0).line + 1}: TypeScript syntax error; the rest of the file was read as far as the parser could`,
+    );
 }
 
 /**
