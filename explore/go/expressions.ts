@@ -21,7 +21,8 @@ export abstract class GoExpressionReader extends GoCallReader {
       case "type_assertion_expression": {
         const inner = node.childForFieldName("operand") ?? node.namedChildren[0];
         const slot = inner ? this.expr(inner) : undefined;
-        for (const c of node.namedChildren) if (c !== inner && isExpression(c.type)) this.expr(c);
+        // Nodes are new objects at each look-up: the operand is known by its id.
+        for (const c of node.namedChildren) if (c.id !== inner?.id && isExpression(c.type)) this.expr(c);
         return slot;
       }
       case "selector_expression": {
