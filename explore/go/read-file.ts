@@ -6,6 +6,7 @@ import { type Facts, type TypeFact, emptyFacts } from "../facts.js";
 import { isStackOverflow } from "../screen.js";
 import { oneLine } from "../syntax.js";
 import { GoFileReader } from "./declarations.js";
+import { withoutGeneratedBodies } from "./generated.js";
 import type { GoModule, GoSource } from "./modules.js";
 import { reparseNewWithExpression } from "./newer-syntax.js";
 
@@ -32,12 +33,11 @@ export type GoFileResult =
   { facts: Facts; types: [string, TypeFact][]; methods: [string, string[]][] } | { skipped: string };
 
 export function readGoFile(parser: Parser, source: GoSource, modules: GoModule[]): GoFileResult {
-  const parsed = parser.parse(source.text);
+  const text = withoutGeneratedBodies(source.text);
+  const parsed = parser.parse(text);
   if (!parsed) throw new Error(`${source.file}: the Go parser returned no tree`);
   // Syntax newer than the grammar is named as such, and read as far as its meaning is known.
-  const newer = parsed.rootNode.hasError
-    ? reparseNewWithExpression(parser, source.text, parsed)
-    : { tree: parsed, sites: [] };
+  const newer = parsed.rootNode.hasError ? reparseNewWithExpression(parser, text, parsed) : { tree: parsed, sites: [] };
   if (newer.tree !== parsed) parsed.delete();
   const tree = newer.tree;
   // A file's facts join the others only once it is read through: a file abandoned half-way leaves nothing behind.
