@@ -86,8 +86,12 @@ export abstract class WorkerLinker extends HelperWorkerLinker {
     const opRegion = new Set([...region, ...helpers]);
     const inRegion = (c: CallFact) => opRegion.has(c.fn);
     const handedOn = this.processing(get, region, regionCalls);
-    // Nothing (or several calls) does the work on the item: the function the loop calls, which took it, does it.
-    const everyProcess = handedOn.length === 0 && loop && loop !== getter ? [getter] : handedOn;
+    // Nothing (or several calls) does the work on the item: the one call whose error decides the key's fate (the work,
+    // done without the key: `err := n.run()`), else the function the loop calls, which took it, does it.
+    const everyProcess =
+      handedOn.length === 0 && loop && loop !== getter
+        ? (this.workWithoutItem(region, regionCalls) ?? [getter])
+        : handedOn;
     // A getter of a type several controllers are objects of: this queue's object, and the functions stored in it.
     const receivers = queueId
       ? this.withEmbedded(getter, this.receiversHolding(getter, get.recv, `q|${queueId}`))
@@ -185,6 +189,21 @@ export abstract class WorkerLinker extends HelperWorkerLinker {
     const anywhere = this.paramFns(helper.fn);
     const mine = candidates.filter((id) => here.has(id) || !anywhere.has(id));
     return mine.length ? mine : candidates;
+  }
+
+  /**
+   * A getter that hands the item to nobody but runs one function of the module, on its main path, whose error it keeps
+   * (`err := n.run()`, then requeue or forget): that function does the work. Undefined when none or several do.
+   */
+  private workWithoutItem(region: string[], regionCalls: CallFact[]): string[] | undefined {
+    const assigns = region.flatMap((id) => this.fns.get(id)!.assigns);
+    const keepsError = (c: CallFact) =>
+      assigns.some((a) => a.rhsCall === c.id && a.lhs.some((n) => ERROR_NAME.test(n)));
+    const work = regionCalls
+      .filter((c) => !c.conditional && !(c.recv && this.queuesAt(c.recv).length) && keepsError(c))
+      .map((call) => ({ call, targets: this.callees(call).filter((id) => !region.includes(id)) }))
+      .filter((c) => c.targets.length && !this.isHelper(c));
+    return work.length === 1 ? work[0]!.targets : undefined;
   }
 
   /** The function the item from Get is handed to: the first call in the getter that passes it (or a name derived from it). */
