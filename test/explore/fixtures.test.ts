@@ -238,7 +238,8 @@ function checkGolden(file: string, actual: string): void {
 // (it runs on the registrar's events, a source of its own, not with the handler that registers it), and one controller
 // type whose Register method makes the queue, built by several packages (one controller, one queue per object), and
 // controller-runtime's priority queue (a queue by its type, keys in by AddWithOpts and out by GetWithPriority), and
-// three controller types embedding one base made with each one's queue (`c.queue` promoted: each object's own).
+// three controller types embedding one base made with each one's queue (`c.queue` promoted: each object's own), and
+// a worker whose getter calls the work without the key (`err := n.run()`: run is the processing function).
 test("there is an explore fixture for each pattern explore is held to", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
@@ -268,6 +269,7 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "go-typed-queues",
     "go-typed-uncalled-constructor",
     "go-value-handlers",
+    "go-work-without-key",
     "go-worker-helper-literal",
     "informer-kinds",
     "requeues",
