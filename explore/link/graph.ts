@@ -33,7 +33,15 @@ export abstract class LinkGraph {
     for (const t of facts.types) this.types.set(t.key, t);
   }
 
+  /** isInternal's answers, asked for every function on every path walked; `internal` is filled before (findInternal). */
+  protected readonly internalMemo = new Map<string, boolean>();
   protected isInternal(fnId: string): boolean {
+    let known = this.internalMemo.get(fnId);
+    if (known === undefined) this.internalMemo.set(fnId, (known = this.insideInternal(fnId)));
+    return known;
+  }
+
+  private insideInternal(fnId: string): boolean {
     let depth = 0;
     for (let f = this.fns.get(fnId); f && depth < 64; f = f.parent ? this.fns.get(f.parent) : undefined, depth++)
       if (this.internal.has(f.id)) return true;

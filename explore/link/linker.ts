@@ -42,7 +42,9 @@ class Linker extends TsOperatorLinker {
     this.pts = new PointsTo(constraints);
     // A helper returning what its parameter returns gives each call its own result (per-site-results.ts).
     const perSite = perSiteResults(constraints, this.pts);
-    if (perSite !== constraints) this.pts = new PointsTo((constraints = perSite));
+    // Per-site results replace constraints (a call's result no longer the helper's): that list is solved anew.
+    if (perSite !== constraints) this.pts = new PointsTo((constraints = perSite), this.pts);
+    this.solvedCount = constraints.length;
     this.constraintsSolved = constraints;
     const objects = this.objectConstraints();
     appendAll(constraints, objects);
@@ -72,7 +74,7 @@ class Linker extends TsOperatorLinker {
       }
     }
     if (this.dispatchConstraints(constraints)) more = true;
-    if (more) this.pts = new PointsTo(constraints);
+    if (more) this.solveAppended(constraints);
     this.constraintsSolved = constraints;
     this.solveSetters(constraints);
     // A queue a method makes, one per object its calls run on (per-call-queues.ts): known once setters are solved.
@@ -120,8 +122,17 @@ class Linker extends TsOperatorLinker {
   private solveAgain(constraints: Constraint[], more: Constraint[]): void {
     if (more.length === 0) return;
     appendAll(constraints, more);
-    this.pts = new PointsTo(constraints);
+    this.solveAppended(constraints);
     this.forgetObjectReads();
+  }
+
+  /** How many of the constraints the points-to has solved; later ones only add to the list. */
+  private solvedCount = 0;
+
+  /** Solves the constraints appended since the last solve on top of it. */
+  private solveAppended(constraints: Constraint[]): void {
+    this.pts.addAll(constraints.slice(this.solvedCount));
+    this.solvedCount = constraints.length;
   }
 
   /**
@@ -199,6 +210,7 @@ class Linker extends TsOperatorLinker {
     for (const f of this.fns.values())
       if (f.library || this.insideQueueType(f) || this.isQueueMaker(f) || this.isWrapperConstructor(f))
         this.internal.add(f.id);
+    this.internalMemo.clear();
   }
 
   /** A method of a queue or wrapper type (without types, also of any type named …Queue). */
