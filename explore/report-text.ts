@@ -3,6 +3,7 @@
 import type { Loc } from "./facts.js";
 import { type Controller, type ExploreResult, type Place, notReadSummary, unsupportedLanguages } from "./model.js";
 import { kindSummary } from "./report-kind-summary.js";
+import { filesOnce, locList, watchLines } from "./report-watches.js";
 
 const at = (l?: Loc) => (l ? `${l.file}:${l.line}` : "(library)");
 const place = (p: Place) => `${p.name}  ${at(p.loc)}`;
@@ -73,86 +74,18 @@ function controllerBlock(c: Controller): string[] {
     for (const p of w.processAlso ?? []) lines.push(`    or         ${place(p)}`);
     lines.push(...alsoCalls(w.alsoCalled ?? []));
     for (const chain of w.then) lines.push(`      then     ${chain.map(place).join(" → ")}`);
-    if (w.done.length) lines.push(`    done       ${w.done.map(at).join(", ")}`);
-    if (w.forget.length) lines.push(`    forget     ${w.forget.map(at).join(", ")}`);
+    lines.push(...doneLines(w));
     lines.push(...requeueLines(w));
   }
   return lines;
 }
 
-/**
- * The watches and their handlers. Watches handled alike (the same handler lines, as an operator's seven informers
- * sharing one event handler, or closures of one shape calling the same helper) show the handlers once, under the
- * first; the others name it (and their own handler functions, where those differ).
- */
-function watchLines(c: Controller): string[] {
-  const lines: string[] = [];
-  const handledAs = new Map<string, { name: string; exact: string }>();
-  for (const s of c.sources) {
-    const where = s.loc ? `  ${at(s.loc)}` : "";
-    const or = (s.alternatives ?? []).map((a) => ` or ${a.via}${a.loc ? `  ${at(a.loc)}` : ""}`).join("");
-    const handling = handlerLines(s.handlers, true);
-    const exact = handling.join("\n");
-    const shape = handlerLines(s.handlers, false).join("\n");
-    const first = handling.length > 1 ? handledAs.get(shape) : undefined;
-    const own = first && first.exact !== exact ? `, by ${locList(s.handlers.map((h) => h.fn.loc))}` : "";
-    const added = s.registeredAt ? `handlers added at ${at(s.registeredAt)}` : "";
-    const notes = [added, first ? `handled as ${first.name}${own}` : ""].filter(Boolean).join("; ");
-    lines.push(`  watches    ${s.kind} via ${s.via}${where}${or}${notes ? ` (${notes})` : ""}`);
-    if (first) continue;
-    const twice = c.sources.filter((o) => o.kind === s.kind).length > 1;
-    if (!handledAs.has(shape))
-      handledAs.set(shape, { name: twice ? `${s.kind} ${at(s.registeredAt ?? s.loc)}` : s.kind, exact });
-    lines.push(...handling);
-  }
-  return lines;
-}
-
-/** Places, the file named once for a run of places in it: `a.go:3, :9, b.go:4`. */
-function locList(locs: (Loc | undefined)[]): string {
-  let file: string | undefined;
-  return locs
-    .map((l) => {
-      const text = l && l.file === file ? `:${l.line}` : at(l);
-      file = l?.file;
-      return text;
-    })
-    .join(", ");
-}
-
-/**
- * A watch's handler lines: each group of handlers putting the same keys on the queue, with its producers; without
- * `locs`, the handlers by name only (their shape).
- */
-function handlerLines(handlers: Controller["sources"][number]["handlers"], locs: boolean): string[] {
-  const lines: string[] = [];
-  const fn = (p: Place, sep: string) => (locs ? `${p.name}${sep}${at(p.loc)}` : p.name);
-  for (const group of sameProducers(handlers)) {
-    const [h, ...alike] = group;
-    const events = [...new Set(group.flatMap((g) => g.events))].sort((a, b) => eventRank(a) - eventRank(b)).join(",");
-    const others = alike.map((g) => `, ${fn(g.fn, " ")}`).join("");
-    lines.push(`    ${events.padEnd(16)} ${fn(h!.fn, "  ")}${others}`);
-    for (const w of h!.wrappedBy ?? []) lines.push(`      wrapped by  ${place(w)}`);
-    for (const p of h!.producers) {
-      const via = p.via.length ? `  via ${p.via.map((v) => `${v.name} ${at(v.loc)}`).join(" → ")}` : "";
-      lines.push(`      ${p.text}  ${at(p.loc)}${via}`);
-    }
-  }
-  return lines;
-}
-
-/**
- * A watch's handlers that put the same keys on the queue (add, update and delete of one handler object) are one line,
- * with the first one's producers (the JSON keeps each handler's own path); a wrapped handler stays on its own.
- */
-function sameProducers(handlers: Controller["sources"][number]["handlers"]): (typeof handlers)[] {
-  const groups = new Map<string, typeof handlers>();
-  handlers.forEach((h, i) => {
-    const producers = h.producers.map((p) => at(p.loc)).join(" ");
-    const key = h.wrappedBy?.length || !producers ? `#${i}` : producers;
-    groups.set(key, [...(groups.get(key) ?? []), h]);
-  });
-  return [...groups.values()];
+/** Where a worker marks its item done and forgets its retries: one line, the file named once for a run of places. */
+function doneLines(w: Controller["workers"][number]): string[] {
+  const write = filesOnce();
+  const [done, forget] = [w.done.map(write).join(", "), w.forget.map(write).join(", ")];
+  if (!done) return forget ? [`    forget     ${forget}`] : [];
+  return [`    done       ${done}${forget ? `; forget ${forget}` : ""}`];
 }
 
 /**
@@ -177,12 +110,6 @@ function requeueLines(w: Controller["workers"][number]): string[] {
   for (const [made, queues] of byPlaces)
     lines.push(`    enqueue    ${made}  → ${queues.length > 1 ? "queues" : "queue"} ${queues.join(", ")}`);
   return lines;
-}
-
-/** Events in the order an object lives them (others after, as found). */
-function eventRank(event: string): number {
-  const i = ["add", "update", "delete"].indexOf(event);
-  return i < 0 ? 3 : i;
 }
 
 /** At most this many `also calls` lines per worker: a function doing the work itself calls many (the JSON has all). */

@@ -1,5 +1,6 @@
 // The text report's controller blocks stay proportional to the operator: watches handled alike show their handlers
-// once, a worker's requeues and enqueues are one line per method (and per set of places), events are named once.
+// once (many of them one line and their places), a worker's requeues and enqueues are one line per method (and per set
+// of places), events are named once.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { textReport, type Controller, type ExploreResult, type Handler, type Source } from "@crdgen/explore";
@@ -104,8 +105,7 @@ test("watches handled alike name the first; requeues and enqueues are one line p
     "  worker     (*C).run  ctrl.go:120",
     "    get        Get  ctrl.go:125",
     "    process    (*C).sync  ctrl.go:140",
-    "    done       ctrl.go:127",
-    "    forget     ctrl.go:130",
+    "    done       ctrl.go:127; forget :130",
     "    requeue    AddAfter  ctrl.go:150, helpers.go:7, :9",
     "    requeue    AddRateLimited  ctrl.go:128",
     "    enqueue    c.queue.AddAfter  helpers.go:7, :9  → queues other.go:5, third.go:6",
@@ -125,4 +125,79 @@ test("a kind watched twice is named with its place when another watch is handled
     block[7],
     "  watches    Secret via cache.NewSharedIndexInformer  informers.go:110 (handlers added at ctrl.go:210; handled as Secret ctrl.go:200)",
   );
+});
+
+test("many watches handled alike are one line and their places; a registration's run-time informers are one watch", () => {
+  const closures = (line: number): Handler[] => [enqueueHandler(["add"], line), enqueueHandler(["update"], line + 3)];
+  const informer = (kind: string, line: number, via = "cache.NewSharedIndexInformer"): Source => ({
+    kind,
+    via,
+    loc: loc("informers.go", line),
+    registeredAt: loc("app.go", 325),
+    handlers: closures(line - 1000),
+  });
+  const block = blockOf({
+    name: "ctrl.C",
+    queue: { type: "workqueue.New", rateLimiter: "(none)", loc: loc("ctrl.go", 10) },
+    sources: [
+      informer("ServiceAccount", 1200),
+      informer("Role", 1210),
+      // Chosen at run time (`if enabled { Route() } else { FakeRoute() }`): the same registration, the same closures.
+      informer("Route", 1221, "testutils.NewFakeInformerFor"),
+      { ...informer("Route", 1220), handlers: closures(221) },
+      informer("ConfigMap", 1230),
+      informer("ConfigMap", 1240),
+      { ...informer("Secret", 1250), registeredAt: loc("app.go", 330) },
+    ],
+    workers: [],
+  });
+  assert.deepEqual(block.slice(4), [
+    "  watches    ServiceAccount via cache.NewSharedIndexInformer  informers.go:1200 (handlers added at app.go:325)",
+    "    add,update       func literal in New  ctrl.go:200, func literal in New ctrl.go:203",
+    "      c.queue.Add  ctrl.go:90  via (*C).enqueue ctrl.go:88",
+    "  watches    4 kinds via cache.NewSharedIndexInformer, handled as ServiceAccount:",
+    "      Role informers.go:1210 added at app.go:325 by ctrl.go:210–213; Route :1220 or via testutils.NewFakeInformerFor",
+    "      :1221 added at :325 by :221–224; ConfigMap :1230 added at :325 by :230–233; ConfigMap :1240 added at :325 by",
+    "      :240–243; Secret :1250 added at :330 by :250–253",
+  ]);
+});
+
+test("watches handled alike from one registration name it once; places far apart are listed", () => {
+  const handlers = (...lines: number[]): Handler[] => lines.map((l, i) => enqueueHandler([["add", "update"][i]!], l));
+  const block = blockOf({
+    name: "ctrl.C",
+    queue: { type: "workqueue.New", rateLimiter: "(none)", loc: loc("ctrl.go", 10) },
+    sources: [
+      watch("Secret", 200, handlers(20, 21)),
+      watch("ConfigMap", 200, handlers(30, 31)),
+      watch("Service", 200, handlers(40, 90)),
+      {
+        ...watch("Pod", 200, handlers(50, 51)),
+        handlers: [
+          ...handlers(50),
+          { ...handlers(0, 51)[1]!, fn: { name: "func literal in New", loc: loc("other.go", 51) } },
+        ],
+      },
+    ],
+    workers: [],
+  });
+  assert.deepEqual(block.slice(7), [
+    "  watches    3 kinds via cache.NewSharedIndexInformer, handled as Secret (handlers added at the same place):",
+    "      ConfigMap informers.go:100 by ctrl.go:30–31; Service :100 by :40, :90; Pod :100 by :50, other.go:51",
+  ]);
+});
+
+test("a handler's calls of one text reached through the same helpers are one line with their places", () => {
+  const twice = enqueueHandler(["add"], 20);
+  twice.producers.push({ ...twice.producers[0]!, loc: loc("ctrl.go", 92) });
+  const block = blockOf({
+    name: "ctrl.C",
+    queue: { type: "workqueue.New", rateLimiter: "(none)", loc: loc("ctrl.go", 10) },
+    sources: [watch("Secret", 200, [twice])],
+    workers: [],
+  });
+  assert.deepEqual(block.slice(5), [
+    "    add              func literal in New  ctrl.go:20",
+    "      c.queue.Add  ctrl.go:90, :92  via (*C).enqueue ctrl.go:88",
+  ]);
 });
