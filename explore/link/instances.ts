@@ -55,6 +55,8 @@ export abstract class InstanceLinker extends CallResultLinker {
   private readonly passedNothing = new Set<Slot>();
   /** How each local and temporary gets its values, when only constraints do (not a call's result). */
   private definers: Map<Slot, Definer[] | "opaque"> | undefined;
+  /** The list `definers` was read from and how far: the linker only appends to it, so a new solve reads the rest. */
+  private definersRead: { list: Constraint[]; count: number; stale: boolean } | undefined;
   private readonly preciseMemo = new Map<Slot, ReadonlySet<Value>>();
 
   /**
@@ -201,7 +203,7 @@ export abstract class InstanceLinker extends CallResultLinker {
 
   /** After a new solve: what precise() remembered was read from the last one. */
   protected forgetObjectReads(): void {
-    this.definers = undefined;
+    if (this.definersRead) this.definersRead.stale = true;
     this.forgetCallResults();
     this.preciseMemo.clear();
   }
@@ -315,22 +317,32 @@ export abstract class InstanceLinker extends CallResultLinker {
 
   /** Locals and temporaries whose values only constraints give (a call's result or a parameter is opaque). */
   private definersOf(): Map<Slot, Definer[] | "opaque"> {
-    if (this.definers) return this.definers;
-    const defs = new Map<Slot, Definer[] | "opaque">();
+    const list = this.constraintsSolved;
+    // (Read again only after a new solve, as when the whole list was read each time.)
+    if (this.definers && this.definersRead?.list === list && !this.definersRead.stale) return this.definers;
+    if (!this.definers || this.definersRead?.list !== list) {
+      this.definers = new Map();
+      this.definersRead = { list, count: 0, stale: false };
+    }
+    const defs = this.definers;
+    const read = this.definersRead;
     const add = (slot: Slot, d: Definer | "opaque") => {
       if (!fnOfLocal(slot) || /#(p\d+|ret|this)$/.test(slot)) return;
-      const list = defs.get(slot);
-      if (d === "opaque" || list === "opaque") defs.set(slot, "opaque");
-      else if (list) list.push(d);
+      const known = defs.get(slot);
+      if (d === "opaque" || known === "opaque") defs.set(slot, "opaque");
+      else if (known) known.push(d);
       else defs.set(slot, [d]);
     };
-    for (const k of this.constraintsSolved) {
+    for (let i = read.count; i < list.length; i++) {
+      const k = list[i]!;
       if (k.c === "alloc") add(k.dst, { value: k.v });
       else if (k.c === "copy") add(k.dst, { copy: k.src });
       else if (k.c === "load") add(k.dst, { load: k.base, field: k.field });
       else if (k.c === "call" || k.c === "new") add(k.ret, "opaque");
     }
-    return (this.definers = defs);
+    read.count = list.length;
+    read.stale = false;
+    return defs;
   }
 }
 
