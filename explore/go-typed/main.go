@@ -59,6 +59,8 @@ type Facts struct {
 	// Informer constructor calls in a helper making the informer of the object its callers pass: each call of the
 	// helper is the informer (its kind in InformerKinds), not this one call (informer_helpers.go).
 	PerCallInformers []string `json:"perCallInformers"`
+	// controller-runtime's source.Channel calls: the kinds of the objects that come out of the channel (channels.go).
+	ChannelKinds map[string][]string `json:"channelKinds"`
 }
 
 type TypeRef struct {
@@ -145,7 +147,7 @@ func load(dir string) (*Facts, error) {
 		inits:    map[types.Object]ast.Expr{},
 		facts: &Facts{Dispatch: map[string][]string{}, Helpers: map[string]string{}, Errors: []string{},
 			InformerKinds: map[string]string{}, Forwarded: []string{}, Narrowed: map[string]Narrowing{},
-			PerCallInformers: []string{}},
+			PerCallInformers: []string{}, ChannelKinds: map[string][]string{}},
 	}
 	for _, p := range pkgs {
 		if p.Module != nil && a.facts.Module == "" {
@@ -193,6 +195,7 @@ func load(dir string) (*Facts, error) {
 	a.findHelpers()
 	a.findInformerKinds()
 	a.findInformerHelpers()
+	a.findChannelKinds()
 	step("informer kinds")
 	a.findNarrowing()
 	step("narrowing")

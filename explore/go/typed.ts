@@ -36,6 +36,8 @@ export interface GoTypeFacts {
   narrowed: Map<string, Narrowing>;
   /** Informer constructor calls in a helper given the object: each call of the helper is an informer of its own. */
   perCallInformers: Set<string>;
+  /** controller-runtime's source.Channel call id → the kinds of the objects that come out of its channel. */
+  channelKinds: Map<string, string[]>;
 }
 
 /** A call behind a type test of the object (`case *appsv1.StatefulSet:`): the kinds it runs only for, or never for. */
@@ -68,6 +70,7 @@ interface RawFacts {
   forwarded?: string[] | null;
   narrowed?: Record<string, Narrowing>;
   perCallInformers?: string[] | null;
+  channelKinds?: Record<string, string[] | null>;
 }
 
 const sourceDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "go-typed");
@@ -120,6 +123,7 @@ export async function readGoTypes(dirs: string[], root: string): Promise<GoTypes
     forwarded: new Set(),
     narrowed: new Map(),
     perCallInformers: new Set(),
+    channelKinds: new Map(),
   };
   let packages = 0;
   const errors: string[] = [];
@@ -164,6 +168,7 @@ function addRegistrationFacts(facts: GoTypeFacts, raw: RawFacts, id: (place: str
   for (const call of raw.forwarded ?? []) facts.forwarded.add(id(call));
   for (const [call, n] of Object.entries(raw.narrowed ?? {})) facts.narrowed.set(id(call), n);
   for (const call of raw.perCallInformers ?? []) facts.perCallInformers.add(id(call));
+  for (const [call, kinds] of Object.entries(raw.channelKinds ?? {})) facts.channelKinds.set(id(call), kinds ?? []);
 }
 
 function firstLine(error: unknown): string {

@@ -183,7 +183,9 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
       for (let hops = 0; opByRet.has(recv) && hops < 32; hops++) recv = opByRet.get(recv)!.recv!;
       // Points-to merges every caller's values: no builder here means none in any caller (client-go's Watch calls).
       if (keysOf(this.pts.valuesOf(recv), "b").length === 0) continue;
-      const start: Frame = { recv, fn: call.fn, object: op.object, handler: op.handler, loc: op.loc };
+      // (WatchesRawSource(source.Channel(ch, h)): h handles what comes out of the channel)
+      const handler = op.handler ?? this.channelSourceAt(op.object)?.args[1];
+      const start: Frame = { recv, fn: call.fn, object: op.object, handler, loc: op.loc };
       for (const frame of this.framesOf(start, 0)) {
         const ids = this.buildersAt(frame.recv, builders).flatMap((b) =>
           this.instancesOf(b, frame.self ?? frame.recv, sitesOf),
@@ -200,7 +202,7 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
             if (frame.site) entry.hints.push(...frame.site.args);
           }
           if (op.op === "For" || op.op === "Owns" || op.op === "Watches" || op.op === "Watch") {
-            const kinds = this.kindsAt(frame.object, receivers);
+            const kinds = this.channelKindsAt(frame.object) ?? this.kindsAt(frame.object, receivers);
             for (const kind of kinds.length ? kinds : ["?"]) {
               if (entry.sources.some((s) => s.kind === kind && s.via === op.op && at(s.loc) === at(frame.loc)))
                 continue;
@@ -387,6 +389,25 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
   }
 
   /** The kinds of the objects a slot holds; controller-runtime before 0.15 wrapped them: `&source.Kind{Type: &T{}}`. */
+  /** controller-runtime's `source.Channel(ch, h)` call whose result a slot is, if any. */
+  private channelSources: Map<Slot, CallFact> | undefined;
+  private channelSourceAt(slot: Slot | undefined): CallFact | undefined {
+    if (!this.channelSources) {
+      this.channelSources = new Map();
+      for (const c of this.facts.calls)
+        if (c.method === "Channel" && c.qualifier?.endsWith("controller-runtime/pkg/source"))
+          this.channelSources.set(c.ret, c);
+    }
+    return slot === undefined ? undefined : this.channelSources.get(slot);
+  }
+
+  /** The kinds Go's types find coming out of a source.Channel's channel (its type argument, or what is sent on it). */
+  private channelKindsAt(slot: Slot | undefined): string[] | undefined {
+    const call = this.channelSourceAt(slot);
+    const kinds = call && this.goTypes?.channelKinds.get(call.id);
+    return kinds?.length ? kinds : undefined;
+  }
+
   private kindsAt(slot: Slot | undefined, receivers?: Receivers): string[] {
     const kinds = new Set<string>();
     for (const v of receivers ? this.precise(slot, receivers) : this.pts.valuesOf(slot)) {
@@ -412,12 +433,14 @@ export abstract class BuilderControllerLinker extends QueueControllerLinker {
       if (!events.includes(event)) events.push(event);
       byFn.set(fn, events);
     };
+    // (a channel source only ever sends generic events)
+    const channel = this.channelSourceAt(frame.object) !== undefined;
+    const members = CR_HANDLER_MEMBERS.filter(([, event]) => !channel || event === "generic");
     for (const v of this.pts.valuesOf(frame.handler)) {
       // A map function (EnqueueRequestsFromMapFunc(fn) stands for fn), or a handler type / handler.Funcs literal.
       const fn = keyOf(v, "f");
       if (fn !== undefined && this.fns.has(fn)) addFn(fn, "map");
-      for (const [member, event] of CR_HANDLER_MEMBERS)
-        for (const fn of this.fnsAt(fieldSlot(v, member))) addFn(fn, event);
+      for (const [member, event] of members) for (const fn of this.fnsAt(fieldSlot(v, member))) addFn(fn, event);
     }
     // (a wrapper's Watches(obj, h) is named by what its call was given)
     const written = frame.site?.builderOp?.handlerName ?? call.builderOp?.handlerName;
