@@ -239,7 +239,8 @@ function checkGolden(file: string, actual: string): void {
 // type whose Register method makes the queue, built by several packages (one controller, one queue per object), and
 // controller-runtime's priority queue (a queue by its type, keys in by AddWithOpts and out by GetWithPriority), and
 // three controller types embedding one base made with each one's queue (`c.queue` promoted: each object's own), and
-// a worker whose getter calls the work without the key (`err := n.run()`: run is the processing function).
+// a worker whose getter calls the work without the key (`err := n.run()`: run is the processing function), and
+// controller-runtime's source.Channel (the kind from the channel's type argument or from what is sent on it).
 test("there is an explore fixture for each pattern explore is held to", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
@@ -250,6 +251,7 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "go-builder-own-for",
     "go-builder-registry",
     "go-builder-wrapper",
+    "go-channel-source",
     "go-embedded-base-per-object",
     "go-helper-reconcilers",
     "go-informer-cache",
