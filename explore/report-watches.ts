@@ -128,14 +128,19 @@ function alikeLines(as: First, alike: Alike[]): string[] {
     const where = places.map((m, i) => {
       const named = viaAt[i] === m.via ? "" : `via ${m.via} `;
       viaAt[i] = m.via;
-      return `${named}${informers(m.loc)}`;
+      return m.loc ? `${named}${informers(m.loc)}` : named.trimEnd();
     });
     const registered = !common && watch.source.registeredAt ? ` added at ${added(watch.source.registeredAt)}` : "";
-    return `${watch.source.kind} ${where.join(" or ")}${registered}${own.length ? ` by ${span(own, by)}` : ""}`;
+    const shown = where.filter(Boolean).join(" or ");
+    return `${watch.source.kind}${shown ? ` ${shown}` : ""}${registered}${own.length ? ` by ${span(own, by)}` : ""}`;
   });
   const where = !common ? "" : at(common) === at(as.registeredAt) ? " at the same place" : ` at ${at(common)}`;
-  const kinds = new Set(alike.map((a) => a.watch.source.kind)).size;
-  const header = `${kinds} kinds via ${via}, handled as ${as.name}${common ? ` (handlers added${where})` : ""}:`;
+  // "24 kinds" when each is one known kind; "26 watches" when a kind repeats or is only known at run time.
+  const kinds = new Set(alike.map((a) => a.watch.source.kind));
+  const known = [...kinds].every((k) => /^\w/.test(k)) && kinds.size === alike.length;
+  const addedNote = common ? ` (handlers added${where})` : "";
+  const count = known ? `${kinds.size} kinds` : `${alike.length} watches`;
+  const header = `${count} via ${via}, handled as ${as.name}${addedNote}:`;
   return [...wrap([header], "  watches    ", "", "             "), ...wrap(entries, "      ", "; ")];
 }
 

@@ -155,7 +155,7 @@ test("many watches handled alike are one line and their places; a registration's
     "  watches    ServiceAccount via cache.NewSharedIndexInformer  informers.go:1200 (handlers added at app.go:325)",
     "    add,update       func literal in New  ctrl.go:200, func literal in New ctrl.go:203",
     "      c.queue.Add  ctrl.go:90  via (*C).enqueue ctrl.go:88",
-    "  watches    4 kinds via cache.NewSharedIndexInformer, handled as ServiceAccount:",
+    "  watches    5 watches via cache.NewSharedIndexInformer, handled as ServiceAccount:",
     "      Role informers.go:1210 added at app.go:325 by ctrl.go:210–213; Route :1220 or via testutils.NewFakeInformerFor",
     "      :1221 added at :325 by :221–224; ConfigMap :1230 added at :325 by :230–233; ConfigMap :1240 added at :325 by",
     "      :240–243; Secret :1250 added at :330 by :250–253",
@@ -199,5 +199,25 @@ test("a handler's calls of one text reached through the same helpers are one lin
   assert.deepEqual(block.slice(5), [
     "    add              func literal in New  ctrl.go:20",
     "      c.queue.Add  ctrl.go:90, :92  via (*C).enqueue ctrl.go:88",
+  ]);
+});
+
+test("watches of kinds known at run time, made in a library, are counted as watches and named by their field", () => {
+  const handlers = (line: number): Handler[] => [enqueueHandler(["add"], line), enqueueHandler(["update"], line + 1)];
+  const field = (via: string, line: number): Source => ({
+    kind: "?",
+    via,
+    registeredAt: loc("ctrl.go", line),
+    handlers: handlers(line),
+  });
+  const block = blockOf({
+    name: "ctrl.C",
+    queue: { type: "workqueue.New", rateLimiter: "(none)", loc: loc("ctrl.go", 10) },
+    sources: [field("c.pods", 200), field("c.nodes", 210), field("c.nodes", 220), field("c.secrets", 230)],
+    workers: [],
+  });
+  assert.deepEqual(block.slice(7), [
+    "  watches    3 watches via c.nodes, handled as ? ctrl.go:200:",
+    "      ? added at ctrl.go:210 by ctrl.go:210–211; ? added at :220 by :220–221; ? via c.secrets added at :230 by :230–231",
   ]);
 });
