@@ -4,6 +4,7 @@
 import { type CallFact, type Constraint, type FnFact, type Slot, type TypeFact, keyOf, keysOf } from "../facts.js";
 import type { Worker } from "../model.js";
 import type { Receivers } from "./instances.js";
+import { PARAM } from "./contexts.js";
 import { appendAll } from "./lists.js";
 import { WorkerLinker } from "./workers.js";
 import { ADD_METHODS, GET_METHODS } from "./vocabulary.js";
@@ -97,13 +98,64 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
     if (!this.wrapperBuilders) {
       // One pass over the constraints: the function whose temporary or local receives a wrapper value.
       this.wrapperBuilders = new Set();
+      const queueFields = new Set([...this.wrapperTypes.values()].map((w) => w.field));
       for (const k of this.facts.constraints)
         if (k.c === "alloc" && this.wrapperTypes.has(keyOf(k.v, "o") ?? "")) {
           const owner = /^(.*)[~$][^~$]*$/.exec(k.dst)?.[1];
           if (owner) this.wrapperBuilders.add(owner);
+        } else if (k.c === "store" && queueFields.has(k.field) && this.isQueueOption(k.base)) {
+          this.wrapperBuilders.add(PARAM.exec(k.base)![1]!);
         }
     }
     return this.wrapperBuilders.has(f.id);
+  }
+
+  /**
+   * A functional option making the wrapped queue (`func(q *Queue) { q.queue = workqueue.New…(r) }`, returned by
+   * WithRateLimiter and applied in the constructor's `for _, o := range opts { o(&q) }`): a func literal of a free
+   * function, with one parameter, storing into that parameter's queue field. Its queue is the wrapper's, no controller.
+   */
+  private isQueueOption(base: Slot): boolean {
+    const m = PARAM.exec(base);
+    const f = m && m[2] === "0" ? this.fns.get(m[1]!) : undefined;
+    const parent = f?.parent ? this.fns.get(f.parent) : undefined;
+    return !!f && f.params === 1 && f.name === "func literal" && !!parent && !parent.owner && !parent.parent;
+  }
+
+  /**
+   * The functions a site's options stand for: an option closure (`WithReconciler(c.reconcile)` returning
+   * `func(q *Queue) { q.workFn = func(k any) error { return f(k.(NamespacedName)) } }`) stores a literal that only calls
+   * the option's parameter; at this site that literal is what was passed to the option here. Literal → those functions.
+   */
+  private optionFunctions(site: CallFact): Map<string, string[]> {
+    const out = new Map<string, string[]>();
+    for (const arg of site.args) {
+      const option = this.callReturning(arg);
+      if (!option) continue;
+      for (const closure of this.fnsAt(arg)) {
+        const maker = this.fns.get(closure)?.parent;
+        if (!maker || !this.fnsAt(option.callee).includes(maker)) continue;
+        for (const f of this.fns.values()) {
+          if (!f.parent || !this.isWithin(f.id, closure) || f.id === closure) continue;
+          const calls = this.callsIn([f.id]);
+          const param = calls.length === 1 ? PARAM.exec(calls[0]!.callee) : null;
+          if (!param || param[1] !== maker) continue;
+          const passed = this.fnsAt(option.args[Number(param[2])]);
+          if (passed.length) out.set(f.id, passed);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The call whose result a slot is (an argument written as a call), if any. */
+  private callsByResult: Map<Slot, CallFact> | undefined;
+  private callReturning(slot: Slot): CallFact | undefined {
+    if (!this.callsByResult) {
+      this.callsByResult = new Map();
+      for (const c of this.facts.calls) this.callsByResult.set(c.ret, c);
+    }
+    return this.callsByResult.get(slot);
   }
 
   /** The wrapper constructors a call of callee may run. */
@@ -157,7 +209,8 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
     const w = this.wrapperSites.get(siteId);
     const site = this.queueCalls.get(siteId);
     if (!w || !site) return [];
-    return this.workersWith(w, new Set(site.args.flatMap((a) => this.fnsAt(a))), siteId, producersByQueue);
+    const passed = new Set(site.args.flatMap((a) => this.fnsAt(a)));
+    return this.workersWith(w, passed, siteId, producersByQueue, this.optionFunctions(site));
   }
 
   /**
@@ -204,6 +257,7 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
     passed: Set<string>,
     queueId: string,
     producersByQueue?: Map<string, CallFact[]>,
+    options?: Map<string, string[]>,
   ): Worker[] {
     const onField = (c: CallFact) => new RegExp(`\\.${w.field}\\.\\w+$`).test(c.text);
     return w.gets.map((get) => {
@@ -211,9 +265,12 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
       const loop = this.loopOf(get, () => this.wrapperCallers(w, getter));
       const region = this.region(getter);
       const regionCalls = this.callsIn(region);
-      const found = this.processingIn(region, regionCalls, (a) => a.rhsCall === get.id, get.id);
+      const called = this.processingIn(region, this.notReporting(regionCalls), (a) => a.rhsCall === get.id, get.id);
+      // (A function an option stored: what this site passed to that option.)
+      const found = [...new Set(called.flatMap((id) => options?.get(id) ?? [id]))];
       // The handler field holds every site's handler: this site's is the one passed to its constructor.
-      const mine = found.filter((id) => passed.has(id));
+      const fromOptions = new Set(called.flatMap((id) => options?.get(id) ?? []));
+      const mine = found.filter((id) => passed.has(id) || fromOptions.has(id));
       const [process, ...alternatives] = mine.length ? mine : found;
       const ops = regionCalls.filter(onField);
       const requeues = ops.filter((c) => ADD_METHODS.has(c.method));
@@ -222,6 +279,20 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
       if (producersByQueue) this.addReachedEdges(worker, queueId, producersByQueue, [], [process, ...alternatives]);
       return worker;
     });
+  }
+
+  /**
+   * The calls less those whose result is only handed to a logger's or a metric's call (`formatKey(key)` in
+   * `q.log.Debugf("handling %v", formatKey(key))`): they report on the item, they do no work.
+   */
+  private notReporting(calls: CallFact[]): CallFact[] {
+    const reporting = (c: CallFact) => {
+      const targets = this.callees(c);
+      // (a call to code not read is judged by its name alone)
+      return this.isHelper({ call: c, targets: targets.length ? targets : [""] });
+    };
+    const fedToReports = new Set(calls.filter(reporting).flatMap((c) => c.args));
+    return calls.filter((c) => !fedToReports.has(c.ret));
   }
 
   /** Calls of a wrapper method from the wrapper's own methods (internal code, which callersOf leaves out). */
