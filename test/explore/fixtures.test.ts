@@ -240,7 +240,8 @@ function checkGolden(file: string, actual: string): void {
 // controller-runtime's priority queue (a queue by its type, keys in by AddWithOpts and out by GetWithPriority), and
 // three controller types embedding one base made with each one's queue (`c.queue` promoted: each object's own), and
 // a worker whose getter calls the work without the key (`err := n.run()`: run is the processing function), and
-// controller-runtime's source.Channel (the kind from the channel's type argument or from what is sent on it).
+// controller-runtime's source.Channel (the kind from the channel's type argument or from what is sent on it), and a
+// wrapper queue built with functional options (`NewQueue(name, WithReconciler(c.reconcile))`: that call's reconciler).
 test("there is an explore fixture for each pattern explore is held to", () => {
   assert.deepEqual(fixtureNames, [
     "channel-queue",
@@ -260,6 +261,7 @@ test("there is an explore fixture for each pattern explore is held to", () => {
     "go-method-queue-per-object",
     "go-multi-results",
     "go-new-kind",
+    "go-option-queue",
     "go-priority-queue",
     "go-reconciler-per-call",
     "go-registrar-callback",
