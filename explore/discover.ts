@@ -133,10 +133,11 @@ export function discover(dirs: string[], options: DiscoverOptions = {}): Discove
 export function enclosingModules(root: string, below: GoModule[]): GoModule[] {
   if (below.some((m) => m.dir === "")) return [];
   const found: GoModule[] = [];
-  for (let dir = path.dirname(root), depth = 0; depth < 64; dir = path.dirname(dir), depth++) {
+  // From the root itself: several sub-folders given make their common folder the root, and its go.mod was not walked.
+  for (let dir = root, depth = 0; depth < 64; dir = path.dirname(dir), depth++) {
     const sub = path.relative(dir, root).split(path.sep).join("/");
     const enclosing = found.length === 0 ? modulePathAt(dir) : undefined;
-    if (enclosing) found.push({ modulePath: `${enclosing}/${sub}`, dir: "" });
+    if (enclosing) found.push({ modulePath: sub ? `${enclosing}/${sub}` : enclosing, dir: "" });
     const work = path.join(dir, "go.work");
     if (isFile(work)) {
       for (const use of workspaceUses(readText(work, "go.work"))) {

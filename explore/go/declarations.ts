@@ -22,7 +22,7 @@ export class GoFileReader extends GoStatementReader {
       const pathNode = spec.childForFieldName("path");
       if (!pathNode) continue;
       const importPath = pathNode.text.replace(/^["`]|["`]$/g, "");
-      const alias = spec.childForFieldName("name")?.text ?? importPath.split("/").at(-1)!;
+      const alias = spec.childForFieldName("name")?.text ?? assumedPackageName(importPath);
       if (alias === "_" || alias === ".") continue;
       const dir = dirOfImport(importPath, this.modules);
       this.imports.set(alias, dir === undefined ? { path: importPath } : { path: importPath, pkgKey: pkgKeyOf(dir) });
@@ -106,4 +106,15 @@ export class GoFileReader extends GoStatementReader {
       if (body) this.visit(body);
     });
   }
+}
+
+/**
+ * An unaliased import's name as Go's tools assume it when they have not loaded the package (goimports): the path's
+ * last element without a `go-` prefix, up to its first character that cannot be in an identifier
+ * (`.../synchronization-controller` is package `synchronization`). A last element `v1` stays `v1`: Kubernetes API
+ * packages are named so.
+ */
+export function assumedPackageName(importPath: string): string {
+  const base = importPath.split("/").at(-1)!.replace(/^go-/, "");
+  return /^[\p{L}_][\p{L}\p{Nd}_]*/u.exec(base)?.[0] ?? base;
 }
