@@ -394,13 +394,17 @@ func (a *analysis) setFromParameter(tn *types.TypeName, field string) bool {
 				}
 				params := paramsOf(p.TypesInfo, fd)
 				ast.Inspect(fd.Body, func(m ast.Node) bool {
-					kv, ok := m.(*ast.KeyValueExpr)
-					if !ok {
-						return true
-					}
-					if k, ok := kv.Key.(*ast.Ident); ok && k.Name == field {
-						if v, ok := kv.Value.(*ast.Ident); ok && params.has(p.TypesInfo.Uses[v]) {
+					switch m := m.(type) {
+					case *ast.KeyValueExpr: // &T{field: param}
+						if k, ok := m.Key.(*ast.Ident); ok && k.Name == field && a.fromParam(p.TypesInfo, m.Value, params) {
 							found = true
+						}
+					case *ast.AssignStmt: // q.field = param, or a closure calling it (an option: WithReconciler(f))
+						for i, lhs := range m.Lhs {
+							sel, ok := lhs.(*ast.SelectorExpr)
+							if ok && sel.Sel.Name == field && i < len(m.Rhs) && a.fromParam(p.TypesInfo, m.Rhs[i], params) {
+								found = true
+							}
 						}
 					}
 					return true
@@ -410,6 +414,27 @@ func (a *analysis) setFromParameter(tn *types.TypeName, field string) bool {
 		}
 	}
 	return found
+}
+
+// fromParam: the value is one of the parameters, or a function literal that calls one.
+func (a *analysis) fromParam(info *types.Info, v ast.Expr, params paramSet) bool {
+	if id, ok := v.(*ast.Ident); ok {
+		return params.has(info.Uses[id])
+	}
+	lit, ok := v.(*ast.FuncLit)
+	if !ok {
+		return false
+	}
+	calls := false
+	ast.Inspect(lit.Body, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok {
+			if id, ok := call.Fun.(*ast.Ident); ok && params.has(info.Uses[id]) {
+				calls = true
+			}
+		}
+		return !calls
+	})
+	return calls
 }
 
 func sameNamed(t types.Type, tn *types.TypeName) bool {

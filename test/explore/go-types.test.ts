@@ -200,3 +200,12 @@ test("Go read on worker threads gives what one thread gives, in the same order",
   assert.deepEqual(threads, here);
   assert.equal(textReport(threads), textReport(here));
 });
+
+test("a wrapper queue whose handler an option closure sets (WithReconciler(f)) is one queue per call with types too", async () => {
+  const dir = fixture("go-option-queue");
+  const typed = await explore([dir], { goTypes: true });
+  assert.match(typed.goFrontEnd ?? "", /^Go types from go\/packages/);
+  const processes = (r: typeof typed) => r.controllers.map((c) => c.workers.map((w) => w.process?.name).join(","));
+  assert.deepEqual(processes(typed), processes(await explore([dir])));
+  assert.equal(typed.controllers.length, 2, "the widget and gadget queues, no block for an option closure");
+});
