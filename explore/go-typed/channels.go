@@ -14,22 +14,14 @@ const sourcePath = "sigs.k8s.io/controller-runtime/pkg/source"
 // (r.ch <- event.GenericEvent{Object: widget}).
 func (a *analysis) findChannelKinds() {
 	sent := map[types.Object][]string{}
-	for fn, fd := range a.decls {
-		if fd.Body == nil {
-			continue
-		}
-		info := a.infos[fn.Pkg()]
-		ast.Inspect(fd.Body, func(n ast.Node) bool {
-			if s, ok := n.(*ast.SendStmt); ok {
-				if ch, kind := channelVar(info, s.Chan), sentKind(info, s.Value); ch != nil && kind != "" {
-					if !contains(sent[ch], kind) {
-						sent[ch] = append(sent[ch], kind)
-					}
-				}
+	a.eachNode(nil, func(info *types.Info, n ast.Node) {
+		if s, ok := n.(*ast.SendStmt); ok {
+			ch, kind := channelVar(info, s.Chan), sentKind(info, s.Value)
+			if ch != nil && kind != "" && !contains(sent[ch], kind) {
+				sent[ch] = append(sent[ch], kind)
 			}
-			return true
-		})
-	}
+		}
+	})
 	a.eachCall(nil, func(info *types.Info, call *ast.CallExpr) {
 		fn := staticCallee(info, call)
 		if fn == nil || fn.Name() != "Channel" || fn.Pkg() == nil || fn.Pkg().Path() != sourcePath || len(call.Args) == 0 {

@@ -396,13 +396,13 @@ func (a *analysis) setFromParameter(tn *types.TypeName, field string) bool {
 				ast.Inspect(fd.Body, func(m ast.Node) bool {
 					switch m := m.(type) {
 					case *ast.KeyValueExpr: // &T{field: param}
-						if k, ok := m.Key.(*ast.Ident); ok && k.Name == field && a.fromParam(p.TypesInfo, m.Value, params) {
+						if k, ok := m.Key.(*ast.Ident); ok && k.Name == field && fromParam(p.TypesInfo, m.Value, params) {
 							found = true
 						}
 					case *ast.AssignStmt: // q.field = param, or a closure calling it (an option: WithReconciler(f))
 						for i, lhs := range m.Lhs {
 							sel, ok := lhs.(*ast.SelectorExpr)
-							if ok && sel.Sel.Name == field && i < len(m.Rhs) && a.fromParam(p.TypesInfo, m.Rhs[i], params) {
+							if ok && sel.Sel.Name == field && i < len(m.Rhs) && fromParam(p.TypesInfo, m.Rhs[i], params) {
 								found = true
 							}
 						}
@@ -417,7 +417,7 @@ func (a *analysis) setFromParameter(tn *types.TypeName, field string) bool {
 }
 
 // fromParam: the value is one of the parameters, or a function literal that calls one.
-func (a *analysis) fromParam(info *types.Info, v ast.Expr, params paramSet) bool {
+func fromParam(info *types.Info, v ast.Expr, params paramSet) bool {
 	if id, ok := v.(*ast.Ident); ok {
 		return params.has(info.Uses[id])
 	}
@@ -586,15 +586,23 @@ func (a *analysis) findDispatch() {
 // eachCall hands visit every call in the bodies of the module's functions (but those skip names), with the types of
 // the call's package.
 func (a *analysis) eachCall(skip func(*types.Func) bool, visit func(info *types.Info, call *ast.CallExpr)) {
+	a.eachNode(skip, func(info *types.Info, n ast.Node) {
+		if call, ok := n.(*ast.CallExpr); ok {
+			visit(info, call)
+		}
+	})
+}
+
+// eachNode hands visit every node in the bodies of the module's functions (but those skip names), with the types of
+// the node's package.
+func (a *analysis) eachNode(skip func(*types.Func) bool, visit func(info *types.Info, n ast.Node)) {
 	for fn, fd := range a.decls {
 		if fd.Body == nil || skip != nil && skip(fn) {
 			continue
 		}
 		info := a.infos[fn.Pkg()]
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
-			if call, ok := n.(*ast.CallExpr); ok {
-				visit(info, call)
-			}
+			visit(info, n)
 			return true
 		})
 	}
