@@ -131,7 +131,7 @@ export abstract class CallResultLinker extends ContextLinker {
 
   /** The calls of the sources by the slot of their result. */
   private callFacts: Map<Slot, CallFact> | undefined;
-  private callFactsByRet(): Map<Slot, CallFact> {
+  protected callFactsByRet(): Map<Slot, CallFact> {
     if (!this.callFacts) this.callFacts = new Map(this.facts.calls.map((c) => [c.ret, c]));
     return this.callFacts;
   }

@@ -130,7 +130,7 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
   private optionFunctions(site: CallFact): Map<string, string[]> {
     const out = new Map<string, string[]>();
     for (const arg of site.args) {
-      const option = this.callReturning(arg);
+      const option = this.callFactsByRet().get(arg);
       if (!option) continue;
       for (const closure of this.fnsAt(arg)) {
         const maker = this.fns.get(closure)?.parent;
@@ -146,16 +146,6 @@ export abstract class WrapperQueueLinker extends WorkerLinker {
       }
     }
     return out;
-  }
-
-  /** The call whose result a slot is (an argument written as a call), if any. */
-  private callsByResult: Map<Slot, CallFact> | undefined;
-  private callReturning(slot: Slot): CallFact | undefined {
-    if (!this.callsByResult) {
-      this.callsByResult = new Map();
-      for (const c of this.facts.calls) this.callsByResult.set(c.ret, c);
-    }
-    return this.callsByResult.get(slot);
   }
 
   /** The wrapper constructors a call of callee may run. */
